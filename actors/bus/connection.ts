@@ -1,0 +1,40 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { inboxPrefix } from './services.js'
+import type { NatsUserCredentials } from './nats-config.js'
+
+export interface BusConnectOptions {
+  servers: string
+  service: string
+  credentials?: NatsUserCredentials
+  /** Called with true when (re)connected and false when the connection drops. */
+  onConnectionChange?: (connected: boolean) => void
+}
+
+/**
+ * A service's own connection to the bus. It never gives up reconnecting: the device must
+ * recover by itself when nats-server comes back.
+ */
+export async function connectBus(o: BusConnectOptions): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: o.servers,
+    name: `hemd-${o.service}`,
+    inboxPrefix: inboxPrefix(o.service),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    reconnectJitter: 100,
+    pingInterval: 5_000,
+    waitOnFirstConnect: true,
+    ...(o.credentials ? { user: o.credentials.user, pass: o.credentials.pass } : {}),
+  })
+  if (o.onConnectionChange) watchConnection(nc, o.onConnectionChange)
+  return nc
+}
+
+function watchConnection(nc: NatsConnection, onChange: (connected: boolean) => void): void {
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') onChange(false)
+      else if (status.type === 'reconnect') onChange(true)
+    }
+  })()
+}

@@ -1,0 +1,60 @@
+import { inboxPrefix, type ServiceSpec } from './services.js'
+import { Subjects } from './subjects.js'
+
+export interface NatsUserCredentials {
+  user: string
+  pass: string
+}
+
+export interface NatsConfigOptions {
+  host: string
+  /** -1 lets nats-server pick a free port (read back from the ports file). */
+  port: number
+  portsFileDir: string
+  subjects: Subjects
+  services: readonly ServiceSpec[]
+  credentials: ReadonlyMap<string, NatsUserCredentials>
+}
+
+/** The nats-server configuration: loopback only, one user per service with least-privilege subjects. */
+export function renderNatsConfig(o: NatsConfigOptions): string {
+  const users = o.services.map((spec) => renderUser(spec, o))
+  return [
+    `listen: "${o.host}:${o.port}"`,
+    `ports_file_dir: ${quote(o.portsFileDir)}`,
+    'max_payload: 1048576',
+    'max_connections: 64',
+    'authorization {',
+    '  users: [',
+    ...users.map((u) => `    ${u}`),
+    '  ]',
+    '}',
+    '',
+  ].join('\n')
+}
+
+function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
+  const cred = o.credentials.get(spec.name)
+  if (!cred) throw new TypeError(`no credentials for service ${spec.name}`)
+  const s = o.subjects
+  const publish = spec.calls.map((c) => s.commands(c))
+  const subscribe = [...spec.listens.map((l) => s.events(l)), `${inboxPrefix(spec.name)}.>`]
+  if (spec.serves) {
+    publish.push(s.events(spec.name))
+    subscribe.push(s.commands(spec.name))
+  }
+  const permissions = [
+    `publish: { allow: ${list(publish)} }`,
+    `subscribe: { allow: ${list(subscribe)} }`,
+    ...(spec.serves ? ['allow_responses: true'] : []),
+  ].join(', ')
+  return `{ user: ${quote(cred.user)}, password: ${quote(cred.pass)}, permissions: { ${permissions} } }`
+}
+
+function list(items: string[]): string {
+  return `[${items.map(quote).join(', ')}]`
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value)
+}

@@ -1,0 +1,102 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { decode, encode } from './codec.js'
+import { BusUnavailableError } from './errors.js'
+import { Subjects } from './subjects.js'
+import type { CommandReply, CommandRequest, StateEvent } from './types.js'
+
+export interface ReadModelBusOptions {
+  nc: NatsConnection
+  devid: string
+  /** Services whose read models are projected. */
+  services: readonly string[]
+  logger: Logger
+  defaultTimeoutMs?: number
+}
+
+/**
+ * The gateway's view of the bus: projections of the actors' state events (so reads cost no
+ * round trip) and commands as request/reply. While the connection is down, or until a
+ * projection is known to be current again after a reconnect, reads and commands are refused.
+ */
+export class ReadModelBus {
+  private readonly subjects: Subjects
+  private readonly models = new Map<string, StateEvent>()
+  private connected = true
+  private epoch = 0
+  private closed = false
+
+  constructor(private readonly o: ReadModelBusOptions) {
+    this.subjects = new Subjects(o.devid)
+    o.nc.subscribe(this.subjects.events(), {
+      callback: (err, msg) => {
+        if (err) return
+        try {
+          this.accept(decode<StateEvent>(msg.data))
+        } catch (e) {
+          o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
+        }
+      },
+    })
+    void this.resync()
+  }
+
+  /** Called by the connection watcher. */
+  setConnected(connected: boolean): void {
+    this.connected = connected
+    this.epoch += 1
+    this.models.clear()
+    if (connected) void this.resync()
+  }
+
+  readModel<S>(service: string): S | undefined {
+    return this.connected ? (this.models.get(service)?.state as S | undefined) : undefined
+  }
+
+  async request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply> {
+    if (!this.connected) throw new BusUnavailableError('the bus is down')
+    try {
+      const msg = await this.o.nc.request(this.subjects.command(service, op), encode(req), {
+        timeout: timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000,
+      })
+      return decode<CommandReply>(msg.data)
+    } catch (err) {
+      throw new BusUnavailableError(`${service}.${op} did not answer: ${(err as Error).message}`, { cause: err })
+    }
+  }
+
+  close(): void {
+    this.closed = true
+  }
+
+  private accept(event: StateEvent): void {
+    if (!this.o.services.includes(event.service) || event.state === undefined) return
+    const known = this.models.get(event.service)
+    if (known && known.boot === event.boot && known.rev >= event.rev) return
+    this.models.set(event.service, event)
+  }
+
+  /** Fetches every projected service's current state; retries until each has answered. */
+  private async resync(): Promise<void> {
+    const epoch = this.epoch
+    const pending = new Set(this.o.services)
+    for (let attempt = 0; pending.size > 0; attempt++) {
+      if (this.closed || epoch !== this.epoch) return
+      await Promise.all(
+        [...pending].map(async (service) => {
+          try {
+            const msg = await this.o.nc.request(this.subjects.command(service, 'state'), encode({}), { timeout: 1000 })
+            const event = decode<StateEvent>(msg.data)
+            if (epoch !== this.epoch) return
+            this.accept(event)
+            if (event.state !== undefined) pending.delete(service)
+          } catch {
+            // not up yet: try again below
+          }
+        }),
+      )
+      if (pending.size > 0) await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 4)))
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { randomBytes } from 'node:crypto'
+import { decode, encode } from './codec.js'
+import { Subjects } from './subjects.js'
+import type { CommandReply, CommandRequest, StateEvent } from './types.js'
+
+export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
+
+export interface OperationSpec {
+  handler: CommandHandler
+  /**
+   * Exclusive operations run one at a time in arrival order (they change the aggregate);
+   * the others may overlap, e.g. so that their journal appends share one group commit.
+   */
+  exclusive?: boolean
+}
+
+/** Hosts one long-lived actor on the bus: its commands in, its state events out. */
+export class ServiceHost<S> {
+  private readonly subjects: Subjects
+  private readonly boot = randomBytes(8).toString('hex')
+  private subscription: Subscription | undefined
+  private mailbox: Promise<unknown> = Promise.resolve()
+  private rev = 0
+  private current: S | undefined
+
+  constructor(
+    private readonly nc: NatsConnection,
+    devid: string,
+    readonly service: string,
+    private readonly operations: Readonly<Record<string, OperationSpec>>,
+    private readonly logger: Logger,
+  ) {
+    this.subjects = new Subjects(devid)
+  }
+
+  start(): void {
+    this.subscription = this.nc.subscribe(this.subjects.commands(this.service), {
+      callback: (err, msg) => {
+        if (err) this.logger.error({ err: err.message, service: this.service }, 'command subscription failed')
+        else void this.dispatch(msg)
+      },
+    })
+  }
+
+  /** Replaces the read model and announces it; the gateway's projections follow. */
+  publishState(state: S): void {
+    this.current = state
+    this.rev += 1
+    this.nc.publish(this.subjects.state(this.service), encode(this.snapshot()))
+  }
+
+  get state(): S | undefined {
+    return this.current
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.drain()
+    await this.mailbox
+  }
+
+  private snapshot(): StateEvent<S | undefined> {
+    return { service: this.service, rev: this.rev, boot: this.boot, state: this.current }
+  }
+
+  private async dispatch(msg: Msg): Promise<void> {
+    const op = msg.subject.slice(msg.subject.lastIndexOf('.') + 1)
+    if (op === 'state') {
+      msg.respond(encode(this.snapshot()))
+      return
+    }
+    const spec = this.operations[op]
+    const reply: CommandReply = spec
+      ? await this.run(spec, msg)
+      : { status: 404, body: { error: 'unknown_operation', message: `no operation ${op}` } }
+    if (msg.reply) msg.respond(encode(reply))
+  }
+
+  private run(spec: OperationSpec, msg: Msg): Promise<CommandReply> {
+    const execute = async (): Promise<CommandReply> => {
+      let req: CommandRequest
+      try {
+        req = decode<CommandRequest>(msg.data)
+      } catch {
+        return { status: 400, body: { error: 'bad_envelope', message: 'the command envelope cannot be decoded' } }
+      }
+      try {
+        return await spec.handler(req)
+      } catch (err) {
+        this.logger.error({ service: this.service, rid: req.rid, err: (err as Error).message }, 'command failed')
+        return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
+      }
+    }
+    if (spec.exclusive === false) return execute()
+    const result = this.mailbox.then(execute)
+    this.mailbox = result.catch(() => undefined)
+    return result
+  }
+}

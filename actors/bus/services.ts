@@ -1,0 +1,26 @@
+/**
+ * Who is on the bus and what each may do. The nats-server permissions are generated from this
+ * table, so a service can only answer its own commands, send the commands it needs and read
+ * the events it listens to.
+ */
+export interface ServiceSpec {
+  readonly name: string
+  /** Answers `cmd.<name>.>` and publishes `evt.<name>.>`. */
+  readonly serves: boolean
+  /** Services whose commands it may send. */
+  readonly calls: readonly string[]
+  /** Services whose events it may read (`*` = all). */
+  readonly listens: readonly string[]
+}
+
+export const services: readonly ServiceSpec[] = [
+  { name: 'eventstore', serves: true, calls: [], listens: [] },
+  { name: 'system', serves: true, calls: ['eventstore'], listens: [] },
+  // The gateway reaches only the services behind routes: never the journal's append.
+  { name: 'gateway', serves: false, calls: ['system'], listens: ['*'] },
+]
+
+/** Each connection's private reply inbox, so no service can read another's replies. */
+export function inboxPrefix(service: string): string {
+  return `_INBOX_${service}`
+}

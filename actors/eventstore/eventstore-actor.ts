@@ -1,0 +1,49 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import type { Journal } from '../../eventstore/index.js'
+import type { JournalEntry } from '../../eventstore/types.js'
+import { ServiceHost } from '../bus/service-host.js'
+import type { JournalPort, JournalStatus } from '../host/journal-port.js'
+
+/** The journal's single writer, reachable on the bus for actors in other processes. */
+export class EventstoreActor {
+  readonly port: JournalPort
+  private readonly host: ServiceHost<JournalStatus>
+
+  constructor(nc: NatsConnection, devid: string, journal: Journal, logger: Logger) {
+    this.port = localJournal(journal)
+    this.host = new ServiceHost<JournalStatus>(
+      nc,
+      devid,
+      'eventstore',
+      {
+        append: {
+          exclusive: false,
+          handler: async (req) => {
+            const entries = (req.body as { entries?: JournalEntry[] } | undefined)?.entries
+            if (!Array.isArray(entries)) return { status: 400, body: { error: 'bad_request', message: 'entries missing' } }
+            return { status: 200, body: await journal.append(entries) }
+          },
+        },
+        status: { handler: async () => ({ status: 200, body: await this.port.status() }) },
+      },
+      logger,
+    )
+  }
+
+  async start(): Promise<void> {
+    this.host.start()
+    this.host.publishState(await this.port.status())
+  }
+
+  stop(): Promise<void> {
+    return this.host.stop()
+  }
+}
+
+export function localJournal(journal: Journal): JournalPort {
+  return {
+    append: (entries) => journal.append(entries),
+    status: async () => ({ fileId: journal.fileId, intact: journal.recovery.intact }),
+  }
+}

@@ -1,0 +1,54 @@
+import { initialTransition, transition, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate'
+import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../eventstore/types.js'
+import type { VersionedMachine } from '../../machines/types.js'
+import type { JournalPort } from './journal-port.js'
+
+export interface StepResult {
+  from: string
+  to: string
+  changed: boolean
+}
+
+/**
+ * Runs a pure machine the event-sourced way: decide with `transition()`, append the
+ * transition (and the caller's audit entries) durably, and only then adopt the new state.
+ * If the journal refuses the records, the state does not change.
+ */
+export class MachineRunner<M extends AnyStateMachine> {
+  private current: SnapshotFrom<M>
+
+  constructor(
+    private readonly spec: VersionedMachine<M>,
+    private readonly journal: JournalPort,
+  ) {
+    this.current = initialTransition(spec.machine)[0] as SnapshotFrom<M>
+  }
+
+  get snapshot(): SnapshotFrom<M> {
+    return this.current
+  }
+
+  get state(): string {
+    return stateName(this.current)
+  }
+
+  async send(event: EventFromLogic<M>, entries: JournalEntry[] = [], subject?: string): Promise<StepResult> {
+    const [next] = transition(this.spec.machine, this.current, event)
+    const from = this.state
+    const to = stateName(next as SnapshotFrom<M>)
+    const changed = next !== this.current && (from !== to || next.context !== this.current.context)
+    const records = changed ? [this.transitionEntry(from, to, event.type, subject), ...entries] : entries
+    if (records.length > 0) await this.journal.append(records)
+    this.current = next as SnapshotFrom<M>
+    return { from, to, changed }
+  }
+
+  private transitionEntry(from: string, to: string, event: string, subject?: string): JournalEntry {
+    const data: TransitionData = { machine: this.spec.machine.id, version: this.spec.version, from, to, event }
+    return { type: LogType.TRANSITION, result: LogResult.OK, data: { ...data }, ...(subject ? { subject } : {}) }
+  }
+}
+
+export function stateName(snapshot: { value: unknown }): string {
+  return typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value)
+}

@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { pino, type Logger } from 'pino'
+import { loadFirmware } from '../../deploy/firmware-manifest.js'
+import { runServiceChild } from './service-child.js'
+import { startDevice } from './start-device.js'
+import type { Device, Endpoint } from './types.js'
+
+const USAGE = `Usage: hemd [options]
+
+Starts a simulated HEM device: its own nats-server on loopback, the actors, and the HTTP(S) gateway.
+
+Options:
+  --variant P|E          hardware variant (default P)
+  --data DIR             device data directory (default ./var/hemd)
+  --http HOST:PORT       plain HTTP listener (default 127.0.0.1:8080)
+  --https HOST:PORT      HTTPS listener (default 127.0.0.1:8443)
+  --nats URL             use this NATS server instead of starting one
+  --tls-cert FILE        serve this certificate (PEM) instead of the device's own
+  --tls-key FILE         the private key (PEM) of --tls-cert
+  --split                run each service in its own process
+  --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
+  -h, --help             show this help
+`
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+export interface HemdArgs {
+  variant: 'P' | 'E'
+  dataDir: string
+  http: Endpoint
+  https: Endpoint
+  natsUrl?: string
+  tls?: { certFile: string; keyFile: string }
+  split: boolean
+  logLevel: string
+}
+
+export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      variant: { type: 'string', default: 'P' },
+      data: { type: 'string', default: './var/hemd' },
+      http: { type: 'string', default: '127.0.0.1:8080' },
+      https: { type: 'string', default: '127.0.0.1:8443' },
+      nats: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      split: { type: 'boolean', default: false },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  if (values.help) return 'help'
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`)
+  const variant = values.variant.toUpperCase()
+  if (variant !== 'P' && variant !== 'E') throw new UsageError(`--variant must be P or E, not ${values.variant}`)
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) {
+    throw new UsageError('--tls-cert and --tls-key go together')
+  }
+  if (values.nats !== undefined && !/^(nats|tls):\/\/./.test(values.nats)) {
+    throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
+  }
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
+    throw new UsageError(`unknown --log-level ${values['log-level']}`)
+  }
+  return {
+    variant,
+    dataDir: resolve(values.data),
+    http: parseEndpoint('--http', values.http),
+    https: parseEndpoint('--https', values.https),
+    ...(values.nats ? { natsUrl: values.nats } : {}),
+    ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
+    split: values.split,
+    logLevel: values['log-level'],
+  }
+}
+
+export function parseEndpoint(flag: string, text: string): Endpoint {
+  const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text)
+  const port = Number(match?.[2])
+  if (!match || port > 65535) throw new UsageError(`${flag} must be HOST:PORT (port 0-65535), not ${text}`)
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--service') return runServiceChild(argv[1] ?? '')
+  let args: HemdArgs | 'help'
+  try {
+    args = parseHemdArgs(argv)
+  } catch (err) {
+    process.stderr.write(`hemd: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const logger = pino({ level: args.logLevel, base: { svc: 'hemd' } }, pino.destination(2))
+  let device: Device
+  try {
+    const firmware = await loadFirmware(fileURLToPath(new URL('../..', import.meta.url)))
+    device = await startDevice({ ...args, firmware, logger })
+  } catch (err) {
+    process.stderr.write(`hemd: ${(err as Error).message}\n`)
+    return 1
+  }
+  process.stdout.write(banner(device, args))
+  await untilSignal(logger)
+  await device.stop()
+  process.stdout.write('hemd: stopped (journal sealed)\n')
+  return 0
+}
+
+function banner(device: Device, args: HemdArgs): string {
+  const bus = device.natsPid === undefined ? `${device.natsUrl} (external)` : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
+  return [
+    `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}${args.split ? ', split into processes' : ''}`,
+    `  data   ${device.dataDir}`,
+    `  http   ${device.httpUrl ?? '-'}`,
+    `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,
+    `  bus    ${bus}`,
+    `  log key ${Buffer.from(device.logPublicKey).toString('base64')}`,
+    `Next: curl -s ${device.httpUrl ?? device.httpsUrl}/api/system/status`,
+    'Ctrl-C stops the device.',
+    '',
+  ].join('\n')
+}
+
+function untilSignal(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'stopping')
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      resolve()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+}

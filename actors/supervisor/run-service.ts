@@ -1,0 +1,110 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { Journal } from '../../eventstore/index.js'
+import { startGateway, type Gateway } from '../../gateway/index.js'
+import type { Hal } from '../../hal/types.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { EventstoreActor } from '../eventstore/eventstore-actor.js'
+import { RemoteJournal } from '../eventstore/remote-journal.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { SystemActor } from '../system/system-actor.js'
+import { noTokenIssuer } from './no-token-issuer.js'
+import type { Endpoint } from './types.js'
+
+/** The services of a device, in start order. */
+export const deviceServices = ['eventstore', 'system', 'gateway'] as const
+export type DeviceService = (typeof deviceServices)[number]
+
+export interface ServiceContext {
+  hal: Hal
+  logger: Logger
+  firmwareVersion: string
+  connect(service: string, onConnectionChange?: (up: boolean) => void): Promise<NatsConnection>
+  /** The journal when the eventstore runs in this process; otherwise reached over the bus. */
+  journal?: JournalPort
+  http?: Endpoint
+  https?: Endpoint
+  tls?: { certFile: string; keyFile: string }
+}
+
+export interface RunningService {
+  stop(): Promise<void>
+  journal?: JournalPort
+  gateway?: Gateway
+}
+
+export async function runService(name: DeviceService, ctx: ServiceContext): Promise<RunningService> {
+  switch (name) {
+    case 'eventstore':
+      return runEventstore(ctx)
+    case 'system':
+      return runSystem(ctx)
+    case 'gateway':
+      return runGateway(ctx)
+  }
+}
+
+async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  const journal = await Journal.open({
+    media: hal.journal,
+    signer: hal.enclave.logSigner,
+    clock: hal.clock,
+    random: (n) => hal.entropy.read(n),
+    banner: `# hemd ${ctx.firmwareVersion} devid ${hal.devid} variant ${hal.variant}`,
+    logger: ctx.logger,
+  })
+  try {
+    const nc = await ctx.connect('eventstore')
+    const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
+    await actor.start()
+    return {
+      journal: actor.port,
+      stop: async () => {
+        await actor.stop()
+        await journal.close()
+        await nc.drain()
+      },
+    }
+  } catch (err) {
+    await journal.close()
+    throw err
+  }
+}
+
+async function runSystem(ctx: ServiceContext): Promise<RunningService> {
+  const nc = await ctx.connect('system')
+  const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+  const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger })
+  await actor.start()
+  return {
+    stop: async () => {
+      await actor.stop()
+      await nc.drain()
+    },
+  }
+}
+
+async function runGateway(ctx: ServiceContext): Promise<RunningService> {
+  let readModels: ReadModelBus | undefined
+  const nc = await ctx.connect('gateway', (up) => readModels?.setConnected(up))
+  readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system'], logger: ctx.logger })
+  const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
+  const gateway = await startGateway({
+    variant: ctx.hal.variant,
+    bus: readModels,
+    clock: ctx.hal.clock,
+    tokens: noTokenIssuer,
+    logger: ctx.logger,
+    ...(ctx.http ? { http: ctx.http } : {}),
+    ...(ctx.https ? { https: { ...ctx.https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+  })
+  return {
+    gateway,
+    stop: async () => {
+      await gateway.close()
+      readModels?.close()
+      await nc.drain()
+    },
+  }
+}

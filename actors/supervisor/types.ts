@@ -1,0 +1,42 @@
+import type { Logger } from 'pino'
+import type { Clock, EntropySource, SignedComponent, Variant } from '../../hal/types.js'
+
+export interface Endpoint {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+}
+
+export interface DeviceOptions {
+  variant: Variant
+  dataDir: string
+  /** Plain HTTP listener; none when undefined. */
+  http?: Endpoint
+  /** HTTPS listener; none when undefined. */
+  https?: Endpoint
+  /** An operator's certificate and key instead of the device's own. */
+  tls?: { certFile: string; keyFile: string }
+  /** Use this NATS server instead of starting one. */
+  natsUrl?: string
+  /** The firmware image the device runs (what `version` shows). */
+  firmware: SignedComponent
+  logger: Logger
+  /** Each service in its own process. */
+  split?: boolean
+  clock?: Clock
+  entropy?: EntropySource
+}
+
+export interface Device {
+  readonly variant: Variant
+  readonly devid: string
+  readonly dataDir: string
+  readonly httpUrl: string | undefined
+  readonly httpsUrl: string | undefined
+  readonly natsUrl: string
+  /** The nats-server process hemd started, if it started one. */
+  readonly natsPid: number | undefined
+  /** Ed25519 public key that signs the journal (`/api/logger/key`). */
+  readonly logPublicKey: Uint8Array
+  stop(): Promise<void>
+}

@@ -1,0 +1,82 @@
+import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
+import { readFile, readdir, writeFile } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import type { SignedComponent } from '../hal/types.js'
+
+/** The signed identity of a runtime build: what `version` shows as `fwv`, `fwk` and `fws`. */
+export interface FirmwareManifest {
+  version: string
+  /** SHA-256 over the build tree (paths, sizes and contents), hex. */
+  sha256: string
+  /** Ed25519 vendor public key, base64 raw 32 bytes. */
+  publicKey: string
+  signature: string
+}
+
+export const MANIFEST_NAME = 'firmware.json'
+
+export class FirmwareManifestError extends Error {
+  override readonly name = 'FirmwareManifestError'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/** Signs a build directory with the vendor key (the development key lives in deploy/keys). */
+export async function signBuild(buildDir: string, version: string, vendorKeyPem: string): Promise<FirmwareManifest> {
+  const privateKey = createPrivateKey(vendorKeyPem)
+  const sha256 = await treeHash(buildDir)
+  const publicKey = rawPublicKey(createPublicKey(privateKey).export({ format: 'der', type: 'spki' }))
+  const signature = sign(null, signedBytes(version, sha256), privateKey)
+  const manifest = { version, sha256, publicKey: publicKey.toString('base64'), signature: signature.toString('base64') }
+  await writeFile(join(buildDir, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`)
+  return manifest
+}
+
+/** What a bootloader does before it runs an image: the tree must match the manifest and its signature. */
+export async function loadFirmware(buildDir: string): Promise<SignedComponent> {
+  let manifest: FirmwareManifest
+  try {
+    manifest = JSON.parse(await readFile(join(buildDir, MANIFEST_NAME), 'utf8')) as FirmwareManifest
+  } catch (err) {
+    throw new FirmwareManifestError(`no firmware manifest in ${buildDir}: run npm run build`, { cause: err })
+  }
+  const publicKey = Buffer.from(manifest.publicKey ?? '', 'base64')
+  const signature = Buffer.from(manifest.signature ?? '', 'base64')
+  if (publicKey.length !== 32 || signature.length !== 64 || typeof manifest.version !== 'string') {
+    throw new FirmwareManifestError(`the firmware manifest in ${buildDir} is malformed`)
+  }
+  const actual = await treeHash(buildDir)
+  if (actual !== manifest.sha256) {
+    throw new FirmwareManifestError(`the build in ${buildDir} does not match its manifest: run npm run build`)
+  }
+  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' })
+  if (!verify(null, signedBytes(manifest.version, manifest.sha256), key, signature)) {
+    throw new FirmwareManifestError(`the firmware signature in ${buildDir} does not verify`)
+  }
+  return { version: manifest.version, publicKey, signature }
+}
+
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
+
+function rawPublicKey(spki: Buffer): Buffer {
+  return spki.subarray(ED25519_SPKI_PREFIX.length)
+}
+
+function signedBytes(version: string, sha256: string): Buffer {
+  return Buffer.concat([Buffer.from('hemd-fw-v1\0'), Buffer.from(version), Buffer.from('\0'), Buffer.from(sha256, 'hex')])
+}
+
+async function treeHash(dir: string): Promise<string> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
+    .filter((path) => path !== MANIFEST_NAME)
+    .sort()
+  const tree = createHash('sha256')
+  for (const path of files) {
+    const content = await readFile(join(dir, path))
+    tree.update(`${path}\0${content.length}\0`).update(createHash('sha256').update(content).digest())
+  }
+  return tree.digest('hex')
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Everything `npm start` and `npm test` need on a fresh clone: nats-server, npm dependencies, a signed build.
+# Idempotent and quick when nothing changed. --quiet prints only what it does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quiet=false
+[ "${1:-}" = "--quiet" ] && quiet=true
+say() { $quiet || echo "setup: $*"; }
+act() { echo "setup: $*"; }
+
+if ! command -v nats-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    act "installing nats-server with apt-get"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    act "installing nats-server with sudo apt-get"
+    sudo -n apt-get update -qq >/dev/null
+    sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+  else
+    echo "setup: nats-server is missing and this process may not install it. Run:" >&2
+    echo "  sudo apt-get install nats-server" >&2
+    exit 1
+  fi
+fi
+say "nats-server $(nats-server --version 2>&1 | head -1)"
+
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
+  act "installing npm dependencies"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+fi
+
+stamp=dist/firmware.json
+if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+  act "building"
+  rm -rf dist
+  npx tsc -p tsconfig.json
+  node dist/deploy/sign-build.js >/dev/null
+fi
+say "ready"

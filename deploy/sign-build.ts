@@ -1,0 +1,11 @@
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { signBuild } from './firmware-manifest.js'
+
+// Runs from dist/deploy/: the build is dist/, the package and the vendor key are at the top.
+const dist = fileURLToPath(new URL('..', import.meta.url))
+const top = fileURLToPath(new URL('../..', import.meta.url))
+const { version } = JSON.parse(await readFile(`${top}package.json`, 'utf8')) as { version: string }
+const keyPem = await readFile(process.env.HEMD_VENDOR_KEY ?? `${top}deploy/keys/vendor-dev.pem`, 'utf8')
+const manifest = await signBuild(dist, version, keyPem)
+console.log(`signed build ${manifest.version} sha256 ${manifest.sha256.slice(0, 16)}…`)

@@ -1,0 +1,2 @@
+export { lifecycleMachine, lifecycleVersion } from './lifecycle.js'
+export type { VersionedMachine } from './types.js'

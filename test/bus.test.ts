@@ -1,0 +1,130 @@
+import t, { type Test } from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { connectBus } from '../actors/bus/connection.js'
+import { decode, encode } from '../actors/bus/codec.js'
+import { BusUnavailableError } from '../actors/bus/errors.js'
+import { ReadModelBus } from '../actors/bus/read-model-bus.js'
+import { ServiceHost } from '../actors/bus/service-host.js'
+import { Subjects } from '../actors/bus/subjects.js'
+import { startOwnBus } from '../actors/supervisor/bus-setup.js'
+import { silentLogger } from './helpers/logger.js'
+
+const devid = '00112233aabbccdd'
+const subjects = new Subjects(devid)
+
+async function ownBus(t: Test) {
+  const bus = await startOwnBus({ devid, runDir: t.testdir() })
+  t.teardown(() => bus.server.stop())
+  const connect = async (service: string, onConnectionChange?: (up: boolean) => void) => {
+    const nc = await connectBus({ servers: bus.url, service, credentials: bus.credentials.get(service)!, ...(onConnectionChange ? { onConnectionChange } : {}) })
+    t.teardown(() => nc.close())
+    return nc
+  }
+  return { bus, connect }
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time')
+    await sleep(20)
+  }
+}
+
+t.test('subjects are scoped to the device and validated', async (t) => {
+  t.equal(subjects.command('system', 'state'), 'hem.00112233aabbccdd.cmd.system.state')
+  t.equal(subjects.events(), 'hem.00112233aabbccdd.evt.>')
+  t.throws(() => new Subjects('not-hex'), TypeError)
+})
+
+t.test('codec round-trips maps without shared records', async (t) => {
+  const value = { a: 1, b: [1, 2], c: new Uint8Array([1, 2, 3]), d: { e: 'x' } }
+  t.same(decode(encode(value)), value)
+  t.same(decode(encode(value)), decode(encode(structuredClone(value))))
+})
+
+t.test('a command round trip, state projection, and exclusive ordering', async (t) => {
+  const { connect } = await ownBus(t)
+  const order: number[] = []
+  const host = new ServiceHost<{ n: number }>(
+    await connect('system'),
+    devid,
+    'system',
+    {
+      echo: {
+        handler: async (req) => {
+          const n = (req.body as { n: number }).n
+          await sleep(n === 1 ? 30 : 0)
+          order.push(n)
+          return { status: 200, body: { n, rid: req.rid } }
+        },
+      },
+      boom: { handler: () => { throw new Error('secret detail') } },
+    },
+    silentLogger,
+  )
+  host.start()
+  t.teardown(() => host.stop())
+  const gateway = await connect('gateway')
+  const reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], logger: silentLogger })
+  t.teardown(() => reads.close())
+  t.equal(reads.readModel('system'), undefined, 'nothing known before the actor publishes')
+  host.publishState({ n: 1 })
+  await until(() => reads.readModel<{ n: number }>('system')?.n === 1)
+  host.publishState({ n: 2 })
+  await until(() => reads.readModel<{ n: number }>('system')?.n === 2)
+
+  const replies = await Promise.all([1, 2].map((n) => reads.request('system', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
+  t.same(replies.map((r) => r.body), [{ n: 1, rid: 'r1' }, { n: 2, rid: 'r2' }])
+  t.same(order, [1, 2], 'exclusive operations run in arrival order')
+
+  const failed = await reads.request('system', 'boom', { rid: 'x', tls: false })
+  t.equal(failed.status, 500)
+  t.notMatch(JSON.stringify(failed.body), /secret detail/, 'internal errors do not leak')
+  const unknown = await reads.request('system', 'nope', { rid: 'x', tls: false })
+  t.equal(unknown.status, 404)
+  await t.rejects(reads.request('eventstore', 'append', { rid: 'x', tls: false }, 500), BusUnavailableError)
+})
+
+t.test('permissions: each service only where the table lets it', async (t) => {
+  const { connect } = await ownBus(t)
+  const journalHost = new ServiceHost(await connect('eventstore'), devid, 'eventstore', {
+    append: { handler: () => ({ status: 200, body: 'appended' }) },
+  }, silentLogger)
+  journalHost.start()
+  t.teardown(() => journalHost.stop())
+  const system = await connect('system')
+  const ok = decode<{ status: number }>((await system.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }))).data)
+  t.equal(ok.status, 200, 'the system actor may append to the journal')
+
+  const gateway = await connect('gateway')
+  await t.rejects(gateway.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }), { timeout: 1000 }), 'the gateway may not append to the journal')
+  const errors: string[] = []
+  gateway.subscribe(subjects.commands('system'), { callback: (err) => err && errors.push(err.message) })
+  await gateway.flush()
+  await until(() => errors.length > 0)
+  t.match(errors[0], /permission/i, 'the gateway may not answer commands')
+})
+
+t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
+  const { bus, connect } = await ownBus(t)
+  const host = new ServiceHost<{ v: string }>(await connect('system'), devid, 'system', {
+    ping: { handler: () => ({ status: 200, body: 'pong' }) },
+  }, silentLogger)
+  host.start()
+  t.teardown(() => host.stop())
+  host.publishState({ v: 'before' })
+  let reads: ReadModelBus | undefined
+  const gateway = await connect('gateway', (up) => reads?.setConnected(up))
+  reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], logger: silentLogger })
+  t.teardown(() => reads!.close())
+  await until(() => reads!.readModel('system') !== undefined)
+
+  process.kill(bus.server.pid!, 'SIGKILL')
+  await until(() => reads!.readModel('system') === undefined)
+  await t.rejects(reads.request('system', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
+
+  await until(() => reads!.readModel<{ v: string }>('system')?.v === 'before', 20_000)
+  const reply = await reads.request('system', 'ping', { rid: 'y', tls: false })
+  t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
+})

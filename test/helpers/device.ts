@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url'
+import { loadFirmware } from '../../deploy/firmware-manifest.js'
+import { startDevice } from '../../actors/supervisor/start-device.js'
+import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
+import type { SignedComponent } from '../../hal/types.js'
+import { silentLogger } from './logger.js'
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+export const distDir = `${repoRoot}dist`
+
+let firmware: Promise<SignedComponent> | undefined
+
+/** The signed build that `npm test` made first (deploy/setup.sh). */
+export function builtFirmware(): Promise<SignedComponent> {
+  return (firmware ??= loadFirmware(distDir))
+}
+
+/** A whole device on free loopback ports with its own data dir; stopped when the test ends. */
+export async function bootDevice(
+  t: { teardown(fn: () => unknown): void },
+  options: Partial<DeviceOptions> & { dataDir: string },
+): Promise<Device> {
+  const device = await startDevice({
+    variant: 'P',
+    http: { host: '127.0.0.1', port: 0 },
+    https: { host: '127.0.0.1', port: 0 },
+    firmware: await builtFirmware(),
+    logger: silentLogger,
+    ...options,
+  })
+  t.teardown(() => device.stop())
+  return device
+}
