@@ -100,7 +100,11 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   const gateway = await connect('gateway')
   await t.rejects(gateway.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }), { timeout: 1000 }), 'the gateway may not append to the journal')
   const errors: string[] = []
-  gateway.subscribe(subjects.commands('system'), { callback: (err) => err && errors.push(err.message) })
+  gateway.subscribe(subjects.commands('system'), {
+    callback: (err) => {
+      if (err) errors.push(err.message)
+    },
+  })
   await gateway.flush()
   await until(() => errors.length > 0)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')

@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import { PID_FILE } from './nats-server.js'
 import { inboxPrefix, type ServiceSpec } from './services.js'
 import { Subjects } from './subjects.js'
 
@@ -22,6 +24,7 @@ export function renderNatsConfig(o: NatsConfigOptions): string {
   return [
     `listen: "${o.host}:${o.port}"`,
     `ports_file_dir: ${quote(o.portsFileDir)}`,
+    `pid_file: ${quote(join(o.portsFileDir, PID_FILE))}`,
     'max_payload: 1048576',
     'max_connections: 64',
     'authorization {',

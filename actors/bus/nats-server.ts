@@ -55,6 +55,7 @@ export class NatsServer {
   }
 
   private async launch(): Promise<void> {
+    await killOrphan(this.options.configFile, join(this.options.portsFileDir, PID_FILE))
     await clearPortsFiles(this.options.portsFileDir)
     const child = spawn(this.options.binary ?? 'nats-server', ['-c', this.options.configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -108,6 +109,27 @@ export class NatsServer {
       )
     }, delay).unref()
   }
+}
+
+/** nats-server writes its pid here (`pid_file` in the generated configuration). */
+export const PID_FILE = 'nats-server.pid'
+
+/**
+ * A hemd killed with SIGKILL leaves its nats-server running. The next start on the same data
+ * dir stops it, but only if that pid really is a nats-server on our configuration file.
+ */
+async function killOrphan(configFile: string, pidFile: string): Promise<void> {
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim())
+  if (!Number.isInteger(pid) || pid <= 0) return
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+  if (!cmdline.includes('nats-server') || !cmdline.includes(configFile)) return
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {
+    return
+  }
+  const deadline = Date.now() + 5000
+  while (Date.now() < deadline && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '') await sleep(20)
 }
 
 async function readPort(dir: string, pid: number): Promise<number | undefined> {

@@ -50,6 +50,15 @@ export class ReadModelBus {
     if (connected) void this.resync()
   }
 
+  /** Resolves once every projected service's read model is known (the device is ready to answer). */
+  async whenReady(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!this.o.services.every((service) => this.readModel(service) !== undefined)) {
+      if (Date.now() > deadline) throw new BusUnavailableError(`no state from ${this.o.services.join(', ')} within ${timeoutMs} ms`)
+      await sleep(10)
+    }
+  }
+
   readModel<S>(service: string): S | undefined {
     return this.connected ? (this.models.get(service)?.state as S | undefined) : undefined
   }

@@ -1,4 +1,11 @@
-import { initialTransition, transition, type AnyStateMachine, type EventFromLogic, type SnapshotFrom } from 'xstate'
+import {
+  initialTransition,
+  transition,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type SnapshotFrom,
+} from 'xstate'
 import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../eventstore/types.js'
 import type { VersionedMachine } from '../../machines/types.js'
 import type { JournalPort } from './journal-port.js'
@@ -15,17 +22,17 @@ export interface StepResult {
  * If the journal refuses the records, the state does not change.
  */
 export class MachineRunner<M extends AnyStateMachine> {
-  private current: SnapshotFrom<M>
+  private current: AnyMachineSnapshot
 
   constructor(
     private readonly spec: VersionedMachine<M>,
     private readonly journal: JournalPort,
   ) {
-    this.current = initialTransition(spec.machine)[0] as SnapshotFrom<M>
+    this.current = initialTransition(spec.machine as AnyStateMachine)[0]
   }
 
   get snapshot(): SnapshotFrom<M> {
-    return this.current
+    return this.current as SnapshotFrom<M>
   }
 
   get state(): string {
@@ -33,13 +40,13 @@ export class MachineRunner<M extends AnyStateMachine> {
   }
 
   async send(event: EventFromLogic<M>, entries: JournalEntry[] = [], subject?: string): Promise<StepResult> {
-    const [next] = transition(this.spec.machine, this.current, event)
+    const [next] = transition(this.spec.machine as AnyStateMachine, this.current, event)
     const from = this.state
-    const to = stateName(next as SnapshotFrom<M>)
+    const to = stateName(next)
     const changed = next !== this.current && (from !== to || next.context !== this.current.context)
     const records = changed ? [this.transitionEntry(from, to, event.type, subject), ...entries] : entries
     if (records.length > 0) await this.journal.append(records)
-    this.current = next as SnapshotFrom<M>
+    this.current = next
     return { from, to, changed }
   }
 

@@ -51,7 +51,7 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
     signer: hal.enclave.logSigner,
     clock: hal.clock,
     random: (n) => hal.entropy.read(n),
-    banner: `# hemd ${ctx.firmwareVersion} devid ${hal.devid} variant ${hal.variant}`,
+    banner: `# hemd ${ctx.firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
     logger: ctx.logger,
   })
   try {
@@ -89,6 +89,7 @@ async function runGateway(ctx: ServiceContext): Promise<RunningService> {
   let readModels: ReadModelBus | undefined
   const nc = await ctx.connect('gateway', (up) => readModels?.setConnected(up))
   readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system'], logger: ctx.logger })
+  await readModels.whenReady()
   const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
   const gateway = await startGateway({
     variant: ctx.hal.variant,

@@ -55,5 +55,8 @@ export async function runServiceChild(name: string): Promise<number> {
     logger.error({ err: (err as Error).message }, 'service failed to start')
     send({ type: 'failed', message: (err as Error).message })
     return 1
+  } finally {
+    // The IPC channel would keep this process alive after its service stopped.
+    if (process.connected) process.disconnect()
   }
 }

@@ -1,0 +1,31 @@
+// Shape checks for the data of the LINK and SEAL extension records.
+
+import type { LinkData, SealData, SealReason } from './types.js'
+
+const SEGMENT_ID = /^[0-9a-f]{8}$/
+const REASONS: readonly SealReason[] = ['periodic', 'close', 'recovered', 'rotate']
+
+function isBytes(value: unknown, length: number): value is Uint8Array {
+  return value instanceof Uint8Array && value.length === length
+}
+
+export function parseLinkData(data: Record<string, unknown> | undefined): LinkData | undefined {
+  if (!data) return undefined
+  const { prev, head, seq } = data
+  if (prev === null && head === null && seq === null) return { prev, head, seq }
+  if (typeof prev !== 'string' || !SEGMENT_ID.test(prev)) return undefined
+  if (head !== null && !isBytes(head, 32)) return undefined
+  if (seq !== null && !(Number.isSafeInteger(seq) && (seq as number) >= 0)) return undefined
+  return { prev, head: head === null ? null : new Uint8Array(head), seq: seq as number | null }
+}
+
+export function parseSealData(data: Record<string, unknown> | undefined): SealData | undefined {
+  if (!data) return undefined
+  const { head, sig, reason } = data
+  if (!isBytes(head, 32) || !isBytes(sig, 64) || !REASONS.includes(reason as SealReason)) return undefined
+  return { head: new Uint8Array(head), sig: new Uint8Array(sig), reason: reason as SealReason }
+}
+
+export function isTerminalSeal(reason: SealReason | undefined): boolean {
+  return reason === 'close' || reason === 'rotate' || reason === 'recovered'
+}

@@ -1,0 +1,196 @@
+// The journal writer: one writer per device, group-committing concurrent appends into one
+// durable append (one fdatasync) per batch, sealing often, rotating by size.
+
+import type { JournalMedia } from '../hal/types.js'
+import { encodeEntry, type EncodedEntry } from './encode-entry.js'
+import { JournalClosedError, JournalWriteError } from './errors.js'
+import { recoverJournal } from './recover-journal.js'
+import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
+import type {
+  JournalEntry, JournalLogger, JournalOptions, JournalPosition, LinkData, RecoveryReport, SealReason,
+} from './types.js'
+
+interface Pending {
+  entries: EncodedEntry[]
+  resolve: (positions: JournalPosition[]) => void
+  reject: (err: unknown) => void
+}
+
+interface Settings {
+  media: JournalMedia
+  deps: SegmentDeps
+  random: (n: number) => Uint8Array
+  banner: string
+  sealEvery: number
+  rotateBytes: number
+  logger: JournalLogger | undefined
+}
+
+const SEGMENT_ID = /^[0-9a-f]{8}$/
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`)
+  return value
+}
+
+/** Ids are the opening time in seconds, kept strictly increasing when files open within a second. */
+function nextSegmentId(previous: string | undefined, nowMs: number): string {
+  const floor = previous === undefined ? 0 : parseInt(previous, 16) + 1
+  return Math.max(Math.floor(nowMs / 1000), floor).toString(16).padStart(8, '0')
+}
+
+export class Journal {
+  private queue: Pending[] = []
+  private draining: Promise<void> | undefined
+  private sealDue = false
+  private closed = false
+  private closing: Promise<void> | undefined
+  /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
+  private nextId: string | undefined
+  private readonly timer: NodeJS.Timeout
+
+  private constructor(
+    private readonly settings: Settings,
+    readonly recovery: RecoveryReport,
+    private segment: SegmentWriter,
+    sealIntervalMs: number,
+  ) {
+    this.timer = setInterval(() => this.requestSeal(), sealIntervalMs).unref()
+  }
+
+  static async open(options: JournalOptions): Promise<Journal> {
+    const { media, signer, clock, random, banner, logger } = options
+    if (!banner.startsWith('#') || /[\n\r]/.test(banner)) throw new TypeError('banner must be one line starting with #')
+    const settings: Settings = {
+      media, deps: { signer, clock }, random, banner, logger,
+      sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
+      rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
+    }
+    const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
+    const { report, link, reuseId } = await recoverJournal(media, settings.deps)
+    if (!report.intact) logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: previous file does not verify')
+    else if (report.previous !== undefined) {
+      logger?.info({ previous: report.previous, cutBytes: report.cutBytes, sealedRecovered: report.sealedRecovered }, 'journal: recovered')
+    }
+    const id = reuseId ?? nextSegmentId(report.previous, clock.now())
+    const segment = await Journal.createSegment(settings, id, link)
+    return new Journal(settings, report, segment, sealIntervalMs)
+  }
+
+  private static createSegment(settings: Settings, id: string, link: LinkData): Promise<SegmentWriter> {
+    const key = settings.random(32)
+    if (key.length !== 32) throw new Error('random(32) did not return 32 bytes')
+    if (!SEGMENT_ID.test(id)) throw new Error('segment ids are exhausted')
+    const banner = settings.banner.replaceAll('{id}', id)
+    return SegmentWriter.create(settings.media, id, { banner, key, link }, settings.deps)
+  }
+
+  get fileId(): string {
+    return this.segment.id
+  }
+
+  /** Chain head over everything durably written to the current file. */
+  get head(): Uint8Array {
+    return new Uint8Array(this.segment.head)
+  }
+
+  get publicKey(): Uint8Array {
+    return this.settings.deps.signer.publicKey
+  }
+
+  /** Resolves once the entries are durably stored, with where each landed. */
+  async append(entries: JournalEntry[]): Promise<JournalPosition[]> {
+    if (this.closed) throw new JournalClosedError()
+    const encoded = entries.map(encodeEntry)
+    if (encoded.length === 0) return []
+    return new Promise((resolve, reject) => {
+      this.queue.push({ entries: encoded, resolve, reject })
+      this.schedule()
+    })
+  }
+
+  /** Waits for pending appends, seals the file with reason `close` and closes it. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown()
+    return this.closing
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true
+    clearInterval(this.timer)
+    while (this.draining) await this.draining
+    const segment = this.segment
+    try {
+      // A segment ended by rotation (its successor failed to open) needs no further seal.
+      if (segment.writable) {
+        const batch = segment.begin()
+        segment.addSeal(batch, 'close')
+        await segment.commit(batch)
+      }
+    } catch (err) {
+      throw new JournalWriteError('journal: the close seal could not be written', { cause: err })
+    } finally {
+      await segment.close()
+    }
+  }
+
+  private requestSeal(): void {
+    if (this.segment.unsealed === 0) return
+    this.sealDue = true
+    this.schedule()
+  }
+
+  private hasWork(): boolean {
+    return this.queue.length > 0 || (this.sealDue && this.segment.unsealed > 0)
+  }
+
+  private schedule(): void {
+    if (this.draining) return
+    this.draining = (async () => {
+      while (this.hasWork()) await this.flush(this.queue.splice(0))
+    })().finally(() => {
+      this.draining = undefined
+      // Work queued between the loop's last check and now would otherwise wait forever.
+      if (this.hasWork()) this.schedule()
+    })
+  }
+
+  /** Writes one batch: every queued entry, plus a seal when due, in one durable append. Never throws. */
+  private async flush(items: Pending[]): Promise<void> {
+    const { sealEvery, rotateBytes, logger } = this.settings
+    const sealRequested = this.sealDue
+    this.sealDue = false
+    let positions: JournalPosition[][]
+    let seal: SealReason | undefined
+    try {
+      if (!this.segment.writable) await this.rotate()
+      const segment = this.segment
+      const batch = segment.begin()
+      positions = items.map((item) => item.entries.map((entry) => ({ file: segment.id, seq: segment.addRecord(batch, entry) })))
+      if (segment.size + batch.bytes >= rotateBytes) seal = 'rotate'
+      else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
+      if (seal) segment.addSeal(batch, seal)
+      await segment.commit(batch)
+    } catch (err) {
+      logger?.warn({ err, file: this.segment.id }, 'journal: write failed')
+      const error = new JournalWriteError('journal: write failed', { cause: err })
+      for (const item of items) item.reject(error)
+      return
+    }
+    items.forEach((item, i) => item.resolve(positions[i] ?? []))
+    if (seal === 'rotate') {
+      await this.rotate().catch((err: unknown) => logger?.warn({ err }, 'journal: rotation failed; retrying with the next write'))
+    }
+  }
+
+  /** Starts a new file linked to the current one's last durable record. */
+  private async rotate(): Promise<void> {
+    const old = this.segment
+    const link = { prev: old.id, head: old.head, seq: old.lastSeq }
+    this.nextId ??= nextSegmentId(old.id, this.settings.deps.clock.now())
+    this.segment = await Journal.createSegment(this.settings, this.nextId, link)
+    this.nextId = undefined
+    this.settings.logger?.info({ from: old.id, to: this.segment.id }, 'journal: rotated')
+    await old.close().catch((err: unknown) => this.settings.logger?.warn({ err, file: old.id }, 'journal: closing a rotated file failed'))
+  }
+}

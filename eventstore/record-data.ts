@@ -1,0 +1,29 @@
+// A record's data field: base64url of a msgpack map (KEY_INIT excepted: its data is a raw signature).
+
+import { Packr } from 'msgpackr'
+import { fromBase64Url, toBase64Url } from './base64url.js'
+import { LogType, type RecordLine } from './types.js'
+
+const packr = new Packr({ useRecords: false })
+
+export function packData(data: Record<string, unknown>): string {
+  // Packr reuses its buffer, so encode to text before the next pack.
+  return toBase64Url(packr.pack(data))
+}
+
+/** Decodes a data field to its map. Throws when it is not base64url of one msgpack map. */
+export function unpackData(field: string): Record<string, unknown> {
+  const bytes = fromBase64Url(field)
+  if (!bytes) throw new Error('data is not canonical base64url')
+  const value: unknown = packr.unpack(bytes)
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
+    throw new Error('data is not a msgpack map')
+  }
+  return value as Record<string, unknown>
+}
+
+/** The record's data map; undefined when it has none (or is KEY_INIT, whose data is not a map). */
+export function decodeRecordData(record: RecordLine): Record<string, unknown> | undefined {
+  if (record.type === LogType.KEY_INIT || record.data === '') return undefined
+  return unpackData(record.data)
+}

@@ -1,0 +1,100 @@
+// Verifies a set of segment files with only the log public key: each file on its own, then the
+// links between neighbours and that every file was ended by a seal.
+
+import { bytesEqual } from './bytes-equal.js'
+import { chainStart, chainStep } from './chain.js'
+import { ed25519Verifier } from './ed25519-verifier.js'
+import { isTerminalSeal } from './extension-data.js'
+import { readLines } from './read-lines.js'
+import { checkSegment, type SegmentCheck } from './segment-check.js'
+import type { VerifyProblem, VerifyResult, VerifySummary } from './types.js'
+
+export interface JournalFile {
+  id: string
+  bytes: Uint8Array
+}
+
+export interface VerifyOptions {
+  /** The last file may still be open: its unsealed tail is reported in the summary, not as a problem. */
+  allowOpenTail?: boolean
+}
+
+const SEGMENT_ID = /^[0-9a-f]{8}$/
+const hex = (n: number): string => n.toString(16)
+
+export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts: VerifyOptions = {}): VerifyResult {
+  const verify = ed25519Verifier(publicKey)
+  const sorted = [...files].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const problems: VerifyProblem[] = []
+  const summary: VerifySummary = { files: 0, records: 0, seals: 0, firstTime: undefined, lastTime: undefined }
+  let previous: { check: SegmentCheck; bytes: Uint8Array } | undefined
+
+  sorted.forEach((file, i) => {
+    if (!SEGMENT_ID.test(file.id)) {
+      problems.push({ file: file.id, message: 'file id is not 8 lowercase hex chars' })
+      return
+    }
+    if (previous?.check.id === file.id) {
+      problems.push({ file: file.id, message: 'file appears twice in the set' })
+      return
+    }
+    const check = checkSegment(file.id, file.bytes, verify)
+    const found = [...check.problems]
+    const linkIssue = previous && linkProblem(check, previous.check, previous.bytes)
+    if (linkIssue) found.push(linkIssue)
+    if (check.records >= 2 && !isTerminalSeal(check.lastSeal)) {
+      if (opts.allowOpenTail && i === sorted.length - 1) summary.openTail = { file: file.id, records: check.unsealed }
+      else found.push({ file: file.id, seq: check.lastSeq, line: check.lines, message: endProblem(check) })
+    }
+    problems.push(...found.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)))
+
+    summary.files++
+    summary.records += check.records
+    summary.seals += check.seals
+    summary.firstTime ??= check.firstTime
+    summary.lastTime = check.lastTime ?? summary.lastTime
+    previous = { check, bytes: file.bytes }
+  })
+  return { ok: problems.length === 0, problems, summary }
+}
+
+function endProblem(check: SegmentCheck): string {
+  const ending = check.lastSeal === 'periodic' ? 'ends at a periodic seal' : `ends with ${check.unsealed} unsealed record(s)`
+  return `file ${ending} and no close, rotate or recovered seal: records were removed from its end, or it is still open`
+}
+
+function linkProblem(check: SegmentCheck, prev: SegmentCheck, prevBytes: Uint8Array): VerifyProblem | undefined {
+  const link = check.link
+  // A missing or malformed LINK is already one of the file's own problems.
+  if (!link) return undefined
+  const at = { file: check.id, seq: 1, line: check.linkLine }
+  if (link.prev !== prev.id) {
+    const names = link.prev === null ? 'no previous file' : `previous file ${link.prev}`
+    const missing = link.prev !== null && link.prev > prev.id ? `: ${link.prev} is missing` : ''
+    return { ...at, message: `LINK names ${names}, but the file before it in the set is ${prev.id}${missing}` }
+  }
+  if (link.seq === prev.lastSeq && link.head && bytesEqual(link.head, prev.head)) return undefined
+  if (link.seq === null || link.head === null) {
+    return { ...at, message: `LINK vouches for nothing in ${prev.id}: it was found broken when this file was opened` }
+  }
+  if (prev.lastSeq !== undefined && link.seq > prev.lastSeq) {
+    return { ...at, message: `LINK says ${prev.id} ends at seq ${hex(link.seq)}, but it ends at seq ${hex(prev.lastSeq)}: records were removed from its end` }
+  }
+  if (link.seq !== prev.lastSeq) {
+    const head = headAfter(prev.id, prevBytes, link.seq)
+    if (head && bytesEqual(head, link.head)) {
+      return { ...at, message: `LINK covers ${prev.id} only up to seq ${hex(link.seq)}: its later records were found broken when this file was opened, or were added afterwards` }
+    }
+  }
+  return { ...at, message: `LINK head does not match the chain of ${prev.id}` }
+}
+
+/** The chain head right after the record with `seq`, if the file has one. */
+function headAfter(id: string, bytes: Uint8Array, seq: number): Uint8Array | undefined {
+  let head = chainStart(id)
+  for (const entry of readLines(bytes)) {
+    head = chainStep(head, entry.bytes)
+    if (entry.kind === 'record' && entry.record.seq === seq) return head
+  }
+  return undefined
+}

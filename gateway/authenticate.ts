@@ -1,0 +1,20 @@
+import type { Principal } from '../actors/bus/types.js'
+import { HttpError } from './errors.js'
+import type { TokenVerifier } from './types.js'
+
+const BEARER = /^Bearer +(\S+) *$/i
+
+/**
+ * The principal behind a request's Authorization header (`''` when absent). A header that is
+ * present but not a valid bearer token is refused on every route, open ones included.
+ */
+export async function authenticate(header: string, needed: boolean, tokens: TokenVerifier): Promise<Principal | undefined> {
+  if (header === '') {
+    if (needed) throw new HttpError(401, 'token_required', 'This request needs a bearer token')
+    return undefined
+  }
+  const token = BEARER.exec(header)?.[1]
+  const principal = token === undefined ? undefined : await tokens.verify(token)
+  if (!principal) throw new HttpError(401, 'invalid_token', 'The bearer token is invalid or has expired')
+  return principal
+}

@@ -1,0 +1,49 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { TypeCheck } from '@sinclair/typebox/compiler'
+import type { HttpResponse } from 'uWebSockets.js'
+import { HttpError } from './errors.js'
+
+/** The largest request body the API accepts (contract §1). */
+export const BODY_LIMIT = 7300
+
+export function payloadTooLarge(): HttpError {
+  return new HttpError(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT} bytes`)
+}
+
+/**
+ * Collects a request body of at most `limit` bytes. Rejects with 413 as soon as more arrives and
+ * ignores the rest. Must be called synchronously inside the uWS request handler.
+ */
+export function readBody(res: HttpResponse, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    res.onData((chunk, isLast) => {
+      if (size > limit) return
+      size += chunk.byteLength
+      if (size > limit) return reject(payloadTooLarge())
+      // uWS neuters the chunk when this callback returns, so keep a copy.
+      chunks.push(Buffer.from(chunk.slice(0)))
+      if (isLast) resolve(Buffer.concat(chunks, size))
+    })
+  })
+}
+
+/** Parses a JSON body, which must be an object. */
+export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(raw.toString('utf8'))
+  } catch {
+    throw new HttpError(400, 'malformed_json', 'The request body is not valid JSON')
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, 'body_not_object', 'The request body must be a JSON object')
+  }
+  return value as Record<string, unknown>
+}
+
+export function validateBody(body: Record<string, unknown>, check: TypeCheck<TSchema>): void {
+  const error = check.Errors(body).First()
+  if (error) throw new HttpError(400, 'invalid_body', `${error.path || 'body'}: ${error.message}`)
+}

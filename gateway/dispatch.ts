@@ -1,0 +1,147 @@
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { SystemState, TransportConfig } from '../actors/system/types.js'
+import { authenticate } from './authenticate.js'
+import { authorized } from './authorize.js'
+import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, validateBody } from './body.js'
+import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
+import { BusUnavailableError, HttpError } from './errors.js'
+import { Exchange } from './exchange.js'
+import { Router, type RouteMatch } from './router.js'
+import { routeTable } from './routes.js'
+import type { GatewayOptions, Route } from './types.js'
+
+/** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
+interface RequestHead {
+  tls: boolean
+  host: string
+  origin: string
+  authorization: string
+}
+
+/**
+ * The path of every request: body (bounded, timed) -> device state known -> CORS -> OPTIONS ->
+ * route -> TLS -> bearer -> scope/role (audited) -> body schema -> read or command.
+ */
+export class Dispatcher {
+  private readonly router: Router
+  private readonly schemas = new Map<Route, TypeCheck<TSchema>>()
+  private readonly inflight = new Set<Exchange>()
+  private readonly waiting: (() => void)[] = []
+
+  constructor(private readonly options: GatewayOptions) {
+    const routes = options.routes ?? routeTable
+    this.router = new Router(routes, options.variant)
+    for (const route of routes) if (route.body) this.schemas.set(route, TypeCompiler.Compile(route.body))
+  }
+
+  handle(res: HttpResponse, req: HttpRequest, tls: boolean): void {
+    const exchange: Exchange = new Exchange(res, req.getCaseSensitiveMethod(), req.getUrl(), this.options.logger, () =>
+      this.settled(exchange),
+    )
+    this.inflight.add(exchange)
+    const head: RequestHead = {
+      tls,
+      host: req.getHeader('host'),
+      origin: req.getHeader('origin'),
+      authorization: req.getHeader('authorization'),
+    }
+    const system = this.options.bus.readModel<SystemState>('system')
+    if (system) setTransportHeaders(exchange, head, system.transport)
+    if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
+
+    const body = readBody(res, BODY_LIMIT)
+    if (system && system.transport.dosprot > 0) exchange.setDeadline(system.transport.dosprot * 500)
+    this.process(exchange, head, system, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
+  }
+
+  /** Resolves once no request is in flight. */
+  idle(): Promise<void> {
+    if (this.inflight.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.waiting.push(resolve))
+  }
+
+  private settled(exchange: Exchange): void {
+    this.inflight.delete(exchange)
+    if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
+  }
+
+  private async process(exchange: Exchange, head: RequestHead, system: SystemState | undefined, body: Promise<Buffer>): Promise<void> {
+    const raw = await body
+    exchange.clearDeadline()
+    // Without the system read model the transport rules (CORS above all) are unknown: fail closed.
+    if (!system) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
+
+    if (head.origin !== '' && !originAllowed(system.transport.origin, head.origin)) {
+      throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
+    }
+    if (exchange.method === 'OPTIONS') {
+      for (const [name, value] of preflightHeaders) exchange.setHeader(name, value)
+      return exchange.send({ status: 204 })
+    }
+
+    const match = this.router.match(exchange.method, exchange.path)
+    if (!match) throw new HttpError(404, 'not_found', 'No such resource')
+    const { route } = match
+    if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
+
+    const needed = route.auth === 'token' || (route.auth === 'token-unless-fresh' && system.status.inited)
+    const principal = await authenticate(head.authorization, needed, this.options.tokens)
+    const json = route.body ? parseJsonObject(raw) : undefined
+    if (principal && !authorized(route, principal, { ...json, ...match.params })) {
+      await this.options.onScopeFailure?.(route, principal, exchange.rid)
+      throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
+    }
+    const check = this.schemas.get(route)
+    if (json && check) validateBody(json, check)
+
+    exchange.send(await this.run(match, exchange.rid, head, system, principal, json))
+  }
+
+  private async run(
+    { route, params }: RouteMatch,
+    rid: string,
+    head: RequestHead,
+    system: SystemState,
+    principal: Principal | undefined,
+    body: Record<string, unknown> | undefined,
+  ): Promise<CommandReply> {
+    const { handler } = route
+    const { bus, variant, clock } = this.options
+    if (handler.kind === 'read') {
+      return handler.render({
+        rid,
+        variant,
+        tls: head.tls,
+        host: head.host,
+        principal,
+        params,
+        body,
+        system,
+        clock,
+        readModel: (service) => bus.readModel(service),
+      })
+    }
+    const request: CommandRequest = { rid, tls: head.tls, params, ...(principal ? { principal } : {}), ...(body ? { body } : {}) }
+    return bus.request(handler.service, handler.op, request)
+  }
+
+  private httpError(error: unknown, rid: string): HttpError {
+    if (error instanceof HttpError) return error
+    if (error instanceof BusUnavailableError) {
+      return new HttpError(503, 'bus_unavailable', 'A device service is not reachable; try again')
+    }
+    this.options.logger.error({ rid, err: error }, 'request failed')
+    return new HttpError(500, 'internal_error', 'The request could not be completed')
+  }
+}
+
+/** Set before the body is read, so that even an early 408 or 413 carries them. */
+function setTransportHeaders(exchange: Exchange, head: RequestHead, transport: TransportConfig): void {
+  if (head.tls && transport.hsts) exchange.setHeader('Strict-Transport-Security', 'max-age=31536000')
+  if (head.origin !== '' && originAllowed(transport.origin, head.origin)) {
+    for (const [name, value] of corsHeaders(head.origin)) exchange.setHeader(name, value)
+  }
+}

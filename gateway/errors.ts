@@ -1,0 +1,15 @@
+// One class for the whole runtime, so that `instanceof` holds for what the bus throws.
+export { BusUnavailableError } from '../actors/bus/errors.js'
+
+/** A request refused with a definite status; its code and message go to the client as they are. */
+export class HttpError extends Error {
+  override name = 'HttpError'
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}

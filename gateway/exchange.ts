@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import type { Logger } from 'pino'
+import type { HttpResponse } from 'uWebSockets.js'
+import type { CommandReply } from '../actors/bus/types.js'
+import { HttpError } from './errors.js'
+
+const JSON_TYPE = 'application/json'
+
+/**
+ * One request/response pair on a uWS response. Writes the answer once, never after the client
+ * has gone, and logs it. Header names are written exactly as given here (uWS adds
+ * `Content-Length`, `Date` and its own mark).
+ */
+export class Exchange {
+  readonly rid = randomBytes(6).toString('hex')
+  private readonly started = performance.now()
+  private readonly headers = new Map<string, string>()
+  private state: 'open' | 'aborted' | 'done' = 'open'
+  private deadline: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly res: HttpResponse,
+    readonly method: string,
+    readonly path: string,
+    private readonly logger: Logger,
+    private readonly onSettled: () => void,
+  ) {
+    res.onAborted(() => {
+      this.state = 'aborted'
+      this.settle('aborted')
+    })
+  }
+
+  setHeader(name: string, value: string): void {
+    this.headers.set(name, value)
+  }
+
+  /** Answers 408 and closes unless `clearDeadline` comes first. */
+  setDeadline(ms: number): void {
+    this.deadline = setTimeout(() => this.fail(new HttpError(408, 'request_timeout', 'The request was not received in time')), ms)
+  }
+
+  clearDeadline(): void {
+    clearTimeout(this.deadline)
+  }
+
+  send(reply: CommandReply, close = false): void {
+    if (this.state !== 'open') return
+    this.state = 'done'
+    const { res } = this
+    res.cork(() => {
+      res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
+      if (reply.status !== 204) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE)
+      this.writeHeaders()
+      // A 204 or HEAD answer carrying a body would put a keep-alive client out of step.
+      const bodyless = reply.status === 204 || this.method === 'HEAD'
+      if (!bodyless) res.end(encode(reply), close)
+      else if (close) res.end('', true)
+      // Without arguments: this uWS reads any length given here, even undefined, as a body still to come.
+      else res.endWithoutBody()
+    })
+    this.settle(reply.status)
+  }
+
+  /**
+   * Answers with an error body. 408 and 413 leave part of the request body unread, so the
+   * connection cannot carry another request and is closed.
+   */
+  fail(error: HttpError): void {
+    const close = error.status === 408 || error.status === 413
+    this.send({ status: error.status, body: { error: error.code, message: error.message } }, close)
+  }
+
+  private writeHeaders(): void {
+    for (const [name, value] of this.headers) this.res.writeHeader(name, value)
+  }
+
+  private settle(status: number | 'aborted'): void {
+    this.clearDeadline()
+    const ms = Math.round((performance.now() - this.started) * 10) / 10
+    this.logger.debug({ rid: this.rid, method: this.method, path: this.path, status, ms }, 'http')
+    this.onSettled()
+  }
+}
+
+function encode(reply: CommandReply): string | Uint8Array {
+  const { body, contentType = JSON_TYPE } = reply
+  if (body === undefined) return ''
+  if (contentType !== JSON_TYPE && (typeof body === 'string' || body instanceof Uint8Array)) return body
+  return JSON.stringify(body)
+}

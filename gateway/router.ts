@@ -1,0 +1,78 @@
+import type { Variant } from '../hal/types.js'
+import type { Route } from './types.js'
+
+export interface RouteMatch {
+  route: Route
+  params: Record<string, string>
+}
+
+interface CompiledRoute {
+  route: Route
+  /** Literal segment text, or undefined where the pattern has a parameter. */
+  literals: (string | undefined)[]
+  names: (string | undefined)[]
+}
+
+/**
+ * Finds the route for a request. Only this device's variant is served, so a route of the other
+ * variant, a wrong method and an unknown path are all the same miss (the contract's 404).
+ * Where patterns overlap (`/api/logger/list` and `/api/logger/:id`) the literal segment wins.
+ */
+export class Router {
+  private readonly routes: CompiledRoute[]
+
+  constructor(routes: readonly Route[], variant: Variant) {
+    this.routes = routes
+      .filter((route) => route.variants.includes(variant))
+      .map(compile)
+      .sort(bySpecificity)
+  }
+
+  match(method: string, path: string): RouteMatch | undefined {
+    const segments = path.split('/')
+    for (const c of this.routes) {
+      if (c.route.method !== method || c.literals.length !== segments.length) continue
+      const params = matchSegments(c, segments)
+      if (params) return { route: c.route, params }
+    }
+    return undefined
+  }
+}
+
+function compile(route: Route): CompiledRoute {
+  const segments = route.path.split('/')
+  return {
+    route,
+    literals: segments.map((s) => (s.startsWith(':') ? undefined : s)),
+    names: segments.map((s) => (s.startsWith(':') ? s.slice(1) : undefined)),
+  }
+}
+
+function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
+  const n = Math.min(a.literals.length, b.literals.length)
+  for (let i = 0; i < n; i++) {
+    const aParam = a.literals[i] === undefined
+    const bParam = b.literals[i] === undefined
+    if (aParam !== bParam) return aParam ? 1 : -1
+  }
+  return 0
+}
+
+function matchSegments(c: CompiledRoute, segments: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {}
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as string
+    const name = c.names[i]
+    if (name === undefined) {
+      if (segment !== c.literals[i]) return undefined
+      continue
+    }
+    if (segment === '') return undefined
+    try {
+      params[name] = decodeURIComponent(segment)
+    } catch {
+      return undefined
+    }
+  }
+  return params
+}

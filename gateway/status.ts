@@ -1,0 +1,45 @@
+import type { CommandReply } from '../actors/bus/types.js'
+import type { ReadContext } from './types.js'
+
+/**
+ * `GET /api/system/status`. Optional keys appear only in the cases the contract names, because
+ * clients test for their mere presence (e.g. `inited`).
+ */
+export function renderStatus(ctx: ReadContext): CommandReply {
+  const { status, transport, bootedAt } = ctx.system
+  const body: Record<string, unknown> = {
+    ctx: status.ctx,
+    fls_state: status.fls_state,
+    uptime: Math.floor((ctx.clock.monotonic() - bootedAt) / 1000),
+    temp: status.temp,
+  }
+  if (ctx.clock.isSet()) {
+    const now = ctx.clock.now()
+    body.ts = isoSeconds(now)
+    body.time = Math.floor(now / 1000)
+  }
+  if (!ctx.tls) body.https = true
+  // A device not yet given a hostname has nothing to point the client to.
+  if (transport.hostname !== '' && hostWithoutPort(ctx.host).toLowerCase() !== transport.hostname.toLowerCase()) {
+    body.hostname = transport.hostname
+  }
+  if (!status.inited) body.inited = false
+  if (ctx.variant === 'P' && status.storage) body.storage = status.storage
+  if (status.format !== undefined) body.format = status.format
+  if (status.fw_upgrade) body.fw_upgrade = true
+  if (!status.trusted_ts) body.tts = false
+  // `repo_stats` (valid token only) goes here once the key repository publishes its read model.
+  return { status: 200, body }
+}
+
+/** ISO 8601 in UTC without milliseconds, e.g. `2026-11-22T00:37:13Z`. */
+export function isoSeconds(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`
+}
+
+/** `host:port` → `host`, also for a bracketed IPv6 literal. */
+export function hostWithoutPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
+  const colon = host.indexOf(':')
+  return colon === -1 ? host : host.slice(0, colon)
+}

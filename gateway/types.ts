@@ -1,0 +1,87 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { Logger } from 'pino'
+import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { SystemState } from '../actors/system/types.js'
+import type { Clock, Variant } from '../hal/types.js'
+
+export interface GatewayBus {
+  /** The latest read model a service published, or undefined while unknown or while the bus is down. */
+  readModel<S>(service: string): S | undefined
+  /** Sends a command; rejects with BusUnavailableError (gateway/errors.ts) when the bus or the service cannot be reached. */
+  request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply>
+}
+
+export interface TokenVerifier {
+  verify(bearer: string): Promise<Principal | undefined>
+}
+
+export type Method = 'GET' | 'POST' | 'DELETE'
+
+/** `U` user, `M` master; any other token subject is an external authenticator. */
+export type Role = 'U' | 'M' | 'ExtAuth'
+
+/**
+ * `open`: no token needed (a present one must still be valid).
+ * `token-unless-fresh`: a token is needed once the device is personalised.
+ */
+export type AuthMode = 'open' | 'token' | 'token-unless-fresh'
+
+/** What a `read` route renders from: the request as checked so far, and the read models. */
+export interface ReadContext {
+  rid: string
+  variant: Variant
+  tls: boolean
+  /** The request's Host header as sent (port included), or '' when absent. */
+  host: string
+  /** Present when the request carried a valid bearer token. */
+  principal?: Principal
+  params: Record<string, string>
+  body?: unknown
+  system: SystemState
+  clock: Clock
+  readModel<S>(service: string): S | undefined
+}
+
+export type RouteHandler =
+  | { kind: 'read'; render(ctx: ReadContext): CommandReply }
+  | { kind: 'command'; service: string; op: string }
+
+export interface Route {
+  method: Method
+  /** Literal segments and `:name` parameters, e.g. `/api/logger/:id`. */
+  path: string
+  variants: Variant[]
+  auth: AuthMode
+  /**
+   * Any one of these satisfies the route. A token scope satisfies a required scope it equals or
+   * extends by further `:` segments; a required scope ending in `<name>` (e.g. `keymgmt:use:<kid>`)
+   * takes `name` from the path parameters or the body and must then match exactly.
+   */
+  scopes?: string[]
+  roles?: Role[]
+  tls: 'any' | 'required'
+  /** JSON body schema; routes without one ignore any body sent. */
+  body?: TSchema
+  handler: RouteHandler
+}
+
+export interface GatewayOptions {
+  variant: Variant
+  bus: GatewayBus
+  clock: Clock
+  tokens: TokenVerifier
+  http?: { host: string; port: number }
+  https?: { host: string; port: number; certFile: string; keyFile: string }
+  logger: Logger
+  /** Defaults to `routeTable`; tests inject their own. */
+  routes?: readonly Route[]
+  /** Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited. */
+  onScopeFailure?(route: Route, principal: Principal, rid: string): void | Promise<void>
+}
+
+export interface Gateway {
+  httpPort?: number
+  httpsPort?: number
+  /** Stops listening, lets requests in flight finish, then drops idle connections. */
+  close(): Promise<void>
+}

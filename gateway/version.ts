@@ -1,0 +1,14 @@
+import type { CommandReply } from '../actors/bus/types.js'
+import type { ReadContext } from './types.js'
+
+/** `GET /api/system/version`: the card's microSD registers only on P and only with a valid token. */
+export function renderVersion(ctx: ReadContext): CommandReply {
+  const { hwv, fwv, fwk, fws, blv, blk, bls, uis, sd_csd, sd_cid } = ctx.system.version
+  const body: Record<string, string> = { hwv, fwv, fwk, fws, blv, blk, bls }
+  if (uis !== undefined) body.uis = uis
+  if (ctx.variant === 'P' && ctx.principal) {
+    if (sd_csd !== undefined) body.sd_csd = sd_csd
+    if (sd_cid !== undefined) body.sd_cid = sd_cid
+  }
+  return { status: 200, body }
+}

@@ -1,0 +1,11 @@
+// The public face of the HAL: open the device, and the types and errors that describe it.
+import { openSimHal } from './sim/open-sim-hal.js'
+import type { Hal, OpenHalOptions } from './types.js'
+
+export type * from './types.js'
+export { EntropyError, HalCorruptError, HalError, HalLockedError, HalVariantMismatchError } from './errors.js'
+
+/** Opens the device. The simulator is the only implementation so far. */
+export function openHal(options: OpenHalOptions): Promise<Hal> {
+  return openSimHal(options)
+}

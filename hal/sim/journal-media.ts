@@ -1,0 +1,95 @@
+// Journal segments as files `<dir>/<id>.log`, each append made durable before it resolves.
+
+import { createReadStream } from 'node:fs'
+import { mkdir, open, readdir, readFile, type FileHandle } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { AppendHandle, JournalMedia } from '../types.js'
+
+const SEGMENT_ID = /^[0-9a-f]{8}$/
+const SEGMENT_FILE = /^([0-9a-f]{8})\.log$/
+
+class FileAppendHandle implements AppendHandle {
+  constructor(
+    private readonly file: FileHandle,
+    private stored: number,
+  ) {}
+
+  get size(): number {
+    return this.stored
+  }
+
+  async append(data: Uint8Array): Promise<void> {
+    let written = 0
+    while (written < data.length) {
+      const { bytesWritten } = await this.file.write(data, written, data.length - written)
+      written += bytesWritten
+    }
+    await this.file.datasync()
+    this.stored += data.length
+  }
+
+  async truncate(length: number): Promise<void> {
+    await this.file.truncate(length)
+    await this.file.datasync()
+    this.stored = length
+  }
+
+  close(): Promise<void> {
+    return this.file.close()
+  }
+}
+
+export class FileJournalMedia implements JournalMedia {
+  constructor(private readonly dir: string) {}
+
+  async list(): Promise<string[]> {
+    let names: string[]
+    try {
+      names = await readdir(this.dir)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw err
+    }
+    return names.flatMap((name) => SEGMENT_FILE.exec(name)?.[1] ?? []).sort()
+  }
+
+  async read(id: string): Promise<Uint8Array> {
+    return readFile(this.path(id))
+  }
+
+  async *stream(id: string, end?: number): AsyncIterable<Uint8Array> {
+    const path = this.path(id)
+    if (end === 0) return
+    // createReadStream's `end` is inclusive.
+    yield* createReadStream(path, end === undefined ? {} : { end: end - 1 })
+  }
+
+  async open(id: string): Promise<AppendHandle> {
+    const path = this.path(id)
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    const file = await open(path, 'a', 0o600)
+    try {
+      const { size } = await file.stat()
+      await this.syncDir()
+      return new FileAppendHandle(file, size)
+    } catch (err) {
+      await file.close()
+      throw err
+    }
+  }
+
+  /** A new file is only durable once its directory entry is. */
+  private async syncDir(): Promise<void> {
+    const dir = await open(this.dir, 'r')
+    try {
+      await dir.sync()
+    } finally {
+      await dir.close()
+    }
+  }
+
+  private path(id: string): string {
+    if (!SEGMENT_ID.test(id)) throw new TypeError(`invalid journal segment id: ${JSON.stringify(id)}`)
+    return join(this.dir, `${id}.log`)
+  }
+}

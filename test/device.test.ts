@@ -1,0 +1,98 @@
+import t from 'tap'
+import { HalLockedError } from '../hal/errors.js'
+import { LogType } from '../eventstore/types.js'
+import { bootDevice, builtFirmware } from './helpers/device.js'
+import { call } from './helpers/http.js'
+import { readJournal, verifyDataDir } from './helpers/journal.js'
+
+const B64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+t.test('P: version and status over HTTP and HTTPS', async (t) => {
+  const device = await bootDevice(t, { dataDir: t.testdir() })
+  const firmware = await builtFirmware()
+  for (const base of [device.httpUrl!, device.httpsUrl!]) {
+    const version = await call(`${base}/api/system/version`)
+    t.equal(version.status, 200)
+    t.equal(version.headers['content-type'], 'application/json')
+    t.match(version.json.hwv, /PPA/)
+    t.equal(version.json.fwv, firmware.version)
+    t.equal(version.json.fwk, Buffer.from(firmware.publicKey).toString('base64'))
+    t.equal(version.json.fws, Buffer.from(firmware.signature).toString('base64'))
+    for (const field of ['blk', 'bls']) t.match(version.json[field], B64, field)
+    t.type(version.json.blv, 'string')
+    t.notOk('sd_csd' in version.json, 'sd_csd only with a valid token')
+
+    const status = await call(`${base}/api/system/status`)
+    t.equal(status.status, 200)
+    const s = status.json
+    t.equal(s.fls_state, 0)
+    t.equal(s.ctx, 0)
+    t.equal(s.inited, false, 'a fresh device says so')
+    t.type(s.temp, 'number')
+    t.type(s.uptime, 'number')
+    t.match(s.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    t.ok(Math.abs(s.time - Date.now() / 1000) < 5)
+    t.match(s.storage, [/^\d+:-$/, /^\d+:-$/])
+    t.equal(s.hostname, 'hem.local', 'the Host 127.0.0.1 differs from the configured hostname')
+    t.equal('https' in s, base.startsWith('http:'), '`https` only over plain HTTP')
+  }
+})
+
+t.test('E: no storage, no P-only fields, EPA', async (t) => {
+  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E' })
+  const version = await call(`${device.httpUrl}/api/system/version`)
+  t.match(version.json.hwv, /EPA/)
+  const status = await call(`${device.httpsUrl}/api/system/status`)
+  t.equal(status.status, 200)
+  t.notOk('storage' in status.json)
+  t.notOk('https' in status.json)
+})
+
+t.test('transport rules on a real device', async (t) => {
+  const device = await bootDevice(t, { dataDir: t.testdir() })
+  t.equal((await call(`${device.httpUrl}/api/nope`)).status, 404)
+  t.equal((await call(`${device.httpUrl}/api/system/status`, { headers: { authorization: 'Bearer x.y.z' } })).status, 401)
+  const options = await call(`${device.httpUrl}/api/system/status`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
+  t.equal(options.status, 204)
+  t.equal(options.headers['access-control-allow-origin'], 'https://app.example')
+  const big = await call(`${device.httpUrl}/api/system/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"a":"${'x'.repeat(7400)}"}` })
+  t.equal(big.status, 413)
+  t.same(Object.keys(big.json), ['error', 'message'])
+})
+
+t.test('the journal: STARTUP, the lifecycle, SHUTDOWN, sealed, verified; a second boot links to the first', async (t) => {
+  const dataDir = t.testdir()
+  const first = await bootDevice(t, { dataDir })
+  await first.stop()
+  const second = await bootDevice(t, { dataDir })
+  await second.stop()
+  t.same(first.logPublicKey, second.logPublicKey, 'the log key is the enclave\'s, kept across boots')
+
+  const result = await verifyDataDir(dataDir, first.logPublicKey)
+  t.same(result.problems, [])
+  t.ok(result.ok)
+  const { files, records } = await readJournal(dataDir)
+  t.equal(files.length, 2, 'one file per boot')
+  for (const file of files) {
+    const types = records.filter((r) => r.file === file.id).map((r) => r.type)
+    t.same(types, [LogType.KEY_INIT, LogType.LINK, LogType.STARTUP, LogType.TRANSITION, LogType.TRANSITION, LogType.SHUTDOWN, LogType.SEAL])
+  }
+  const link = records.find((r) => r.file === files[1]!.id && r.type === LogType.LINK)!
+  t.equal(link.decoded?.prev, files[0]!.id, 'the second file links to the first')
+  const transitions = records.filter((r) => r.type === LogType.TRANSITION).map((r) => r.decoded)
+  t.same(transitions[0], { machine: 'lifecycle', version: 1, from: 'booting', to: 'running', event: 'READY' })
+  t.same(transitions[1], { machine: 'lifecycle', version: 1, from: 'running', to: 'stopped', event: 'STOP' })
+  t.equal(records.filter((r) => r.type === LogType.SEAL).at(-1)!.decoded?.reason, 'close')
+})
+
+t.test('a second device on the same data dir refuses to start', async (t) => {
+  const dataDir = t.testdir()
+  await bootDevice(t, { dataDir })
+  await t.rejects(bootDevice(t, { dataDir }), HalLockedError)
+  await t.rejects(bootDevice(t, { dataDir }), new RegExp(`pid ${process.pid}`))
+})
+
+t.test('a device pointed at a bad TLS pair refuses to start', async (t) => {
+  const dir = t.testdir({ 'c.pem': 'not a cert', 'k.pem': 'not a key' })
+  await t.rejects(bootDevice(t, { dataDir: `${dir}/data`, tls: { certFile: `${dir}/c.pem`, keyFile: `${dir}/k.pem` } }), /not a PEM or DER X.509/)
+})

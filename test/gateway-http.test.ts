@@ -1,0 +1,783 @@
+import { Type } from '@sinclair/typebox'
+import { execFileSync } from 'node:child_process'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import net from 'node:net'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import tls from 'node:tls'
+import pino from 'pino'
+import t, { type Test } from 'tap'
+import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { SystemState } from '../actors/system/types.js'
+import { BusUnavailableError, routeTable, startGateway, type Gateway, type GatewayBus, type Route } from '../gateway/index.js'
+import type { Clock, Variant } from '../hal/types.js'
+
+// ---- fixtures ----------------------------------------------------------------------------
+
+const certDir = t.testdir()
+const certFile = join(certDir, 'cert.pem')
+const keyFile = join(certDir, 'key.pem')
+execFileSync('openssl', [
+  'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+  '-subj', '/CN=hem.local', '-keyout', keyFile, '-out', certFile,
+], { stdio: 'ignore' })
+
+const NOW = Date.UTC(2026, 10, 22, 0, 37, 13, 456)
+const KID = '0123456789abcdef0123456789abcdef'
+
+class FakeBus implements GatewayBus {
+  readonly models = new Map<string, unknown>()
+  readonly requests: { service: string; op: string; req: CommandRequest }[] = []
+  reply: (req: CommandRequest) => Promise<CommandReply> = async (req) => ({ status: 200, body: { echo: req.body ?? null } })
+
+  readModel<S>(service: string): S | undefined {
+    return this.models.get(service) as S | undefined
+  }
+
+  request(service: string, op: string, req: CommandRequest): Promise<CommandReply> {
+    this.requests.push({ service, op, req })
+    return this.reply(req)
+  }
+}
+
+function systemState(variant: Variant, patch: { status?: Partial<SystemState['status']>; transport?: Partial<SystemState['transport']> } = {}): SystemState {
+  return {
+    variant,
+    bootedAt: 1_000,
+    version: {
+      hwv: variant === 'P' ? 'PPA-1.0' : 'EPA-1.0',
+      fwv: '1.2.3',
+      fwk: 'ZndrLWtleQ==',
+      fws: 'ZndzLXNpZw==',
+      blv: '0.9.0',
+      blk: 'YmxrLWtleQ==',
+      bls: 'YmxzLXNpZw==',
+      uis: 'dWktaGFzaA==',
+      sd_csd: '400e00325b5900003b377f800a404000',
+      sd_cid: '035344534433324780ffffffff0111a2',
+    },
+    status: {
+      ctx: 7,
+      fls_state: 0,
+      temp: 41,
+      inited: true,
+      storage: ['1000:rw', '2000:-'],
+      trusted_ts: true,
+      ...patch.status,
+    },
+    transport: { hostname: 'hem.local', origin: 'https://app.example.com', hsts: false, dosprot: 0, ...patch.transport },
+  }
+}
+
+const tokens = new Map<string, Principal>([
+  ['user-config', { sub: 'U', scope: 'system:config' }],
+  ['user-disk0rw', { sub: 'U', scope: 'storage:disk0:rw' }],
+  ['user-disk0', { sub: 'U', scope: 'storage:disk0' }],
+  ['user-kid', { sub: 'U', scope: `keymgmt:use:${KID}` }],
+  ['master-kid', { sub: 'M', scope: `keymgmt:use:${KID}` }],
+])
+
+/** Routes that real features add later, so the table-driven checks can be exercised now. */
+const testRoutes: Route[] = [
+  ...routeTable,
+  { method: 'GET', path: '/api/test/p-only', variants: ['P'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'test', op: 'p' } },
+  {
+    method: 'POST',
+    path: '/api/test/echo',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    body: Type.Object({ n: Type.Optional(Type.Number()) }),
+    handler: { kind: 'command', service: 'test', op: 'echo' },
+  },
+  { method: 'GET', path: '/api/test/secure', variants: ['P', 'E'], auth: 'open', tls: 'required', handler: { kind: 'command', service: 'test', op: 'secure' } },
+  { method: 'GET', path: '/api/test/disk0', variants: ['P'], auth: 'token', scopes: ['storage:disk0'], tls: 'any', handler: { kind: 'command', service: 'test', op: 'disk0' } },
+  { method: 'GET', path: '/api/test/disk0rw', variants: ['P'], auth: 'token', scopes: ['storage:disk0:rw'], tls: 'any', handler: { kind: 'command', service: 'test', op: 'disk0rw' } },
+  {
+    method: 'POST',
+    path: '/api/test/cipher',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['keymgmt:use:<kid>'],
+    roles: ['U', 'ExtAuth'],
+    tls: 'any',
+    body: Type.Object({ kid: Type.String({ pattern: '^[0-9a-fA-F]{32}$' }) }),
+    handler: { kind: 'command', service: 'test', op: 'cipher' },
+  },
+  { method: 'GET', path: '/api/test/key/:kid', variants: ['P', 'E'], auth: 'token', scopes: ['keymgmt:get', 'keymgmt:use:<kid>'], tls: 'any', handler: { kind: 'command', service: 'test', op: 'key' } },
+  { method: 'GET', path: '/api/test/fresh', variants: ['P', 'E'], auth: 'token-unless-fresh', tls: 'any', handler: { kind: 'command', service: 'test', op: 'fresh' } },
+]
+
+interface Setup {
+  variant?: Variant
+  state?: SystemState | null
+  clockSet?: boolean
+  routes?: Route[]
+}
+
+interface Started {
+  gw: Gateway
+  bus: FakeBus
+  http: number
+  https: number
+  scopeFailures: { path: string; principal: Principal; rid: string }[]
+  logs: Record<string, unknown>[]
+}
+
+async function start(t: Test, setup: Setup = {}): Promise<Started> {
+  const variant = setup.variant ?? 'P'
+  const bus = new FakeBus()
+  if (setup.state !== null) bus.models.set('system', setup.state ?? systemState(variant))
+  const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
+  const logs: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>)
+      done()
+    },
+  })
+  const scopeFailures: Started['scopeFailures'] = []
+  const gw = await startGateway({
+    variant,
+    bus,
+    clock,
+    tokens: { verify: async (bearer) => tokens.get(bearer) },
+    http: { host: '127.0.0.1', port: 0 },
+    https: { host: '127.0.0.1', port: 0, certFile, keyFile },
+    logger: pino({ level: 'debug' }, sink),
+    routes: setup.routes ?? testRoutes,
+    onScopeFailure: (route, principal, rid) => void scopeFailures.push({ path: route.path, principal, rid }),
+  })
+  t.teardown(() => gw.close())
+  return { gw, bus, http: gw.httpPort!, https: gw.httpsPort!, scopeFailures, logs }
+}
+
+interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  rawHeaders: string[]
+  text: string
+  json: any
+}
+
+interface Ask {
+  method?: string
+  path: string
+  headers?: Record<string, string | number>
+  body?: string | Buffer
+  tls?: boolean
+}
+
+function ask(port: number, { method = 'GET', path, headers = {}, body, tls = false }: Ask): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const send = tls ? httpsRequest : httpRequest
+    const req = send({ host: '127.0.0.1', port, method, path, headers, agent: false, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString()
+        let json: unknown
+        try {
+          json = JSON.parse(text)
+        } catch {
+          json = undefined
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, text, json })
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/** A raw connection, for exact bytes on the wire and for several requests on one socket. */
+class RawClient {
+  private data = Buffer.alloc(0)
+  private waiter: (() => void) | undefined
+  ended = false
+  readonly closed: Promise<void>
+
+  constructor(readonly socket: net.Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.data = Buffer.concat([this.data, d])
+      this.waiter?.()
+    })
+    this.closed = new Promise((resolve) =>
+      socket.on('close', () => {
+        this.ended = true
+        this.waiter?.()
+        resolve()
+      }),
+    )
+    socket.on('error', () => {})
+  }
+
+  static connect(port: number, secure = false): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = secure
+        ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => resolve(new RawClient(socket)))
+        : net.connect(port, '127.0.0.1', () => resolve(new RawClient(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  write(text: string | Buffer): void {
+    this.socket.write(text)
+  }
+
+  /** The next whole response: head (status line and headers, as sent) and body (by Content-Length). */
+  async response(): Promise<{ head: string; body: string }> {
+    for (;;) {
+      const end = this.data.indexOf('\r\n\r\n')
+      if (end !== -1) {
+        const head = this.data.subarray(0, end).toString()
+        const length = Number(/\r\nContent-Length: (\d+)/.exec(head)?.[1] ?? 0)
+        if (this.data.length >= end + 4 + length) {
+          const body = this.data.subarray(end + 4, end + 4 + length).toString()
+          this.data = this.data.subarray(end + 4 + length)
+          return { head, body }
+        }
+      }
+      if (this.ended) throw new Error(`connection closed; got ${JSON.stringify(this.data.toString())}`)
+      await new Promise<void>((resolve) => (this.waiter = resolve))
+    }
+  }
+
+  /** Everything received and not yet consumed. */
+  take(): string {
+    const text = this.data.toString()
+    this.data = Buffer.alloc(0)
+    return text
+  }
+
+  close(): void {
+    this.socket.destroy()
+  }
+}
+
+function get(path: string, headers: Record<string, string> = {}): string {
+  const lines = Object.entries({ Host: 'hem.local', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`)
+  return `GET ${path} HTTP/1.1\r\n${lines.join('')}\r\n`
+}
+
+function headerValue(a: Answer, name: string): string | undefined {
+  const i = a.rawHeaders.indexOf(name)
+  return i === -1 ? undefined : a.rawHeaders[i + 1]
+}
+
+// ---- version -------------------------------------------------------------------------------
+
+t.test('version on P, over HTTP and HTTPS, with and without a token', async (t) => {
+  const { http, https } = await start(t)
+  const base = { hwv: 'PPA-1.0', fwv: '1.2.3', fwk: 'ZndrLWtleQ==', fws: 'ZndzLXNpZw==', blv: '0.9.0', blk: 'YmxrLWtleQ==', bls: 'YmxzLXNpZw==', uis: 'dWktaGFzaA==' }
+  for (const port of [http, https]) {
+    const open = await ask(port, { path: '/api/system/version', tls: port === https })
+    t.equal(open.status, 200)
+    t.strictSame(open.json, base, 'no sd_* without a token')
+    const withToken = await ask(port, { path: '/api/system/version', tls: port === https, headers: { Authorization: 'Bearer user-config' } })
+    t.strictSame(withToken.json, { ...base, sd_csd: '400e00325b5900003b377f800a404000', sd_cid: '035344534433324780ffffffff0111a2' })
+  }
+})
+
+t.test('version on E never shows sd_*; uis only when present', async (t) => {
+  const state = systemState('E')
+  delete state.version.uis
+  const { http, https } = await start(t, { variant: 'E', state })
+  for (const port of [http, https]) {
+    const a = await ask(port, { path: '/api/system/version', tls: port === https, headers: { Authorization: 'Bearer user-config' } })
+    t.equal(a.status, 200)
+    t.same(Object.keys(a.json), ['hwv', 'fwv', 'fwk', 'fws', 'blv', 'blk', 'bls'])
+    t.match(a.json.hwv, /EPA/)
+  }
+})
+
+// ---- status --------------------------------------------------------------------------------
+
+t.test('status on P over HTTP: keys in order, https, hostname, storage', async (t) => {
+  const { http } = await start(t)
+  const a = await ask(http, { path: '/api/system/status' })
+  t.equal(a.status, 200)
+  t.strictSame(a.json, {
+    ctx: 7,
+    fls_state: 0,
+    uptime: 61,
+    temp: 41,
+    ts: '2026-11-22T00:37:13Z',
+    time: Math.floor(NOW / 1000),
+    https: true,
+    hostname: 'hem.local',
+    storage: ['1000:rw', '2000:-'],
+  })
+  t.same(Object.keys(a.json), ['ctx', 'fls_state', 'uptime', 'temp', 'ts', 'time', 'https', 'hostname', 'storage'])
+})
+
+t.test('status over HTTPS has no https key; HSTS only over HTTPS and only when enabled', async (t) => {
+  for (const hsts of [false, true]) {
+    const { http, https } = await start(t, { state: systemState('P', { transport: { hsts } }) })
+    const secure = await ask(https, { path: '/api/system/status', tls: true, headers: { Host: 'hem.local:8443' } })
+    t.equal(secure.status, 200)
+    t.notOk('https' in secure.json)
+    t.notOk('hostname' in secure.json)
+    t.equal(headerValue(secure, 'Strict-Transport-Security'), hsts ? 'max-age=31536000' : undefined)
+    const plain = await ask(http, { path: '/api/system/status' })
+    t.equal(plain.json.https, true)
+    t.equal(headerValue(plain, 'Strict-Transport-Security'), undefined)
+  }
+})
+
+t.test('TLS 1.3 works', async (t) => {
+  const { https } = await start(t)
+  const c = await RawClient.connect(https, true)
+  t.equal((c.socket as tls.TLSSocket).getProtocol(), 'TLSv1.3')
+  c.write(get('/api/system/status', { Connection: 'close' }))
+  const r = await c.response()
+  t.match(r.head, /^HTTP\/1\.1 200 OK\r\n/)
+  c.close()
+})
+
+t.test('status on E: no storage', async (t) => {
+  const { http, https } = await start(t, { variant: 'E' })
+  for (const port of [http, https]) {
+    const a = await ask(port, { path: '/api/system/status', tls: port === https })
+    t.equal(a.status, 200)
+    t.notOk('storage' in a.json)
+  }
+})
+
+t.test('hostname appears only when the Host header (port ignored) differs', async (t) => {
+  const { http } = await start(t)
+  const cases: [string, boolean][] = [
+    ['hem.local', false],
+    ['hem.local:8080', false],
+    ['HEM.local:80', false],
+    ['other.local', true],
+    ['other.local:8080', true],
+    ['127.0.0.1:80', true],
+  ]
+  for (const [host, shown] of cases) {
+    const a = await ask(http, { path: '/api/system/status', headers: { Host: host } })
+    t.equal(a.json.hostname, shown ? 'hem.local' : undefined, host)
+  }
+  const unnamed = await start(t, { state: systemState('P', { transport: { hostname: '' } }) })
+  t.notOk('hostname' in (await ask(unnamed.http, { path: '/api/system/status' })).json, 'no hostname configured yet')
+})
+
+t.test('inited, format, fw_upgrade and tts appear only in their cases, in order', async (t) => {
+  const state = systemState('P', { status: { inited: false, format: 'status2', fw_upgrade: true, trusted_ts: false } })
+  const { http } = await start(t, { state })
+  const a = await ask(http, { path: '/api/system/status', headers: { Host: 'hem.local' } })
+  t.same(Object.keys(a.json), ['ctx', 'fls_state', 'uptime', 'temp', 'ts', 'time', 'https', 'inited', 'storage', 'format', 'fw_upgrade', 'tts'])
+  t.equal(a.json.inited, false)
+  t.equal(a.json.format, 'status2')
+  t.equal(a.json.fw_upgrade, true)
+  t.equal(a.json.tts, false)
+
+  const { http: http2 } = await start(t, { state: systemState('P', { status: { fw_upgrade: false } }) })
+  const b = await ask(http2, { path: '/api/system/status', headers: { Host: 'hem.local' } })
+  for (const key of ['inited', 'format', 'fw_upgrade', 'tts']) t.notOk(key in b.json, `${key} absent`)
+})
+
+t.test('ts and time only while the clock is set', async (t) => {
+  const { http } = await start(t, { clockSet: false })
+  const a = await ask(http, { path: '/api/system/status' })
+  t.notOk('ts' in a.json)
+  t.notOk('time' in a.json)
+})
+
+// ---- wire format ---------------------------------------------------------------------------
+
+t.test('headers on the wire: Content-Type and Content-Length exactly, no chunking', async (t) => {
+  const { http, https } = await start(t)
+  for (const port of [http, https]) {
+    const c = await RawClient.connect(port, port === https)
+    c.write(get('/api/system/status', { Connection: 'close' }))
+    const { head, body } = await c.response()
+    t.match(head, /^HTTP\/1\.1 200 OK\r\n/)
+    t.match(head, /\r\nContent-Type: application\/json\r\n/)
+    t.match(head, new RegExp(`\\r\\nContent-Length: ${Buffer.byteLength(body)}(\\r\\n|$)`))
+    t.notMatch(head, /transfer-encoding/i)
+    t.notMatch(head, /content-type:/, 'no lower-case variant')
+    c.close()
+  }
+  const c = await RawClient.connect(http)
+  c.write(get('/nope', { Connection: 'close' }))
+  const { head, body } = await c.response()
+  t.match(head, /^HTTP\/1\.1 404 Not Found\r\n/)
+  t.match(head, /\r\nContent-Type: application\/json\r\n/)
+  t.strictSame(JSON.parse(body), { error: 'not_found', message: 'No such resource' })
+  c.close()
+})
+
+t.test('keep-alive: several requests on one socket; Connection: close closes it', async (t) => {
+  const { http } = await start(t)
+  const c = await RawClient.connect(http)
+  for (const path of ['/api/system/status', '/api/system/version', '/nope', '/api/system/status']) {
+    c.write(get(path))
+    const r = await c.response()
+    t.match(r.head, path === '/nope' ? /^HTTP\/1\.1 404 / : /^HTTP\/1\.1 200 /, path)
+  }
+  c.write(get('/api/system/status').replace('GET', 'OPTIONS'))
+  t.match((await c.response()).head, /^HTTP\/1\.1 204 /)
+  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Length: 7\r\n\r\n{"n":3}')
+  t.equal((await c.response()).body, '{"echo":{"n":3}}')
+  t.notOk(c.ended, 'still open')
+  c.write(get('/api/system/version', { Connection: 'close' }))
+  t.match((await c.response()).head, /^HTTP\/1\.1 200 /)
+  await c.closed
+  t.ok(c.ended, 'closed by the server')
+})
+
+// ---- routing -------------------------------------------------------------------------------
+
+t.test('404 for unknown paths, wrong methods, and P-only routes on E', async (t) => {
+  const p = await start(t)
+  const e = await start(t, { variant: 'E' })
+  const miss = { error: 'not_found', message: 'No such resource' }
+  for (const [port, method, path] of [
+    [p.http, 'GET', '/'],
+    [p.http, 'GET', '/api/system/nothing'],
+    [p.http, 'GET', '/api/system/status/'],
+    [p.http, 'POST', '/api/system/status'],
+    [p.http, 'DELETE', '/api/system/version'],
+    [e.http, 'GET', '/api/test/p-only'],
+  ] as const) {
+    const a = await ask(port, { method, path })
+    t.equal(a.status, 404, `${method} ${path}`)
+    t.strictSame(a.json, miss)
+    t.equal(a.headers['content-type'], 'application/json')
+  }
+  t.equal((await ask(p.http, { path: '/api/test/p-only' })).status, 200, 'P-only route on P')
+  t.equal((await ask(p.http, { path: '/api/system/status?x=1' })).status, 200, 'query strings are ignored')
+})
+
+// ---- CORS ----------------------------------------------------------------------------------
+
+t.test('OPTIONS on any path: 204 with the preflight headers', async (t) => {
+  const { http } = await start(t)
+  for (const path of ['/api/system/status', '/api/anything/at/all']) {
+    const a = await ask(http, { method: 'OPTIONS', path, headers: { Origin: 'https://app.example.com' } })
+    t.equal(a.status, 204, path)
+    t.equal(a.text, '')
+    t.equal(headerValue(a, 'Access-Control-Allow-Methods'), 'GET, POST, DELETE, OPTIONS')
+    t.equal(headerValue(a, 'Access-Control-Allow-Headers'), 'Content-Type, Cache-Control, Pragma, Expires, Authorization, Content-Disposition')
+    t.equal(headerValue(a, 'Access-Control-Max-Age'), '86400')
+    t.equal(headerValue(a, 'Access-Control-Allow-Credentials'), 'true')
+    t.equal(headerValue(a, 'Access-Control-Allow-Origin'), 'https://app.example.com')
+    t.equal(a.rawHeaders.filter((h) => h === 'Access-Control-Allow-Credentials').length, 1, 'not repeated')
+  }
+  const bare = await ask(http, { method: 'OPTIONS', path: '/api/system/status' })
+  t.equal(bare.status, 204)
+  t.equal(headerValue(bare, 'Access-Control-Allow-Origin'), undefined)
+  t.equal(headerValue(bare, 'Access-Control-Allow-Credentials'), 'true')
+})
+
+t.test('CORS: a matching origin is echoed, a foreign one gets 412', async (t) => {
+  const { http } = await start(t)
+  const ok = await ask(http, { path: '/api/system/status', headers: { Origin: 'https://app.example.com' } })
+  t.equal(ok.status, 200)
+  t.equal(headerValue(ok, 'Access-Control-Allow-Origin'), 'https://app.example.com')
+  t.equal(headerValue(ok, 'Access-Control-Allow-Credentials'), 'true')
+  const none = await ask(http, { path: '/api/system/status' })
+  t.equal(headerValue(none, 'Access-Control-Allow-Origin'), undefined)
+  for (const origin of ['https://evil.test', 'http://app.example.com']) {
+    const bad = await ask(http, { path: '/api/system/status', headers: { Origin: origin } })
+    t.equal(bad.status, 412, origin)
+    t.equal(bad.json.error, 'origin_not_allowed')
+    t.equal(headerValue(bad, 'Access-Control-Allow-Origin'), undefined)
+  }
+  t.equal((await ask(http, { method: 'OPTIONS', path: '/x', headers: { Origin: 'https://evil.test' } })).status, 412)
+})
+
+t.test('CORS: wildcard origins', async (t) => {
+  const { http } = await start(t, { state: systemState('P', { transport: { origin: '*.example.com' } }) })
+  for (const [origin, status] of [
+    ['https://app.example.com', 200],
+    ['http://deep.app.example.com:8080', 200],
+    ['https://example.com', 412],
+    ['https://evilexample.com', 412],
+  ] as const) {
+    const a = await ask(http, { path: '/api/system/version', headers: { Origin: origin } })
+    t.equal(a.status, status, origin)
+    if (status === 200) t.equal(headerValue(a, 'Access-Control-Allow-Origin'), origin)
+  }
+  const any = await start(t, { state: systemState('P', { transport: { origin: '*' } }) })
+  const a = await ask(any.http, { path: '/api/system/version', headers: { Origin: 'https://whatever.test' } })
+  t.equal(a.status, 200)
+  t.equal(headerValue(a, 'Access-Control-Allow-Origin'), 'https://whatever.test')
+})
+
+// ---- bodies --------------------------------------------------------------------------------
+
+t.test('413 as soon as Content-Length exceeds 7300, and the connection closes', async (t) => {
+  const { http } = await start(t)
+  const c = await RawClient.connect(http)
+  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: 7301\r\n\r\n{"n":')
+  const r = await c.response()
+  t.match(r.head, /^HTTP\/1\.1 413 /)
+  t.equal(JSON.parse(r.body).error, 'payload_too_large')
+  await c.closed
+})
+
+t.test('413 when a streamed body grows past 7300 bytes', async (t) => {
+  const { http, bus } = await start(t)
+  const c = await RawClient.connect(http)
+  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n')
+  const chunk = 'x'.repeat(1000)
+  for (let i = 0; i < 8; i++) c.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+  const r = await c.response()
+  t.match(r.head, /^HTTP\/1\.1 413 /)
+  await c.closed
+  t.equal(bus.requests.length, 0)
+})
+
+t.test('a body of exactly 7300 bytes is accepted', async (t) => {
+  const { http } = await start(t)
+  const body = `{"n":1,"pad":"${'x'.repeat(7300 - 16)}"}`
+  t.equal(Buffer.byteLength(body), 7300)
+  t.equal((await ask(http, { method: 'POST', path: '/api/test/echo', body, headers: { 'Content-Type': 'application/json' } })).status, 200)
+})
+
+t.test('400 for malformed JSON, a non-object body, or a body against the schema', async (t) => {
+  const { http, bus } = await start(t)
+  for (const [body, error] of [
+    ['{"n":', 'malformed_json'],
+    ['', 'malformed_json'],
+    ['[1,2]', 'body_not_object'],
+    ['42', 'body_not_object'],
+    ['null', 'body_not_object'],
+    ['{"n":"one"}', 'invalid_body'],
+  ] as const) {
+    const a = await ask(http, { method: 'POST', path: '/api/test/echo', body, headers: { 'Content-Type': 'application/json' } })
+    t.equal(a.status, 400, body)
+    t.equal(a.json.error, error)
+  }
+  t.equal(bus.requests.length, 0)
+  const ok = await ask(http, { method: 'POST', path: '/api/test/echo', body: '{"n":2}' })
+  t.strictSame(ok.json, { echo: { n: 2 } })
+})
+
+t.test('a GET with Content-Type: application/json and no body is normal', async (t) => {
+  const { http } = await start(t)
+  const a = await ask(http, { path: '/api/system/status', headers: { 'Content-Type': 'application/json' } })
+  t.equal(a.status, 200)
+})
+
+t.test('408 when the body is not complete within dosprot x 0.5 s', async (t) => {
+  const { http, bus } = await start(t, { state: systemState('P', { transport: { dosprot: 1 } }) })
+  const c = await RawClient.connect(http)
+  const started = Date.now()
+  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Length: 10\r\n\r\n{"n"')
+  const r = await c.response()
+  const took = Date.now() - started
+  t.match(r.head, /^HTTP\/1\.1 408 /)
+  t.equal(JSON.parse(r.body).error, 'request_timeout')
+  t.ok(took >= 450 && took < 2000, `answered after ${took} ms`)
+  await c.closed
+  t.equal(bus.requests.length, 0)
+  const quick = await ask(http, { method: 'POST', path: '/api/test/echo', body: '{"n":1}' })
+  t.equal(quick.status, 200, 'a complete request is not affected')
+})
+
+// ---- authentication and authorisation ------------------------------------------------------
+
+t.test('401 for a present but invalid bearer, open routes included', async (t) => {
+  const { http } = await start(t)
+  for (const authorization of ['Bearer nope', 'Basic dXNlcjpwYXNz', 'Bearer', 'user-config']) {
+    for (const path of ['/api/system/status', '/api/system/version']) {
+      const a = await ask(http, { path, headers: { Authorization: authorization } })
+      t.equal(a.status, 401, `${authorization} on ${path}`)
+      t.equal(a.json.error, 'invalid_token')
+    }
+  }
+  t.equal((await ask(http, { path: '/api/system/status', headers: { Authorization: 'bearer user-config' } })).status, 200, 'scheme is case-insensitive')
+})
+
+t.test('401 for a missing token on a token route', async (t) => {
+  const { http } = await start(t)
+  const a = await ask(http, { path: '/api/test/disk0' })
+  t.equal(a.status, 401)
+  t.equal(a.json.error, 'token_required')
+})
+
+t.test('token-unless-fresh: no token needed before personalisation only', async (t) => {
+  const fresh = await start(t, { state: systemState('P', { status: { inited: false } }) })
+  t.equal((await ask(fresh.http, { path: '/api/test/fresh' })).status, 200)
+  t.equal((await ask(fresh.http, { path: '/api/test/fresh', headers: { Authorization: 'Bearer nope' } })).status, 401)
+  const done = await start(t)
+  t.equal((await ask(done.http, { path: '/api/test/fresh' })).status, 401)
+  t.equal((await ask(done.http, { path: '/api/test/fresh', headers: { Authorization: 'Bearer user-config' } })).status, 200)
+})
+
+t.test('418 for a TLS-only route over plain HTTP', async (t) => {
+  const { http, https } = await start(t)
+  const plain = await ask(http, { path: '/api/test/secure' })
+  t.equal(plain.status, 418)
+  t.strictSame(plain.json, { error: 'tls_required', message: 'This resource is served over HTTPS only' })
+  t.equal((await ask(https, { path: '/api/test/secure', tls: true })).status, 200)
+})
+
+t.test('403 for a wrong scope or role, reported to onScopeFailure', async (t) => {
+  const { http, bus, scopeFailures } = await start(t)
+  const a = await ask(http, { path: '/api/test/disk0', headers: { Authorization: 'Bearer user-config' } })
+  t.equal(a.status, 403)
+  t.equal(a.json.error, 'forbidden')
+  t.equal(scopeFailures.length, 1)
+  t.equal(scopeFailures[0]!.path, '/api/test/disk0')
+  t.strictSame(scopeFailures[0]!.principal, { sub: 'U', scope: 'system:config' })
+  t.match(scopeFailures[0]!.rid, /^[0-9a-f]{8,}$/)
+
+  const master = await ask(http, { method: 'POST', path: '/api/test/cipher', body: JSON.stringify({ kid: KID }), headers: { Authorization: 'Bearer master-kid' } })
+  t.equal(master.status, 403, 'master refused by role')
+  t.equal(scopeFailures.length, 2)
+  t.equal(bus.requests.length, 0)
+})
+
+t.test('scopes: prefix match for plain scopes, exact for <kid> scopes', async (t) => {
+  const { http, scopeFailures } = await start(t)
+  const status = async (method: string, path: string, token: string, body?: unknown): Promise<number> =>
+    (await ask(http, { method, path, headers: { Authorization: `Bearer ${token}` }, ...(body ? { body: JSON.stringify(body) } : {}) })).status
+  t.equal(await status('GET', '/api/test/disk0', 'user-disk0rw'), 200, 'storage:disk0:rw satisfies storage:disk0')
+  t.equal(await status('GET', '/api/test/disk0rw', 'user-disk0'), 403, 'storage:disk0 does not satisfy storage:disk0:rw')
+  t.equal(await status('POST', '/api/test/cipher', 'user-kid', { kid: KID }), 200, 'kid from the body')
+  t.equal(await status('POST', '/api/test/cipher', 'user-kid', { kid: KID.toUpperCase() }), 200)
+  t.equal(await status('POST', '/api/test/cipher', 'user-kid', { kid: 'f'.repeat(32) }), 403, 'another kid')
+  t.equal(await status('GET', `/api/test/key/${KID}`, 'user-kid'), 200, 'kid from the path')
+  t.equal(await status('GET', `/api/test/key/${'f'.repeat(32)}`, 'user-kid'), 403)
+  t.equal(scopeFailures.length, 3)
+})
+
+// ---- commands and the bus ------------------------------------------------------------------
+
+t.test('a command route sends rid, principal, tls, params and body, and writes the reply', async (t) => {
+  const { https, bus } = await start(t)
+  bus.reply = async () => ({ status: 406, body: { error: 'key_missing', message: 'No such key' } })
+  const a = await ask(https, { method: 'POST', path: '/api/test/cipher', tls: true, body: JSON.stringify({ kid: KID }), headers: { Authorization: 'Bearer user-kid' } })
+  t.equal(a.status, 406)
+  t.strictSame(a.json, { error: 'key_missing', message: 'No such key' })
+  t.equal(bus.requests.length, 1)
+  const { service, op, req } = bus.requests[0]!
+  t.equal(service, 'test')
+  t.equal(op, 'cipher')
+  t.match(req.rid, /^[0-9a-f]{8,}$/)
+  t.strictSame({ ...req, rid: 'x' }, { rid: 'x', tls: true, params: {}, principal: { sub: 'U', scope: `keymgmt:use:${KID}` }, body: { kid: KID } })
+
+  bus.reply = async () => ({ status: 200, body: '0|1|2\n', contentType: 'text/plain' })
+  const text = await ask(https, { path: '/api/test/p-only', tls: true })
+  t.equal(text.headers['content-type'], 'text/plain')
+  t.equal(text.text, '0|1|2\n')
+  bus.reply = async () => ({ status: 200 })
+  const empty = await ask(https, { path: '/api/test/p-only', tls: true })
+  t.equal(empty.text, '')
+  t.equal(empty.headers['content-length'], '0')
+})
+
+t.test('503 while the system read model is unknown', async (t) => {
+  const { http, https } = await start(t, { state: null })
+  for (const port of [http, https]) {
+    for (const path of ['/api/system/status', '/api/system/version']) {
+      const a = await ask(port, { path, tls: port === https })
+      t.equal(a.status, 503, path)
+      t.equal(a.json.error, 'bus_unavailable')
+      t.type(a.json.message, 'string')
+    }
+  }
+})
+
+t.test('503 when a command cannot reach the bus; 500 without internals otherwise', async (t) => {
+  const { http, bus, logs } = await start(t)
+  bus.reply = async () => {
+    throw new BusUnavailableError('nats is down')
+  }
+  const down = await ask(http, { path: '/api/test/p-only' })
+  t.equal(down.status, 503)
+  t.equal(down.json.error, 'bus_unavailable')
+  t.notMatch(down.text, /nats/)
+
+  bus.reply = async () => {
+    throw new Error('secret internal detail at /var/lib/hem')
+  }
+  const broken = await ask(http, { path: '/api/test/p-only' })
+  t.equal(broken.status, 500)
+  t.strictSame(broken.json, { error: 'internal_error', message: 'The request could not be completed' })
+  t.ok(logs.some((l) => l.level === 50 && l.msg === 'request failed'), 'logged for the operator')
+})
+
+// ---- logging and shutdown ------------------------------------------------------------------
+
+t.test('each request is logged at debug with rid, method, path, status, duration; never the token', async (t) => {
+  const { http, logs } = await start(t)
+  await ask(http, { path: '/api/system/version?secret=1', headers: { Authorization: 'Bearer user-config', Origin: 'https://app.example.com' } })
+  const entry = logs.find((l) => l.msg === 'http')
+  t.ok(entry)
+  t.match(entry, { level: 20, method: 'GET', path: '/api/system/version', status: 200, rid: /^[0-9a-f]{12}$/, ms: Number })
+  const all = JSON.stringify(logs)
+  t.notMatch(all, /user-config/)
+  t.notMatch(all, /secret/)
+  t.notMatch(all, /app\.example\.com/)
+})
+
+t.test('close() lets a request in flight finish', async (t) => {
+  const { gw, http, bus } = await start(t)
+  bus.reply = () => new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: { late: true } }), 100))
+  const pending = ask(http, { path: '/api/test/p-only' })
+  while (bus.requests.length === 0) await new Promise((r) => setTimeout(r, 5))
+  await gw.close()
+  const a = await pending
+  t.strictSame(a.json, { late: true })
+  await t.rejects(ask(http, { path: '/api/system/status' }), 'no longer listening')
+})
+
+t.test('a client that goes away mid-body or mid-command leaves nothing behind', async (t) => {
+  const { gw, http, bus } = await start(t)
+  const partial = await RawClient.connect(http)
+  partial.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Length: 10\r\n\r\n{"n"')
+  await new Promise((r) => setTimeout(r, 20))
+  partial.close()
+
+  let answer: (reply: CommandReply) => void = () => {}
+  bus.reply = () => new Promise((resolve) => (answer = resolve))
+  const waiting = await RawClient.connect(http)
+  waiting.write(get('/api/test/p-only'))
+  while (bus.requests.length === 0) await new Promise((r) => setTimeout(r, 5))
+  waiting.close()
+  await waiting.closed
+  await new Promise((r) => setTimeout(r, 20))
+  answer({ status: 200, body: {} })
+
+  await gw.close()
+  t.pass('closed without waiting for the departed clients')
+})
+
+t.test('an early 413 still carries the CORS headers of a matching origin', async (t) => {
+  const { http } = await start(t)
+  const c = await RawClient.connect(http)
+  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nOrigin: https://app.example.com\r\nContent-Length: 9000\r\n\r\n')
+  const r = await c.response()
+  t.match(r.head, /^HTTP\/1\.1 413 /)
+  t.match(r.head, /\r\nAccess-Control-Allow-Origin: https:\/\/app\.example\.com\r\n/)
+  c.close()
+})
+
+t.test('startGateway rejects when a port is taken or the TLS files cannot be loaded', async (t) => {
+  const { http } = await start(t)
+  const base = { variant: 'P' as const, bus: new FakeBus(), clock: { now: Date.now, monotonic: () => 0, isSet: () => true }, tokens: { verify: async () => undefined }, logger: pino({ level: 'silent' }) }
+  await t.rejects(startGateway({ ...base, http: { host: '127.0.0.1', port: http } }), /cannot listen on 127\.0\.0\.1/)
+  await t.rejects(
+    startGateway({ ...base, http: { host: '127.0.0.1', port: 0 }, https: { host: '127.0.0.1', port: 0, certFile: join(certDir, 'none.pem'), keyFile } }),
+    /cannot load the TLS certificate/,
+  )
+})
+
+t.test('HEAD is answered without a body', async (t) => {
+  const { http } = await start(t)
+  const c = await RawClient.connect(http)
+  c.write(`HEAD /api/system/status HTTP/1.1\r\nHost: hem.local\r\n\r\n`)
+  await new Promise((r) => setTimeout(r, 100))
+  const head = c.take()
+  t.match(head, /^HTTP\/1\.1 404 /)
+  t.ok(head.endsWith('\r\n\r\n'), 'no body')
+  c.write(get('/api/system/version'))
+  t.match((await c.response()).head, /^HTTP\/1\.1 200 /, 'the connection is still in step')
+  c.close()
+})

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { distDir } from './device.js'
+
+export interface HemdProcess {
+  child: ChildProcess
+  httpUrl: string
+  httpsUrl: string
+  logKey: string
+  stdout(): string
+  stderr(): string
+  /** SIGINT and wait; resolves with the exit code. */
+  interrupt(): Promise<number | null>
+}
+
+export const hemdBin = `${distDir}/bin/hemd.js`
+export const auditBin = `${distDir}/bin/hem-audit.js`
+
+/** Runs the built `hemd` as a user would, and waits for its banner. */
+export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
+  const child = spawn(process.execPath, [hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c))
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT')
+      await exited
+    }
+  })
+  const deadline = Date.now() + 30_000
+  while (!out.includes('Ctrl-C stops')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`hemd did not start: ${err}${out}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const field = (name: string) => new RegExp(`^\\s+${name}\\s+(\\S+)`, 'm').exec(out)?.[1] ?? ''
+  return {
+    child,
+    httpUrl: field('http'),
+    httpsUrl: field('https'),
+    logKey: field('log key'),
+    stdout: () => out,
+    stderr: () => err,
+    interrupt: async () => {
+      child.kill('SIGINT')
+      return exited
+    },
+  }
+}
+
+/** Runs a built executable to completion. */
+export async function runToEnd(bin: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  return { code, stdout, stderr }
+}

@@ -1,0 +1,36 @@
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+
+export interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  json: any
+}
+
+/** One HTTP(S) request; HTTPS accepts the device's self-signed certificate. */
+export function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  const target = new URL(url)
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target,
+      { method: init.method ?? 'GET', headers: init.headers ?? {}, rejectUnauthorized: false, agent: false },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => {
+          let json: unknown
+          try {
+            json = JSON.parse(text)
+          } catch {
+            json = undefined
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json })
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end(init.body)
+  })
+}

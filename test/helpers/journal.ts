@@ -1,0 +1,27 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { decodeRecordData, readLines, verifyJournal, type RecordLine, type VerifyResult } from '../../eventstore/index.js'
+
+export interface JournalFiles {
+  files: { id: string; bytes: Uint8Array }[]
+  records: (RecordLine & { file: string; decoded: Record<string, unknown> | undefined })[]
+}
+
+/** Every journal file of a data dir, parsed. */
+export async function readJournal(dataDir: string): Promise<JournalFiles> {
+  const dir = join(dataDir, 'journal')
+  const names = (await readdir(dir)).filter((n) => /^[0-9a-f]{8}\.log$/.test(n)).sort()
+  const files = await Promise.all(names.map(async (n) => ({ id: n.slice(0, 8), bytes: await readFile(join(dir, n)) })))
+  const records: JournalFiles['records'] = []
+  for (const file of files) {
+    for (const line of readLines(file.bytes)) {
+      if (line.kind === 'record') records.push({ ...line.record, file: file.id, decoded: decodeRecordData(line.record) })
+    }
+  }
+  return { files, records }
+}
+
+export async function verifyDataDir(dataDir: string, publicKey: Uint8Array, allowOpenTail = false): Promise<VerifyResult> {
+  const { files } = await readJournal(dataDir)
+  return verifyJournal(files, publicKey, { allowOpenTail })
+}

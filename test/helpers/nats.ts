@@ -1,0 +1,33 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export interface ExternalNats {
+  url: string
+  port: number
+  stop(): Promise<void>
+}
+
+/** A plain nats-server on loopback, as an operator would run one for `--nats URL`. */
+export async function startNats(dir: string, port = -1): Promise<ExternalNats> {
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '--ports_file_dir', dir], { stdio: 'ignore' })
+  const portsFile = join(dir, `nats-server_${child.pid}.ports`)
+  const deadline = Date.now() + 10_000
+  let actual = 0
+  while (!actual) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('nats-server did not start')
+    const text = await readFile(portsFile, 'utf8').catch(() => '')
+    if (text) actual = Number(new URL((JSON.parse(text) as { nats: string[] }).nats[0]!).port)
+    else await sleep(20)
+  }
+  return { url: `nats://127.0.0.1:${actual}`, port: actual, stop: () => stop(child) }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  await exited
+}

@@ -1,0 +1,47 @@
+import t from 'tap'
+import { resolve } from 'node:path'
+import { UsageError, parseEndpoint, parseHemdArgs } from '../actors/supervisor/hemd-cli.js'
+
+t.test('defaults', async (t) => {
+  t.same(parseHemdArgs([]), {
+    variant: 'P',
+    dataDir: resolve('./var/hemd'),
+    http: { host: '127.0.0.1', port: 8080 },
+    https: { host: '127.0.0.1', port: 8443 },
+    split: false,
+    logLevel: 'info',
+  })
+})
+
+t.test('every flag', async (t) => {
+  t.same(
+    parseHemdArgs(['--variant', 'e', '--data', '/tmp/x', '--http', '0.0.0.0:0', '--https', '[::1]:9443', '--nats', 'nats://127.0.0.1:4222',
+      '--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--split', '--log-level', 'debug']),
+    {
+      variant: 'E',
+      dataDir: '/tmp/x',
+      http: { host: '0.0.0.0', port: 0 },
+      https: { host: '::1', port: 9443 },
+      natsUrl: 'nats://127.0.0.1:4222',
+      tls: { certFile: 'c.pem', keyFile: 'k.pem' },
+      split: true,
+      logLevel: 'debug',
+    },
+  )
+  t.equal(parseHemdArgs(['--help']), 'help')
+})
+
+t.test('bad input is a usage error naming the flag', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['--variant', 'X'], /--variant/],
+    [['--http', 'localhost'], /--http must be HOST:PORT/],
+    [['--https', '127.0.0.1:70000'], /--https/],
+    [['--tls-cert', 'c.pem'], /go together/],
+    [['--nats', 'http://x'], /--nats/],
+    [['--log-level', 'loud'], /--log-level/],
+    [['extra'], /unexpected argument/],
+  ]
+  for (const [argv, message] of cases) t.throws(() => parseHemdArgs(argv), message, argv.join(' '))
+  t.throws(() => parseHemdArgs(['--bogus']), /Unknown option/)
+  t.throws(() => parseEndpoint('--http', ':80'), UsageError)
+})
