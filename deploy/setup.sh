@@ -27,7 +27,8 @@ say "nats-server $(nats-server --version 2>&1 | head -1)"
 
 if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   act "installing npm dependencies"
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+  # npm install, not npm ci: npm 11 writes lock files whose optional platform packages its own ci rejects.
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 stamp=dist/firmware.json

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { writeFile } from 'node:fs/promises'
 import { HalLockedError } from '../hal/errors.js'
 import { LogType } from '../eventstore/types.js'
 import { bootDevice, builtFirmware } from './helpers/device.js'
@@ -95,4 +96,25 @@ t.test('a second device on the same data dir refuses to start', async (t) => {
 t.test('a device pointed at a bad TLS pair refuses to start', async (t) => {
   const dir = t.testdir({ 'c.pem': 'not a cert', 'k.pem': 'not a key' })
   await t.rejects(bootDevice(t, { dataDir: `${dir}/data`, tls: { certFile: `${dir}/c.pem`, keyFile: `${dir}/k.pem` } }), /not a PEM or DER X.509/)
+})
+
+t.test('a journal tampered with while the device was off raises fls_state 0x08 at the next boot', async (t) => {
+  const dataDir = t.testdir()
+  const first = await bootDevice(t, { dataDir })
+  await first.stop()
+  const { files } = await readJournal(dataDir)
+  const path = `${dataDir}/journal/${files[0]!.id}.log`
+  const text = Buffer.from(files[0]!.bytes).toString('utf8')
+  // Flip the STARTUP record's result: the line still parses, but its MAC and the chain break.
+  await writeFile(path, text.replace(/\n(2\|[0-9a-f]+\|1\|)0\|/, '\n$12|'))
+  const second = await bootDevice(t, { dataDir })
+  const status = await call(`${second.httpUrl}/api/system/status`)
+  t.equal(status.json.fls_state, 0x08)
+  await second.stop()
+  const { records } = await readJournal(dataDir)
+  const startup = records.filter((r) => r.type === LogType.STARTUP).at(-1)!
+  t.equal(startup.result, 2, 'the boot is journaled as an ERROR')
+  t.equal(startup.decoded?.fls, 0x08)
+  const lifecycle = records.filter((r) => r.type === LogType.TRANSITION).map((r) => r.decoded?.to)
+  t.same(lifecycle.slice(-2), ['failed', 'stopped'])
 })
