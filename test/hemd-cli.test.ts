@@ -29,6 +29,7 @@ t.test('hemd starts, prints where it is, answers, and stops cleanly on Ctrl-C', 
 
   t.equal(await hemd.interrupt(), 0)
   t.match(hemd.stdout(), /stopped \(journal sealed\)/)
+  t.notMatch(hemd.stderr(), /nats-server exited/, 'Ctrl-C to the process group does not take the bus down under the actors')
   t.notOk(isProcessAlive(natsPid), 'nats-server is stopped too')
   const audit = await auditVerify(data, hemd.logKey)
   t.equal(audit.code, 0, audit.stdout + audit.stderr)

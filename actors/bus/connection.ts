@@ -38,3 +38,12 @@ function watchConnection(nc: NatsConnection, onChange: (connected: boolean) => v
     }
   })()
 }
+
+/** Drains a connection (pending work finishes) and falls back to closing it when the bus is gone. */
+export async function closeBus(nc: NatsConnection): Promise<void> {
+  try {
+    await nc.drain()
+  } catch {
+    await nc.close().catch(() => undefined)
+  }
+}

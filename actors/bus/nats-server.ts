@@ -57,8 +57,11 @@ export class NatsServer {
   private async launch(): Promise<void> {
     await killOrphan(this.options.configFile, join(this.options.portsFileDir, PID_FILE))
     await clearPortsFiles(this.options.portsFileDir)
+    // Its own process group: a Ctrl-C meant for hemd must not take the bus down before the
+    // actors have journaled their stop. hemd stops it last.
     const child = spawn(this.options.binary ?? 'nats-server', ['-c', this.options.configFile], {
       stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
     })
     this.child = child
     let stderr = ''

@@ -56,7 +56,8 @@ export class ServiceHost<S> {
   }
 
   async stop(): Promise<void> {
-    await this.subscription?.drain()
+    // Without a bus there is nothing to drain; stop listening all the same.
+    await this.subscription?.drain().catch(() => this.subscription?.unsubscribe())
     await this.mailbox
   }
 

@@ -113,7 +113,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(banner(device, args))
   await untilSignal(logger)
-  await device.stop()
+  try {
+    await device.stop()
+  } catch (err) {
+    process.stderr.write(`hemd: the stop was not clean: ${(err as Error).message}\n`)
+    return 1
+  }
   process.stdout.write('hemd: stopped (journal sealed)\n')
   return 0
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { Journal } from '../../eventstore/index.js'
 import { startGateway, type Gateway } from '../../gateway/index.js'
 import type { Hal } from '../../hal/types.js'
+import { closeBus } from '../bus/connection.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { EventstoreActor } from '../eventstore/eventstore-actor.js'
 import { RemoteJournal } from '../eventstore/remote-journal.js'
@@ -63,7 +64,7 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
       stop: async () => {
         await actor.stop()
         await journal.close()
-        await nc.drain()
+        await closeBus(nc)
       },
     }
   } catch (err) {
@@ -80,7 +81,7 @@ async function runSystem(ctx: ServiceContext): Promise<RunningService> {
   return {
     stop: async () => {
       await actor.stop()
-      await nc.drain()
+      await closeBus(nc)
     },
   }
 }
@@ -105,7 +106,7 @@ async function runGateway(ctx: ServiceContext): Promise<RunningService> {
     stop: async () => {
       await gateway.close()
       readModels?.close()
-      await nc.drain()
+      await closeBus(nc)
     },
   }
 }

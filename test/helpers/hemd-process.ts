@@ -9,7 +9,7 @@ export interface HemdProcess {
   logKey: string
   stdout(): string
   stderr(): string
-  /** SIGINT and wait; resolves with the exit code. */
+  /** SIGINT to the whole process group, as Ctrl-C in a terminal, and wait; resolves with the exit code. */
   interrupt(): Promise<number | null>
 }
 
@@ -20,6 +20,8 @@ export const auditBin = `${distDir}/bin/hem-audit.js`
 export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
   const child = spawn(process.execPath, [hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that `interrupt` can do what a terminal's Ctrl-C does.
+    detached: true,
   })
   let out = ''
   let err = ''
@@ -46,7 +48,7 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
     stdout: () => out,
     stderr: () => err,
     interrupt: async () => {
-      child.kill('SIGINT')
+      process.kill(-child.pid!, 'SIGINT')
       return exited
     },
   }
