@@ -1,5 +1,3 @@
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -7,52 +5,19 @@ import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import type { AppendHandle, JournalMedia } from '../hal/types.js'
 import {
-  Journal, JournalClosedError, JournalWriteError, LogType, decodeRecordData, parseSealData, readLines,
-  verifyClientStyle, verifyJournal, type JournalOptions, type RecordLine,
+  Journal, JournalClosedError, JournalWriteError, LogType, decodeRecordData, parseSealData,
+  verifyClientStyle, verifyJournal, type JournalOptions,
 } from '../eventstore/index.js'
+import { START, chainOver, fixedClock, options as journalOptions, readSet, records, signer } from './helpers/journal-fixtures.js'
 
-const SECRET = new Uint8Array(32).fill(7)
-const signer = { publicKey: ed25519.getPublicKey(SECRET), sign: (m: Uint8Array) => ed25519.sign(m, SECRET) }
-const START = 1_700_000_000_000
-
-function fixedClock(now = START) {
-  return { now: () => now, monotonic: () => now, isSet: () => true, advance: (ms: number) => void (now += ms) }
-}
-
-function seededRandom(seed: string) {
-  let i = 0
-  return (n: number): Uint8Array => {
-    const out = Buffer.alloc(n)
-    for (let o = 0; o < n; o += 32) createHash('sha256').update(`${seed}:${i++}`).digest().copy(out, o)
-    return new Uint8Array(out)
-  }
-}
+const BANNER = '# hemd 0.1.0 journal {id} devid 0011223344556677 variant P'
 
 function options(media: JournalMedia, extra: Partial<JournalOptions> = {}): JournalOptions {
-  return { media, signer, clock: fixedClock(), random: seededRandom('k'), banner: '# hemd 0.1.0 journal {id} devid 0011223344556677 variant P', ...extra }
-}
-
-async function readSet(media: JournalMedia) {
-  return Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
-}
-
-function records(bytes: Uint8Array): RecordLine[] {
-  return [...readLines(bytes)].flatMap((l) => (l.kind === 'record' ? [l.record] : []))
+  return journalOptions(media, extra, BANNER)
 }
 
 function seals(bytes: Uint8Array): string[] {
   return records(bytes).filter((r) => r.type === LogType.SEAL).map((r) => parseSealData(decodeRecordData(r))?.reason ?? 'bad')
-}
-
-/** The chain computed independently of eventstore/, straight from FORMAT.md. */
-function chainOver(id: string, bytes: Uint8Array): Uint8Array {
-  let head = createHash('sha256').update('hemd.journal.v1').update(id).digest()
-  let start = 0
-  for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, start)) {
-    head = createHash('sha256').update(head).update(bytes.subarray(start, nl + 1)).digest()
-    start = nl + 1
-  }
-  return new Uint8Array(head)
 }
 
 /** Counts durable appends and can fail the next ones, after really writing (fsync failed) or before. */

@@ -1,57 +1,14 @@
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { createHash } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import type { JournalMedia } from '../hal/types.js'
-import {
-  Journal, LogType, decodeRecordData, parseSealData, readLines, verifyJournal, type JournalOptions, type RecordLine,
-} from '../eventstore/index.js'
-
-const SECRET = new Uint8Array(32).fill(7)
-const signer = { publicKey: ed25519.getPublicKey(SECRET), sign: (m: Uint8Array) => ed25519.sign(m, SECRET) }
-const START = 1_700_000_000_000
-
-function fixedClock(now = START) {
-  return { now: () => now, monotonic: () => now, isSet: () => true }
-}
-
-function seededRandom(seed: string) {
-  let i = 0
-  return (n: number): Uint8Array => {
-    const out = Buffer.alloc(n)
-    for (let o = 0; o < n; o += 32) createHash('sha256').update(`${seed}:${i++}`).digest().copy(out, o)
-    return new Uint8Array(out)
-  }
-}
-
-function options(media: JournalMedia, extra: Partial<JournalOptions> = {}): JournalOptions {
-  return { media, signer, clock: fixedClock(), random: seededRandom('k'), banner: '# hemd test {id}', ...extra }
-}
-
-async function readSet(media: JournalMedia) {
-  return Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
-}
-
-function records(bytes: Uint8Array): RecordLine[] {
-  return [...readLines(bytes)].flatMap((l) => (l.kind === 'record' ? [l.record] : []))
-}
+import { Journal, LogType, decodeRecordData, parseSealData, verifyJournal } from '../eventstore/index.js'
+import { START, chainOver, options, readSet, records, signer } from './helpers/journal-fixtures.js'
 
 function lastSeal(bytes: Uint8Array) {
   const last = records(bytes).at(-1)!
   return last.type === LogType.SEAL ? parseSealData(decodeRecordData(last))?.reason : undefined
-}
-
-/** The chain computed independently of eventstore/, straight from FORMAT.md. */
-function chainOver(id: string, bytes: Uint8Array): Buffer {
-  let head = createHash('sha256').update('hemd.journal.v1').update(id).digest()
-  let start = 0
-  for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, start)) {
-    head = createHash('sha256').update(head).update(bytes.subarray(start, nl + 1)).digest()
-    start = nl + 1
-  }
-  return head
 }
 
 /**

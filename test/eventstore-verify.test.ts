@@ -1,42 +1,29 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
-import { createHash, createHmac } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { Packr } from 'msgpackr'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import {
   Journal, LogType, decodeRecordData, parseLine, readLines, verifyClientStyle, verifyJournal, type JournalFile,
-  type JournalOptions,
 } from '../eventstore/index.js'
+import { START, fixedClock, options, readSet, signer } from './helpers/journal-fixtures.js'
 
-const SECRET = new Uint8Array(32).fill(7)
-const signer = { publicKey: ed25519.getPublicKey(SECRET), sign: (m: Uint8Array) => ed25519.sign(m, SECRET) }
 const OTHER = new Uint8Array(32).fill(9)
-const START = 1_700_000_000_000
-
-function seededRandom(seed: string) {
-  let i = 0
-  return (n: number): Uint8Array => {
-    const out = Buffer.alloc(n)
-    for (let o = 0; o < n; o += 32) createHash('sha256').update(`${seed}:${i++}`).digest().copy(out, o)
-    return new Uint8Array(out)
-  }
-}
 
 /** Three files A, B, C written by three opens; A has periodic seals every 4 records. */
 async function journalSet(dir: string): Promise<JournalFile[]> {
   const media = new FileJournalMedia(dir)
-  let now = START
-  const clock = { now: () => now, monotonic: () => now, isSet: () => true }
-  const base: JournalOptions = { media, signer, clock, random: seededRandom('k'), banner: '# hemd test {id}', sealEvery: 4 }
+  const clock = fixedClock()
+  const base = options(media, { clock, sealEvery: 4 })
   for (const count of [9, 3, 2]) {
     const journal = await Journal.open(base)
     for (let i = 0; i < count; i++) {
-      now += 1000
+      clock.advance(1000)
       await journal.append([{ type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200, kid: `k${i}` } }])
     }
     await journal.close()
   }
-  return Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
+  return readSet(media)
 }
 
 type Lines = string[]

@@ -1,32 +1,20 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
-import { createHash } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { main } from '../eventstore/audit-cli.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { Journal, LogType } from '../eventstore/index.js'
+import { START, fixedClock, options, signer } from './helpers/journal-fixtures.js'
 
-const SECRET = new Uint8Array(32).fill(7)
-const signer = { publicKey: ed25519.getPublicKey(SECRET), sign: (m: Uint8Array) => ed25519.sign(m, SECRET) }
 const KEY = Buffer.from(signer.publicKey).toString('base64')
-const START = 1_700_000_000_000
-
-function seededRandom(seed: string) {
-  let i = 0
-  return (n: number): Uint8Array => {
-    const out = Buffer.alloc(n)
-    for (let o = 0; o < n; o += 32) createHash('sha256').update(`${seed}:${i++}`).digest().copy(out, o)
-    return new Uint8Array(out)
-  }
-}
 
 /** Two closed files in `dir`; returns their ids. */
 async function writeJournal(dir: string): Promise<string[]> {
   const media = new FileJournalMedia(dir)
-  const clock = { now: () => START, monotonic: () => 0, isSet: () => true }
+  const clock = fixedClock()
   for (let boot = 0; boot < 2; boot++) {
-    const journal = await Journal.open({ media, signer, clock, random: seededRandom('k'), banner: '# hemd test {id}' })
+    const journal = await Journal.open(options(media, { clock }))
     await journal.append([{ type: LogType.STARTUP, result: 0 }, { type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200 } }])
     await journal.close()
   }
