@@ -32,7 +32,7 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
 fi
 
 stamp=dist/firmware.json
-if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore client bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
   act "building"
   rm -rf dist
   npx tsc -p tsconfig.json

@@ -2,7 +2,8 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
-import type { SystemState, TransportConfig } from '../actors/system/types.js'
+import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
+import type { SystemState } from '../actors/system/types.js'
 import { authenticate } from './authenticate.js'
 import { authorized } from './authorize.js'
 import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, validateBody } from './body.js'
@@ -12,6 +13,11 @@ import { Exchange } from './exchange.js'
 import { Router, type RouteMatch } from './router.js'
 import { routeTable } from './routes.js'
 import type { GatewayOptions, Route } from './types.js'
+
+interface DeviceView {
+  system: SystemState
+  identity: IdentityState
+}
 
 /** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
 interface RequestHead {
@@ -48,13 +54,13 @@ export class Dispatcher {
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
     }
-    const system = this.options.bus.readModel<SystemState>('system')
-    if (system) setTransportHeaders(exchange, head, system.transport)
+    const device = this.deviceView()
+    if (device) setTransportHeaders(exchange, head, device.identity.transport)
     if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
 
     const body = readBody(res, BODY_LIMIT)
-    if (system && system.transport.dosprot > 0) exchange.setDeadline(system.transport.dosprot * 500)
-    this.process(exchange, head, system, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
+    if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
+    this.process(exchange, head, device, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
   }
 
   /** Resolves once no request is in flight. */
@@ -68,13 +74,20 @@ export class Dispatcher {
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
   }
 
-  private async process(exchange: Exchange, head: RequestHead, system: SystemState | undefined, body: Promise<Buffer>): Promise<void> {
+  /** Both read models, or nothing: half a view of the device is not enough to apply its rules. */
+  private deviceView(): DeviceView | undefined {
+    const system = this.options.bus.readModel<SystemState>('system')
+    const identity = this.options.bus.readModel<IdentityState>('auth')
+    return system && identity ? { system, identity } : undefined
+  }
+
+  private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, body: Promise<Buffer>): Promise<void> {
     const raw = await body
     exchange.clearDeadline()
-    // Without the system read model the transport rules (CORS above all) are unknown: fail closed.
-    if (!system) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
+    // Without the read models the transport rules (CORS above all) are unknown: fail closed.
+    if (!device) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
 
-    if (head.origin !== '' && !originAllowed(system.transport.origin, head.origin)) {
+    if (head.origin !== '' && !originAllowed(device.identity.transport.origin, head.origin)) {
       throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
     }
     if (exchange.method === 'OPTIONS') {
@@ -87,7 +100,7 @@ export class Dispatcher {
     const { route } = match
     if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
 
-    const needed = route.auth === 'token' || (route.auth === 'token-unless-fresh' && system.status.inited)
+    const needed = route.auth === 'token' || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
     const json = route.body ? parseJsonObject(raw) : undefined
     if (principal && !authorized(route, principal, { ...json, ...match.params })) {
@@ -97,14 +110,14 @@ export class Dispatcher {
     const check = this.schemas.get(route)
     if (json && check) validateBody(json, check)
 
-    exchange.send(await this.run(match, exchange.rid, head, system, principal, json))
+    exchange.send(await this.run(match, exchange.rid, head, device, principal, json))
   }
 
   private async run(
     { route, params }: RouteMatch,
     rid: string,
     head: RequestHead,
-    system: SystemState,
+    device: DeviceView,
     principal: Principal | undefined,
     body: Record<string, unknown> | undefined,
   ): Promise<CommandReply> {
@@ -119,7 +132,7 @@ export class Dispatcher {
         principal,
         params,
         body,
-        system,
+        ...device,
         clock,
         readModel: (service) => bus.readModel(service),
       })

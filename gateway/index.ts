@@ -4,6 +4,8 @@ import type { Gateway, GatewayOptions } from './types.js'
 
 export { BusUnavailableError, HttpError } from './errors.js'
 export { routeTable } from './routes.js'
+export { CachedTokenVerifier } from './cached-token-verifier.js'
+export { scopeAudit } from './scope-audit.js'
 export { scopeSatisfies } from './authorize.js'
 export type { AuthMode, Gateway, GatewayBus, GatewayOptions, Method, ReadContext, Role, Route, RouteHandler, TokenVerifier } from './types.js'
 

@@ -1,23 +1,143 @@
+import { Type } from '@sinclair/typebox'
 import { renderStatus } from './status.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
+const ALL_ROLES: Route['roles'] = ['U', 'M', 'ExtAuth']
+const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
+const bool = () => Type.Optional(Type.Boolean())
+const int = () => Type.Optional(Type.Integer())
+
+/** Types only: the auth actor checks values, lengths and what may change when. */
+const configUpdate = Type.Object(
+  {
+    allow_keysearch: bool(),
+    email: str(),
+    storage_mode: int(),
+    wipeout: bool(),
+    origin: str(),
+    trusted_ts: bool(),
+    trusted_backend: bool(),
+    tls: Type.Optional(Type.Object({ emp: str(), key: str(6000), crt: Type.String({ maxLength: 7000 }) })),
+    user: str(),
+    userkey: str(),
+    userkey_nonce: str(),
+    userkey_hmac: str(),
+    ctx: int(),
+    dnsd: bool(),
+    storage_disk0size: int(),
+    gen_csr: bool(),
+    hostname: str(),
+    ip: str(),
+    http_option_hsts: bool(),
+    http_option_dosprot_mode: int(),
+  },
+  { additionalProperties: true },
+)
+
 /** Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this. */
 export const routeTable: readonly Route[] = [
+  { method: 'GET', path: '/api/system/version', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderVersion } },
+  { method: 'GET', path: '/api/system/status', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderStatus } },
+
+  { method: 'GET', path: '/api/auth/init', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'init_challenge' } },
   {
-    method: 'GET',
-    path: '/api/system/version',
+    method: 'POST',
+    path: '/api/auth/init',
     variants: ['P', 'E'],
     auth: 'open',
     tls: 'any',
-    handler: { kind: 'read', render: renderVersion },
+    body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
+    handler: { kind: 'command', service: 'auth', op: 'init' },
+  },
+  { method: 'GET', path: '/api/auth/token', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'challenge' } },
+  {
+    method: 'POST',
+    path: '/api/auth/token',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
+    handler: { kind: 'command', service: 'auth', op: 'login' },
+  },
+
+  {
+    method: 'GET',
+    path: '/api/system/config',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['system:config', 'auth:ext:pair', 'logger:get'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'auth', op: 'config_get' },
+  },
+  {
+    method: 'POST',
+    path: '/api/system/config',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['system:config'],
+    roles: ['U', 'M'],
+    tls: 'any',
+    body: configUpdate,
+    handler: { kind: 'command', service: 'auth', op: 'config_set' },
   },
   {
     method: 'GET',
-    path: '/api/system/status',
+    path: '/api/system/config/attestation',
+    variants: ['P'],
+    auth: 'token-unless-fresh',
+    tls: 'any',
+    handler: { kind: 'command', service: 'auth', op: 'attestation' },
+  },
+  {
+    method: 'POST',
+    path: '/api/system/config/provisioning',
+    variants: ['P'],
+    auth: 'open',
+    tls: 'any',
+    body: Type.Object({ crt: Type.String({ maxLength: 4096 }), genuine: Type.String({ maxLength: 2048 }) }),
+    handler: { kind: 'command', service: 'auth', op: 'provision' },
+  },
+
+  { method: 'GET', path: '/api/system/checkin', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'checkin_get' } },
+  {
+    method: 'POST',
+    path: '/api/system/checkin',
     variants: ['P', 'E'],
     auth: 'open',
     tls: 'any',
-    handler: { kind: 'read', render: renderStatus },
+    body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
+    handler: { kind: 'command', service: 'auth', op: 'checkin_post' },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/selftest',
+    variants: ['P', 'E'],
+    auth: 'token-unless-fresh',
+    scopes: ['system:config', 'system:upgrade'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'system', op: 'selftest' },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/reboot',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['system:config', 'system:upgrade'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'system', op: 'reboot' },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/shutdown',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['system:config', 'system:shutdown'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
 ]

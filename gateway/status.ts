@@ -1,15 +1,20 @@
 import type { CommandReply } from '../actors/bus/types.js'
 import type { ReadContext } from './types.js'
 
+const FLS_INTEGRITY = 0x08
+
 /**
  * `GET /api/system/status`. Optional keys appear only in the cases the contract names, because
  * clients test for their mere presence (e.g. `inited`).
  */
 export function renderStatus(ctx: ReadContext): CommandReply {
-  const { status, transport, bootedAt } = ctx.system
+  const { status, bootedAt } = ctx.system
+  const { identity } = ctx
+  const { transport } = identity
   const body: Record<string, unknown> = {
-    ctx: status.ctx,
-    fls_state: status.fls_state,
+    ctx: identity.ctx,
+    // A journal that did not verify is a data integrity failure, whichever actor found it.
+    fls_state: status.fls_state | (identity.intact ? 0 : FLS_INTEGRITY),
     uptime: Math.floor((ctx.clock.monotonic() - bootedAt) / 1000),
     temp: status.temp,
   }
@@ -23,11 +28,11 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   if (transport.hostname !== '' && hostWithoutPort(ctx.host).toLowerCase() !== transport.hostname.toLowerCase()) {
     body.hostname = transport.hostname
   }
-  if (!status.inited) body.inited = false
+  if (!identity.inited) body.inited = false
   if (ctx.variant === 'P' && status.storage) body.storage = status.storage
-  if (status.format !== undefined) body.format = status.format
+  if (identity.format !== undefined) body.format = identity.format
   if (status.fw_upgrade) body.fw_upgrade = true
-  if (!status.trusted_ts) body.tts = false
+  if (!identity.trusted_ts) body.tts = false
   // `repo_stats` (valid token only) goes here once the key repository publishes its read model.
   return { status: 200, body }
 }

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Logger } from 'pino'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import type { Clock, Variant } from '../hal/types.js'
 
@@ -38,6 +39,7 @@ export interface ReadContext {
   params: Record<string, string>
   body?: unknown
   system: SystemState
+  identity: IdentityState
   clock: Clock
   readModel<S>(service: string): S | undefined
 }

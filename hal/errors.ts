@@ -1,4 +1,4 @@
-import type { Variant } from './types.js'
+import type { TlsProblemCode, Variant } from './types.js'
 
 export class HalError extends Error {
   override name = 'HalError'
@@ -29,4 +29,25 @@ export class HalCorruptError extends HalError {
 
 export class EntropyError extends HalError {
   override name = 'EntropyError'
+}
+
+/** The operation needs hardware this variant lacks (E has no attestation key). */
+export class HalUnsupportedError extends HalError {
+  override name = 'HalUnsupportedError'
+}
+
+/** The enclave already holds its factory certificate; provisioning happens once. */
+export class AlreadyProvisionedError extends HalError {
+  override name = 'AlreadyProvisionedError'
+  constructor() {
+    super('the enclave is already provisioned')
+  }
+}
+
+/** A certificate chain or key the device will not serve; nothing was staged. */
+export class TlsMaterialError extends HalError {
+  override name = 'TlsMaterialError'
+  constructor(readonly code: TlsProblemCode, message: string) {
+    super(message)
+  }
 }

@@ -3,7 +3,16 @@ import { openSimHal } from './sim/open-sim-hal.js'
 import type { Hal, OpenHalOptions } from './types.js'
 
 export type * from './types.js'
-export { EntropyError, HalCorruptError, HalError, HalLockedError, HalVariantMismatchError } from './errors.js'
+export {
+  AlreadyProvisionedError,
+  EntropyError,
+  HalCorruptError,
+  HalError,
+  HalLockedError,
+  HalUnsupportedError,
+  HalVariantMismatchError,
+  TlsMaterialError,
+} from './errors.js'
 
 /** Opens the device. The simulator is the only implementation so far. */
 export function openHal(options: OpenHalOptions): Promise<Hal> {

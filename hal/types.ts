@@ -36,6 +36,42 @@ export interface TlsCredentials {
   certDer: Uint8Array
 }
 
+/** The X25519 public keys that log in (`sub` U and M), written by personalisation. */
+export interface LoginCredentials {
+  user: Uint8Array
+  master: Uint8Array
+}
+
+/** What an unprovisioned enclave shows the factory (format: hal/x509/genuine-statement.ts). */
+export interface AttestationRequest {
+  /** DER PKCS#10 for the attestation key, subject CN = genuineId. */
+  csr: Uint8Array
+  /** The device's self-statement, signed by the attestation key. */
+  genuine: Uint8Array
+}
+
+/** What the factory gave back: stored once, served by GET attestation ever after. */
+export interface ProvisioningRecord {
+  /** DER X.509 certificate of the attestation key, issued by the factory root. */
+  crt: Uint8Array
+  /** The factory's statement, signed by the factory root key. */
+  genuine: Uint8Array
+}
+
+/** A TLS certificate chain (leaf first) and, unless it certifies the device's own key, its private key. */
+export interface TlsMaterial {
+  certChainDer: Uint8Array[]
+  keyPkcs8?: Uint8Array
+}
+
+export type TlsProblemCode = 'bad_certificate' | 'bad_chain' | 'unsupported_key' | 'key_mismatch'
+
+/** Why the device will not serve some TLS material. */
+export interface TlsProblem {
+  code: TlsProblemCode
+  message: string
+}
+
 export interface Enclave {
   /** Signs audit journal files and seals; its public key is `eid_sign` and `/api/logger/key`. */
   readonly logSigner: EnclaveSigner
@@ -43,8 +79,51 @@ export interface Enclave {
   readonly identityPublicKey: Uint8Array
   /** Secure-enclave serial number; P only. */
   readonly genuineId: string | undefined
-  /** The device's own TLS certificate: self-signed P-256, generated at first boot. */
+  /**
+   * The TLS files to serve: the device's own self-signed P-256 certificate, or the chain
+   * imported by POST config `tls` once it is active (see `activateStagedTls`).
+   */
   tlsCredentials(): TlsCredentials
+  /** X25519 of the device identity key with `peerPublicKey` (32 bytes): the raw shared secret. Throws HalError for an unusable peer key. */
+  identityAgree(peerPublicKey: Uint8Array): Uint8Array
+  /** The stored login keys, or undefined before personalisation and after `wipe`. */
+  credentials(): LoginCredentials | undefined
+  setCredentials(credentials: LoginCredentials): Promise<void>
+  /**
+   * Factory reset of what personalisation wrote: the login keys and any staged or imported TLS
+   * certificate (the own certificate is served again after the next restart). Identity, log key,
+   * own TLS key, attestation key and provisioning survive.
+   */
+  wipe(): Promise<void>
+  /** The attestation key as SPKI DER (ECDSA P-256). P only: HalUnsupportedError on E. */
+  attestationPublicKey(): Uint8Array
+  /** CSR and self-statement for the factory; works before and after provisioning. P only. */
+  attestation(): AttestationRequest
+  /** The factory's record, or undefined while not provisioned. P only. */
+  provisioning(): ProvisioningRecord | undefined
+  /** Stores the factory's record; the caller has verified it. Once: then AlreadyProvisionedError. P only. */
+  provision(record: ProvisioningRecord): Promise<void>
+  /** DER certificate of the factory CA this device was manufactured to trust. P only. */
+  factoryRoot(): Uint8Array
+  /** DER PKCS#10 for the device's own TLS key (P-256); CN = `hostname` (also a DNS SAN) or `hem-<devid>`. */
+  tlsCsr(hostname?: string): Promise<Uint8Array>
+  /**
+   * Why `stageTls` would refuse `material`, or undefined when it would take it: DER certificates
+   * each issued by the next, a P-256 or RSA (2048+) key in PKCS#8, certified by the leaf.
+   */
+  tlsProblem(material: TlsMaterial): TlsProblem | undefined
+  /**
+   * Checks (as tlsProblem) and stores a chain to serve after the next restart. Without `keyPkcs8` the leaf must
+   * certify the device's own TLS key. A bad chain or key throws TlsMaterialError and stages nothing;
+   * a later call replaces what an earlier one staged.
+   */
+  stageTls(material: TlsMaterial): Promise<void>
+  /**
+   * Makes staged TLS material the active one (tlsCredentials); true when there was some.
+   * Opening the HAL with the data-dir lock (a device boot) does this first; an in-process
+   * reboot calls it before it restarts the gateway.
+   */
+  activateStagedTls(): Promise<boolean>
 }
 
 export interface StorageGeometry {
@@ -55,6 +134,21 @@ export interface StorageGeometry {
   /** Card registers as hex strings (P, shown with a valid token). */
   readonly csd: string
   readonly cid: string
+}
+
+export interface DiskLayout {
+  disk0Sectors: number
+  disk1Sectors: number
+}
+
+/** The embedded disks (P): Disk 0 regular, Disk 1 encrypted at rest. */
+export interface DiskStore {
+  /** The layout of the last finished format; undefined while the disks are unformatted. */
+  layout(): DiskLayout | undefined
+  /** Repartitions the card (Disk 1 takes what Disk 0 leaves) and formats both, reporting percent done. */
+  format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void>
+  /** Wipeout: the disks become unformatted. */
+  erase(): Promise<void>
 }
 
 export interface SignedComponent {
@@ -102,6 +196,8 @@ export interface Hal {
   readonly temperature: TemperatureSensor
   readonly enclave: Enclave
   readonly storage: StorageGeometry
+  /** P only; undefined on E. */
+  readonly disks: DiskStore | undefined
   readonly boot: BootSlots
   readonly journal: JournalMedia
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
@@ -120,4 +216,6 @@ export interface OpenHalOptions {
   lock?: boolean
   clock?: Clock
   entropy?: EntropySource
+  /** DER certificate of the factory CA a P device trusts, fixed by its firmware; default: the development CA. */
+  factoryRoot?: Uint8Array
 }

@@ -9,6 +9,7 @@ import tls from 'node:tls'
 import pino from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import { BusUnavailableError, routeTable, startGateway, type Gateway, type GatewayBus, type Route } from '../gateway/index.js'
 import type { Clock, Variant } from '../hal/types.js'
@@ -41,32 +42,43 @@ class FakeBus implements GatewayBus {
   }
 }
 
-function systemState(variant: Variant, patch: { status?: Partial<SystemState['status']>; transport?: Partial<SystemState['transport']> } = {}): SystemState {
+interface DeviceModels {
+  system: SystemState
+  identity: IdentityState
+}
+
+type StatusPatch = Partial<SystemState['status']> & Partial<Pick<IdentityState, 'ctx' | 'inited' | 'format' | 'trusted_ts' | 'intact'>>
+
+/** The two read models the gateway renders from; `status` patches fields of either. */
+function systemState(variant: Variant, patch: { status?: StatusPatch; transport?: Partial<TransportConfig> } = {}): DeviceModels {
+  const { ctx = 7, inited = true, format, trusted_ts = true, intact = true, ...health } = patch.status ?? {}
   return {
-    variant,
-    bootedAt: 1_000,
-    version: {
-      hwv: variant === 'P' ? 'PPA-1.0' : 'EPA-1.0',
-      fwv: '1.2.3',
-      fwk: 'ZndrLWtleQ==',
-      fws: 'ZndzLXNpZw==',
-      blv: '0.9.0',
-      blk: 'YmxrLWtleQ==',
-      bls: 'YmxzLXNpZw==',
-      uis: 'dWktaGFzaA==',
-      sd_csd: '400e00325b5900003b377f800a404000',
-      sd_cid: '035344534433324780ffffffff0111a2',
+    system: {
+      variant,
+      bootedAt: 1_000,
+      version: {
+        hwv: variant === 'P' ? 'PPA-1.0' : 'EPA-1.0',
+        fwv: '1.2.3',
+        fwk: 'ZndrLWtleQ==',
+        fws: 'ZndzLXNpZw==',
+        blv: '0.9.0',
+        blk: 'YmxrLWtleQ==',
+        bls: 'YmxzLXNpZw==',
+        uis: 'dWktaGFzaA==',
+        sd_csd: '400e00325b5900003b377f800a404000',
+        sd_cid: '035344534433324780ffffffff0111a2',
+      },
+      status: { fls_state: 0, temp: 41, storage: ['1000:rw', '2000:-'], ...health },
     },
-    status: {
-      ctx: 7,
-      fls_state: 0,
-      temp: 41,
-      inited: true,
-      storage: ['1000:rw', '2000:-'],
-      trusted_ts: true,
-      ...patch.status,
+    identity: {
+      boot: 'b1',
+      ctx,
+      inited,
+      ...(format !== undefined ? { format } : {}),
+      trusted_ts,
+      intact,
+      transport: { hostname: 'hem.local', origin: 'https://app.example.com', hsts: false, dosprot: 0, ...patch.transport },
     },
-    transport: { hostname: 'hem.local', origin: 'https://app.example.com', hsts: false, dosprot: 0, ...patch.transport },
   }
 }
 
@@ -111,7 +123,7 @@ const testRoutes: Route[] = [
 
 interface Setup {
   variant?: Variant
-  state?: SystemState | null
+  state?: DeviceModels | null
   clockSet?: boolean
   routes?: Route[]
 }
@@ -128,7 +140,11 @@ interface Started {
 async function start(t: Test, setup: Setup = {}): Promise<Started> {
   const variant = setup.variant ?? 'P'
   const bus = new FakeBus()
-  if (setup.state !== null) bus.models.set('system', setup.state ?? systemState(variant))
+  if (setup.state !== null) {
+    const models = setup.state ?? systemState(variant)
+    bus.models.set('system', models.system)
+    bus.models.set('auth', models.identity)
+  }
   const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
   const logs: Record<string, unknown>[] = []
   const sink = new Writable({
@@ -282,7 +298,7 @@ t.test('version on P, over HTTP and HTTPS, with and without a token', async (t) 
 
 t.test('version on E never shows sd_*; uis only when present', async (t) => {
   const state = systemState('E')
-  delete state.version.uis
+  delete state.system.version.uis
   const { http, https } = await start(t, { variant: 'E', state })
   for (const port of [http, https]) {
     const a = await ask(port, { path: '/api/system/version', tls: port === https, headers: { Authorization: 'Bearer user-config' } })

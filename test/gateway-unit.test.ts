@@ -1,4 +1,5 @@
 import t from 'tap'
+import { services } from '../actors/bus/services.js'
 import { authorized, roleOf, scopeSatisfies } from '../gateway/authorize.js'
 import { originAllowed } from '../gateway/cors.js'
 import { routeTable } from '../gateway/routes.js'
@@ -91,14 +92,20 @@ t.test('router: literal beats parameter, variants and methods filter, params dec
   t.equal(e.match('POST', '/api/system/config')?.route, post)
 })
 
-t.test('route table', async (t) => {
+t.test('route table: unique, reachable under the bus permissions, every protected route with its scopes', async (t) => {
   const paths = routeTable.map((r) => `${r.method} ${r.path}`)
-  t.same(paths, ['GET /api/system/version', 'GET /api/system/status'])
+  t.equal(new Set(paths).size, paths.length, 'no route twice')
+  const gateway = services.find((s) => s.name === 'gateway')!
   for (const r of routeTable) {
-    t.same(r.variants, ['P', 'E'])
-    t.equal(r.auth, 'open')
-    t.equal(r.handler.kind, 'read')
+    if (r.handler.kind === 'command') t.ok(gateway.calls.includes(r.handler.service), `${r.path}: the gateway may call ${r.handler.service}`)
+    if (r.auth === 'token') t.ok(r.scopes?.length && r.roles?.length, `${r.path}: scopes and roles`)
+    if (r.method === 'POST') t.ok(r.body, `${r.path}: a body schema`)
   }
+  t.same(
+    routeTable.filter((r) => r.variants.length === 1).map((r) => r.path),
+    ['/api/system/config/attestation', '/api/system/config/provisioning'],
+    'P-only routes',
+  )
 })
 
 t.test('time and host helpers', async (t) => {

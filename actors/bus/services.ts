@@ -15,9 +15,12 @@ export interface ServiceSpec {
 
 export const services: readonly ServiceSpec[] = [
   { name: 'eventstore', serves: true, calls: [], listens: [] },
-  { name: 'system', serves: true, calls: ['eventstore'], listens: [] },
-  // The gateway reaches only the services behind routes: never the journal's append.
-  { name: 'gateway', serves: false, calls: ['system'], listens: ['*'] },
+  // Restarts and stops the services on request (reboot, shutdown, wipeout).
+  { name: 'supervisor', serves: true, calls: [], listens: [] },
+  { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
+  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
+  // The gateway reaches only the services behind routes: never the journal or the supervisor.
+  { name: 'gateway', serves: false, calls: ['system', 'auth'], listens: ['*'] },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

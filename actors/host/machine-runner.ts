@@ -7,6 +7,7 @@ import {
   type SnapshotFrom,
 } from 'xstate'
 import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../eventstore/types.js'
+import { stateName } from '../../machines/replay.js'
 import type { VersionedMachine } from '../../machines/types.js'
 import type { JournalPort } from './journal-port.js'
 
@@ -24,11 +25,14 @@ export interface StepResult {
 export class MachineRunner<M extends AnyStateMachine> {
   private current: AnyMachineSnapshot
 
+  /** Starts from `snapshot` (rebuilt from the journal) or from the machine's initial state. */
   constructor(
     private readonly spec: VersionedMachine<M>,
     private readonly journal: JournalPort,
+    snapshot?: AnyMachineSnapshot,
+    input?: unknown,
   ) {
-    this.current = initialTransition(spec.machine as AnyStateMachine)[0]
+    this.current = snapshot ?? initialTransition(spec.machine as AnyStateMachine, input)[0]
   }
 
   get snapshot(): SnapshotFrom<M> {
@@ -56,6 +60,3 @@ export class MachineRunner<M extends AnyStateMachine> {
   }
 }
 
-export function stateName(snapshot: { value: unknown }): string {
-  return typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value)
-}

@@ -112,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     return 1
   }
   process.stdout.write(banner(device, args))
-  await untilSignal(logger)
+  await Promise.race([untilSignal(logger), device.stopped])
   try {
     await device.stop()
   } catch (err) {

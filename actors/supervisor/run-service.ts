@@ -1,7 +1,12 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { Journal } from '../../eventstore/index.js'
-import { startGateway, type Gateway } from '../../gateway/index.js'
+import { CachedTokenVerifier, scopeAudit, startGateway, type Gateway } from '../../gateway/index.js'
+import { readHistory } from '../../eventstore/index.js'
+import { AuthActor } from '../auth/auth-actor.js'
+import { authOperations } from '../auth/operations.js'
+import { formatDisks } from '../auth/personalise.js'
+import { orderSupervisor } from '../bus/supervisor-client.js'
 import type { Hal } from '../../hal/types.js'
 import { closeBus } from '../bus/connection.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
@@ -9,11 +14,10 @@ import { EventstoreActor } from '../eventstore/eventstore-actor.js'
 import { RemoteJournal } from '../eventstore/remote-journal.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
-import { noTokenIssuer } from './no-token-issuer.js'
 import type { Endpoint } from './types.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'gateway'] as const
+export const deviceServices = ['eventstore', 'system', 'auth', 'gateway'] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -40,6 +44,8 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
       return runEventstore(ctx)
     case 'system':
       return runSystem(ctx)
+    case 'auth':
+      return runAuth(ctx)
     case 'gateway':
       return runGateway(ctx)
   }
@@ -86,17 +92,38 @@ async function runSystem(ctx: ServiceContext): Promise<RunningService> {
   }
 }
 
+async function runAuth(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  const nc = await ctx.connect('auth')
+  const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
+  const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey)
+  if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
+  const actor = new AuthActor(
+    { nc, hal, journal, history, logger: ctx.logger, reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout') },
+    authOperations,
+  )
+  actor.start()
+  if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+  return {
+    stop: async () => {
+      await actor.stop()
+      await closeBus(nc)
+    },
+  }
+}
+
 async function runGateway(ctx: ServiceContext): Promise<RunningService> {
   let readModels: ReadModelBus | undefined
   const nc = await ctx.connect('gateway', (up) => readModels?.setConnected(up))
-  readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system'], logger: ctx.logger })
+  readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system', 'auth'], logger: ctx.logger })
   await readModels.whenReady()
   const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
   const gateway = await startGateway({
     variant: ctx.hal.variant,
     bus: readModels,
     clock: ctx.hal.clock,
-    tokens: noTokenIssuer,
+    tokens: new CachedTokenVerifier(readModels, ctx.hal.clock),
+    onScopeFailure: scopeAudit(readModels),
     logger: ctx.logger,
     ...(ctx.http ? { http: ctx.http } : {}),
     ...(ctx.https ? { https: { ...ctx.https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),

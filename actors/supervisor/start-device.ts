@@ -1,6 +1,7 @@
 import { openHal } from '../../hal/index.js'
 import type { Hal } from '../../hal/types.js'
-import { connectBus } from '../bus/connection.js'
+import { closeBus, connectBus } from '../bus/connection.js'
+import { ServiceHost } from '../bus/service-host.js'
 import { startOwnBus, type OwnBus } from './bus-setup.js'
 import { deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
 import { startSplitServices } from './split-services.js'
@@ -31,32 +32,96 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
           onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
         })
     const natsUrl = o.natsUrl ?? bus!.url
-    const services = o.split
-      ? await startSplitServices(o, hal, natsUrl, bus?.credentials, tls)
-      : await startInProcess(o, hal, natsUrl, bus, tls)
-    let stopping: Promise<void> | undefined
-    const stop = async () => {
-      await services.stop()
-      await bus?.server.stop()
-      await hal.close()
+    let endpoints = { http: o.http, https: o.https }
+    const boot = async () => {
+      const started = o.split
+        ? await startSplitServices({ ...o, ...endpoints }, hal, natsUrl, bus?.credentials, tls)
+        : await startInProcess({ ...o, ...endpoints }, hal, natsUrl, bus, tls)
+      // A reboot must come back where the clients are: pin the ports port 0 picked.
+      endpoints = {
+        http: o.http && { host: o.http.host, port: started.httpPort! },
+        https: o.https && { host: o.https.host, port: started.httpsPort! },
+      }
+      return started
     }
+    let services = await boot()
+    let stopped!: () => void
+    const whenStopped = new Promise<void>((resolve) => (stopped = resolve))
+    let stopping: Promise<void> | undefined
+    let restarting: Promise<void> = Promise.resolve()
+    const restart = () =>
+      (restarting = restarting.then(async () => {
+        if (stopping) return
+        await services.stop()
+        await hal.enclave.activateStagedTls()
+        services = await boot()
+      }))
+    const stop = () =>
+      (stopping ??= (async () => {
+        await restarting.catch(() => undefined)
+        await supervisor.stop()
+        await services.stop()
+        await bus?.server.stop()
+        await hal.close()
+        stopped()
+      })())
+    const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop })
     return {
       variant: hal.variant,
       devid: hal.devid,
       dataDir: o.dataDir,
-      httpUrl: services.httpPort === undefined ? undefined : `http://${o.http!.host}:${services.httpPort}`,
-      httpsUrl: services.httpsPort === undefined ? undefined : `https://${o.https!.host}:${services.httpsPort}`,
+      httpUrl: endpoints.http && `http://${endpoints.http.host}:${endpoints.http.port}`,
+      httpsUrl: endpoints.https && `https://${endpoints.https.host}:${endpoints.https.port}`,
       natsUrl,
       get natsPid() {
         return bus?.server.pid
       },
       logPublicKey: hal.enclave.logSigner.publicKey,
-      stop: () => (stopping ??= stop()),
+      stopped: whenStopped,
+      restart,
+      stop,
     }
   } catch (err) {
     await bus?.server.stop()
     await hal.close()
     throw err
+  }
+}
+
+/**
+ * The supervisor on the bus: actors ask it to reboot (restart every service: new journal
+ * file, new session keys, all tokens dead, state rebuilt from the journal) or to shut down.
+ * It answers first and acts after, so the HTTP reply to the request goes out before.
+ */
+async function startSupervisor(
+  o: DeviceOptions,
+  hal: Hal,
+  natsUrl: string,
+  bus: OwnBus | undefined,
+  device: { restart(): Promise<void>; stop(): Promise<void> },
+): Promise<{ stop(): Promise<void> }> {
+  const credentials = bus?.credentials.get('supervisor')
+  const nc = await connectBus({ servers: natsUrl, service: 'supervisor', ...(credentials ? { credentials } : {}) })
+  const later = (what: string, action: () => Promise<void>) => () => {
+    setTimeout(() => action().catch((err: Error) => o.logger.error({ err: err.message }, `${what} failed`)), 20)
+    return { status: 200 }
+  }
+  const host = new ServiceHost(
+    nc,
+    hal.devid,
+    'supervisor',
+    {
+      reboot: { handler: later('reboot', device.restart) },
+      shutdown: { handler: later('shutdown', device.stop) },
+    },
+    o.logger,
+  )
+  host.start()
+  return {
+    stop: async () => {
+      await host.stop()
+      await closeBus(nc)
+    },
   }
 }
 

@@ -38,5 +38,9 @@ export interface Device {
   readonly natsPid: number | undefined
   /** Ed25519 public key that signs the journal (`/api/logger/key`). */
   readonly logPublicKey: Uint8Array
+  /** Resolves once the device has stopped, by `stop()` or by an API shutdown. */
+  readonly stopped: Promise<void>
+  /** Restarts every service (what `GET /api/system/reboot` does). */
+  restart(): Promise<void>
   stop(): Promise<void>
 }

@@ -2,13 +2,17 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { LogResult, LogType } from '../../eventstore/types.js'
 import type { Hal } from '../../hal/types.js'
-import { factoryConfig, type DeviceConfig } from '../../machines/config.js'
 import { lifecycleMachine, lifecycleVersion } from '../../machines/lifecycle.js'
 import { ServiceHost } from '../bus/service-host.js'
+import { orderSupervisor, type SupervisorOrder } from '../bus/supervisor-client.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { runSelfTest } from './self-test.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
-import type { StatusModel, SystemState, VersionModel } from './types.js'
+import type { HealthModel, SystemState, VersionModel } from './types.js'
 
+const FLS_KAT = 0x01
+const FLS_ENTROPY = 0x02
 /** fls_state bit for a data integrity failure (journal chain or key repository). */
 const FLS_INTEGRITY = 0x08
 
@@ -25,15 +29,24 @@ export interface SystemActorOptions {
 export class SystemActor {
   private readonly host: ServiceHost<SystemState>
   private readonly lifecycle: MachineRunner<typeof lifecycleMachine>
-  private readonly config: DeviceConfig
   private readonly bootedAt: number
   private timer: NodeJS.Timeout | undefined
   private flsState = 0
+  private lastSelfTest = 0
 
   constructor(private readonly o: SystemActorOptions) {
-    this.host = new ServiceHost<SystemState>(o.nc, o.hal.devid, 'system', {}, o.logger)
+    this.host = new ServiceHost<SystemState>(
+      o.nc,
+      o.hal.devid,
+      'system',
+      {
+        selftest: { handler: (req) => this.selfTest(req) },
+        reboot: { handler: (req) => this.order('reboot', LogType.REBOOT, req) },
+        shutdown: { handler: (req) => this.order('shutdown', undefined, req) },
+      },
+      o.logger,
+    )
     this.lifecycle = new MachineRunner({ machine: lifecycleMachine, version: lifecycleVersion }, o.journal)
-    this.config = factoryConfig(o.hal.variant)
     this.bootedAt = o.hal.clock.monotonic()
   }
 
@@ -62,9 +75,38 @@ export class SystemActor {
     await this.lifecycle.send({ type: 'STOP' }, [{ type: LogType.SHUTDOWN, result: LogResult.OK }])
   }
 
+  /** `GET /api/system/selftest`: the known-answer tests and an entropy health test, now. */
+  private async selfTest(req: CommandRequest): Promise<CommandReply> {
+    const result = runSelfTest((n) => this.o.hal.entropy.read(n))
+    const raised = (result.failedKats.length > 0 ? FLS_KAT : 0) | (result.entropyOk ? 0 : FLS_ENTROPY)
+    const passed = raised === 0
+    await this.o.journal.append([
+      {
+        type: LogType.SELFTEST_PASSED,
+        result: passed ? LogResult.OK : LogResult.FAILED,
+        ...(req.principal ? { subject: req.principal.sub } : {}),
+        data: { source: 200, rid: req.rid, ...(passed ? {} : { failed: result.failedKats, entropy: result.entropyOk }) },
+      },
+    ])
+    this.lastSelfTest = Math.floor(this.o.hal.clock.now() / 1000)
+    if ((this.flsState | raised) !== this.flsState) {
+      this.flsState |= raised
+      this.publish()
+    }
+    return { status: 200, body: { last_selftest_ts: this.lastSelfTest, fls_state: this.flsState, kat_busy: false, se_state: 0 } }
+  }
+
+  /** Reboot and shutdown: journaled, answered, then carried out by the supervisor. */
+  private async order(order: SupervisorOrder, type: number | undefined, req: CommandRequest): Promise<CommandReply> {
+    if (type !== undefined) {
+      await this.o.journal.append([{ type, result: LogResult.OK, ...(req.principal ? { subject: req.principal.sub } : {}), data: { source: 200, rid: req.rid } }])
+    }
+    await orderSupervisor(this.o.nc, this.o.hal.devid, order, req.rid)
+    return { status: 200 }
+  }
+
   private sample(): void {
-    const temp = this.o.hal.temperature.readCelsius()
-    if (temp !== this.host.state?.status.temp) this.publish()
+    if (JSON.stringify(this.status()) !== JSON.stringify(this.host.state?.status)) this.publish()
   }
 
   private publish(): void {
@@ -73,12 +115,6 @@ export class SystemActor {
       bootedAt: this.bootedAt,
       version: this.version(),
       status: this.status(),
-      transport: {
-        hostname: this.config.hostname,
-        origin: this.config.origin,
-        hsts: this.config.http_option_hsts,
-        dosprot: this.config.http_option_dosprot_mode,
-      },
     })
   }
 
@@ -97,16 +133,14 @@ export class SystemActor {
     }
   }
 
-  private status(): StatusModel {
-    const { storage, variant, temperature } = this.o.hal
+  private status(): HealthModel {
+    const { storage, disks, temperature } = this.o.hal
+    const layout = disks?.layout() ?? storage
     return {
-      ctx: this.config.ctx,
       fls_state: this.flsState,
       temp: temperature.readCelsius(),
-      inited: false,
-      // Disks are formatted at personalisation; until then both are unavailable.
-      ...(variant === 'P' ? { storage: [`${storage.disk0Sectors}:-`, `${storage.disk1Sectors}:-`] as [string, string] } : {}),
-      trusted_ts: this.config.trusted_ts,
+      // Both disks stay unavailable until the disk actors take them over.
+      ...(disks ? { storage: [`${layout.disk0Sectors}:-`, `${layout.disk1Sectors}:-`] as [string, string] } : {}),
     }
   }
 }

@@ -14,27 +14,13 @@ export interface VersionModel {
   sd_cid?: string
 }
 
-/** The device facts behind `GET /api/system/status`; the gateway adds what depends on the request and the clock. */
-export interface StatusModel {
-  ctx: number
+/** The hardware facts behind `GET /api/system/status`; identity facts come from the auth actor. */
+export interface HealthModel {
   fls_state: number
   temp: number
-  inited: boolean
   /** P only: `<sectors>:<mode>` for Disk 0 and Disk 1. */
   storage?: [string, string]
-  format?: string
   fw_upgrade?: boolean
-  trusted_ts: boolean
-}
-
-/** Configuration the gateway itself needs to apply transport rules. Never secrets. */
-export interface TransportConfig {
-  hostname: string
-  /** `*`, an exact origin, or `*.domain.tld`. */
-  origin: string
-  hsts: boolean
-  /** Request completion timeout in 0.5 s units; 0 disables. */
-  dosprot: number
 }
 
 /** The system actor's read model, published on `hem.<devid>.evt.system.state`. */
@@ -43,6 +29,5 @@ export interface SystemState {
   /** HAL monotonic milliseconds at boot; uptime is measured from here. */
   bootedAt: number
   version: VersionModel
-  status: StatusModel
-  transport: TransportConfig
+  status: HealthModel
 }

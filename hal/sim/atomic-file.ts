@@ -1,9 +1,26 @@
 import { randomBytes } from 'node:crypto'
-import { open, rename, unlink } from 'node:fs/promises'
+import { link, open, rename, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
 /** Replaces `path` with `data` so that a crash leaves either the old or the new file, never a torn one. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const temp = await writeTemp(path, data, mode)
+  await rename(temp, path)
+  await syncDirectory(dirname(path))
+}
+
+/** Creates `path` with `data`, whole or not at all; throws EEXIST when it exists, even if another process made it a moment ago. */
+export async function writeFileOnce(path: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const temp = await writeTemp(path, data, mode)
+  try {
+    await link(temp, path)
+  } finally {
+    await unlink(temp)
+  }
+  await syncDirectory(dirname(path))
+}
+
+async function writeTemp(path: string, data: string | Uint8Array, mode: number): Promise<string> {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   const file = await open(temp, 'wx', mode)
   try {
@@ -15,12 +32,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     throw err
   }
   await file.close()
-  await rename(temp, path)
-  await syncDirectory(dirname(path))
+  return temp
 }
 
-// The rename itself is only durable once the directory entry is.
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes renames and removals in `dir` durable: they are only once the directory entry is. */
+export async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r')
   try {
     await handle.sync()

@@ -16,7 +16,8 @@ export interface DeviceIdentity {
 
 const SECTOR_CAPACITY = 15_523_840
 const DISK0_SECTORS = 4_194_304
-const SYSTEM_RESERVED_SECTORS = 65_536
+/** Sectors of the card the system keeps for itself, outside both disks. */
+export const SYSTEM_RESERVED_SECTORS = 65_536
 
 export function newDeviceIdentity(variant: Variant, entropy: EntropySource, clock: Clock): DeviceIdentity {
   const hex = (n: number) => Buffer.from(entropy.read(n)).toString('hex')

@@ -1,15 +1,19 @@
+import { X509Certificate } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { HalVariantMismatchError } from '../errors.js'
+import { HalError, HalVariantMismatchError } from '../errors.js'
 import type { BootSlots, Hal, OpenHalOptions } from '../types.js'
+import { fromPem } from '../x509/pem.js'
 import { createBootSlots, loadBootSlots } from './boot-slots.js'
 import { DataDirLock } from './data-dir-lock.js'
-import { newDeviceIdentity, readDeviceIdentity, writeDeviceIdentity } from './device-identity.js'
+import { SYSTEM_RESERVED_SECTORS, newDeviceIdentity, readDeviceIdentity, writeDeviceIdentity } from './device-identity.js'
+import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { nodeEntropy } from './node-entropy.js'
 import { SimEnclave } from './sim-enclave.js'
 import { SimTemperature } from './sim-temperature.js'
+import { SimDisks } from './sim-disks.js'
 
 /** The simulated device: all of its state lives in files under `options.dataDir`. */
 export async function openSimHal(options: OpenHalOptions): Promise<Hal> {
@@ -27,6 +31,7 @@ export async function openSimHal(options: OpenHalOptions): Promise<Hal> {
 async function assemble(dataDir: string, options: OpenHalOptions, close: () => Promise<void>): Promise<Hal> {
   const clock = options.clock ?? hostClock
   const entropy = options.entropy ?? nodeEntropy
+  const factoryRoot = checkedFactoryRoot(options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array))
   const enclaveDir = join(dataDir, 'enclave')
   const bootDir = join(dataDir, 'boot')
   let identity = await readDeviceIdentity(dataDir)
@@ -36,11 +41,12 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     if (identity.variant !== options.variant) {
       throw new HalVariantMismatchError(dataDir, identity.variant, options.variant)
     }
-    enclave = await SimEnclave.load(enclaveDir, identity.genuineId)
+    // The lock holder is the device booting: TLS material staged before the restart goes live now.
+    enclave = await SimEnclave.load(enclaveDir, { ...identity, factoryRoot }, options.lock !== false)
     boot = await loadBootSlots(bootDir, options.firmware)
   } else {
     identity = newDeviceIdentity(options.variant, entropy, clock)
-    enclave = await SimEnclave.create(enclaveDir, identity.devid, identity.genuineId, entropy, clock)
+    enclave = await SimEnclave.create(enclaveDir, { ...identity, factoryRoot }, entropy, clock)
     boot = await createBootSlots(bootDir, options.firmware)
     // device.json is written last: it marks the device as complete, so a first open that died
     // halfway starts over instead of leaving keys that belong to no identity.
@@ -56,9 +62,22 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     temperature: new SimTemperature(join(dataDir, 'sim', 'temperature')),
     enclave,
     storage: identity.storage,
+    disks:
+      identity.variant === 'P'
+        ? await SimDisks.open(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS)
+        : undefined,
     boot,
     journal: new FileJournalMedia(join(dataDir, 'journal')),
     runDir,
     close,
   }
+}
+
+function checkedFactoryRoot(der: Uint8Array): Uint8Array {
+  try {
+    new X509Certificate(Buffer.from(der))
+  } catch (err) {
+    throw new HalError('the factory root is not a DER X.509 certificate', { cause: err })
+  }
+  return der
 }

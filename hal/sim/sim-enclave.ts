@@ -1,82 +1,151 @@
-import { X509Certificate, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
-import { mkdir, readFile } from 'node:fs/promises'
+import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { HalCorruptError } from '../errors.js'
-import type { Clock, Enclave, EnclaveSigner, EntropySource, TlsCredentials } from '../types.js'
+import { HalError, HalUnsupportedError } from '../errors.js'
+import type {
+  AttestationRequest,
+  Clock,
+  Enclave,
+  EnclaveSigner,
+  EntropySource,
+  LoginCredentials,
+  ProvisioningRecord,
+  TlsCredentials,
+  TlsMaterial,
+  TlsProblem,
+} from '../types.js'
 import { writeFileAtomic } from './atomic-file.js'
+import { CredentialStore } from './credential-store.js'
 import { Ed25519Signer, rawPublicKey } from './ed25519-signer.js'
-import { createTlsCertificate } from './tls-certificate.js'
+import { readPrivateKey } from './enclave-files.js'
+import { SimAttestation } from './sim-attestation.js'
+import { TlsStore } from './tls-store.js'
 
 const LOG_SIGNING_KEY = 'log-signing.key.pem'
 const IDENTITY_KEY = 'identity.key.pem'
-const TLS_CERT = 'tls.crt.pem'
-const TLS_KEY = 'tls.key.pem'
+const CREDENTIALS = 'credentials.json'
+
+export interface SimEnclaveIdentity {
+  devid: string
+  /** Set on P only: a P enclave has an attestation key. */
+  genuineId: string | undefined
+  /** DER certificate of the factory CA (P). */
+  factoryRoot: Uint8Array
+}
 
 /** The sim's secure enclave: key files under `dataDir/enclave`, readable by the owner only. */
 export class SimEnclave implements Enclave {
   readonly logSigner: EnclaveSigner
   readonly identityPublicKey: Uint8Array
-  readonly #tls: TlsCredentials
+  readonly #identityKey: KeyObject
+  readonly #tls: TlsStore
+  readonly #credentials: CredentialStore
+  readonly #attestation: SimAttestation | undefined
 
   private constructor(
     logSigningKey: KeyObject,
     identityKey: KeyObject,
-    tls: TlsCredentials,
+    tls: TlsStore,
+    credentials: CredentialStore,
+    attestation: SimAttestation | undefined,
     readonly genuineId: string | undefined,
   ) {
     this.logSigner = new Ed25519Signer(logSigningKey)
     this.identityPublicKey = rawPublicKey(identityKey)
+    this.#identityKey = identityKey
     this.#tls = tls
-  }
-
-  tlsCredentials(): TlsCredentials {
-    return this.#tls
+    this.#credentials = credentials
+    this.#attestation = attestation
   }
 
   /** Generates every key of a new device and stores them in `dir`. */
-  static async create(
-    dir: string,
-    devid: string,
-    genuineId: string | undefined,
-    entropy: EntropySource,
-    clock: Clock,
-  ): Promise<SimEnclave> {
+  static async create(dir: string, identity: SimEnclaveIdentity, entropy: EntropySource, clock: Clock): Promise<SimEnclave> {
     await mkdir(dir, { recursive: true, mode: 0o700 })
     const pkcs8Pem = { format: 'pem', type: 'pkcs8' } as const
-    const tls = createTlsCertificate(devid, entropy.read(16), clock.now())
     await writeFileAtomic(join(dir, LOG_SIGNING_KEY), generateKeyPairSync('ed25519').privateKey.export(pkcs8Pem), 0o600)
     await writeFileAtomic(join(dir, IDENTITY_KEY), generateKeyPairSync('x25519').privateKey.export(pkcs8Pem), 0o600)
-    await writeFileAtomic(join(dir, TLS_KEY), tls.keyPem, 0o600)
-    await writeFileAtomic(join(dir, TLS_CERT), tls.certPem, 0o600)
-    return SimEnclave.load(dir, genuineId)
+    await TlsStore.create(dir, identity.devid, entropy, clock)
+    return SimEnclave.load(dir, identity, true)
   }
 
-  static async load(dir: string, genuineId: string | undefined): Promise<SimEnclave> {
+  /** `activateStagedTls`: true for the open of a device boot (the data-dir lock holder). */
+  static async load(dir: string, identity: SimEnclaveIdentity, activateStagedTls: boolean): Promise<SimEnclave> {
     const logSigningKey = await readPrivateKey(join(dir, LOG_SIGNING_KEY), 'ed25519')
     const identityKey = await readPrivateKey(join(dir, IDENTITY_KEY), 'x25519')
-    const keyFile = join(dir, TLS_KEY)
-    const certFile = join(dir, TLS_CERT)
-    const tlsKey = await readPrivateKey(keyFile, 'ec')
-    const cert = await readEnclaveFile(certFile, (pem) => new X509Certificate(pem))
-    if (!cert.checkPrivateKey(tlsKey)) throw new HalCorruptError(`${certFile} does not match the key in ${keyFile}`)
-    return new SimEnclave(logSigningKey, identityKey, { certFile, keyFile, certDer: new Uint8Array(cert.raw) }, genuineId)
+    const tls = await TlsStore.load(dir, identity.devid, activateStagedTls)
+    const credentials = await CredentialStore.load(join(dir, CREDENTIALS))
+    const { genuineId } = identity
+    const attestation = genuineId === undefined ? undefined : await SimAttestation.load(dir, { ...identity, genuineId })
+    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, genuineId)
   }
-}
 
-async function readPrivateKey(path: string, type: string): Promise<KeyObject> {
-  const key = await readEnclaveFile(path, (pem) => createPrivateKey(pem))
-  if (key.asymmetricKeyType !== type) {
-    throw new HalCorruptError(`${path} holds a ${key.asymmetricKeyType} key where an ${type} key belongs`)
+  tlsCredentials(): TlsCredentials {
+    return this.#tls.credentials()
   }
-  return key
-}
 
-async function readEnclaveFile<T>(path: string, parse: (pem: string) => T): Promise<T> {
-  try {
-    return parse(await readFile(path, 'utf8'))
-  } catch (err) {
-    throw new HalCorruptError(`enclave file ${path} is missing or unreadable; the device cannot be restored from it`, {
-      cause: err,
-    })
+  identityAgree(peerPublicKey: Uint8Array): Uint8Array {
+    if (peerPublicKey.length !== 32) throw new HalError('the peer key is not a 32-byte X25519 public key')
+    const x = Buffer.from(peerPublicKey).toString('base64url')
+    try {
+      const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' })
+      return new Uint8Array(diffieHellman({ privateKey: this.#identityKey, publicKey }))
+    } catch (err) {
+      // OpenSSL refuses small-order points, whose shared secret is all zeros.
+      throw new HalError('no shared secret with this peer key', { cause: err })
+    }
+  }
+
+  credentials(): LoginCredentials | undefined {
+    return this.#credentials.get()
+  }
+
+  setCredentials(credentials: LoginCredentials): Promise<void> {
+    return this.#credentials.set(credentials)
+  }
+
+  async wipe(): Promise<void> {
+    await this.#credentials.clear()
+    await this.#tls.clear()
+  }
+
+  attestationPublicKey(): Uint8Array {
+    return this.#requireAttestation().publicKey
+  }
+
+  attestation(): AttestationRequest {
+    return this.#requireAttestation().request
+  }
+
+  provisioning(): ProvisioningRecord | undefined {
+    return this.#requireAttestation().record()
+  }
+
+  provision(record: ProvisioningRecord): Promise<void> {
+    return this.#requireAttestation().provision(record)
+  }
+
+  factoryRoot(): Uint8Array {
+    return this.#requireAttestation().factoryRoot
+  }
+
+  tlsCsr(hostname?: string): Promise<Uint8Array> {
+    return this.#tls.csr(hostname)
+  }
+
+  tlsProblem(material: TlsMaterial): TlsProblem | undefined {
+    return this.#tls.problem(material)
+  }
+
+  stageTls(material: TlsMaterial): Promise<void> {
+    return this.#tls.stage(material)
+  }
+
+  activateStagedTls(): Promise<boolean> {
+    return this.#tls.activate()
+  }
+
+  #requireAttestation(): SimAttestation {
+    if (!this.#attestation) throw new HalUnsupportedError('variant E has no attestation key')
+    return this.#attestation
   }
 }

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
+import { toPem } from '../x509/pem.js'
 import {
   bitString,
   booleanTrue,
@@ -43,7 +44,7 @@ export function createTlsCertificate(devid: string, serial: Uint8Array, now: num
   const signature = sign('sha256', tbsCertificate, privateKey)
   const certificate = sequence(tbsCertificate, signatureAlgorithm, bitString(signature))
   return {
-    certPem: pem('CERTIFICATE', certificate),
+    certPem: toPem('CERTIFICATE', certificate),
     keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
   }
 }
@@ -68,9 +69,4 @@ function positiveSerial(serial: Uint8Array): Uint8Array {
   const bytes = Uint8Array.from(serial)
   bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x40
   return bytes
-}
-
-function pem(label: string, der: Uint8Array): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? []
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`
 }

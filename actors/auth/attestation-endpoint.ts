@@ -1,0 +1,46 @@
+import { LogResult, LogType } from '../../eventstore/types.js'
+import { verifyProvisioning } from '../provisioning/verify-provisioning.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { fail, type AuthActor } from './auth-actor.js'
+import { decodeBase64 } from '../host/decode-base64.js'
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after. */
+export function attestation(actor: AuthActor): CommandReply {
+  const { enclave } = actor.hal
+  const record = enclave.provisioning()
+  if (record) return { status: 200, body: { crt: b64(record.crt), genuine: b64(record.genuine) } }
+  const request = enclave.attestation()
+  return { status: 200, body: { genuine: b64(request.genuine), csr: b64(request.csr) } }
+}
+
+/**
+ * `POST /api/system/config/provisioning` (P): the factory's certificate for the enclave's
+ * attestation key, once. A personalised device refuses (403), a provisioned one too (406).
+ */
+export async function provision(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+  const { enclave } = actor.hal
+  if (!actor.fresh) return fail(403, 'device_personalised', 'A personalised device cannot be provisioned')
+  if (actor.provisioning.state === 'provisioned') return fail(406, 'already_provisioned', 'The device is already provisioned')
+  const body = req.body as { crt?: unknown; genuine?: unknown } | undefined
+  const crt = typeof body?.crt === 'string' ? decodeBase64(body.crt) : undefined
+  const genuine = typeof body?.genuine === 'string' ? decodeBase64(body.genuine) : undefined
+  if (!crt?.length || !genuine?.length) return fail(400, 'bad_request', '`crt` and `genuine` must be base64')
+  const verdict = verifyProvisioning(
+    { crt, genuine },
+    {
+      attestationPublicKey: enclave.attestationPublicKey(),
+      factoryRoot: enclave.factoryRoot(),
+      genuineId: enclave.genuineId!,
+      devid: actor.hal.devid,
+      now: actor.hal.clock.now(),
+    },
+  )
+  if (!verdict.ok) return fail(verdict.status, verdict.code, verdict.message)
+  await actor.provisioning.send({ type: 'PROVISION' }, [
+    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, data: { source: 200, rid: req.rid, provisioned: true } },
+  ])
+  await enclave.provision({ crt, genuine })
+  return { status: 200, body: {} }
+}

@@ -1,0 +1,173 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Logger } from 'pino'
+import type { JournalHistory } from '../../eventstore/journal-history.js'
+import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import type { Hal } from '../../hal/types.js'
+import { reduceConfig, type ConfigEvent, type DeviceConfig } from '../../machines/config.js'
+import { foldIdentity } from '../../machines/identity-fold.js'
+import { personalisationMachine, personalisationVersion } from '../../machines/personalisation.js'
+import { provisioningMachine, provisioningVersion } from '../../machines/provisioning.js'
+import { ServiceHost, type OperationSpec } from '../bus/service-host.js'
+import type { CommandReply, CommandRequest, ErrorBody, Principal } from '../bus/types.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { MachineRunner } from '../host/machine-runner.js'
+import { BearerIssuer } from './bearer.js'
+import { LoginBrake } from './brake.js'
+import { ChallengeBook } from './challenges.js'
+import type { IdentityState } from './identity-state.js'
+import { SessionKey } from './session-key.js'
+
+export interface AuthActorOptions {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  /** The journal as it stood at boot: identity, personalisation and configuration are folded from it. */
+  history: JournalHistory
+  logger: Logger
+  /** Asks the supervisor to restart the device's services (after a wipeout). */
+  reboot(): Promise<void>
+}
+
+export function fail(status: number, error: string, message: string): CommandReply<ErrorBody> {
+  return { status, body: { error, message } }
+}
+
+/** Unix seconds. */
+export type Now = () => number
+
+/**
+ * Identity and access: personalisation, login, bearer tokens, configuration, attestation and
+ * provisioning. It alone holds the per-boot session key and token secret, so every token dies
+ * with it; configuration and machine states are rebuilt from the journal at each start.
+ */
+export class AuthActor {
+  readonly host: ServiceHost<IdentityState>
+  readonly session: SessionKey
+  readonly challenges: ChallengeBook
+  readonly nonces: ChallengeBook
+  readonly tokens: BearerIssuer
+  readonly brake = new LoginBrake()
+  readonly personalisation: MachineRunner<typeof personalisationMachine>
+  readonly provisioning: MachineRunner<typeof provisioningMachine>
+  readonly now: Now
+  config: DeviceConfig
+  format: string | undefined
+  private readonly boot = randomBytes(8).toString('hex')
+  private readonly intact: boolean
+  private loginQueue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    readonly o: AuthActorOptions,
+    operations: (actor: AuthActor) => Record<string, OperationSpec>,
+  ) {
+    const random = (n: number) => o.hal.entropy.read(n)
+    this.now = () => Math.floor(o.hal.clock.now() / 1000)
+    this.session = new SessionKey(random)
+    this.challenges = new ChallengeBook({ random })
+    this.nonces = new ChallengeBook({ random })
+    this.tokens = new BearerIssuer({ random })
+    const facts = foldIdentity(o.history.records, o.hal.variant)
+    this.intact = o.history.intact
+    this.config = facts.config
+    this.personalisation = new MachineRunner(
+      { machine: personalisationMachine, version: personalisationVersion },
+      o.journal,
+      facts.personalisation,
+    )
+    this.provisioning = new MachineRunner({ machine: provisioningMachine, version: provisioningVersion }, o.journal, facts.provisioning)
+    this.host = new ServiceHost<IdentityState>(o.nc, o.hal.devid, 'auth', operations(this), o.logger)
+  }
+
+  get hal(): Hal {
+    return this.o.hal
+  }
+
+  get fresh(): boolean {
+    return this.personalisation.state === 'fresh'
+  }
+
+  start(): void {
+    this.host.start()
+    this.publish()
+  }
+
+  stop(): Promise<void> {
+    return this.host.stop()
+  }
+
+  publish(): void {
+    const { config } = this
+    this.host.publishState({
+      boot: this.boot,
+      inited: !this.fresh,
+      ...(this.format !== undefined ? { format: this.format } : {}),
+      ctx: config.ctx,
+      trusted_ts: config.trusted_ts,
+      transport: {
+        hostname: config.hostname,
+        origin: config.origin,
+        hsts: config.http_option_hsts,
+        dosprot: config.http_option_dosprot_mode,
+      },
+      intact: this.intact,
+    })
+  }
+
+  applyConfig(event: ConfigEvent): void {
+    this.config = reduceConfig(this.config, event, this.o.hal.variant)
+  }
+
+  async journal(entries: JournalEntry[]): Promise<void> {
+    await this.o.journal.append(entries)
+  }
+
+  /** The role a stored key logs in as, compared in constant time against both. */
+  roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined {
+    const stored = this.o.hal.enclave.credentials()
+    if (!stored) return undefined
+    const user = publicKey.length === stored.user.length && timingSafeEqual(publicKey, stored.user)
+    const master = publicKey.length === stored.master.length && timingSafeEqual(publicKey, stored.master)
+    return user ? 'U' : master ? 'M' : undefined
+  }
+
+  /**
+   * Runs login attempts one at a time, each answered no sooner than the brake says: parallel
+   * guesses would otherwise all start before the failures that should slow them are counted.
+   */
+  braked(attempt: () => Promise<CommandReply>): Promise<CommandReply> {
+    const run = async () => {
+      const started = this.o.hal.clock.monotonic()
+      const minimum = this.brake.minimumDuration()
+      const reply = await attempt()
+      this.brake.record(reply.status === 200)
+      const remaining = minimum - (this.o.hal.clock.monotonic() - started)
+      if (remaining > 0) await sleep(remaining)
+      return reply
+    }
+    const result = this.loginQueue.then(run)
+    this.loginQueue = result.catch(() => undefined)
+    return result
+  }
+
+  /** FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope. */
+  async denied(principal: Principal | undefined, req: CommandRequest): Promise<CommandReply> {
+    if (!principal) return fail(400, 'bad_request', 'no principal')
+    const route = req.body as { method?: unknown; path?: unknown } | undefined
+    await this.journal([
+      {
+        type: LogType.FAILED_SCOPE_CHECK,
+        result: LogResult.FAILED,
+        subject: subjectOf(principal),
+        data: { source: 403, scope: principal.scope, rid: req.rid, route: `${String(route?.method)} ${String(route?.path)}` },
+      },
+    ])
+    return { status: 200 }
+  }
+}
+
+/** The journal's subject field: `U`, `M`, or the external authenticator's id (no separators). */
+export function subjectOf(principal: Principal): string {
+  return principal.sub.replace(/[|\r\n]/g, '_').slice(0, 64)
+}

@@ -1,0 +1,81 @@
+import { decodeBase64 } from '../host/decode-base64.js'
+
+/**
+ * 32 bytes: the Unix time (seconds) little-endian in bytes 0–3, then 28 random bytes. The format
+ * of login challenges, the config `nonce` and the logger key nonce.
+ */
+export function timedNonce(now: number, random: (n: number) => Uint8Array): Uint8Array {
+  const tail = random(28)
+  if (tail.length !== 28) throw new RangeError('the random source must deliver 28 bytes')
+  const bytes = new Uint8Array(32)
+  new DataView(bytes.buffer).setUint32(0, Math.floor(now) >>> 0, true)
+  bytes.set(tail, 4)
+  return bytes
+}
+
+export interface Challenge {
+  /** Standard padded base64 of a timedNonce. */
+  jti: string
+  /** Unix seconds; the challenge is live while now <= exp. */
+  exp: number
+}
+
+export interface ChallengeBookOptions {
+  random(n: number): Uint8Array
+  /** Seconds a challenge stays live; default 60. */
+  lifetime?: number
+  /** Most live challenges kept; the oldest are dropped beyond it. Default 1024. */
+  capacity?: number
+}
+
+/**
+ * Single-use, short-lived challenges: the login `jti`, the personalisation `jti`, and (in a book
+ * of its own, so that a login challenge can never pass for one) the config `nonce`.
+ */
+export class ChallengeBook {
+  // Keyed by the canonical base64 of the bytes; Map order is issue order, so the oldest come first.
+  readonly #live = new Map<string, number>()
+  readonly #random: (n: number) => Uint8Array
+  readonly #lifetime: number
+  readonly #capacity: number
+
+  constructor(options: ChallengeBookOptions) {
+    this.#random = options.random
+    this.#lifetime = options.lifetime ?? 60
+    this.#capacity = options.capacity ?? 1024
+    if (!(this.#capacity >= 1)) throw new RangeError('capacity must be at least 1')
+  }
+
+  get size(): number {
+    return this.#live.size
+  }
+
+  issue(now: number): Challenge {
+    this.#purge(now)
+    while (this.#live.size >= this.#capacity) this.#live.delete(this.#live.keys().next().value as string)
+    const jti = Buffer.from(timedNonce(now, this.#random)).toString('base64')
+    const exp = Math.floor(now) + this.#lifetime
+    this.#live.set(jti, exp)
+    return { jti, exp }
+  }
+
+  /** True once for a live challenge (any base64 spelling of its bytes); it is gone afterwards either way. */
+  consume(jti: unknown, now: number): boolean {
+    const bytes = typeof jti === 'string' ? decodeBase64(jti) : undefined
+    if (bytes?.length !== 32) return false
+    const key = Buffer.from(bytes).toString('base64')
+    const exp = this.#live.get(key)
+    if (exp === undefined) return false
+    this.#live.delete(key)
+    return now <= exp
+  }
+
+  // Stops at the first live entry: issue order is expiry order unless the clock was set back,
+  // and any expired entry left behind is still refused by consume and pushed out by capacity.
+  #purge(now: number): void {
+    for (const [key, exp] of this.#live) {
+      if (now <= exp) return
+      this.#live.delete(key)
+    }
+  }
+}

@@ -1,0 +1,147 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { LogResult, LogType } from '../../eventstore/types.js'
+import type { TlsMaterial } from '../../hal/types.js'
+import { nextUts, type ConfigChanges } from '../../machines/config.js'
+import { decodeTlsImport } from '../provisioning/tls-import.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { fail, subjectOf, type AuthActor } from './auth-actor.js'
+import { ConfigRuleError, updatedFields } from './config-rules.js'
+import { decodeBase64 } from '../host/decode-base64.js'
+import { genuineOf } from './personalise.js'
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */
+export function readConfig(actor: AuthActor): CommandReply {
+  const { config, hal } = actor
+  const p = hal.variant === 'P'
+  return {
+    status: 200,
+    body: {
+      allow_keysearch: config.allow_keysearch,
+      ctx: config.ctx,
+      devid: hal.devid,
+      dnsd: config.dnsd,
+      eid: b64(hal.enclave.identityPublicKey),
+      eid_sign: b64(hal.enclave.logSigner.publicKey),
+      email: config.email,
+      ...(p ? { genuine_id: hal.enclave.genuineId } : {}),
+      http_option_dosprot_mode: config.http_option_dosprot_mode,
+      http_option_hsts: config.http_option_hsts,
+      hostname: config.hostname,
+      iat: config.iat,
+      instanceid: config.instanceid,
+      ip: config.ip,
+      nonce: actor.nonces.issue(actor.now()).jti,
+      origin: config.origin,
+      spk: actor.session.spk,
+      ...(p ? { storage_capacity: hal.storage.capacitySectors, storage_disk0size: config.storage_disk0size, storage_mode: config.storage_mode } : {}),
+      trusted_backend: config.trusted_backend,
+      trusted_ts: config.trusted_ts,
+      user: config.user,
+      uts: config.uts,
+    },
+  }
+}
+
+/** Everything an update asks for, checked before anything is journaled or changed. */
+interface UpdatePlan {
+  changed: ConfigChanges
+  userkey?: Uint8Array
+  tls?: TlsMaterial
+  genCsr: boolean
+}
+
+/**
+ * `POST /api/system/config`: a partial update. Every part is checked first; then one journal
+ * record (CONFIG_UPDATED, naming what changed but never a key), then the effects.
+ */
+export async function updateConfig(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+  const body = (req.body ?? {}) as Record<string, unknown>
+  const subject = req.principal ? subjectOf(req.principal) : ''
+  const refuse = async (code: string, message: string) => {
+    await actor.journal([{ type: LogType.CONFIG_UPDATED, result: LogResult.FAILED, subject, data: { source: 406, rid: req.rid, reason: code } }])
+    return fail(406, code, message)
+  }
+  if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
+  if ('wipeout' in body) {
+    if (typeof body.wipeout !== 'boolean') return fail(400, 'bad_request', '`wipeout` must be true or false')
+    if (!body.wipeout) return refuse('wipeout_false', '`wipeout: false` asks for nothing')
+    return wipeout(actor, req, subject)
+  }
+  let plan: UpdatePlan
+  try {
+    plan = planUpdate(actor, body)
+  } catch (err) {
+    if (err instanceof ConfigRuleError) return err.status === 406 ? refuse(err.code, err.message) : fail(err.status, err.code, err.message)
+    throw err
+  }
+
+  const secrets = [...(plan.userkey ? ['userkey'] : []), ...(plan.tls ? ['tls'] : [])]
+  const updated = Object.keys(plan.changed).length > 0 || secrets.length > 0
+  const uts = nextUts(actor.config.uts, actor.now())
+  await actor.journal([
+    {
+      type: LogType.CONFIG_UPDATED,
+      result: LogResult.OK,
+      subject,
+      data: updated ? { source: 200, rid: req.rid, changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) } : { source: 200, rid: req.rid },
+    },
+  ])
+  if (plan.userkey) {
+    const stored = actor.hal.enclave.credentials()!
+    await actor.hal.enclave.setCredentials({ ...stored, user: plan.userkey })
+  }
+  if (plan.tls) await actor.hal.enclave.stageTls(plan.tls)
+  if (updated) {
+    actor.applyConfig({ kind: 'updated', changed: plan.changed, uts })
+    actor.publish()
+  }
+  const csr = plan.genCsr ? { csr: b64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
+  const genuine = plan.genCsr && actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
+  return { status: 200, body: { ...csr, ...genuine, updated, ...(plan.tls ? { reboot_required: true } : {}) } }
+}
+
+function planUpdate(actor: AuthActor, body: Record<string, unknown>): UpdatePlan {
+  const { hal } = actor
+  const changed = updatedFields(body, actor.config, hal.variant, hal.storage.capacitySectors)
+  if ('gen_csr' in body && typeof body.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`gen_csr` must be true or false')
+  const plan: UpdatePlan = { changed, genCsr: body.gen_csr === true }
+  const passphrase = ['userkey', 'userkey_nonce', 'userkey_hmac'].filter((f) => f in body)
+  if (passphrase.length === 3) plan.userkey = checkPassphraseChange(actor, body)
+  else if (passphrase.length > 0) throw new ConfigRuleError(400, 'bad_request', '`userkey`, `userkey_nonce` and `userkey_hmac` go together')
+  if ('tls' in body) {
+    const tls = decodeTlsImport(body.tls, hal.enclave)
+    if (!tls.ok) throw new ConfigRuleError(tls.status, tls.code, tls.message)
+    plan.tls = tls.material
+  }
+  return plan
+}
+
+/** The new user key, if its HMAC proves the new passphrase's owner answered this boot's nonce. */
+function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>): Uint8Array {
+  const userkey = typeof body.userkey === 'string' ? decodeBase64(body.userkey) : undefined
+  const nonce = typeof body.userkey_nonce === 'string' ? decodeBase64(body.userkey_nonce) : undefined
+  const hmac = typeof body.userkey_hmac === 'string' ? decodeBase64(body.userkey_hmac) : undefined
+  if (userkey?.length !== 32 || nonce?.length !== 32 || hmac?.length !== 32) {
+    throw new ConfigRuleError(400, 'bad_request', '`userkey` (32 bytes), `userkey_nonce` (32 bytes) and `userkey_hmac` (32 bytes) must be base64')
+  }
+  if (!actor.nonces.consume(body.userkey_nonce, actor.now())) throw new ConfigRuleError(406, 'stale_nonce', 'The nonce is unknown, used or expired')
+  const expected = createHmac('sha256', actor.session.agree(userkey)).update(nonce).digest()
+  if (!timingSafeEqual(expected, hmac)) throw new ConfigRuleError(406, 'bad_hmac', 'The passphrase change is not authenticated')
+  return userkey
+}
+
+/** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
+async function wipeout(actor: AuthActor, req: CommandRequest, subject: string): Promise<CommandReply> {
+  await actor.personalisation.send({ type: 'WIPEOUT' }, [
+    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject, data: { source: 200, rid: req.rid, wipeout: true } },
+  ])
+  await actor.hal.enclave.wipe()
+  await actor.hal.disks?.erase()
+  actor.applyConfig({ kind: 'wiped' })
+  actor.format = undefined
+  actor.publish()
+  setTimeout(() => void actor.o.reboot().catch((err: Error) => actor.o.logger.error({ err: err.message }, 'reboot after wipeout failed')), 50)
+  return { status: 200, body: { updated: true, reboot_required: true } }
+}

@@ -1,0 +1,114 @@
+import type { Variant } from '../../hal/types.js'
+import { type ConfigChanges, type DeviceConfig, type PlainConfigField } from '../../machines/config.js'
+
+/** A request the configuration refuses; `status` is the HTTP answer (400 malformed, 406 refused). */
+export class ConfigRuleError extends Error {
+  override readonly name = 'ConfigRuleError'
+  constructor(
+    readonly status: 400 | 406,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const bad = (field: string, what: string) => new ConfigRuleError(400, 'bad_request', `\`${field}\` ${what}`)
+
+/** storage_mode values in use (device-contract §6): Disk 0 visible/writable bits, Disk 1 cipher nibble. */
+export const STORAGE_MODES: ReadonlySet<number> = new Set([0x50, 0x51, 0x53, 0xa0, 0xa1, 0xa3])
+/** Disk 0 may not shrink below 32 MiB, nor leave Disk 1 less. */
+export const MIN_DISK_SECTORS = 65_536
+
+const ORIGIN = /^(\*|\*\.[a-z0-9-]+(\.[a-z0-9-]+)+|https?:\/\/[a-z0-9.-]+(:\d{1,5})?)$/i
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
+const IPV4_CIDR = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)(\/([12]?\d|3[0-2]))?$/
+const PRINTABLE = /^[\x20-\x7e]*$/
+
+type Check = (value: unknown, field: string, variant: Variant, capacity: number) => unknown
+
+const bool: Check = (v, f) => {
+  if (typeof v !== 'boolean') throw bad(f, 'must be true or false')
+  return v
+}
+const text =
+  (max: number): Check =>
+  (v, f) => {
+    if (typeof v !== 'string' || v.length > max || !PRINTABLE.test(v)) throw bad(f, `must be printable text of at most ${max} characters`)
+    return v
+  }
+const integer =
+  (min: number, max: number): Check =>
+  (v, f) => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(f, `must be an integer from ${min} to ${max}`)
+    return v
+  }
+const pattern =
+  (re: RegExp, what: string): Check =>
+  (v, f) => {
+    if (typeof v !== 'string' || !re.test(v)) throw bad(f, what)
+    return v
+  }
+const pOnly =
+  (check: Check): Check =>
+  (v, f, variant, capacity) => {
+    if (variant !== 'P') throw bad(f, 'exists only on devices with embedded disks')
+    return check(v, f, variant, capacity)
+  }
+
+/** How each plain field is checked, whether it comes from personalisation or an update. */
+export const fieldRules: Readonly<Record<PlainConfigField, Check>> = {
+  user: text(64),
+  email: text(64),
+  hostname: pattern(HOSTNAME, 'must be a host name'),
+  ip: pattern(IPV4_CIDR, 'must be an IPv4 address, optionally with a prefix length'),
+  origin: pattern(ORIGIN, 'must be *, an http(s) origin, or *.domain.tld'),
+  ctx: integer(0, 0xffff_ffff),
+  dnsd: bool,
+  trusted_ts: bool,
+  trusted_backend: bool,
+  allow_keysearch: bool,
+  http_option_hsts: bool,
+  http_option_dosprot_mode: integer(0, 255),
+  storage_mode: pOnly((v, f) => {
+    if (typeof v !== 'number' || !STORAGE_MODES.has(v)) throw bad(f, `must be one of ${[...STORAGE_MODES].map((m) => `0x${m.toString(16)}`).join(', ')}`)
+    return v
+  }),
+  storage_disk0size: pOnly((v, f, _variant, capacity) =>
+    integer(MIN_DISK_SECTORS, Math.max(MIN_DISK_SECTORS, capacity - MIN_DISK_SECTORS))(v, f, _variant, capacity),
+  ),
+}
+
+/** Fields that personalisation fixes for good. */
+const FIXED_AFTER_PERSONALISATION: readonly PlainConfigField[] = ['hostname', 'ip']
+
+/** Personalisation `cfg`: required on every device, and on P the network and disk fields too. */
+const REQUIRED_AT_INIT: readonly PlainConfigField[] = ['user', 'hostname', 'origin', 'trusted_ts', 'trusted_backend', 'allow_keysearch', 'email']
+const REQUIRED_AT_INIT_P: readonly PlainConfigField[] = ['ip', 'storage_mode', 'storage_disk0size', 'dnsd']
+
+/** Checks the public fields of a personalisation `cfg`; keys and `gen_csr` are the caller's. */
+export function personalisationFields(cfg: Record<string, unknown>, variant: Variant, capacity: number): ConfigChanges {
+  const required = variant === 'P' ? [...REQUIRED_AT_INIT, ...REQUIRED_AT_INIT_P] : REQUIRED_AT_INIT
+  for (const field of required) if (!(field in cfg)) throw bad(`cfg.${field}`, 'is required')
+  const changes: Record<string, unknown> = {}
+  for (const field of Object.keys(fieldRules) as PlainConfigField[]) {
+    if (field in cfg) changes[field] = fieldRules[field](cfg[field], `cfg.${field}`, variant, capacity)
+  }
+  return changes as ConfigChanges
+}
+
+/**
+ * The plain fields of an update that really change something. Unknown keys are ignored;
+ * hostname and ip cannot change after personalisation.
+ */
+export function updatedFields(body: Record<string, unknown>, current: DeviceConfig, variant: Variant, capacity: number): ConfigChanges {
+  const changes: Record<string, unknown> = {}
+  for (const field of Object.keys(fieldRules) as PlainConfigField[]) {
+    if (!(field in body)) continue
+    const value = fieldRules[field](body[field], field, variant, capacity)
+    if (value === current[field]) continue
+    if (FIXED_AFTER_PERSONALISATION.includes(field)) throw bad(field, 'cannot change after personalisation')
+    changes[field] = value
+  }
+  return changes as ConfigChanges
+}

@@ -1,0 +1,23 @@
+/** Configuration the gateway needs to apply transport rules. Never secrets. */
+export interface TransportConfig {
+  hostname: string
+  /** `*`, an exact origin, or `*.domain.tld`. */
+  origin: string
+  hsts: boolean
+  /** Request completion timeout in 0.5 s units; 0 disables. */
+  dosprot: number
+}
+
+/** The auth (identity) actor's read model, published on `hem.<devid>.evt.auth.state`. */
+export interface IdentityState {
+  /** This auth incarnation: tokens minted by another one are void, and caches of them too. */
+  boot: string
+  inited: boolean
+  /** P, while and after the disks are formatted at personalisation: `status<N>` or `done`. */
+  format?: string
+  ctx: number
+  trusted_ts: boolean
+  transport: TransportConfig
+  /** False when the journal did not verify at boot (fls_state 0x08). */
+  intact: boolean
+}

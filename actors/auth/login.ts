@@ -1,0 +1,49 @@
+import { LogResult, LogType } from '../../eventstore/types.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { fail, type AuthActor } from './auth-actor.js'
+import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
+export function loginChallenge(actor: AuthActor): CommandReply {
+  if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
+  const { jti, exp } = actor.challenges.issue(actor.now())
+  return {
+    status: 200,
+    body: { exp, spk: actor.session.spk, jti, lbl: actor.config.user, eid: b64(actor.hal.enclave.identityPublicKey) },
+  }
+}
+
+/** `POST /api/auth/token {auth}`: the eJWT of the user or master key → a bearer token. */
+export function login(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+  return actor.braked(async () => {
+    if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
+    try {
+      const parsed = parseEjwt((req.body as { auth?: unknown } | undefined)?.auth)
+      const claims = validateLoginClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
+      actor.session.verify(parsed, claims.iss)
+      const role = actor.roleOf(claims.iss)
+      if (!role) throw new EjwtError('unknown_key', 'the key is not one of this device')
+      if (!actor.challenges.consume(claims.jti, actor.now())) throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
+      const token = actor.tokens.mint({ scope: claims.scope, sub: role, exp: claims.exp }, actor.now())
+      await actor.journal([
+        { type: LogType.AUTH_SUCCESS_INTERNAL, result: LogResult.OK, subject: role, data: { source: 200, scope: claims.scope, rid: req.rid } },
+      ])
+      return { status: 200, body: { token } }
+    } catch (err) {
+      if (err instanceof EjwtError) {
+        return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.status === 400 ? err.message : 'Authentication failed')
+      }
+      throw err
+    }
+  })
+}
+
+/** For the gateway: the claims of a token this auth incarnation minted, or 401. */
+export function verifyToken(actor: AuthActor, req: CommandRequest): CommandReply {
+  const token = (req.body as { token?: unknown } | undefined)?.token
+  const claims = typeof token === 'string' ? actor.tokens.verify(token, actor.now()) : undefined
+  if (!claims) return fail(401, 'invalid_token', 'The bearer token is invalid or has expired')
+  return { status: 200, body: { sub: claims.sub, scope: claims.scope, exp: claims.exp } }
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto'
+import { LogResult, LogType } from '../../eventstore/types.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { fail, type AuthActor } from './auth-actor.js'
+import { INIT_TOKEN_LIFETIME } from './bearer.js'
+import { ConfigRuleError, personalisationFields } from './config-rules.js'
+import { decodeBase64 } from '../host/decode-base64.js'
+import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
+export function initChallenge(actor: AuthActor): CommandReply {
+  if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
+  const { jti, exp } = actor.challenges.issue(actor.now())
+  const genuine = actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
+  return { status: 200, body: { exp, spk: actor.session.spk, jti, ...genuine, eid: b64(actor.hal.enclave.identityPublicKey) } }
+}
+
+/**
+ * `POST /api/auth/init {init}`: the master-signed eJWT with `cfg` makes the device its
+ * owner's. Journaled (the transition and DEVICE_INITED) before the keys are stored.
+ */
+export async function personalise(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+  if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
+  let cfg: Record<string, unknown>
+  let keys: { user: Uint8Array; master: Uint8Array }
+  try {
+    const parsed = parseEjwt((req.body as { init?: unknown } | undefined)?.init)
+    const claims = validateInitClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
+    cfg = claims.cfg
+    keys = { user: publicKey(cfg.userkey, 'userkey'), master: publicKey(cfg.masterkey, 'masterkey') }
+    if (!Buffer.from(claims.iss).equals(Buffer.from(keys.master))) throw new EjwtError('unknown_key', 'init must be signed with the master key')
+    actor.session.verify(parsed, keys.master)
+    const changes = personalisationFields(cfg, actor.hal.variant, actor.hal.storage.capacitySectors)
+    if ('gen_csr' in cfg && typeof cfg.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`cfg.gen_csr` must be true or false')
+    if (!actor.challenges.consume(claims.jti, actor.now())) throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
+
+    const instanceid = randomBytes(16).toString('hex')
+    const at = actor.now()
+    await actor.personalisation.send({ type: 'PERSONALISE' }, [
+      { type: LogType.DEVICE_INITED, result: LogResult.OK, subject: 'M', data: { source: 200, rid: req.rid, cfg: changes, instanceid, at } },
+    ])
+    await actor.hal.enclave.setCredentials(keys)
+    actor.applyConfig({ kind: 'personalised', cfg: changes, instanceid, at })
+    if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+    actor.publish()
+    const token = actor.tokens.mint({ scope: 'system:config', sub: 'U', exp: at + INIT_TOKEN_LIFETIME }, at)
+    const csr = cfg.gen_csr === true ? { csr: b64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
+    const genuine = cfg.gen_csr === true && actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
+    return { status: 200, body: { instanceid, token, ...csr, ...genuine } }
+  } catch (err) {
+    if (err instanceof EjwtError) return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.status === 400 ? err.message : 'Authentication failed')
+    if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
+    throw err
+  }
+}
+
+/**
+ * Formats the disks (P) while status shows `format: status<N>`, then finishes personalisation.
+ * Also resumes a format that a crash or reboot interrupted.
+ */
+export async function formatDisks(actor: AuthActor): Promise<void> {
+  const { disks, storage } = actor.hal
+  const disk0 = actor.config.storage_disk0size ?? storage.disk0Sectors
+  actor.format = 'status0'
+  actor.publish()
+  try {
+    await disks!.format(disk0, (percent) => {
+      actor.format = `status${percent}`
+      actor.publish()
+    })
+    await actor.personalisation.send({ type: 'FORMAT_DONE' })
+    actor.format = 'done'
+  } catch (err) {
+    actor.o.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
+    actor.format = 'failed'
+  }
+  actor.publish()
+}
+
+/** Attestation data: the factory's once provisioned, the enclave's own statement before. */
+export function genuineOf(actor: AuthActor): Uint8Array {
+  const { enclave } = actor.hal
+  return enclave.provisioning()?.genuine ?? enclave.attestation().genuine
+}
+
+function publicKey(value: unknown, field: string): Uint8Array {
+  const key = typeof value === 'string' ? decodeBase64(value) : undefined
+  if (key?.length !== 32) throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` must be base64 of a 32-byte X25519 public key`)
+  return key
+}

@@ -1,0 +1,26 @@
+import { x25519 } from '@noble/curves/ed25519.js'
+import { verifyEjwt, type ParsedEjwt } from './ejwt.js'
+
+/** The per-boot X25519 session key (`spk`): eJWTs and passphrase changes are keyed to it. */
+export class SessionKey {
+  readonly #privateKey: Uint8Array
+  readonly publicKey: Uint8Array
+  /** `spk` as the device sends it; eJWTs must name exactly this string as `aud`. */
+  readonly spk: string
+
+  constructor(random: (n: number) => Uint8Array) {
+    this.#privateKey = random(32)
+    this.publicKey = x25519.getPublicKey(this.#privateKey)
+    this.spk = Buffer.from(this.publicKey).toString('base64')
+  }
+
+  /** Throws EjwtError `bad_signature` unless `claimedPublicKey`'s owner made the eJWT for this session. */
+  verify(parsed: ParsedEjwt, claimedPublicKey: Uint8Array): void {
+    verifyEjwt(parsed, this.#privateKey, claimedPublicKey)
+  }
+
+  /** X25519 with a client's key: the HMAC key of a passphrase change. */
+  agree(publicKey: Uint8Array): Uint8Array {
+    return x25519.getSharedSecret(this.#privateKey, publicKey)
+  }
+}

@@ -1,0 +1,47 @@
+import type { IdentityState } from '../actors/auth/identity-state.js'
+import type { Principal } from '../actors/bus/types.js'
+import type { Clock } from '../hal/types.js'
+import { BusUnavailableError } from './errors.js'
+import type { GatewayBus, TokenVerifier } from './types.js'
+
+interface Verified {
+  principal: Principal
+  exp: number
+}
+
+/**
+ * Bearer tokens are HMAC-signed by the auth actor with a secret that never leaves it, so the
+ * gateway asks the auth actor once per token and remembers the answer until the token
+ * expires or the auth actor restarts (its tokens die with it).
+ */
+export class CachedTokenVerifier implements TokenVerifier {
+  private readonly cache = new Map<string, Verified>()
+  private boot: string | undefined
+
+  constructor(
+    private readonly bus: GatewayBus,
+    private readonly clock: Clock,
+    private readonly maxEntries = 4096,
+  ) {}
+
+  async verify(bearer: string): Promise<Principal | undefined> {
+    const identity = this.bus.readModel<IdentityState>('auth')
+    if (!identity) throw new BusUnavailableError('the auth service is not reachable')
+    if (identity.boot !== this.boot) {
+      this.cache.clear()
+      this.boot = identity.boot
+    }
+    const now = Math.floor(this.clock.now() / 1000)
+    const hit = this.cache.get(bearer)
+    if (hit && hit.exp > now) return hit.principal
+    this.cache.delete(bearer)
+
+    const reply = await this.bus.request('auth', 'verify', { rid: 'verify', tls: false, body: { token: bearer } })
+    if (reply.status !== 200) return undefined
+    const { sub, scope, exp } = reply.body as { sub: string; scope: string; exp: number }
+    const principal = { sub, scope }
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(bearer, { principal, exp })
+    return principal
+  }
+}

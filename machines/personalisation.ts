@@ -1,0 +1,31 @@
+import { setup } from 'xstate'
+import type { Variant } from '../hal/types.js'
+
+/**
+ * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->
+ * personalised; a wipeout returns it to fresh. Events carry no data: the event type alone
+ * decides, so a replay of the journal's transition records reaches the same state.
+ */
+export const personalisationMachine = setup({
+  types: {
+    input: {} as { variant: Variant },
+    context: {} as { variant: Variant },
+    events: {} as { type: 'PERSONALISE' } | { type: 'FORMAT_DONE' } | { type: 'WIPEOUT' },
+  },
+  guards: {
+    hasDisks: ({ context }) => context.variant === 'P',
+  },
+}).createMachine({
+  id: 'personalisation',
+  context: ({ input }) => ({ variant: input.variant }),
+  initial: 'fresh',
+  states: {
+    fresh: {
+      on: { PERSONALISE: [{ guard: 'hasDisks', target: 'formatting' }, { target: 'personalised' }] },
+    },
+    formatting: { on: { FORMAT_DONE: 'personalised', WIPEOUT: 'fresh' } },
+    personalised: { on: { WIPEOUT: 'fresh' } },
+  },
+})
+
+export const personalisationVersion = 1

@@ -1,0 +1,67 @@
+import { PassphraseKeyCache, buildEjwt, type PassphraseKey } from '../../client/index.js'
+import { call, type Answer } from './http.js'
+
+export const USER_PASS = 'correct horse battery staple'
+export const MASTER_PASS = 'master of puppets 1986'
+
+/** Seeds derived once per (passphrase, eid) in a test process. */
+export const keys = new PassphraseKeyCache()
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+export function defaultCfg(variant: 'P' | 'E', user: PassphraseKey, master: PassphraseKey): Record<string, unknown> {
+  return {
+    user: 'Ada',
+    masterkey: b64(master.publicKey),
+    userkey: b64(user.publicKey),
+    hostname: 'hem.example',
+    origin: 'https://app.example',
+    trusted_ts: true,
+    trusted_backend: false,
+    allow_keysearch: false,
+    email: 'ada@example.com',
+    ...(variant === 'P' ? { ip: '192.168.7.1/24', storage_mode: 0x51, storage_disk0size: 131072, dnsd: false } : {}),
+  }
+}
+
+/** Personalises a fresh device over its API, as its owner would; returns the init answer. */
+export async function personalise(
+  base: string,
+  variant: 'P' | 'E',
+  cfgPatch: Record<string, unknown> = {},
+): Promise<Answer & { user: PassphraseKey; master: PassphraseKey }> {
+  const challenge = (await call(`${base}/api/auth/init`)).json
+  const user = await keys.get(USER_PASS, challenge.eid)
+  const master = await keys.get(MASTER_PASS, challenge.eid)
+  const now = Math.floor(Date.now() / 1000)
+  const init = buildEjwt({
+    seed: master.seed,
+    spk: challenge.spk,
+    claims: { jti: challenge.jti, aud: challenge.spk, exp: challenge.exp, iat: now, iss: b64(master.publicKey), cfg: { ...defaultCfg(variant, user, master), ...cfgPatch } },
+  })
+  const answer = await call(`${base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init }) })
+  return { ...answer, user, master }
+}
+
+/** Logs in with a passphrase for one scope; returns the bearer token (throws on refusal). */
+export async function login(base: string, scope: string, passphrase = USER_PASS, exp?: number): Promise<string> {
+  const answer = await loginAnswer(base, scope, passphrase, exp)
+  if (answer.status !== 200) throw new Error(`login refused: ${answer.status} ${answer.text}`)
+  return answer.json.token as string
+}
+
+export async function loginAnswer(base: string, scope: string, passphrase = USER_PASS, exp?: number): Promise<Answer> {
+  const challenge = (await call(`${base}/api/auth/token`)).json
+  const key = await keys.get(passphrase, challenge.eid)
+  const now = Math.floor(Date.now() / 1000)
+  const auth = buildEjwt({
+    seed: key.seed,
+    spk: challenge.spk,
+    claims: { jti: challenge.jti, aud: challenge.spk, exp: exp ?? now + 3600, iat: now, iss: b64(key.publicKey), scope },
+  })
+  return call(`${base}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth }) })
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` }
+}
