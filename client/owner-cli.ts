@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { deviceRequest } from './device-http.js'
+import { DeviceRefusedError, loginToDevice, personaliseDevice } from './owner.js'
+
+export interface OwnerCliIo {
+  stdout(text: string): void
+  stderr(text: string): void
+  env: Record<string, string | undefined>
+  /** Asks for a secret without echo; undefined when there is no terminal to ask on. */
+  askSecret(prompt: string): Promise<string | undefined>
+}
+
+const USAGE = `Usage:
+  hem-owner init  [--url URL] [--insecure] --user NAME --email EMAIL [--hostname HOST] [--origin ORIGIN]
+                  [--ip CIDR] [--storage-mode N] [--disk0-sectors N] [--gen-csr]
+  hem-owner login [--url URL] [--insecure] [--scope SCOPE] [--master] [--lifetime SECONDS]
+
+Personalises a fresh device, or logs in and prints a bearer token.
+Passphrases are never taken from the command line: the user passphrase from HEM_PASSPHRASE or
+--passphrase-file FILE, the master passphrase from HEM_MASTER_PASSPHRASE or
+--master-passphrase-file FILE, else they are asked for on the terminal.
+
+Options:
+  --url URL         the device (default http://127.0.0.1:8080)
+  --insecure        accept the device's self-signed HTTPS certificate
+  --scope SCOPE     the token's scope (default system:config)
+  --master          log in with the master passphrase (role M) instead of the user's (U)
+  --lifetime N      token lifetime in seconds (default 3600; the device caps it at 24 h)
+`
+
+class UsageError extends Error {}
+
+export async function main(argv: string[], io: OwnerCliIo): Promise<number> {
+  try {
+    const [command, ...rest] = argv
+    if (command === undefined || command === '--help' || command === '-h') {
+      io.stdout(USAGE)
+      return command === undefined ? 2 : 0
+    }
+    if (command === 'init') return await init(rest, io)
+    if (command === 'login') return await login(rest, io)
+    throw new UsageError(`unknown command ${command}`)
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`hem-owner: ${(err as Error).message}\n\n${USAGE}`)
+      return 2
+    }
+    io.stderr(`hem-owner: ${err instanceof DeviceRefusedError ? err.message : `cannot reach the device: ${(err as Error).message}`}\n`)
+    return 1
+  }
+}
+
+const common = {
+  url: { type: 'string', default: 'http://127.0.0.1:8080' },
+  insecure: { type: 'boolean', default: false },
+  'passphrase-file': { type: 'string' },
+  'master-passphrase-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+async function init(argv: string[], io: OwnerCliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      ...common,
+      user: { type: 'string' },
+      email: { type: 'string' },
+      hostname: { type: 'string', default: 'hem.local' },
+      origin: { type: 'string', default: '*' },
+      ip: { type: 'string', default: '192.168.7.1/24' },
+      'storage-mode': { type: 'string', default: '0x51' },
+      'disk0-sectors': { type: 'string', default: '4194304' },
+      'gen-csr': { type: 'boolean', default: false },
+    },
+  })
+  if (values.help) return help(io)
+  if (!values.user || !values.email) throw new UsageError('init needs --user and --email')
+  const o = { insecure: values.insecure }
+  const version = await deviceRequest(`${values.url}/api/system/version`, 'GET', undefined, o)
+  const hasDisks = typeof version.body?.hwv === 'string' && version.body.hwv.includes('PPA')
+  const cfg: Record<string, unknown> = {
+    user: values.user,
+    email: values.email,
+    hostname: values.hostname,
+    origin: values.origin,
+    trusted_ts: true,
+    trusted_backend: false,
+    allow_keysearch: false,
+    ...(values['gen-csr'] ? { gen_csr: true } : {}),
+    ...(hasDisks
+      ? { ip: values.ip, storage_mode: Number(values['storage-mode']), storage_disk0size: Number(values['disk0-sectors']), dnsd: false }
+      : {}),
+  }
+  const user = await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'New user passphrase: ')
+  const master = await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'New master passphrase: ')
+  const answer = await personaliseDevice(values.url, { user, master }, cfg, o)
+  io.stdout(`${JSON.stringify(answer, null, 2)}\n`)
+  return 0
+}
+
+async function login(argv: string[], io: OwnerCliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      ...common,
+      scope: { type: 'string', default: 'system:config' },
+      master: { type: 'boolean', default: false },
+      lifetime: { type: 'string', default: '3600' },
+    },
+  })
+  if (values.help) return help(io)
+  const lifetime = Number(values.lifetime)
+  if (!Number.isInteger(lifetime) || lifetime < 1) throw new UsageError('--lifetime must be a whole number of seconds')
+  const passphrase = values.master
+    ? await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'Master passphrase: ')
+    : await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
+  io.stdout(`${await loginToDevice(values.url, passphrase, values.scope, lifetime, { insecure: values.insecure })}\n`)
+  return 0
+}
+
+function help(io: OwnerCliIo): number {
+  io.stdout(USAGE)
+  return 0
+}
+
+async function secret(io: OwnerCliIo, variable: string, file: string | undefined, prompt: string): Promise<string> {
+  if (file !== undefined) return (await readFile(file, 'utf8')).replace(/\r?\n$/, '')
+  const fromEnv = io.env[variable]
+  if (fromEnv) return fromEnv
+  const asked = await io.askSecret(prompt)
+  if (!asked) throw new UsageError(`no passphrase: set ${variable}, give a passphrase file, or run on a terminal`)
+  return asked
+}
