@@ -29,14 +29,23 @@ export function readBody(res: HttpResponse, limit: number): Promise<Buffer> {
   })
 }
 
+/** A UTF-16 surrogate without its pair: JSON allows it as `\ud800`, UTF-8 (and so the bus) cannot carry it. */
+const LONE_SURROGATE = /\p{Cs}/u
+
 /** Parses a JSON body, which must be an object. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   let value: unknown
+  let unpaired = false
   try {
-    value = JSON.parse(raw.toString('utf8'))
+    value = JSON.parse(raw.toString('utf8'), (key, v: unknown) => {
+      if (LONE_SURROGATE.test(key) || (typeof v === 'string' && LONE_SURROGATE.test(v))) unpaired = true
+      return v
+    })
   } catch {
     throw new HttpError(400, 'malformed_json', 'The request body is not valid JSON')
   }
+  // Refused rather than passed on: the bus would turn it into U+FFFD, storing text the client never sent.
+  if (unpaired) throw new HttpError(400, 'malformed_json', 'The request body holds a string with an unpaired surrogate escape')
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, 'body_not_object', 'The request body must be a JSON object')
   }

@@ -27,10 +27,7 @@ export class CachedTokenVerifier implements TokenVerifier {
   async verify(bearer: string): Promise<Principal | undefined> {
     const identity = this.bus.readModel<IdentityState>('auth')
     if (!identity) throw new BusUnavailableError('the auth service is not reachable')
-    if (identity.boot !== this.boot) {
-      this.cache.clear()
-      this.boot = identity.boot
-    }
+    this.follow(identity.boot)
     const now = Math.floor(this.clock.now() / 1000)
     const hit = this.cache.get(bearer)
     if (hit && hit.exp > now) return hit.principal
@@ -38,10 +35,23 @@ export class CachedTokenVerifier implements TokenVerifier {
 
     const reply = await this.bus.request('auth', 'verify', { rid: 'verify', tls: false, body: { token: bearer } })
     if (reply.status !== 200) return undefined
-    const { sub, scope, exp } = reply.body as { sub: string; scope: string; exp: number }
+    const { sub, scope, exp, boot } = reply.body as { sub: string; scope: string; exp: number; boot?: string }
     const principal = { sub, scope }
+    // The answer is kept only for the auth incarnation that gave it, and only while that one is
+    // still the current one: a reply of an old incarnation that arrives after the cache moved on
+    // to its successor must not outlive it there.
+    const current = this.bus.readModel<IdentityState>('auth')
+    if (current) this.follow(current.boot)
+    if (boot === undefined || boot !== this.boot) return principal
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
     this.cache.set(bearer, { principal, exp })
     return principal
+  }
+
+  /** Forgets every entry when the auth actor restarted (its tokens died with it). */
+  private follow(boot: string): void {
+    if (boot === this.boot) return
+    this.cache.clear()
+    this.boot = boot
   }
 }

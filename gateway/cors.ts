@@ -3,7 +3,7 @@
  * - `*` allows any origin;
  * - `*.domain.tld` allows any origin whose host is a subdomain of domain.tld, at any depth, with
  *   any scheme and port, but not domain.tld itself (as a wildcard certificate would);
- * - anything else must equal the request's Origin exactly (browsers send it lower-cased,
+ * - anything else must equal the request's Origin, ignoring case (browsers send it lower-cased,
  *   without a path or trailing slash).
  */
 export function originAllowed(allowed: string, origin: string): boolean {
@@ -12,7 +12,8 @@ export function originAllowed(allowed: string, origin: string): boolean {
     const host = hostOf(origin)
     return host !== undefined && host.endsWith(allowed.slice(1).toLowerCase())
   }
-  return origin === allowed
+  // Scheme and host are case-insensitive: a configured `https://App.example` still matches.
+  return origin.toLowerCase() === allowed.toLowerCase()
 }
 
 function hostOf(origin: string): string | undefined {

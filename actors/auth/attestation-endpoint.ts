@@ -1,4 +1,5 @@
 import { LogResult, LogType } from '../../eventstore/types.js'
+import { AlreadyProvisionedError } from '../../hal/errors.js'
 import { verifyProvisioning } from '../provisioning/verify-provisioning.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
@@ -6,8 +7,13 @@ import { decodeBase64 } from '../host/decode-base64.js'
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
-/** `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after. */
+/**
+ * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after;
+ * 409 while fls_state ≠ 0. Of the fail-state bits the auth actor knows only its own: the journal
+ * it was rebuilt from did not verify (0x08). KAT and entropy failures live in the system actor.
+ */
 export function attestation(actor: AuthActor): CommandReply {
+  if (actor.host.state?.intact === false) return fail(409, 'device_failed', 'The device is in a fail state (fls_state 0x08)')
   const { enclave } = actor.hal
   const record = enclave.provisioning()
   if (record) return { status: 200, body: { crt: b64(record.crt), genuine: b64(record.genuine) } }
@@ -22,7 +28,8 @@ export function attestation(actor: AuthActor): CommandReply {
 export async function provision(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
   const { enclave } = actor.hal
   if (!actor.fresh) return fail(403, 'device_personalised', 'A personalised device cannot be provisioned')
-  if (actor.provisioning.state === 'provisioned') return fail(406, 'already_provisioned', 'The device is already provisioned')
+  // The enclave's record counts too: it may have been written without the journal hearing of it.
+  if (actor.provisioning.state === 'provisioned' || enclave.provisioning()) return alreadyProvisioned()
   const body = req.body as { crt?: unknown; genuine?: unknown } | undefined
   const crt = typeof body?.crt === 'string' ? decodeBase64(body.crt) : undefined
   const genuine = typeof body?.genuine === 'string' ? decodeBase64(body.genuine) : undefined
@@ -34,13 +41,24 @@ export async function provision(actor: AuthActor, req: CommandRequest): Promise<
       factoryRoot: enclave.factoryRoot(),
       genuineId: enclave.genuineId!,
       devid: actor.hal.devid,
-      now: actor.hal.clock.now(),
+      // An RTC never set (a factory-fresh device) cannot judge the validity period.
+      ...(actor.hal.clock.isSet() ? { now: actor.hal.clock.now() } : {}),
     },
   )
   if (!verdict.ok) return fail(verdict.status, verdict.code, verdict.message)
   await actor.provisioning.send({ type: 'PROVISION' }, [
     { type: LogType.CONFIG_UPDATED, result: LogResult.OK, data: { source: 200, rid: req.rid, provisioned: true } },
   ])
-  await enclave.provision({ crt, genuine })
+  try {
+    await enclave.provision({ crt, genuine })
+  } catch (err) {
+    // Another writer won the enclave's exclusive write: it is provisioned all the same.
+    if (err instanceof AlreadyProvisionedError) return alreadyProvisioned()
+    throw err
+  }
   return { status: 200, body: {} }
+}
+
+function alreadyProvisioned(): CommandReply {
+  return fail(406, 'already_provisioned', 'The device is already provisioned')
 }

@@ -54,7 +54,8 @@ export class AuthActor {
   readonly now: Now
   config: DeviceConfig
   format: string | undefined
-  private readonly boot = randomBytes(8).toString('hex')
+  /** This incarnation (published in the read model): the gateway caches token checks per boot. */
+  readonly boot = randomBytes(8).toString('hex')
   private readonly intact: boolean
   private loginQueue: Promise<unknown> = Promise.resolve()
 
@@ -140,11 +141,24 @@ export class AuthActor {
     const run = async () => {
       const started = this.o.hal.clock.monotonic()
       const minimum = this.brake.minimumDuration()
-      const reply = await attempt()
-      this.brake.record(reply.status === 200)
-      const remaining = minimum - (this.o.hal.clock.monotonic() - started)
-      if (remaining > 0) await sleep(remaining)
-      return reply
+      let ok = false
+      try {
+        const reply = await attempt()
+        ok = reply.status === 200
+        return reply
+      } finally {
+        // An attempt that throws (the journal unavailable, say) is answered no sooner, and counts as a failure.
+        this.brake.record(ok)
+        // A timer may fire a little early (Node counts from libuv's cached loop time), so the time
+        // left is measured again after it; a clock that does not move (a test's) gets one sleep.
+        // One extra millisecond covers monotonic clocks that truncate to whole milliseconds.
+        const elapsed = () => this.o.hal.clock.monotonic() - started
+        for (let remaining = minimum + 1 - elapsed(); remaining > 0; remaining = minimum + 1 - elapsed()) {
+          const before = this.o.hal.clock.monotonic()
+          await sleep(Math.ceil(remaining))
+          if (this.o.hal.clock.monotonic() === before) break
+        }
+      }
     }
     const result = this.loginQueue.then(run)
     this.loginQueue = result.catch(() => undefined)

@@ -1,5 +1,19 @@
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
+import { ChallengeBook } from './challenges.js'
+
+/**
+ * Check-in nonces, one book per auth incarnation (they die with it, like its tokens). Never the
+ * config nonce book: anyone may ask for a check-in, and its nonce must neither pass for a
+ * `userkey_nonce` nor push the owner's config nonce out of a shared, bounded book.
+ */
+const checkinNonces = new WeakMap<AuthActor, ChallengeBook>()
+
+function checkinBook(actor: AuthActor): ChallengeBook {
+  let book = checkinNonces.get(actor)
+  if (!book) checkinNonces.set(actor, (book = new ChallengeBook({ random: (n) => actor.hal.entropy.read(n) })))
+  return book
+}
 
 /**
  * `GET /api/system/checkin`: a device-signed challenge for a trusted backend:
@@ -7,7 +21,7 @@ import { fail, type AuthActor } from './auth-actor.js'
  */
 export function checkinChallenge(actor: AuthActor): CommandReply {
   const statement = Buffer.from(
-    JSON.stringify({ devid: actor.hal.devid, nonce: actor.nonces.issue(actor.now()).jti, iat: actor.now() }),
+    JSON.stringify({ devid: actor.hal.devid, nonce: checkinBook(actor).issue(actor.now()).jti, iat: actor.now() }),
   ).toString('base64url')
   const signature = Buffer.from(actor.hal.enclave.logSigner.sign(Buffer.from(statement))).toString('base64url')
   return { status: 200, body: { check: `${statement}.${signature}` } }

@@ -5,9 +5,9 @@ import { nextUts, type ConfigChanges } from '../../machines/config.js'
 import { decodeTlsImport } from '../provisioning/tls-import.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, subjectOf, type AuthActor } from './auth-actor.js'
-import { ConfigRuleError, updatedFields } from './config-rules.js'
+import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
 import { decodeBase64 } from '../host/decode-base64.js'
-import { genuineOf } from './personalise.js'
+import { formatDisks, genuineOf } from './personalise.js'
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
@@ -64,9 +64,16 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
     return fail(406, code, message)
   }
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
-  if ('wipeout' in body) {
+  if (Object.hasOwn(body, 'wipeout')) {
     if (typeof body.wipeout !== 'boolean') return fail(400, 'bad_request', '`wipeout` must be true or false')
     if (!body.wipeout) return refuse('wipeout_false', '`wipeout: false` asks for nothing')
+    // A malformed request is refused whole, even when what it asks for is to forget everything.
+    try {
+      updatedFields(body, actor.config, actor.hal.variant, usableSectors(actor.hal.storage))
+    } catch (err) {
+      if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
+      throw err
+    }
     return wipeout(actor, req, subject)
   }
   let plan: UpdatePlan
@@ -76,6 +83,10 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
     if (err instanceof ConfigRuleError) return err.status === 406 ? refuse(err.code, err.message) : fail(err.status, err.code, err.message)
     throw err
   }
+
+  // A new Disk 0 size repartitions and reformats both disks (contract §6): not while they are being formatted.
+  const reformat = plan.changed.storage_disk0size !== undefined
+  if (reformat && actor.format?.startsWith('status')) return fail(409, 'formatting', 'The disks are being formatted; try again when status shows format "done"')
 
   const secrets = [...(plan.userkey ? ['userkey'] : []), ...(plan.tls ? ['tls'] : [])]
   const updated = Object.keys(plan.changed).length > 0 || secrets.length > 0
@@ -97,6 +108,7 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
     actor.applyConfig({ kind: 'updated', changed: plan.changed, uts })
     actor.publish()
   }
+  if (reformat) void formatDisks(actor)
   const csr = plan.genCsr ? { csr: b64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
   const genuine = plan.genCsr && actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
   return { status: 200, body: { ...csr, ...genuine, updated, ...(plan.tls ? { reboot_required: true } : {}) } }
@@ -104,13 +116,13 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
 
 function planUpdate(actor: AuthActor, body: Record<string, unknown>): UpdatePlan {
   const { hal } = actor
-  const changed = updatedFields(body, actor.config, hal.variant, hal.storage.capacitySectors)
-  if ('gen_csr' in body && typeof body.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`gen_csr` must be true or false')
+  const changed = updatedFields(body, actor.config, hal.variant, usableSectors(hal.storage))
+  if (Object.hasOwn(body, 'gen_csr') && typeof body.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`gen_csr` must be true or false')
   const plan: UpdatePlan = { changed, genCsr: body.gen_csr === true }
-  const passphrase = ['userkey', 'userkey_nonce', 'userkey_hmac'].filter((f) => f in body)
+  const passphrase = ['userkey', 'userkey_nonce', 'userkey_hmac'].filter((f) => Object.hasOwn(body, f))
   if (passphrase.length === 3) plan.userkey = checkPassphraseChange(actor, body)
   else if (passphrase.length > 0) throw new ConfigRuleError(400, 'bad_request', '`userkey`, `userkey_nonce` and `userkey_hmac` go together')
-  if ('tls' in body) {
+  if (Object.hasOwn(body, 'tls')) {
     const tls = decodeTlsImport(body.tls, hal.enclave)
     if (!tls.ok) throw new ConfigRuleError(tls.status, tls.code, tls.message)
     plan.tls = tls.material
@@ -129,6 +141,9 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
   if (!actor.nonces.consume(body.userkey_nonce, actor.now())) throw new ConfigRuleError(406, 'stale_nonce', 'The nonce is unknown, used or expired')
   const expected = createHmac('sha256', actor.session.agree(userkey)).update(nonce).digest()
   if (!timingSafeEqual(expected, hmac)) throw new ConfigRuleError(406, 'bad_hmac', 'The passphrase change is not authenticated')
+  // The user key must stay distinct from the master key, or the master would log in as the user.
+  const { master } = actor.hal.enclave.credentials()!
+  if (master.length === userkey.length && timingSafeEqual(master, userkey)) throw new ConfigRuleError(406, 'key_in_use', 'The new passphrase is the master passphrase')
   return userkey
 }
 

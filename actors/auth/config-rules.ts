@@ -1,4 +1,4 @@
-import type { Variant } from '../../hal/types.js'
+import type { StorageGeometry, Variant } from '../../hal/types.js'
 import { type ConfigChanges, type DeviceConfig, type PlainConfigField } from '../../machines/config.js'
 
 /** A request the configuration refuses; `status` is the HTTP answer (400 malformed, 406 refused). */
@@ -20,12 +20,23 @@ export const STORAGE_MODES: ReadonlySet<number> = new Set([0x50, 0x51, 0x53, 0xa
 /** Disk 0 may not shrink below 32 MiB, nor leave Disk 1 less. */
 export const MIN_DISK_SECTORS = 65_536
 
+/**
+ * Sectors the two disks share: the card less what the system keeps for itself. The bound of
+ * `storage_disk0size` is taken from this, not from the raw capacity, or a size the rules accept
+ * would leave Disk 1 too small and the format would fail.
+ */
+export function usableSectors(storage: Pick<StorageGeometry, 'disk0Sectors' | 'disk1Sectors'>): number {
+  return storage.disk0Sectors + storage.disk1Sectors
+}
+
 const ORIGIN = /^(\*|\*\.[a-z0-9-]+(\.[a-z0-9-]+)+|https?:\/\/[a-z0-9.-]+(:\d{1,5})?)$/i
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
 const IPV4_CIDR = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)(\/([12]?\d|3[0-2]))?$/
-const PRINTABLE = /^[\x20-\x7e]*$/
+/** Text a person would type: any Unicode but control characters, and no lone surrogate. */
+const PRINTABLE = /^[^\p{Cc}\p{Cs}]*$/u
 
-type Check = (value: unknown, field: string, variant: Variant, capacity: number) => unknown
+/** `usable`: usableSectors of the card (P). */
+type Check = (value: unknown, field: string, variant: Variant, usable: number) => unknown
 
 const bool: Check = (v, f) => {
   if (typeof v !== 'boolean') throw bad(f, 'must be true or false')
@@ -34,7 +45,8 @@ const bool: Check = (v, f) => {
 const text =
   (max: number): Check =>
   (v, f) => {
-    if (typeof v !== 'string' || v.length > max || !PRINTABLE.test(v)) throw bad(f, `must be printable text of at most ${max} characters`)
+    // Characters as a person counts them (code points), not UTF-16 units.
+    if (typeof v !== 'string' || [...v].length > max || !PRINTABLE.test(v)) throw bad(f, `must be printable text of at most ${max} characters`)
     return v
   }
 const integer =
@@ -51,9 +63,9 @@ const pattern =
   }
 const pOnly =
   (check: Check): Check =>
-  (v, f, variant, capacity) => {
+  (v, f, variant, usable) => {
     if (variant !== 'P') throw bad(f, 'exists only on devices with embedded disks')
-    return check(v, f, variant, capacity)
+    return check(v, f, variant, usable)
   }
 
 /** How each plain field is checked, whether it comes from personalisation or an update. */
@@ -74,8 +86,8 @@ export const fieldRules: Readonly<Record<PlainConfigField, Check>> = {
     if (typeof v !== 'number' || !STORAGE_MODES.has(v)) throw bad(f, `must be one of ${[...STORAGE_MODES].map((m) => `0x${m.toString(16)}`).join(', ')}`)
     return v
   }),
-  storage_disk0size: pOnly((v, f, _variant, capacity) =>
-    integer(MIN_DISK_SECTORS, Math.max(MIN_DISK_SECTORS, capacity - MIN_DISK_SECTORS))(v, f, _variant, capacity),
+  storage_disk0size: pOnly((v, f, _variant, usable) =>
+    integer(MIN_DISK_SECTORS, Math.max(MIN_DISK_SECTORS, usable - MIN_DISK_SECTORS))(v, f, _variant, usable),
   ),
 }
 
@@ -87,12 +99,12 @@ const REQUIRED_AT_INIT: readonly PlainConfigField[] = ['user', 'hostname', 'orig
 const REQUIRED_AT_INIT_P: readonly PlainConfigField[] = ['ip', 'storage_mode', 'storage_disk0size', 'dnsd']
 
 /** Checks the public fields of a personalisation `cfg`; keys and `gen_csr` are the caller's. */
-export function personalisationFields(cfg: Record<string, unknown>, variant: Variant, capacity: number): ConfigChanges {
+export function personalisationFields(cfg: Record<string, unknown>, variant: Variant, usable: number): ConfigChanges {
   const required = variant === 'P' ? [...REQUIRED_AT_INIT, ...REQUIRED_AT_INIT_P] : REQUIRED_AT_INIT
-  for (const field of required) if (!(field in cfg)) throw bad(`cfg.${field}`, 'is required')
+  for (const field of required) if (!Object.hasOwn(cfg, field)) throw bad(`cfg.${field}`, 'is required')
   const changes: Record<string, unknown> = {}
   for (const field of Object.keys(fieldRules) as PlainConfigField[]) {
-    if (field in cfg) changes[field] = fieldRules[field](cfg[field], `cfg.${field}`, variant, capacity)
+    if (Object.hasOwn(cfg, field)) changes[field] = fieldRules[field](cfg[field], `cfg.${field}`, variant, usable)
   }
   return changes as ConfigChanges
 }
@@ -101,11 +113,11 @@ export function personalisationFields(cfg: Record<string, unknown>, variant: Var
  * The plain fields of an update that really change something. Unknown keys are ignored;
  * hostname and ip cannot change after personalisation.
  */
-export function updatedFields(body: Record<string, unknown>, current: DeviceConfig, variant: Variant, capacity: number): ConfigChanges {
+export function updatedFields(body: Record<string, unknown>, current: DeviceConfig, variant: Variant, usable: number): ConfigChanges {
   const changes: Record<string, unknown> = {}
   for (const field of Object.keys(fieldRules) as PlainConfigField[]) {
-    if (!(field in body)) continue
-    const value = fieldRules[field](body[field], field, variant, capacity)
+    if (!Object.hasOwn(body, field)) continue
+    const value = fieldRules[field](body[field], field, variant, usable)
     if (value === current[field]) continue
     if (FIXED_AFTER_PERSONALISATION.includes(field)) throw bad(field, 'cannot change after personalisation')
     changes[field] = value

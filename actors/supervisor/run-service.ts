@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node'
+import { createServer, type AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { Journal } from '../../eventstore/index.js'
 import { CachedTokenVerifier, scopeAudit, startGateway, type Gateway } from '../../gateway/index.js'
@@ -118,6 +119,11 @@ async function runGateway(ctx: ServiceContext): Promise<RunningService> {
   readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system', 'auth'], logger: ctx.logger })
   await readModels.whenReady()
   const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
+  // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
+  // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
+  // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
+  const http = ctx.http && (await concretePort(ctx.http))
+  const https = ctx.https && (await concretePort(ctx.https))
   const gateway = await startGateway({
     variant: ctx.hal.variant,
     bus: readModels,
@@ -125,8 +131,8 @@ async function runGateway(ctx: ServiceContext): Promise<RunningService> {
     tokens: new CachedTokenVerifier(readModels, ctx.hal.clock),
     onScopeFailure: scopeAudit(readModels),
     logger: ctx.logger,
-    ...(ctx.http ? { http: ctx.http } : {}),
-    ...(ctx.https ? { https: { ...ctx.https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+    ...(http ? { http } : {}),
+    ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
   })
   return {
     gateway,
@@ -136,4 +142,17 @@ async function runGateway(ctx: ServiceContext): Promise<RunningService> {
       await closeBus(nc)
     },
   }
+}
+
+/** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */
+async function concretePort(endpoint: Endpoint): Promise<Endpoint> {
+  if (endpoint.port !== 0) return endpoint
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host: endpoint.host, port: 0, exclusive: true }, resolve)
+  })
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return { host: endpoint.host, port }
 }

@@ -37,33 +37,54 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       const started = o.split
         ? await startSplitServices({ ...o, ...endpoints }, hal, natsUrl, bus?.credentials, tls)
         : await startInProcess({ ...o, ...endpoints }, hal, natsUrl, bus, tls)
-      // A reboot must come back where the clients are: pin the ports port 0 picked.
+      // A reboot must come back where the clients are: pin the ports port 0 picked (the gateway
+      // resolves port 0 itself, so that the pinned port can be listened on again: see runGateway).
       endpoints = {
         http: o.http && { host: o.http.host, port: started.httpPort! },
         https: o.https && { host: o.https.host, port: started.httpsPort! },
       }
       return started
     }
-    let services = await boot()
+    let services: StartedServices | undefined = await boot()
     let stopped!: () => void
     const whenStopped = new Promise<void>((resolve) => (stopped = resolve))
     let stopping: Promise<void> | undefined
     let restarting: Promise<void> = Promise.resolve()
     const restart = () =>
-      (restarting = restarting.then(async () => {
-        if (stopping) return
-        await services.stop()
-        await hal.enclave.activateStagedTls()
-        services = await boot()
-      }))
+      (restarting = restarting
+        .catch(() => undefined)
+        .then(async () => {
+          if (stopping) return
+          // Stopped services are never stopped twice, whatever fails after.
+          const old = services
+          services = undefined
+          try {
+            await old?.stop()
+            await hal.enclave.activateStagedTls()
+            services = await boot()
+          } catch (err) {
+            // A device that cannot come back is down: release the bus and the data dir, and say so.
+            o.logger.error({ err: (err as Error).message }, 'the reboot failed: the device stops')
+            void stop().catch(() => undefined)
+            throw err
+          }
+        }))
     const stop = () =>
       (stopping ??= (async () => {
         await restarting.catch(() => undefined)
-        await supervisor.stop()
-        await services.stop()
-        await bus?.server.stop()
-        await hal.close()
+        // Every step runs even when one before failed, so that the data dir is always released.
+        let failure: unknown
+        for (const step of [() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()]) {
+          try {
+            await step()
+          } catch (err) {
+            failure ??= err
+            o.logger.error({ err: (err as Error).message }, 'stopping the device: a step failed')
+          }
+        }
+        services = undefined
         stopped()
+        if (failure !== undefined) throw failure
       })())
     const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop })
     return {

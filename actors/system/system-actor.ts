@@ -33,6 +33,8 @@ export class SystemActor {
   private timer: NodeJS.Timeout | undefined
   private flsState = 0
   private lastSelfTest = 0
+  /** Who asked for the shutdown over the API: the SHUTDOWN record names them. */
+  private shutdownBy: { subject?: string; rid: string } | undefined
 
   constructor(private readonly o: SystemActorOptions) {
     this.host = new ServiceHost<SystemState>(
@@ -72,7 +74,15 @@ export class SystemActor {
   async stop(): Promise<void> {
     clearInterval(this.timer)
     await this.host.stop()
-    await this.lifecycle.send({ type: 'STOP' }, [{ type: LogType.SHUTDOWN, result: LogResult.OK }])
+    const by = this.shutdownBy
+    await this.lifecycle.send({ type: 'STOP' }, [
+      {
+        type: LogType.SHUTDOWN,
+        result: LogResult.OK,
+        ...(by?.subject !== undefined ? { subject: by.subject } : {}),
+        ...(by ? { data: { source: 200, rid: by.rid } } : {}),
+      },
+    ])
   }
 
   /** `GET /api/system/selftest`: the known-answer tests and an entropy health test, now. */
@@ -102,6 +112,9 @@ export class SystemActor {
       await this.o.journal.append([{ type, result: LogResult.OK, ...(req.principal ? { subject: req.principal.sub } : {}), data: { source: 200, rid: req.rid } }])
     }
     await orderSupervisor(this.o.nc, this.o.hal.devid, order, req.rid)
+    // A shutdown is journaled once, as the last event of the boot (see stop), by whoever asked.
+    // stop() waits for this handler (the host's mailbox), so it sees who that was.
+    if (order === 'shutdown') this.shutdownBy ??= { ...(req.principal ? { subject: req.principal.sub } : {}), rid: req.rid }
     return { status: 200 }
   }
 

@@ -1,0 +1,400 @@
+// Login end to end: the eJWT challenge of several clients, its refusals, the brute-force brake,
+// and what bearer tokens open (and do not) on a running device.
+import t, { type Test } from 'tap'
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { AuthActor } from '../actors/auth/auth-actor.js'
+import { LoginBrake } from '../actors/auth/brake.js'
+import type { CommandReply } from '../actors/bus/types.js'
+import { buildEjwt, type PassphraseKey } from '../client/index.js'
+import { LogResult, LogType } from '../eventstore/types.js'
+import type { Clock } from '../hal/types.js'
+import { bootDevice } from './helpers/device.js'
+import { call, type Answer } from './helpers/http.js'
+import { readJournal } from './helpers/journal.js'
+import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, personalise } from './helpers/owner.js'
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+const json = { 'content-type': 'application/json' }
+
+/** The host's clock, but `advance` moves the device's wall time (not its monotonic time, which the brake uses). */
+function steerableClock(): Clock & { advance(ms: number): void; seconds(): number } {
+  let offset = 0
+  return {
+    now: () => Date.now() + offset,
+    monotonic: () => performance.now(),
+    isSet: () => true,
+    advance(ms) {
+      offset += ms
+    },
+    seconds() {
+      return Math.floor((Date.now() + offset) / 1000)
+    },
+  }
+}
+
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
+}
+
+function headerOf(token: string): string {
+  return Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')
+}
+
+interface Challenge {
+  exp: number
+  spk: string
+  jti: string
+  lbl: string
+  eid: string
+}
+
+async function challengeOf(base: string): Promise<Challenge> {
+  const answer = await call(`${base}/api/auth/token`)
+  if (answer.status !== 200) throw new Error(`no challenge: ${answer.status} ${answer.text}`)
+  return answer.json as Challenge
+}
+
+const postToken = (base: string, body: string) => call(`${base}/api/auth/token`, { method: 'POST', headers: json, body })
+const postAuth = (base: string, auth: unknown) => postToken(base, JSON.stringify({ auth }))
+
+/** A login eJWT for `challenge`, with claims overridable one by one. */
+function loginEjwt(key: PassphraseKey, challenge: Challenge, now: number, patch: Record<string, unknown> = {}, seed = key.seed): string {
+  return buildEjwt({
+    seed,
+    spk: challenge.spk,
+    claims: { jti: challenge.jti, aud: challenge.spk, exp: now + 3600, iat: now, iss: b64(key.publicKey), scope: 'system:config', ...patch },
+  })
+}
+
+async function timed(request: () => Promise<Answer>): Promise<Answer & { ms: number }> {
+  const started = performance.now()
+  const answer = await request()
+  return { ...answer, ms: performance.now() - started }
+}
+
+// t.testdir() empties the test's directory each time it is called: one call per test, a subdirectory per device.
+const roots = new WeakMap<Test, string>()
+let devices = 0
+function freshDataDir(t: Test): string {
+  let root = roots.get(t)
+  if (root === undefined) roots.set(t, (root = t.testdir()))
+  return join(root, `device-${++devices}`)
+}
+
+/** A personalised E device (the fast one), with its user and master keys. */
+async function ownedDevice(t: Test, options: { clock?: Clock; user?: string } = {}) {
+  const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E', ...(options.clock ? { clock: options.clock } : {}) })
+  const base = device.httpUrl!
+  const init = await personalise(base, 'E', options.user ? { user: options.user } : {})
+  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
+  return { device, base, user: init.user, master: init.master, initToken: init.json.token as string }
+}
+
+t.test('the challenge: 409 before personalisation, then {exp, spk, jti, lbl, eid} with lbl = the configured user', async (t) => {
+  const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E' })
+  const base = device.httpUrl!
+  const before = await call(`${base}/api/auth/token`)
+  t.equal(before.status, 409, 'no login before personalisation')
+  t.equal(before.json.error, 'not_personalised')
+  t.equal((await postAuth(base, 'a.b.c')).status, 409, 'nor a login attempt')
+
+  const initChallenge = (await call(`${base}/api/auth/init`)).json
+  t.equal((await personalise(base, 'E', { user: 'Grace Hopper' })).status, 200)
+  const now = Math.floor(Date.now() / 1000)
+  const challenge = await challengeOf(base)
+  t.match(challenge, { spk: /^[A-Za-z0-9+/]{43}=$/, jti: /^[A-Za-z0-9+/]{43}=$/, eid: /^[A-Za-z0-9+/]{43}=$/ })
+  t.equal(challenge.lbl, 'Grace Hopper', 'lbl is the configured user name')
+  t.equal(challenge.eid, initChallenge.eid, 'the device identity key')
+  t.equal(challenge.spk, initChallenge.spk, 'one session key per boot')
+  t.ok(Math.abs(challenge.exp - (now + 60)) <= 2, `exp = now + 60 (${challenge.exp - now})`)
+  const jti = Buffer.from(challenge.jti, 'base64')
+  t.ok(Math.abs(jti.readUInt32LE(0) - now) <= 2, 'jti bytes 0-3: the time, little-endian')
+  const next = await challengeOf(base)
+  t.not(next.jti, challenge.jti, 'a new jti each time')
+  t.equal(next.spk, challenge.spk)
+})
+
+t.test('E: the login quirks of several clients; U and M subjects; journaled without the token', async (t) => {
+  const { device, base, user, master } = await ownedDevice(t)
+
+  // A jti with a `/` in it, so that the `\/` escapes below are really exercised.
+  let challenge = await challengeOf(base)
+  for (let i = 0; i < 60 && !challenge.jti.includes('/'); i++) challenge = await challengeOf(base)
+  t.ok(challenge.jti.includes('/'), 'a jti that needs escaping')
+  const esc = (s: string) => s.replace(/\//g, '\\/')
+  const scope = 'keymgmt:use:0123456789abcdef0123456789abcdef'
+  const iat = Math.floor(Date.now() / 1000) - 4
+  const payloadJson = `{"scope":"${scope}","iss":"${esc(b64(user.publicKey))}","iat":${iat},"exp":${challenge.exp},"aud":"${esc(challenge.spk)}","jti":"${esc(challenge.jti)}"}`
+  t.match(payloadJson, /\\\//, 'the payload carries `\\/` escapes')
+  const auth = buildEjwt({ seed: user.seed, spk: challenge.spk, payloadJson, headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}' })
+  const answer = await postAuth(base, auth)
+  t.equal(answer.status, 200, answer.status === 200 ? 'accepted' : answer.text)
+  const userToken = answer.json.token as string
+  t.match(userToken, /^[\w-]+\.[\w-]+\.[\w-]+$/)
+  t.same(JSON.parse(headerOf(userToken)), { typ: 'JWT', alg: 'HS256' })
+  const claims = claimsOf(userToken)
+  t.match(claims, { scope, sub: 'U', jti: String, iat: Number })
+  t.equal(claims.exp, challenge.exp, 'exp = the exp asked for, here the challenge exp')
+  t.ok(Math.abs((claims.iat as number) - Math.floor(Date.now() / 1000)) <= 2, 'iat is the device time')
+
+  // Another client: the header in yet another order, keys ascending, iat a second ago.
+  const second = await challengeOf(base)
+  const masterAuth = buildEjwt({
+    seed: master.seed,
+    spk: second.spk,
+    headerJson: '{"alg":"HS256","ecdh":"x25519","typ":"JWT"}',
+    payloadJson: JSON.stringify({ aud: second.spk, exp: second.exp + 600, iat: Math.floor(Date.now() / 1000) - 1, iss: b64(master.publicKey), jti: second.jti, scope: 'system:config' }),
+  })
+  const masterAnswer = await postAuth(base, masterAuth)
+  t.equal(masterAnswer.status, 200, masterAnswer.status === 200 ? 'accepted' : masterAnswer.text)
+  const masterToken = masterAnswer.json.token as string
+  t.match(claimsOf(masterToken), { sub: 'M', scope: 'system:config', exp: second.exp + 600 })
+  const config = await call(`${base}/api/system/config`, { headers: bearer(masterToken) })
+  t.equal(config.status, 200, 'the master token opens what its scope names')
+
+  // An exp far beyond the device's bound is clamped (24 h).
+  const long = await loginAnswer(base, 'logger:get', USER_PASS, Math.floor(Date.now() / 1000) + 10 * 24 * 3600)
+  t.equal(long.status, 200)
+  const longClaims = claimsOf(long.json.token)
+  t.equal((longClaims.exp as number) - (longClaims.iat as number), 24 * 3600, 'exp bounded by the device')
+
+  const { files, records } = await readJournal(device.dataDir)
+  const successes = records.filter((r) => r.type === LogType.AUTH_SUCCESS_INTERNAL)
+  t.same(
+    successes.map((r) => [r.subject, r.result, r.decoded?.source, r.decoded?.scope]),
+    [
+      ['U', LogResult.OK, 200, scope],
+      ['M', LogResult.OK, 200, 'system:config'],
+      ['U', LogResult.OK, 200, 'logger:get'],
+    ],
+  )
+  const everything = Buffer.concat(files.map((f) => f.bytes)).toString('utf8')
+  for (const token of [userToken, masterToken, long.json.token as string]) {
+    const [, payload, mac] = token.split('.')
+    t.notOk(everything.includes(mac!) || everything.includes(payload!), 'no token (nor its parts) in the journal')
+  }
+  t.notMatch(JSON.stringify(successes.map((r) => r.decoded)), /token|auth|iss|ey[A-Za-z0-9_-]{10}/, 'no token-like data in the records')
+})
+
+t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud, malformed bodies', async (t) => {
+  const clock = steerableClock()
+  const { base, user } = await ownedDevice(t, { clock })
+
+  const t1 = await challengeOf(base)
+  const good = loginEjwt(user, t1, clock.seconds())
+  t.equal((await postAuth(base, good)).status, 200, 'first use')
+  t.equal((await postAuth(base, good)).status, 401, 'the same eJWT again')
+  t.equal((await postAuth(base, loginEjwt(user, t1, clock.seconds(), { scope: 'logger:get' }))).status, 401, 'a new eJWT on a used challenge')
+
+  const unknown = { ...(await challengeOf(base)), jti: b64(randomBytes(32)) }
+  t.equal((await postAuth(base, loginEjwt(user, unknown, clock.seconds()))).status, 401, 'a jti the device never issued')
+
+  const wrong = await keys.get('not the passphrase', t1.eid)
+  // Each on a fresh challenge, so that the flaw under test is the only one.
+  const refuse = async (what: string, key: PassphraseKey, patch: Record<string, unknown> = {}, seed?: Uint8Array) => {
+    const challenge = await challengeOf(base)
+    t.equal((await postAuth(base, loginEjwt(key, challenge, clock.seconds(), patch, seed))).status, 401, what)
+  }
+  await refuse('a key the device does not know (wrong passphrase)', wrong)
+  await refuse('the user key named, signed with another', user, {}, wrong.seed)
+  await refuse('wrong aud', user, { aud: b64(randomBytes(32)) })
+  await refuse('iat long past', user, { iat: clock.seconds() - 600 })
+  await refuse('iat in the future', user, { iat: clock.seconds() + 30 })
+  await refuse('exp past', user, { exp: clock.seconds() - 5 })
+
+  // Expiry of the challenge itself: the eJWT is otherwise fine (fresh iat, far exp).
+  const t3 = await challengeOf(base)
+  const t4 = await challengeOf(base)
+  clock.advance(61_000)
+  t.equal((await postAuth(base, loginEjwt(user, t3, clock.seconds()))).status, 401, 'a challenge older than 60 s')
+  t.equal((await postAuth(base, loginEjwt(user, t4, clock.seconds(), { exp: t4.exp }))).status, 401, 'exp = the expired challenge exp')
+  const before = clock.seconds()
+  const t5 = await challengeOf(base)
+  t.ok(t5.exp >= before + 60 && t5.exp <= clock.seconds() + 60, 'challenges follow the device clock')
+  t.equal((await postAuth(base, loginEjwt(user, t5, clock.seconds(), { exp: t5.exp }))).status, 200, 'a fresh challenge works')
+  const t6 = await challengeOf(base)
+  clock.advance(t6.exp * 1000 - clock.now())
+  t.equal((await postAuth(base, loginEjwt(user, t6, clock.seconds()))).status, 200, 'still live at exactly exp')
+
+  // Malformed bodies: 400.
+  t.equal((await postToken(base, 'this is not json')).status, 400, 'not JSON')
+  t.equal((await postToken(base, '[1,2]')).status, 400, 'not an object')
+  t.equal((await postToken(base, '{}')).status, 400, 'no auth')
+  t.equal((await postToken(base, '{"token":"a.b.c"}')).status, 400, 'auth under another name')
+  t.equal((await postAuth(base, 5)).status, 400, 'auth not a string')
+  t.equal((await postAuth(base, 'not-a-jwt')).status, 400, 'not a JWT')
+  t.equal((await postAuth(base, 'a.b.c')).status, 400, 'three parts of nothing')
+  const t7 = await challengeOf(base)
+  const badHeader = buildEjwt({ seed: user.seed, spk: t7.spk, headerJson: '{"alg":"none","typ":"JWT"}', claims: { jti: t7.jti, aud: t7.spk, exp: t7.exp, iat: clock.seconds(), iss: b64(user.publicKey), scope: 'system:config' } })
+  t.equal((await postAuth(base, badHeader)).status, 400, 'not the eJWT header')
+  const noScope = buildEjwt({ seed: user.seed, spk: t7.spk, claims: { jti: t7.jti, aud: t7.spk, exp: t7.exp, iat: clock.seconds(), iss: b64(user.publicKey) } })
+  t.equal((await postAuth(base, noScope)).status, 400, 'no scope')
+  t.equal((await postAuth(base, loginEjwt(user, t7, clock.seconds()))).status, 200, 'and the device still lets its owner in')
+})
+
+t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, reset by a success', async (t) => {
+  const { base, user } = await ownedDevice(t)
+  const wrong = await keys.get('guess 1234', (await challengeOf(base)).eid)
+  const attempt = async (key: PassphraseKey) => {
+    const challenge = await challengeOf(base)
+    const auth = loginEjwt(key, challenge, Math.floor(Date.now() / 1000))
+    return timed(() => postAuth(base, auth))
+  }
+  const UPPER = 6000
+
+  const ok = await attempt(user)
+  t.equal(ok.status, 200)
+  t.ok(ok.ms >= 500 && ok.ms < UPPER, `a success takes ≥ 500 ms (${ok.ms.toFixed(0)})`)
+  for (let i = 1; i <= 3; i++) {
+    const fail = await attempt(wrong)
+    t.equal(fail.status, 401)
+    t.ok(fail.ms >= 500 && fail.ms < 1500, `failure ${i} takes ≥ 500 ms and is not slowed yet (${fail.ms.toFixed(0)})`)
+  }
+  const slowed = await attempt(wrong)
+  t.equal(slowed.status, 401)
+  t.ok(slowed.ms >= 1500 && slowed.ms < UPPER, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
+  const malformed = await timed(() => postAuth(base, 'not-a-jwt'))
+  t.equal(malformed.status, 400)
+  t.ok(malformed.ms >= 1500 && malformed.ms < UPPER, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
+  const success = await attempt(user)
+  t.equal(success.status, 200, 'the owner still gets in')
+  t.ok(success.ms >= 1500 && success.ms < UPPER, `...slowly (${success.ms.toFixed(0)})`)
+  const afterReset = await attempt(wrong)
+  t.equal(afterReset.status, 401)
+  t.ok(afterReset.ms >= 500 && afterReset.ms < 1500, `a success resets the brake (${afterReset.ms.toFixed(0)})`)
+
+  // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
+  const started = performance.now()
+  const challenges = await Promise.all([1, 2, 3, 4].map(() => challengeOf(base)))
+  const parallel = await Promise.all(
+    challenges.map(async (c) => {
+      const answer = await postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000)))
+      return { status: answer.status, ms: performance.now() - started }
+    }),
+  )
+  t.same(parallel.map((p) => p.status), [401, 401, 401, 401])
+  const last = Math.max(...parallel.map((p) => p.ms))
+  // One failure is already counted: 500 + 500 + 1500 + 1500.
+  t.ok(last >= 4000 && last < 4000 + UPPER, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
+})
+
+t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
+  const clock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
+  // Only what braked() touches: the clock, the brake and the queue.
+  const actor = { o: { hal: { clock } }, brake: new LoginBrake(), loginQueue: Promise.resolve() } as unknown as AuthActor
+  const braked = (attempt: () => Promise<CommandReply>) => AuthActor.prototype.braked.call(actor, attempt)
+  for (let i = 1; i <= 3; i++) {
+    const started = performance.now()
+    await t.rejects(braked(async () => Promise.reject(new Error('the journal is closed'))), /journal/)
+    const ms = performance.now() - started
+    t.ok(ms >= 500, `a thrown attempt ${i} took ≥ 500 ms (${ms.toFixed(0)})`)
+  }
+  t.equal(actor.brake.minimumDuration(), 1500, 'three thrown attempts are three failures')
+  const started = performance.now()
+  t.equal((await braked(async () => ({ status: 200 }))).status, 200)
+  t.ok(performance.now() - started >= 1500, 'the next attempt is slowed')
+  t.equal(actor.brake.minimumDuration(), 500, 'and its success resets the brake')
+})
+
+t.test(
+  'the brake holds for bodies the gateway refuses too',
+  { todo: 'gateway/dispatch.ts answers malformed JSON and schema failures itself, before the auth actor and its brake' },
+  async (t) => {
+  const { base } = await ownedDevice(t)
+  for (const [what, body] of [
+    ['not JSON', 'this is not json'],
+    ['no auth', '{}'],
+    ['auth not a string', '{"auth":5}'],
+  ] as const) {
+    const answer = await timed(() => postToken(base, body))
+    t.equal(answer.status, 400, what)
+    t.ok(answer.ms >= 500, `${what}: ≥ 500 ms (${answer.ms.toFixed(0)})`)
+  }
+  },
+)
+
+t.test('bearer tokens: invalid, expired and foreign ones are 401 everywhere; wrong scope 403', async (t) => {
+  const clock = steerableClock()
+  const { device, base } = await ownedDevice(t, { clock })
+  const other = await ownedDevice(t)
+
+  const token = await login(base, 'system:config', USER_PASS, clock.seconds() + 3600)
+  const foreign = await login(other.base, 'system:config')
+  const [h, p, s] = token.split('.') as [string, string, string]
+  const forged = `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(token), scope: 'keymgmt:gen' })).toString('base64url')}.${s}`
+  const flipped = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BA' : 'AA'}`
+  const invalid: [string, Record<string, string>][] = [
+    ['garbage', { authorization: 'Bearer garbage' }],
+    ['another device', bearer(foreign)],
+    ['a forged payload', bearer(forged)],
+    ['a flipped MAC', bearer(flipped)],
+    ['not a bearer', { authorization: `Basic ${Buffer.from('ada:pw').toString('base64')}` }],
+    ['empty bearer', { authorization: 'Bearer ' }],
+  ]
+  for (const path of ['/api/system/status', '/api/system/version', '/api/system/config', '/api/auth/token']) {
+    t.equal((await call(`${base}${path}`, { headers: bearer(token) })).status, 200, `${path}: a valid token`)
+    for (const [what, headers] of invalid) t.equal((await call(`${base}${path}`, { headers })).status, 401, `${path}: ${what}`)
+  }
+  t.equal((await call(`${base}/api/system/config`)).status, 401, 'no token where one is needed')
+  t.equal((await call(`${other.base}/api/system/config`, { headers: bearer(token) })).status, 401, 'ours is foreign there too')
+
+  // Expiry on the device clock (the gateway's cache included).
+  const short = await login(base, 'system:config', USER_PASS, clock.seconds() + 30)
+  const shortExp = claimsOf(short).exp as number
+  t.equal((await call(`${base}/api/system/status`, { headers: bearer(short) })).status, 200, 'valid (and now cached)')
+  clock.advance(shortExp * 1000 - clock.now() - 5000)
+  t.equal((await call(`${base}/api/system/version`, { headers: bearer(short) })).status, 200, 'valid 5 s before exp')
+  clock.advance(shortExp * 1000 - clock.now())
+  for (const path of ['/api/system/status', '/api/system/version', '/api/system/config']) {
+    t.equal((await call(`${base}${path}`, { headers: bearer(short) })).status, 401, `${path}: expired`)
+  }
+  t.equal((await call(`${base}/api/system/config`, { headers: bearer(token) })).status, 200, 'the long token still works')
+
+  // Scope: one per token, matched by prefix; a wrong one is 403 and audited.
+  const keylist = await login(base, 'keymgmt:list', USER_PASS, clock.seconds() + 3600)
+  const denied = await call(`${base}/api/system/config`, { headers: bearer(keylist) })
+  t.equal(denied.status, 403, 'a token of another scope')
+  t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(await login(base, 'system:shutdown', USER_PASS, clock.seconds() + 3600)) })).status, 403, 'shutdown scope cannot reboot')
+  t.equal((await call(`${base}/api/system/status`, { headers: bearer(keylist) })).status, 200, 'any valid token on an open route')
+  const { records } = await readJournal(device.dataDir)
+  const scopeFailures = records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK)
+  t.same(
+    scopeFailures.map((r) => [r.result, r.subject, r.decoded?.source, r.decoded?.scope]),
+    [
+      [LogResult.FAILED, 'U', 403, 'keymgmt:list'],
+      [LogResult.FAILED, 'U', 403, 'system:shutdown'],
+    ],
+  )
+})
+
+t.test('version: sd_csd and sd_cid with a valid token, on P only', async (t) => {
+  const p = await bootDevice(t, { dataDir: freshDataDir(t) })
+  t.equal((await personalise(p.httpUrl!, 'P')).status, 200)
+  const token = await login(p.httpUrl!, 'logger:get')
+  const open = (await call(`${p.httpUrl}/api/system/version`)).json
+  t.notOk('sd_csd' in open || 'sd_cid' in open, 'not without a token')
+  const withToken = await call(`${p.httpUrl}/api/system/version`, { headers: bearer(token) })
+  t.equal(withToken.status, 200)
+  t.match(withToken.json, { hwv: /PPA/, sd_csd: /\S/, sd_cid: /\S/ })
+
+  const { base } = await ownedDevice(t)
+  const e = await call(`${base}/api/system/version`, { headers: bearer(await login(base, 'logger:get')) })
+  t.equal(e.status, 200)
+  t.match(e.json, { hwv: /EPA/ })
+  t.notOk('sd_csd' in e.json || 'sd_cid' in e.json, 'never on E')
+})
+
+t.test('the master passphrase and the user passphrase are told apart', async (t) => {
+  const { base } = await ownedDevice(t)
+  t.equal(claimsOf(await login(base, 'system:config', MASTER_PASS)).sub, 'M')
+  t.equal(claimsOf(await login(base, 'system:config', USER_PASS)).sub, 'U')
+  // The brake holds back login answers only: other requests are answered meanwhile.
+  const order: string[] = []
+  const slow = postAuth(base, 'not-a-jwt').then((a) => (order.push('login'), a))
+  const status = call(`${base}/api/system/status`).then((a) => (order.push('status'), a))
+  t.equal((await status).status, 200)
+  t.equal((await slow).status, 400)
+  t.same(order, ['status', 'login'], 'status answered while a login was braked')
+})

@@ -1,0 +1,293 @@
+// Reboot and shutdown over the API: every token dies, a new journal file starts, identity and
+// configuration come back from the journal; and the gateway's token cache never outlives the
+// auth actor that vouched for its entries.
+import t, { type Test } from 'tap'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { IdentityState } from '../actors/auth/identity-state.js'
+import type { CommandReply, CommandRequest } from '../actors/bus/types.js'
+import { LogResult, LogType } from '../eventstore/types.js'
+import { BusUnavailableError, CachedTokenVerifier, type GatewayBus } from '../gateway/index.js'
+import type { Clock } from '../hal/types.js'
+import { bootDevice } from './helpers/device.js'
+import { call, type Answer } from './helpers/http.js'
+import { readJournal, verifyDataDir } from './helpers/journal.js'
+import { MASTER_PASS, bearer, login, personalise } from './helpers/owner.js'
+
+async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
+    await sleep(25)
+  }
+}
+
+/** The answer, or the error code when the connection itself fails (ECONNREFUSED while down). */
+async function tryCall(url: string, init?: Parameters<typeof call>[1]): Promise<Answer | string> {
+  try {
+    return await call(url, init)
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? String(err)
+  }
+}
+
+async function journalFiles(dataDir: string): Promise<number> {
+  return (await readJournal(dataDir)).files.length
+}
+
+/** Waits until the device answers again from a boot that started journal file number `files`. */
+async function backUp(base: string, dataDir: string, files: number): Promise<void> {
+  await until(`boot with journal file ${files}`, async () => {
+    if ((await journalFiles(dataDir)) < files) return false
+    const answer = await tryCall(`${base}/api/system/status`)
+    return typeof answer !== 'string' && answer.status === 200
+  })
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
+
+async function ownedDevice(t: Test, cfg: Record<string, unknown> = {}) {
+  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E' })
+  const base = device.httpUrl!
+  const init = await personalise(base, 'E', cfg)
+  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
+  return { device, base, initToken: init.json.token as string, instanceid: init.json.instanceid as string }
+}
+
+t.test('reboot: every token dies, a new journal file starts, identity and configuration come back from the journal', async (t) => {
+  const { device, base, initToken, instanceid } = await ownedDevice(t, { user: 'Lin', hostname: 'hsm.lab', origin: '*' })
+  const token = await login(base, 'system:config')
+  const masterToken = await login(base, 'system:config', MASTER_PASS)
+  const before = (await call(`${base}/api/auth/token`)).json
+  const configBefore = (await call(`${base}/api/system/config`, { headers: bearer(token) })).json
+  t.equal(await journalFiles(device.dataDir), 1)
+
+  t.equal((await call(`${base}/api/system/reboot`)).status, 401, 'reboot needs a token')
+  t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(await login(base, 'system:shutdown')) })).status, 403, 'and the right scope')
+  const reboot = await call(`${base}/api/system/reboot`, { headers: bearer(token) })
+  t.equal(reboot.status, 200, 'the reboot is answered first')
+  await backUp(base, device.dataDir, 2)
+
+  const status = (await call(`${base}/api/system/status`)).json
+  t.notOk('inited' in status, 'still personalised: `inited` absent')
+  t.equal(status.fls_state, 0)
+  for (const [what, old] of [['the login token', token], ['the master token', masterToken], ['the init token', initToken]] as const) {
+    for (const path of ['/api/system/status', '/api/system/version', '/api/system/config']) {
+      t.equal((await call(`${base}${path}`, { headers: bearer(old) })).status, 401, `${what} is dead on ${path}`)
+    }
+  }
+  t.equal((await call(`${base}/api/auth/init`)).status, 406, 'personalisation rebuilt from the journal')
+
+  const after = (await call(`${base}/api/auth/token`)).json
+  t.not(after.spk, before.spk, 'a new session key')
+  t.equal(after.eid, before.eid, 'the same device identity')
+  t.equal(after.lbl, 'Lin', 'the user name rebuilt from the journal')
+  const fresh = await login(base, 'system:config')
+  t.not(fresh, token)
+  const config = await call(`${base}/api/system/config`, { headers: bearer(fresh) })
+  t.equal(config.status, 200)
+  t.match(config.json, { user: 'Lin', hostname: 'hsm.lab', origin: '*', email: 'ada@example.com', instanceid })
+  const comparable = (c: Record<string, unknown>) => {
+    const { spk: _spk, nonce: _nonce, ...rest } = c
+    return rest
+  }
+  t.same(comparable(config.json), comparable(configBefore), 'the whole configuration, but the per-boot spk and nonce')
+  t.not(config.json.spk, configBefore.spk)
+  t.equal(claimsOf(await login(base, 'system:config', MASTER_PASS)).sub, 'M', 'both keys rebuilt')
+
+  const { files, records } = await readJournal(device.dataDir)
+  t.equal(files.length, 2, 'one journal file per boot')
+  const [first, second] = files.map((f) => f.id) as [string, string]
+  const reboots = records.filter((r) => r.type === LogType.REBOOT)
+  t.same(
+    reboots.map((r) => [r.file, r.result, r.subject, r.decoded?.source]),
+    [[first, LogResult.OK, 'U', 200]],
+    'REBOOT journaled by who asked, in the old file',
+  )
+  const startups = records.filter((r) => r.type === LogType.STARTUP).map((r) => r.file)
+  t.same(startups, [first, second], 'STARTUP in each file')
+  t.same(
+    records.filter((r) => r.type === LogType.SHUTDOWN).map((r) => [r.file, r.subject]),
+    [[first, '']],
+    'the old boot ended with SHUTDOWN (nobody asked for a shutdown: REBOOT says who asked)',
+  )
+  const link = records.find((r) => r.file === second && r.type === LogType.LINK)
+  t.equal(link?.decoded?.prev, first, 'the new file links to the old one')
+  t.notMatch(Buffer.concat(files.map((f) => f.bytes)).toString('utf8'), token.split('.')[2]!, 'no token in the journal')
+  const verified = await verifyDataDir(device.dataDir, device.logPublicKey, true)
+  t.ok(verified.ok, JSON.stringify(verified.problems))
+  t.equal(verified.summary.files, 2)
+})
+
+t.test('reboot twice in quick succession, the second with a system:upgrade token', async (t) => {
+  const { device, base } = await ownedDevice(t)
+  for (const [files, scope] of [[2, 'system:config'], [3, 'system:upgrade']] as const) {
+    const token = await login(base, scope)
+    t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(token) })).status, 200, `reboot with ${scope}`)
+    await backUp(base, device.dataDir, files)
+    t.equal((await call(`${base}/api/system/status`, { headers: bearer(token) })).status, 401, 'its token died with the boot')
+  }
+  const { files } = await readJournal(device.dataDir)
+  t.equal(new Set(files.map((f) => f.id)).size, 3, 'three files, three ids')
+  const verified = await verifyDataDir(device.dataDir, device.logPublicKey, true)
+  t.ok(verified.ok, JSON.stringify(verified.problems))
+  t.equal(verified.summary.files, 3)
+})
+
+t.test('reboot with every service in its own process (--split)', async (t) => {
+  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E', split: true })
+  const base = device.httpUrl!
+  t.equal((await personalise(base, 'E')).status, 200)
+  const token = await login(base, 'system:config')
+  t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(token) })).status, 200)
+  await backUp(base, device.dataDir, 2)
+  t.equal((await call(`${base}/api/system/version`, { headers: bearer(token) })).status, 401, 'the old token is dead')
+  const fresh = await login(base, 'system:config')
+  t.equal((await call(`${base}/api/system/config`, { headers: bearer(fresh) })).json.user, 'Ada')
+  const verified = await verifyDataDir(device.dataDir, device.logPublicKey, true)
+  t.ok(verified.ok, JSON.stringify(verified.problems))
+})
+
+t.test('shutdown over the API: 200, then the device stops and its port refuses', async (t) => {
+  const { device, base } = await ownedDevice(t)
+  t.equal((await call(`${base}/api/system/shutdown`)).status, 401, 'shutdown needs a token')
+  t.equal((await call(`${base}/api/system/shutdown`, { headers: bearer(await login(base, 'system:upgrade')) })).status, 403, 'upgrade cannot shut down')
+  const token = await login(base, 'system:shutdown')
+  const answer = await call(`${base}/api/system/shutdown`, { headers: bearer(token) })
+  t.equal(answer.status, 200)
+  let timer: NodeJS.Timeout | undefined
+  const outcome = await Promise.race([
+    device.stopped.then(() => 'stopped'),
+    new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running'), 20_000))),
+  ])
+  clearTimeout(timer)
+  t.equal(outcome, 'stopped', 'device.stopped resolves')
+  t.equal(await tryCall(`${base}/api/system/status`), 'ECONNREFUSED', 'nothing listens any more')
+
+  const { records } = await readJournal(device.dataDir)
+  const last = records.filter((r) => r.type !== LogType.SEAL).at(-1)
+  t.equal(last?.type, LogType.SHUTDOWN, 'SHUTDOWN is the last event')
+  t.match(last, { result: LogResult.OK, subject: 'U', decoded: { source: 200 } }, '...and names who asked for it')
+  t.equal(records.filter((r) => r.type === LogType.SHUTDOWN).length, 1, 'once')
+  const verified = await verifyDataDir(device.dataDir, device.logPublicKey)
+  t.ok(verified.ok, `sealed and whole: ${JSON.stringify(verified.problems)}`)
+  await device.stop()
+  t.pass('a second stop is harmless')
+})
+
+t.test('shutdown with a system:config token', async (t) => {
+  const { device, base } = await ownedDevice(t)
+  t.equal((await call(`${base}/api/system/shutdown`, { headers: bearer(await login(base, 'system:config')) })).status, 200)
+  await device.stopped
+  t.pass('stopped')
+})
+
+// --- The gateway's token cache, against a scripted bus ---------------------------------------
+
+interface ScriptedAuth {
+  boot: string
+  /** Tokens this auth incarnation minted, with their claims. */
+  tokens: Map<string, { sub: string; scope: string; exp: number }>
+}
+
+class ScriptedBus implements GatewayBus {
+  current: ScriptedAuth | undefined
+  requests = 0
+  /** When set, verify requests wait for it before the (then current) auth incarnation answers. */
+  gate: Promise<void> | undefined
+
+  readModel<S>(service: string): S | undefined {
+    if (service !== 'auth' || !this.current) return undefined
+    const state: IdentityState = {
+      boot: this.current.boot,
+      inited: true,
+      ctx: 0,
+      trusted_ts: true,
+      transport: { hostname: '', origin: '*', hsts: false, dosprot: 0 },
+      intact: true,
+    }
+    return state as S
+  }
+
+  async request(service: string, op: string, req: CommandRequest): Promise<CommandReply> {
+    if (service !== 'auth' || op !== 'verify') throw new Error(`unexpected ${service}.${op}`)
+    this.requests += 1
+    // The incarnation that receives the request answers it, however long the reply takes.
+    const auth = this.current
+    if (!auth) throw new BusUnavailableError('auth down')
+    if (this.gate) await this.gate
+    const claims = auth.tokens.get((req.body as { token: string }).token)
+    return claims ? { status: 200, body: { ...claims, boot: auth.boot } } : { status: 401, body: { error: 'invalid_token', message: '' } }
+  }
+}
+
+const hostClock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
+const later = Math.floor(Date.now() / 1000) + 3600
+
+t.test('the token cache: kept per auth incarnation, never across one', async (t) => {
+  const bus = new ScriptedBus()
+  const verifier = new CachedTokenVerifier(bus, hostClock)
+  await t.rejects(verifier.verify('x'), BusUnavailableError, 'no auth read model: 503, not 401')
+
+  bus.current = { boot: 'a', tokens: new Map([['old', { sub: 'U', scope: 'system:config', exp: later }]]) }
+  t.same(await verifier.verify('old'), { sub: 'U', scope: 'system:config' })
+  t.same(await verifier.verify('old'), { sub: 'U', scope: 'system:config' })
+  t.equal(bus.requests, 1, 'the second check came from the cache')
+  t.equal(await verifier.verify('nope'), undefined)
+
+  bus.current = { boot: 'b', tokens: new Map([['new', { sub: 'M', scope: 'logger:get', exp: later }]]) }
+  t.equal(await verifier.verify('old'), undefined, 'the old token is asked about again, and refused')
+  t.same(await verifier.verify('new'), { sub: 'M', scope: 'logger:get' })
+  t.equal(bus.requests, 4)
+
+})
+
+t.test('the token cache: an entry is served only until its token expires', async (t) => {
+  const bus = new ScriptedBus()
+  let offset = 0
+  const clock: Clock = { now: () => Date.now() + offset, monotonic: () => performance.now(), isSet: () => true }
+  const verifier = new CachedTokenVerifier(bus, clock)
+  const exp = Math.floor(Date.now() / 1000) + 30
+  // This auth never says no: what the cache serves after exp is visible as a missing request.
+  bus.current = { boot: 'a', tokens: new Map([['short', { sub: 'U', scope: 'x', exp }]]) }
+  await verifier.verify('short')
+  offset = exp * 1000 - Date.now() - 2000
+  await verifier.verify('short')
+  t.equal(bus.requests, 1, 'served from the cache before exp')
+  offset = exp * 1000 - Date.now()
+  await verifier.verify('short')
+  t.equal(bus.requests, 2, 'asked again at exp')
+})
+
+t.test('the token cache: an answer of the old auth that arrives after the restart is not kept', async (t) => {
+  const bus = new ScriptedBus()
+  const verifier = new CachedTokenVerifier(bus, hostClock)
+  const old = { sub: 'U', scope: 'system:config', exp: later }
+  bus.current = { boot: 'a', tokens: new Map([['old', old]]) }
+  let open!: () => void
+  bus.gate = new Promise((resolve) => (open = resolve))
+  // Asked while `a` runs; `a` answers only after `b` has taken over and the cache saw `b`.
+  const slow = verifier.verify('old')
+  await sleep(5)
+  bus.current = { boot: 'b', tokens: new Map([['new', { sub: 'U', scope: 'logger:get', exp: later }]]) }
+  const meanwhile = verifier.verify('new')
+  open()
+  bus.gate = undefined
+  t.same(await slow, { sub: 'U', scope: 'system:config' }, 'valid when asked')
+  t.same(await meanwhile, { sub: 'U', scope: 'logger:get' })
+  const requests = bus.requests
+  t.equal(await verifier.verify('old'), undefined, 'the old token is not served from the cache under the new boot')
+  t.equal(bus.requests, requests + 1, 'it was asked about again')
+})
+
+t.test('the token cache stays bounded', async (t) => {
+  const bus = new ScriptedBus()
+  const verifier = new CachedTokenVerifier(bus, hostClock, 2)
+  bus.current = { boot: 'a', tokens: new Map(['t1', 't2', 't3'].map((k) => [k, { sub: 'U', scope: k, exp: later }])) }
+  for (const k of ['t1', 't2', 't3']) await verifier.verify(k)
+  t.equal(bus.requests, 3)
+  await verifier.verify('t3')
+  t.equal(bus.requests, 3, 'the newest is cached')
+  await verifier.verify('t1')
+  t.equal(bus.requests, 4, 'the oldest was dropped')
+})

@@ -1,0 +1,302 @@
+// Every route of the gateway's table × every kind of caller, on real devices (P and E): the
+// auth rules of the contract (§2.3, §2.4) and the seed (§5, §6), generated from `routeTable`
+// so that a route added later is covered without new test code.
+//
+// Routes whose success would disturb the rest of the run are called only with tokens that must
+// be refused (no token, invalid token, wrong scope, wrong role); their success is tested elsewhere:
+//   GET /api/system/reboot    restarts every service, and every token dies with it
+//   GET /api/system/shutdown  stops the device
+import t, { type Test } from 'tap'
+import { Value } from '@sinclair/typebox/value'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { LogResult, LogType } from '../eventstore/types.js'
+import { routeTable } from '../gateway/routes.js'
+import type { Role, Route } from '../gateway/types.js'
+import type { Device } from '../actors/supervisor/types.js'
+import { bootDevice } from './helpers/device.js'
+import { call, type Answer } from './helpers/http.js'
+import { readJournal } from './helpers/journal.js'
+import { MASTER_PASS, USER_PASS, bearer, login, personalise } from './helpers/owner.js'
+
+// A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
+const root = mkdtempSync(join(tmpdir(), 'hemd-route-matrix-'))
+t.teardown(() => rmSync(root, { recursive: true, force: true }))
+let dirs = 0
+const newDir = (name: string) => join(root, `${++dirs}-${name}`)
+
+type Variant = 'P' | 'E'
+type LoginRole = Extract<Role, 'U' | 'M'>
+
+const DISRUPTIVE = new Set(['GET /api/system/reboot', 'GET /api/system/shutdown'])
+
+/** Open routes that refuse on purpose once the device is personalised (no scope check, no audit). */
+const REFUSED_WHEN_PERSONALISED: Record<string, number> = { 'POST /api/system/config/provisioning': 403 }
+
+/** What the contract promises a fresh device answers without a token (routes not named: only "not 401/403"). */
+const FRESH_WITHOUT_TOKEN: Record<string, number> = {
+  'GET /api/system/version': 200,
+  'GET /api/system/status': 200,
+  'GET /api/auth/init': 200,
+  'GET /api/auth/token': 409,
+  'GET /api/system/config/attestation': 200,
+  'GET /api/system/checkin': 200,
+  'GET /api/system/selftest': 200,
+  'GET /api/system/config': 401,
+  // Reaches the provisioning check (an empty crt is malformed): no token was asked for.
+  'POST /api/system/config/provisioning': 400,
+}
+
+/** Values for path parameters and `<name>` scope placeholders. */
+const SAMPLES: Record<string, string> = { id: '0000abcd', offset: '0', kid: '00112233445566778899aabbccddeeff' }
+const sample = (name: string) => SAMPLES[name] ?? '0'
+
+/** Plausible scopes that a route may not accept, tried in order for the wrong-scope case. */
+const WRONG_SCOPE_CANDIDATES = ['keymgmt:list', 'logger:get', 'storage:disk0', 'system:shutdown', 'system:config']
+
+const PASSPHRASE: Record<LoginRole, string> = { U: USER_PASS, M: MASTER_PASS }
+const LOGIN_ROLES: LoginRole[] = ['U', 'M']
+const ALL: Role[] = ['U', 'M', 'ExtAuth']
+
+const keyOf = (route: Route) => `${route.method} ${route.path}`
+const fill = (scope: string) => scope.replace(/<(\w+)>$/, (_, name: string) => sample(name))
+
+/** The contract's matching, written independently of gateway/authorize.ts: prefix on `:`, exact for `<kid>`. */
+function satisfies(tokenScope: string, required: string): boolean {
+  const wanted = fill(required)
+  if (/<\w+>$/.test(required)) return tokenScope.toLowerCase() === wanted.toLowerCase()
+  return tokenScope === wanted || tokenScope.startsWith(`${wanted}:`)
+}
+
+function wrongScopeFor(route: Route): string {
+  const scopes = route.scopes ?? []
+  const wrong = WRONG_SCOPE_CANDIDATES.find((candidate) => !scopes.some((s) => satisfies(candidate, s)))
+  if (!wrong) throw new Error(`no wrong-scope candidate for ${keyOf(route)}: extend WRONG_SCOPE_CANDIDATES`)
+  return wrong
+}
+
+/** A scope the route accepts (any one when it names none). */
+function rightScopesFor(route: Route): string[] {
+  return route.scopes?.map(fill) ?? [WRONG_SCOPE_CANDIDATES[0]!]
+}
+
+const concretePath = (route: Route) => route.path.replace(/:(\w+)/g, (_, name: string) => sample(name))
+
+function pathMatches(pattern: string, path: string): boolean {
+  const a = pattern.split('/')
+  const b = path.split('/')
+  return a.length === b.length && a.every((segment, i) => segment.startsWith(':') || segment === b[i])
+}
+
+/** A route of the other variant answers 404 unless a route of this variant serves the same request. */
+function servedOn(variant: Variant, route: Route): boolean {
+  const path = concretePath(route)
+  return routeTable.some((r) => r.variants.includes(variant) && r.method === route.method && pathMatches(r.path, path))
+}
+
+/** The smallest body the route's schema accepts; `{}` where TypeBox cannot make one (patterns, formats). */
+function minimalBody(route: Route): Record<string, unknown> {
+  try {
+    return Value.Create(route.body!) as Record<string, unknown>
+  } catch {
+    return {}
+  }
+}
+
+/** The request for a route: sample path parameters, a body that passes the route's schema. */
+function send(device: Device, route: Route, token?: string): Promise<Answer> {
+  const base = route.tls === 'required' ? device.httpsUrl! : device.httpUrl!
+  const headers: Record<string, string> = token === undefined ? {} : bearer(token)
+  let body: string | undefined
+  if (route.body) {
+    const placeholders = Object.fromEntries((route.scopes ?? []).flatMap((s) => [.../<(\w+)>$/.exec(s) ?? []].slice(1).map((n) => [n, sample(n)])))
+    body = JSON.stringify({ ...minimalBody(route), ...placeholders })
+    headers['content-type'] = 'application/json'
+  }
+  return call(`${base}${concretePath(route)}`, { method: route.method, headers, ...(body === undefined ? {} : { body }) })
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
+    await sleep(20)
+  }
+}
+
+/** Polls until `check` holds or the deadline passes; the caller asserts on what it then sees. */
+async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) return false
+    await sleep(20)
+  }
+  return true
+}
+
+/** Past authentication and authorisation: whatever the handler made of it, not 401 or 403. */
+function notRefused(t: Test, answer: Answer, what: string): void {
+  t.notOk(answer.status === 401 || answer.status === 403, `${what} → not 401/403 (got ${answer.status} ${answer.text})`)
+}
+
+async function scopeRecords(device: Device) {
+  return (await readJournal(device.dataDir)).records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK)
+}
+
+interface Personalised {
+  device: Device
+  variant: Variant
+  /** Tokens by `${role} ${scope}`. */
+  tokens: Map<string, string>
+}
+
+/** Every (role, scope) the matrix will need, logged in once each (a login costs ≥ 500 ms). */
+function neededLogins(variant: Variant): [LoginRole, string][] {
+  const wanted = new Map<string, [LoginRole, string]>()
+  const want = (role: LoginRole, scope: string) => wanted.set(`${role} ${scope}`, [role, scope])
+  want('U', WRONG_SCOPE_CANDIDATES[0]!)
+  for (const route of routeTable) {
+    if (!route.variants.includes(variant)) continue
+    if (route.scopes) want('U', wrongScopeFor(route))
+    const roles = route.roles ?? ALL
+    for (const role of LOGIN_ROLES) {
+      // Allowed roles try every right scope; a refused role needs one right scope to be refused with.
+      for (const scope of roles.includes(role) ? rightScopesFor(route) : rightScopesFor(route).slice(0, 1)) want(role, scope)
+    }
+  }
+  return [...wanted.values()]
+}
+
+async function personalisedDevice(t: Test, dir: string, variant: Variant): Promise<Personalised> {
+  const device = await bootDevice(t, { dataDir: `${dir}/${variant}`, variant })
+  const init = await personalise(device.httpUrl!, variant)
+  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
+  if (variant === 'P') await until('formatting done', async () => (await call(`${device.httpUrl}/api/system/status`)).json.format === 'done', 20_000)
+  const tokens = new Map<string, string>()
+  for (const [role, scope] of neededLogins(variant)) tokens.set(`${role} ${scope}`, await login(device.httpUrl!, scope, PASSPHRASE[role]))
+  return { device, variant, tokens }
+}
+
+/** Runs the matrix on one personalised device; `foreign` is a well-formed token this device never minted. */
+async function matrix(t: Test, { device, variant, tokens }: Personalised, foreign: string): Promise<void> {
+  const token = (role: LoginRole, scope: string) => {
+    const value = tokens.get(`${role} ${scope}`)
+    if (!value) throw new Error(`no ${role} token for ${scope}`)
+    return value
+  }
+  let audited = (await scopeRecords(device)).length
+
+  /** Not a scope refusal: the journal gained no FAILED_SCOPE_CHECK. */
+  const noAudit = async (what: string) => t.equal((await scopeRecords(device)).length, audited, `${what}: no FAILED_SCOPE_CHECK`)
+
+  const refused = async (what: string, route: Route, role: LoginRole, scope: string) => {
+    const answer = await send(device, route, token(role, scope))
+    t.equal(answer.status, 403, `${what} → 403`)
+    t.equal(answer.json?.error, 'forbidden', `${what}: error body`)
+    let records = await scopeRecords(device)
+    await eventually(async () => (records = await scopeRecords(device)).length > audited)
+    t.equal(records.length, audited + 1, `${what}: exactly one FAILED_SCOPE_CHECK`)
+    const record = records.at(-1)
+    if (!record) return
+    t.equal(record.result, LogResult.FAILED, `${what}: result FAILED`)
+    t.equal(record.subject, role, `${what}: subject`)
+    t.match(record.decoded, { source: 403, scope }, `${what}: source 403 and the token's scope`)
+    audited = records.length
+  }
+
+  for (const route of routeTable) {
+    const key = keyOf(route)
+    const name = `${variant} ${key}`
+    if (!route.variants.includes(variant)) {
+      if (servedOn(variant, route)) continue
+      for (const [label, bearerToken] of [['no token', undefined], ['invalid token', foreign], ['valid token', token('U', WRONG_SCOPE_CANDIDATES[0]!)]] as const) {
+        t.equal((await send(device, route, bearerToken)).status, 404, `${name}, ${label}: other variant → 404`)
+      }
+      await noAudit(`${name}, other variant`)
+      continue
+    }
+
+    const invalid = await send(device, route, foreign)
+    t.equal(invalid.status, 401, `${name}, invalid token → 401`)
+    t.equal(invalid.json?.error, 'invalid_token', `${name}, invalid token: error body`)
+
+    const anonymous = await send(device, route)
+    if (route.auth === 'open') {
+      const expected = REFUSED_WHEN_PERSONALISED[key]
+      if (expected !== undefined) t.equal(anonymous.status, expected, `${name}, no token → ${expected} (by design)`)
+      else notRefused(t, anonymous, `${name}, no token`)
+    } else {
+      t.equal(anonymous.status, 401, `${name}, no token → 401 once personalised`)
+      t.equal(anonymous.json?.error, 'token_required', `${name}, no token: error body`)
+    }
+    await noAudit(`${name}, invalid or no token`)
+
+    if (route.scopes) await refused(`${name}, wrong scope`, route, 'U', wrongScopeFor(route))
+
+    const roles = route.roles ?? ALL
+    for (const role of LOGIN_ROLES.filter((r) => !roles.includes(r))) {
+      await refused(`${name}, role ${role} with a right scope`, route, role, rightScopesFor(route)[0]!)
+    }
+
+    if (DISRUPTIVE.has(key)) continue
+    for (const role of LOGIN_ROLES.filter((r) => roles.includes(r))) {
+      for (const scope of rightScopesFor(route)) {
+        const answer = await send(device, route, token(role, scope))
+        const what = `${name}, ${role} ${route.scopes ? 'right scope' : 'any scope'} ${scope}`
+        const expected = route.auth === 'open' ? REFUSED_WHEN_PERSONALISED[key] : undefined
+        if (expected !== undefined) t.equal(answer.status, expected, `${what} → ${expected} (by design)`)
+        else notRefused(t, answer, what)
+        await noAudit(what)
+      }
+    }
+  }
+}
+
+/** A fresh device, no token: only what the contract allows works; an invalid token is refused everywhere. */
+async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void> {
+  const device = await bootDevice(t, { dataDir: `${dir}/${variant}`, variant })
+  t.equal((await call(`${device.httpUrl}/api/system/status`)).json.inited, false, 'fresh')
+  const garbage = ['eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9', 'eyJzY29wZSI6InN5c3RlbTpjb25maWciLCJzdWIiOiJVIn0', 'c2lnbmF0dXJl'].join('.')
+  for (const route of routeTable) {
+    const key = keyOf(route)
+    const name = `fresh ${variant} ${key}`
+    if (!route.variants.includes(variant)) {
+      if (!servedOn(variant, route)) t.equal((await send(device, route)).status, 404, `${name}: other variant → 404`)
+      continue
+    }
+    t.equal((await send(device, route, garbage)).status, 401, `${name}, invalid token → 401`)
+    const answer = await send(device, route)
+    const expected = FRESH_WITHOUT_TOKEN[key] ?? (route.auth === 'token' ? 401 : undefined)
+    if (expected !== undefined) t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text})`)
+    else notRefused(t, answer, `${name}, no token`)
+  }
+  t.equal((await scopeRecords(device)).length, 0, `fresh ${variant}: no FAILED_SCOPE_CHECK`)
+  t.equal((await call(`${device.httpUrl}/api/system/status`)).json.inited, false, 'still fresh')
+}
+
+t.test('the route table is what this matrix assumes', async (t) => {
+  for (const route of routeTable) {
+    const key = keyOf(route)
+    t.ok(route.variants.length > 0, `${key}: a variant`)
+    if (route.auth === 'open') t.notOk(route.scopes ?? route.roles, `${key}: an open route lists no scopes or roles`)
+    if (route.scopes) t.ok(route.scopes.length > 0, `${key}: scopes, when given, are not empty`)
+  }
+  for (const key of [...DISRUPTIVE, ...Object.keys(REFUSED_WHEN_PERSONALISED), ...Object.keys(FRESH_WITHOUT_TOKEN)]) {
+    t.ok(routeTable.some((r) => keyOf(r) === key), `${key} is still a route`)
+  }
+})
+
+t.test('fresh devices without a token', async (t) => {
+  const dir = newDir('fresh')
+  await Promise.all([freshDevice(t, dir, 'P'), freshDevice(t, dir, 'E')])
+})
+
+t.test('personalised P and E: every route × no / invalid / wrong-scope / wrong-role / right-scope token', async (t) => {
+  const dir = newDir('personalised')
+  const [p, e] = await Promise.all([personalisedDevice(t, dir, 'P'), personalisedDevice(t, dir, 'E')])
+  const anyToken = (d: Personalised) => d.tokens.get(`U ${WRONG_SCOPE_CANDIDATES[0]}`)!
+  // Each device's tokens are well-formed but invalid on the other: secrets are per device and boot.
+  await Promise.all([matrix(t, p, anyToken(e)), matrix(t, e, anyToken(p))])
+})
