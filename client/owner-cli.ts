@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
+import { parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from './command-line.js'
 import { deviceRequest } from './device-http.js'
 import { DeviceRefusedError, loginToDevice, personaliseDevice } from './owner.js'
 
@@ -29,26 +29,30 @@ Options:
   --lifetime N      token lifetime in seconds (default 3600; the device caps it at 24 h)
 `
 
-class UsageError extends Error {}
+interface Io extends CliIo {
+  env: OwnerCliIo['env']
+  askSecret: OwnerCliIo['askSecret']
+}
 
-export async function main(argv: string[], io: OwnerCliIo): Promise<number> {
-  try {
-    const [command, ...rest] = argv
-    if (command === undefined || command === '--help' || command === '-h') {
-      io.stdout(USAGE)
-      return command === undefined ? 2 : 0
-    }
-    if (command === 'init') return await init(rest, io)
-    if (command === 'login') return await login(rest, io)
-    throw new UsageError(`unknown command ${command}`)
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`hem-owner: ${(err as Error).message}\n\n${USAGE}`)
-      return 2
-    }
-    io.stderr(`hem-owner: ${err instanceof DeviceRefusedError ? err.message : `cannot reach the device: ${(err as Error).message}`}\n`)
-    return 1
-  }
+const cli: CommandLine<Io> = {
+  program: 'hem-owner',
+  usage: USAGE,
+  // One usage text covers both commands, so messages need not name the command.
+  prefix: 'hem-owner',
+  commands: {
+    init: { summary: 'personalise a fresh device', usage: USAGE, run: init },
+    login: { summary: 'log in and print a bearer token', usage: USAGE, run: login },
+  },
+  failure: (err) => (err instanceof DeviceRefusedError ? err.message : `cannot reach the device: ${(err as Error).message}`),
+}
+
+export function main(argv: string[], io: OwnerCliIo): Promise<number> {
+  return runCommandLine(cli, argv, {
+    stdout: { write: io.stdout },
+    stderr: { write: io.stderr },
+    env: io.env,
+    askSecret: (prompt) => io.askSecret(prompt),
+  })
 }
 
 const common = {
@@ -56,13 +60,11 @@ const common = {
   insecure: { type: 'boolean', default: false },
   'passphrase-file': { type: 'string' },
   'master-passphrase-file': { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
 } as const
 
-async function init(argv: string[], io: OwnerCliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
+async function init(args: string[], io: Io): Promise<number> {
+  const { values } = parseOptions({
+    args,
     options: {
       ...common,
       user: { type: 'string' },
@@ -75,7 +77,6 @@ async function init(argv: string[], io: OwnerCliIo): Promise<number> {
       'gen-csr': { type: 'boolean', default: false },
     },
   })
-  if (values.help) return help(io)
   if (!values.user || !values.email) throw new UsageError('init needs --user and --email')
   const o = { insecure: values.insecure }
   const version = await deviceRequest(`${values.url}/api/system/version`, 'GET', undefined, o)
@@ -96,14 +97,13 @@ async function init(argv: string[], io: OwnerCliIo): Promise<number> {
   const user = await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'New user passphrase: ')
   const master = await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'New master passphrase: ')
   const answer = await personaliseDevice(values.url, { user, master }, cfg, o)
-  io.stdout(`${JSON.stringify(answer, null, 2)}\n`)
+  io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`)
   return 0
 }
 
-async function login(argv: string[], io: OwnerCliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
+async function login(args: string[], io: Io): Promise<number> {
+  const { values } = parseOptions({
+    args,
     options: {
       ...common,
       scope: { type: 'string', default: 'system:config' },
@@ -111,22 +111,16 @@ async function login(argv: string[], io: OwnerCliIo): Promise<number> {
       lifetime: { type: 'string', default: '3600' },
     },
   })
-  if (values.help) return help(io)
   const lifetime = Number(values.lifetime)
   if (!Number.isInteger(lifetime) || lifetime < 1) throw new UsageError('--lifetime must be a whole number of seconds')
   const passphrase = values.master
     ? await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'Master passphrase: ')
     : await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
-  io.stdout(`${await loginToDevice(values.url, passphrase, values.scope, lifetime, { insecure: values.insecure })}\n`)
+  io.stdout.write(`${await loginToDevice(values.url, passphrase, values.scope, lifetime, { insecure: values.insecure })}\n`)
   return 0
 }
 
-function help(io: OwnerCliIo): number {
-  io.stdout(USAGE)
-  return 0
-}
-
-async function secret(io: OwnerCliIo, variable: string, file: string | undefined, prompt: string): Promise<string> {
+async function secret(io: Io, variable: string, file: string | undefined, prompt: string): Promise<string> {
   if (file !== undefined) return (await readFile(file, 'utf8')).replace(/\r?\n$/, '')
   const fromEnv = io.env[variable]
   if (fromEnv) return fromEnv

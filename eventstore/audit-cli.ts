@@ -3,24 +3,10 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../client/command-line.js'
 import { formatProblem } from './format-problem.js'
 import type { VerifyResult } from './types.js'
 import { verifyJournal, type JournalFile } from './verify-journal.js'
-
-export interface CliIo {
-  stdout: { write(text: string): unknown }
-  stderr: { write(text: string): unknown }
-}
-
-interface Command {
-  summary: string
-  usage: string
-  run(args: string[], io: CliIo): Promise<number>
-}
-
-/** Bad invocation: exit code 2, message and usage on stderr. */
-class UsageError extends Error {}
 
 const VERIFY_USAGE = `Usage: hem-audit verify [--key BASE64 | --key-file FILE] [--allow-open] [--json] FILES|DIR...
 
@@ -37,56 +23,31 @@ signed file keys, the hash chain, every seal and the links between files. A DIR 
 Exit status: 0 verified, 1 problems found, 2 usage error.
 `
 
-const commands: Record<string, Command> = {
+const commands = {
   verify: { summary: 'check signatures, MACs, chain, seals and links of journal files', usage: VERIFY_USAGE, run: runVerify },
 }
 
-function usage(): string {
-  const width = Math.max(...Object.keys(commands).map((name) => name.length))
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
-  return `Usage: hem-audit COMMAND [OPTIONS] FILES|DIR...\n\nCommands:\n${lines.join('\n')}\n\nRun 'hem-audit COMMAND --help' for a command's options.\n`
+const cli: CommandLine = {
+  program: 'hem-audit',
+  usage: commandsUsage('hem-audit', 'COMMAND [OPTIONS] FILES|DIR...', commands),
+  commands,
 }
 
-export async function main(argv: string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv
-  if (name === '--help' || name === '-h') {
-    io.stdout.write(usage())
-    return 0
-  }
-  const command = name === undefined ? undefined : commands[name]
-  if (!command) {
-    io.stderr.write(`${name === undefined ? 'hem-audit: no command given' : `hem-audit: unknown command '${name}'`}\n\n${usage()}`)
-    return 2
-  }
-  try {
-    return await command.run(args, io)
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err
-    io.stderr.write(`hem-audit ${name}: ${err.message}\n\n${command.usage}`)
-    return 2
-  }
-}
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true })
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCommandLine(cli, argv, io)
 }
 
 async function runVerify(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, {
-    key: { type: 'string' },
-    'key-file': { type: 'string' },
-    'allow-open': { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
+  const { values, positionals } = parseOptions({
+    args,
+    allowPositionals: true,
+    options: {
+      key: { type: 'string' },
+      'key-file': { type: 'string' },
+      'allow-open': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
   })
-  if (values.help) {
-    io.stdout.write(VERIFY_USAGE)
-    return 0
-  }
   const publicKey = await loadKey(values.key, values['key-file'])
   if (positionals.length === 0) throw new UsageError('no files given')
   const { files, names } = await loadFiles(positionals)

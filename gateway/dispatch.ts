@@ -11,6 +11,7 @@ import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
 import { Router, type RouteMatch } from './router.js'
+import { deviceFailState } from './status.js'
 import { routeTable } from './routes.js'
 import type { GatewayOptions, Route } from './types.js'
 
@@ -102,15 +103,19 @@ export class Dispatcher {
 
     const needed = route.auth === 'token' || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
-    const json = route.body ? parseJsonObject(raw) : undefined
+    const json = route.body && route.bodyCheck !== 'actor' ? parseJsonObject(raw) : undefined
     if (principal && !authorized(route, principal, { ...json, ...match.params })) {
       await this.options.onScopeFailure?.(route, principal, exchange.rid)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
+    if (route.healthy && deviceFailState(device.system, device.identity) !== 0) {
+      throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+    }
     const check = this.schemas.get(route)
     if (json && check) validateBody(json, check)
+    const forwarded = route.bodyCheck === 'actor' ? { raw: raw.toString('utf8') } : json
 
-    exchange.send(await this.run(match, exchange.rid, head, device, principal, json))
+    exchange.send(await this.run(match, exchange.rid, head, device, principal, forwarded))
   }
 
   private async run(

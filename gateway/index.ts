@@ -9,6 +9,14 @@ export { scopeAudit } from './scope-audit.js'
 export { scopeSatisfies } from './authorize.js'
 export type { AuthMode, Gateway, GatewayBus, GatewayOptions, Method, ReadContext, Role, Route, RouteHandler, TokenVerifier } from './types.js'
 
+/** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1
+
+/** `listen(host, port, options, cb)` exists at run time but is missing from uWS's typings. */
+interface ExclusiveListen {
+  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void
+}
+
 interface Listener {
   // `close()` (drop every connection) exists at run time but is missing from uWS's typings.
   app: TemplatedApp & { close(): void }
@@ -66,7 +74,8 @@ function tlsApp({ certFile, keyFile }: { certFile: string; keyFile: string }): T
 function listen(app: TemplatedApp, at: { host: string; port: number }, tls: boolean, dispatcher: Dispatcher): Promise<Listener> {
   app.any('/*', (res, req) => dispatcher.handle(res, req, tls))
   return new Promise((resolve, reject) => {
-    app.listen(at.host, at.port, (socket) => {
+    // Exclusive: without it a second device on the same port would silently share its traffic.
+    ;(app as unknown as ExclusiveListen).listen(at.host, at.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) return reject(new Error(`cannot listen on ${at.host}:${at.port}`))
       resolve({ app: app as Listener['app'], socket, port: uWS.us_socket_local_port(socket) })
     })

@@ -58,6 +58,7 @@ export const routeTable: readonly Route[] = [
     auth: 'open',
     tls: 'any',
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
+    bodyCheck: 'actor',
     handler: { kind: 'command', service: 'auth', op: 'login' },
   },
 
@@ -88,6 +89,7 @@ export const routeTable: readonly Route[] = [
     variants: ['P'],
     auth: 'token-unless-fresh',
     tls: 'any',
+    healthy: true,
     handler: { kind: 'command', service: 'auth', op: 'attestation' },
   },
   {

@@ -1,4 +1,6 @@
 import type { CommandReply } from '../actors/bus/types.js'
+import type { IdentityState } from '../actors/auth/identity-state.js'
+import type { SystemState } from '../actors/system/types.js'
 import type { ReadContext } from './types.js'
 
 const FLS_INTEGRITY = 0x08
@@ -13,8 +15,7 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   const { transport } = identity
   const body: Record<string, unknown> = {
     ctx: identity.ctx,
-    // A journal that did not verify is a data integrity failure, whichever actor found it.
-    fls_state: status.fls_state | (identity.intact ? 0 : FLS_INTEGRITY),
+    fls_state: deviceFailState(ctx.system, identity),
     uptime: Math.floor((ctx.clock.monotonic() - bootedAt) / 1000),
     temp: status.temp,
   }
@@ -35,6 +36,11 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   if (!identity.trusted_ts) body.tts = false
   // `repo_stats` (valid token only) goes here once the key repository publishes its read model.
   return { status: 200, body }
+}
+
+/** fls_state: the system actor's bits, and a data integrity failure when the journal did not verify. */
+export function deviceFailState(system: SystemState, identity: IdentityState): number {
+  return system.status.fls_state | (identity.intact ? 0 : FLS_INTEGRITY)
 }
 
 /** ISO 8601 in UTC without milliseconds, e.g. `2026-11-22T00:37:13Z`. */

@@ -64,6 +64,13 @@ export interface Route {
   tls: 'any' | 'required'
   /** JSON body schema; routes without one ignore any body sent. */
   body?: TSchema
+  /**
+   * `actor`: the body goes to the actor as received (`{raw}`), which parses and checks it itself
+   * (the schema then only documents it). For login, whose every answer the brake must delay.
+   */
+  bodyCheck?: 'actor'
+  /** Refused with 409 while the device is in a fail state (fls_state ≠ 0). */
+  healthy?: true
   handler: RouteHandler
 }
 

@@ -268,8 +268,7 @@ t.test('P: attestation answers 409 after a failed selftest too (fls_state 0x02)'
   const selftest = await call(`${device.httpUrl}/api/system/selftest`)
   stuck = false
   t.equal(selftest.json?.fls_state, 0x02, 'the selftest found the entropy source stuck')
-  const todo = 'the auth actor cannot see the system actor\'s fail state: the gateway, or auth listening to system events, must refuse'
-  t.equal((await getAttestation(device)).status, 409, 'GET attestation → 409', { todo })
+  t.equal((await getAttestation(device)).status, 409, 'GET attestation → 409')
 })
 
 t.test('E: attestation and provisioning do not exist (404), fresh or personalised', async (t) => {

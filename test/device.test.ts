@@ -118,3 +118,10 @@ t.test('a journal tampered with while the device was off raises fls_state 0x08 a
   const lifecycle = records.filter((r) => r.type === LogType.TRANSITION).map((r) => r.decoded?.to)
   t.same(lifecycle.slice(-2), ['failed', 'stopped'])
 })
+
+t.test('a second device on a port already in use refuses to start instead of sharing it', async (t) => {
+  const first = await bootDevice(t, { dataDir: `${t.testdir()}/one` })
+  const port = Number(new URL(first.httpUrl!).port)
+  await t.rejects(bootDevice(t, { dataDir: `${t.testdir()}/two`, http: { host: '127.0.0.1', port } }), /cannot listen on 127\.0\.0\.1:\d+/)
+  t.equal((await call(`${first.httpUrl}/api/system/status`)).status, 200, 'the first one is untouched')
+})

@@ -8,12 +8,10 @@ import { decodeBase64 } from '../host/decode-base64.js'
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 /**
- * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after;
- * 409 while fls_state ≠ 0. Of the fail-state bits the auth actor knows only its own: the journal
- * it was rebuilt from did not verify (0x08). KAT and entropy failures live in the system actor.
+ * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.
+ * The gateway refuses it with 409 while fls_state ≠ 0 (the route is marked `healthy`).
  */
 export function attestation(actor: AuthActor): CommandReply {
-  if (actor.host.state?.intact === false) return fail(409, 'device_failed', 'The device is in a fail state (fls_state 0x08)')
   const { enclave } = actor.hal
   const record = enclave.provisioning()
   if (record) return { status: 200, body: { crt: b64(record.crt), genuine: b64(record.genuine) } }

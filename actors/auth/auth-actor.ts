@@ -12,6 +12,7 @@ import { provisioningMachine, provisioningVersion } from '../../machines/provisi
 import { ServiceHost, type OperationSpec } from '../bus/service-host.js'
 import type { CommandReply, CommandRequest, ErrorBody, Principal } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
+import { journalSubject } from '../host/journal-subject.js'
 import { MachineRunner } from '../host/machine-runner.js'
 import { BearerIssuer } from './bearer.js'
 import { LoginBrake } from './brake.js'
@@ -173,7 +174,7 @@ export class AuthActor {
       {
         type: LogType.FAILED_SCOPE_CHECK,
         result: LogResult.FAILED,
-        subject: subjectOf(principal),
+        ...journalSubject(principal),
         data: { source: 403, scope: principal.scope, rid: req.rid, route: `${String(route?.method)} ${String(route?.path)}` },
       },
     ])
@@ -181,7 +182,3 @@ export class AuthActor {
   }
 }
 
-/** The journal's subject field: `U`, `M`, or the external authenticator's id (no separators). */
-export function subjectOf(principal: Principal): string {
-  return principal.sub.replace(/[|\r\n]/g, '_').slice(0, 64)
-}

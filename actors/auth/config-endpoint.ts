@@ -4,7 +4,8 @@ import type { TlsMaterial } from '../../hal/types.js'
 import { nextUts, type ConfigChanges } from '../../machines/config.js'
 import { decodeTlsImport } from '../provisioning/tls-import.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { fail, subjectOf, type AuthActor } from './auth-actor.js'
+import { journalSubject } from '../host/journal-subject.js'
+import { fail, type AuthActor } from './auth-actor.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
 import { decodeBase64 } from '../host/decode-base64.js'
 import { formatDisks, genuineOf } from './personalise.js'
@@ -58,9 +59,9 @@ interface UpdatePlan {
  */
 export async function updateConfig(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
   const body = (req.body ?? {}) as Record<string, unknown>
-  const subject = req.principal ? subjectOf(req.principal) : ''
+  const subject = journalSubject(req.principal)
   const refuse = async (code: string, message: string) => {
-    await actor.journal([{ type: LogType.CONFIG_UPDATED, result: LogResult.FAILED, subject, data: { source: 406, rid: req.rid, reason: code } }])
+    await actor.journal([{ type: LogType.CONFIG_UPDATED, result: LogResult.FAILED, ...subject, data: { source: 406, rid: req.rid, reason: code } }])
     return fail(406, code, message)
   }
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
@@ -95,7 +96,7 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
     {
       type: LogType.CONFIG_UPDATED,
       result: LogResult.OK,
-      subject,
+      ...subject,
       data: updated ? { source: 200, rid: req.rid, changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) } : { source: 200, rid: req.rid },
     },
   ])
@@ -148,9 +149,9 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
 }
 
 /** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
-async function wipeout(actor: AuthActor, req: CommandRequest, subject: string): Promise<CommandReply> {
+async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
   await actor.personalisation.send({ type: 'WIPEOUT' }, [
-    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject, data: { source: 200, rid: req.rid, wipeout: true } },
+    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, ...subject, data: { source: 200, rid: req.rid, wipeout: true } },
   ])
   await actor.hal.enclave.wipe()
   await actor.hal.disks?.erase()

@@ -20,7 +20,7 @@ export function login(actor: AuthActor, req: CommandRequest): Promise<CommandRep
   return actor.braked(async () => {
     if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
     try {
-      const parsed = parseEjwt((req.body as { auth?: unknown } | undefined)?.auth)
+      const parsed = parseEjwt(authOf(req.body))
       const claims = validateLoginClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
       actor.session.verify(parsed, claims.iss)
       const role = actor.roleOf(claims.iss)
@@ -38,6 +38,19 @@ export function login(actor: AuthActor, req: CommandRequest): Promise<CommandRep
       throw err
     }
   })
+}
+
+/** The `auth` field of the body as the client sent it (the gateway leaves this body to us, see routes). */
+function authOf(body: unknown): unknown {
+  const raw = (body as { raw?: unknown } | undefined)?.raw
+  let json: unknown
+  try {
+    json = typeof raw === 'string' ? JSON.parse(raw) : undefined
+  } catch {
+    throw new EjwtError('malformed', 'the body is not JSON')
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EjwtError('malformed', 'the body must be a JSON object {"auth": eJWT}')
+  return (json as { auth?: unknown }).auth
 }
 
 /** For the gateway: the claims of a token this auth incarnation minted, or 401. */

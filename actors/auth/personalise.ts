@@ -3,7 +3,7 @@ import { LogResult, LogType } from '../../eventstore/types.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
-import { ConfigRuleError, personalisationFields } from './config-rules.js'
+import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
 import { decodeBase64 } from '../host/decode-base64.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
@@ -32,7 +32,7 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     keys = { user: publicKey(cfg.userkey, 'userkey'), master: publicKey(cfg.masterkey, 'masterkey') }
     if (!Buffer.from(claims.iss).equals(Buffer.from(keys.master))) throw new EjwtError('unknown_key', 'init must be signed with the master key')
     actor.session.verify(parsed, keys.master)
-    const changes = personalisationFields(cfg, actor.hal.variant, actor.hal.storage.capacitySectors)
+    const changes = personalisationFields(cfg, actor.hal.variant, usableSectors(actor.hal.storage))
     if ('gen_csr' in cfg && typeof cfg.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`cfg.gen_csr` must be true or false')
     if (!actor.challenges.consume(claims.jti, actor.now())) throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
 

@@ -8,24 +8,10 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../../client/command-line.js'
 import type { AttestationRequest } from '../../hal/types.js'
 import { decodeBase64 } from '../host/decode-base64.js'
 import { AttestationRejectedError, signAttestation, type FactoryCa } from './sign-attestation.js'
-
-export interface CliIo {
-  stdout: { write(text: string): unknown }
-  stderr: { write(text: string): unknown }
-}
-
-interface Command {
-  summary: string
-  usage: string
-  run(args: string[], io: CliIo): Promise<number>
-}
-
-/** Bad invocation: exit code 2, message and usage on stderr. */
-class UsageError extends Error {}
 
 /** The CA, the request or the device said no: exit code 1. */
 class FactoryError extends Error {}
@@ -59,52 +45,29 @@ ${CA_OPTIONS}
 Exit status: 0 provisioned, 1 the device or the CA refused, 2 usage error.
 `
 
-const commands: Record<string, Command> = {
+const commands = {
   sign: { summary: 'sign an attestation request (csr, genuine) as the factory CA', usage: SIGN_USAGE, run: runSign },
   provision: { summary: 'fetch, sign and post back the attestation of a device', usage: PROVISION_USAGE, run: runProvision },
 }
 
-function usage(): string {
-  const width = Math.max(...Object.keys(commands).map((name) => name.length))
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
-  return `Usage: hem-factory COMMAND [OPTIONS]\n\nCommands:\n${lines.join('\n')}\n\nRun 'hem-factory COMMAND --help' for a command's options.\n`
+const cli: CommandLine = {
+  program: 'hem-factory',
+  usage: commandsUsage('hem-factory', 'COMMAND [OPTIONS]', commands),
+  commands,
+  failure: (err) => (err instanceof FactoryError || err instanceof AttestationRejectedError ? err.message : undefined),
 }
 
-export async function main(argv: string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv
-  if (name === '--help' || name === '-h') {
-    io.stdout.write(usage())
-    return 0
-  }
-  const command = name === undefined ? undefined : commands[name]
-  if (!command) {
-    io.stderr.write(`${name === undefined ? 'hem-factory: no command given' : `hem-factory: unknown command '${name}'`}\n\n${usage()}`)
-    return 2
-  }
-  try {
-    return await command.run(args, io)
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`hem-factory ${name}: ${err.message}\n\n${command.usage}`)
-      return 2
-    }
-    if (err instanceof FactoryError || err instanceof AttestationRejectedError) {
-      io.stderr.write(`hem-factory ${name}: ${err.message}\n`)
-      return 1
-    }
-    throw err
-  }
+export function main(argv: string[], io: CliIo): Promise<number> {
+  return runCommandLine(cli, argv, io)
 }
 
 const caOptions = {
   'ca-key': { type: 'string' },
   'ca-cert': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const
 
 async function runSign(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse(args, { ...caOptions, csr: { type: 'string' }, genuine: { type: 'string' } })
-  if (values.help) return help(io, SIGN_USAGE)
+  const { values } = parseOptions({ args, options: { ...caOptions, csr: { type: 'string' }, genuine: { type: 'string' } } })
   const csr = values.csr === undefined ? undefined : decodeBase64(values.csr)
   const genuine = values.genuine === undefined ? undefined : decodeBase64(values.genuine)
   if (!csr || !genuine) throw new UsageError('--csr and --genuine are required, both base64')
@@ -114,8 +77,7 @@ async function runSign(args: string[], io: CliIo): Promise<number> {
 }
 
 async function runProvision(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse(args, { ...caOptions, url: { type: 'string' } })
-  if (values.help) return help(io, PROVISION_USAGE)
+  const { values } = parseOptions({ args, options: { ...caOptions, url: { type: 'string' } } })
   const base = deviceUrl(values.url)
   const ca = await loadFactoryCa(values['ca-key'], values['ca-cert'])
   const attestation = await requestJson('GET', new URL('/api/system/config/attestation', base))
@@ -228,19 +190,6 @@ function parseJson(text: string): unknown {
 function describe({ status, body }: JsonAnswer): string {
   const message = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).message : undefined
   return typeof message === 'string' ? `${status}: ${message}` : `${status}`
-}
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true })
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
-}
-
-function help(io: CliIo, text: string): number {
-  io.stdout.write(text)
-  return 0
 }
 
 function b64(bytes: Uint8Array): string {

@@ -52,6 +52,32 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
   }
 }
 
+/**
+ * Runs a service on its own bus connection. The connection is closed when the service stops,
+ * and also when it fails to start, so that a device that cannot boot leaves nothing behind.
+ */
+async function connected(
+  ctx: ServiceContext,
+  service: DeviceService,
+  run: (nc: NatsConnection) => Promise<RunningService>,
+  onConnectionChange?: (up: boolean) => void,
+): Promise<RunningService> {
+  const nc = await ctx.connect(service, onConnectionChange)
+  try {
+    const running = await run(nc)
+    return {
+      ...running,
+      stop: async () => {
+        await running.stop()
+        await closeBus(nc)
+      },
+    }
+  } catch (err) {
+    await closeBus(nc)
+    throw err
+  }
+}
+
 async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
   const journal = await Journal.open({
@@ -63,85 +89,88 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
     logger: ctx.logger,
   })
   try {
-    const nc = await ctx.connect('eventstore')
-    const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
-    await actor.start()
-    return {
-      journal: actor.port,
-      stop: async () => {
-        await actor.stop()
-        await journal.close()
-        await closeBus(nc)
-      },
-    }
+    return await connected(ctx, 'eventstore', async (nc) => {
+      const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
+      await actor.start()
+      return {
+        journal: actor.port,
+        stop: async () => {
+          await actor.stop()
+          await journal.close()
+        },
+      }
+    })
   } catch (err) {
     await journal.close()
     throw err
   }
 }
 
-async function runSystem(ctx: ServiceContext): Promise<RunningService> {
-  const nc = await ctx.connect('system')
-  const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-  const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger })
-  await actor.start()
-  return {
-    stop: async () => {
-      await actor.stop()
-      await closeBus(nc)
-    },
-  }
-}
-
-async function runAuth(ctx: ServiceContext): Promise<RunningService> {
-  const { hal } = ctx
-  const nc = await ctx.connect('auth')
-  const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
-  const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey)
-  if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
-  const actor = new AuthActor(
-    { nc, hal, journal, history, logger: ctx.logger, reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout') },
-    authOperations,
-  )
-  actor.start()
-  if (actor.personalisation.state === 'formatting') void formatDisks(actor)
-  return {
-    stop: async () => {
-      await actor.stop()
-      await closeBus(nc)
-    },
-  }
-}
-
-async function runGateway(ctx: ServiceContext): Promise<RunningService> {
-  let readModels: ReadModelBus | undefined
-  const nc = await ctx.connect('gateway', (up) => readModels?.setConnected(up))
-  readModels = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system', 'auth'], logger: ctx.logger })
-  await readModels.whenReady()
-  const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
-  // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
-  // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
-  // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
-  const http = ctx.http && (await concretePort(ctx.http))
-  const https = ctx.https && (await concretePort(ctx.https))
-  const gateway = await startGateway({
-    variant: ctx.hal.variant,
-    bus: readModels,
-    clock: ctx.hal.clock,
-    tokens: new CachedTokenVerifier(readModels, ctx.hal.clock),
-    onScopeFailure: scopeAudit(readModels),
-    logger: ctx.logger,
-    ...(http ? { http } : {}),
-    ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+function runSystem(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'system', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+    const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger })
+    await actor.start()
+    return { stop: () => actor.stop() }
   })
-  return {
-    gateway,
-    stop: async () => {
-      await gateway.close()
-      readModels?.close()
-      await closeBus(nc)
+}
+
+function runAuth(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  return connected(ctx, 'auth', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
+    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey)
+    if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
+    const actor = new AuthActor(
+      { nc, hal, journal, history, logger: ctx.logger, reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout') },
+      authOperations,
+    )
+    actor.start()
+    if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runGateway(ctx: ServiceContext): Promise<RunningService> {
+  let readModels: ReadModelBus | undefined
+  return connected(
+    ctx,
+    'gateway',
+    async (nc) => {
+      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system', 'auth'], logger: ctx.logger })
+      readModels = bus
+      try {
+        await bus.whenReady()
+        const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
+        // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
+        // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
+        // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
+        const http = ctx.http && (await concretePort(ctx.http))
+        const https = ctx.https && (await concretePort(ctx.https))
+        const gateway = await startGateway({
+          variant: ctx.hal.variant,
+          bus,
+          clock: ctx.hal.clock,
+          tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
+          onScopeFailure: scopeAudit(bus),
+          logger: ctx.logger,
+          ...(http ? { http } : {}),
+          ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+        })
+        return {
+          gateway,
+          stop: async () => {
+            await gateway.close()
+            bus.close()
+          },
+        }
+      } catch (err) {
+        bus.close()
+        throw err
+      }
     },
-  }
+    (up) => readModels?.setConnected(up),
+  )
 }
 
 /** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */

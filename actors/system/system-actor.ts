@@ -6,6 +6,7 @@ import { lifecycleMachine, lifecycleVersion } from '../../machines/lifecycle.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { orderSupervisor, type SupervisorOrder } from '../bus/supervisor-client.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { journalSubject } from '../host/journal-subject.js'
 import { runSelfTest } from './self-test.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
@@ -66,7 +67,7 @@ export class SystemActor {
     this.host.start()
     this.publish()
     await this.lifecycle.send(this.flsState === 0 ? { type: 'READY' } : { type: 'FAULT' })
-    this.timer = setInterval(() => this.sample(), this.o.sampleIntervalMs ?? 5000)
+    this.timer = setInterval(() => this.sample(), this.o.sampleIntervalMs ?? 1000)
     this.timer.unref()
   }
 
@@ -94,7 +95,7 @@ export class SystemActor {
       {
         type: LogType.SELFTEST_PASSED,
         result: passed ? LogResult.OK : LogResult.FAILED,
-        ...(req.principal ? { subject: req.principal.sub } : {}),
+        ...journalSubject(req.principal),
         data: { source: 200, rid: req.rid, ...(passed ? {} : { failed: result.failedKats, entropy: result.entropyOk }) },
       },
     ])
@@ -109,12 +110,17 @@ export class SystemActor {
   /** Reboot and shutdown: journaled, answered, then carried out by the supervisor. */
   private async order(order: SupervisorOrder, type: number | undefined, req: CommandRequest): Promise<CommandReply> {
     if (type !== undefined) {
-      await this.o.journal.append([{ type, result: LogResult.OK, ...(req.principal ? { subject: req.principal.sub } : {}), data: { source: 200, rid: req.rid } }])
+      await this.o.journal.append([{ type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid } }])
     }
-    await orderSupervisor(this.o.nc, this.o.hal.devid, order, req.rid)
+    try {
+      await orderSupervisor(this.o.nc, this.o.hal.devid, order, req.rid)
+    } catch (err) {
+      this.o.logger.error({ rid: req.rid, err: (err as Error).message }, `the ${order} order was not taken`)
+      return { status: 503, body: { error: 'supervisor_unavailable', message: `The device cannot ${order} now; try again` } }
+    }
     // A shutdown is journaled once, as the last event of the boot (see stop), by whoever asked.
     // stop() waits for this handler (the host's mailbox), so it sees who that was.
-    if (order === 'shutdown') this.shutdownBy ??= { ...(req.principal ? { subject: req.principal.sub } : {}), rid: req.rid }
+    if (order === 'shutdown') this.shutdownBy ??= { ...journalSubject(req.principal), rid: req.rid }
     return { status: 200 }
   }
 

@@ -64,7 +64,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     storage: identity.storage,
     disks:
       identity.variant === 'P'
-        ? await SimDisks.open(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS)
+        ? new SimDisks(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS)
         : undefined,
     boot,
     journal: new FileJournalMedia(join(dataDir, 'journal')),

@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { mkdir, open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HalCorruptError, HalError } from '../errors.js'
 import type { DiskLayout, DiskStore } from '../types.js'
@@ -13,24 +14,17 @@ const STEPS = 4
 /**
  * The two embedded disks as sparse image files under `<data>/disks`. `layout.json` is
  * written only when a format has finished, so a format cut short leaves the disks unformatted.
+ * It is read on every question: with `--split` another process may have formatted meanwhile.
  */
 export class SimDisks implements DiskStore {
-  private current: DiskLayout | undefined
-
-  private constructor(
+  constructor(
     private readonly dir: string,
     private readonly capacitySectors: number,
     private readonly reservedSectors: number,
   ) {}
 
-  static async open(dir: string, capacitySectors: number, reservedSectors: number): Promise<SimDisks> {
-    const disks = new SimDisks(dir, capacitySectors, reservedSectors)
-    disks.current = await readLayout(join(dir, 'layout.json'))
-    return disks
-  }
-
   layout(): DiskLayout | undefined {
-    return this.current
+    return readLayout(join(this.dir, 'layout.json'))
   }
 
   async format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void> {
@@ -40,7 +34,6 @@ export class SimDisks implements DiskStore {
     }
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     await rm(join(this.dir, 'layout.json'), { force: true })
-    this.current = undefined
     const layout = { disk0Sectors, disk1Sectors }
     let step = 0
     for (const [index, sectors] of [disk0Sectors, disk1Sectors].entries()) {
@@ -59,19 +52,17 @@ export class SimDisks implements DiskStore {
       }
     }
     await writeFileAtomic(join(this.dir, 'layout.json'), JSON.stringify(layout), 0o600)
-    this.current = layout
   }
 
   async erase(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true })
-    this.current = undefined
   }
 }
 
-async function readLayout(path: string): Promise<DiskLayout | undefined> {
+function readLayout(path: string): DiskLayout | undefined {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = readFileSync(path, 'utf8')
   } catch (err) {
     if (errorCode(err) === 'ENOENT') return undefined
     throw err
