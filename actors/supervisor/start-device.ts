@@ -23,6 +23,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     ...(o.entropy ? { entropy: o.entropy } : {}),
   })
   let bus: OwnBus | undefined
+  let services: StartedServices | undefined
   try {
     bus = o.natsUrl
       ? undefined
@@ -45,7 +46,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       }
       return started
     }
-    let services: StartedServices | undefined = await boot()
+    services = await boot()
     let stopped!: () => void
     const whenStopped = new Promise<void>((resolve) => (stopped = resolve))
     let stopping: Promise<void> | undefined
@@ -103,6 +104,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       stop,
     }
   } catch (err) {
+    await services?.stop().catch(() => undefined)
     await bus?.server.stop()
     await hal.close()
     throw err
