@@ -6,7 +6,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeFile } from 'node:fs/promises'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { decodeBase64 } from '../actors/host/decode-base64.js'
 import { main as factoryMain } from '../actors/provisioning/factory-cli.js'
@@ -15,17 +14,18 @@ import type { Device } from '../actors/supervisor/types.js'
 import { LogType } from '../eventstore/types.js'
 import { openHal, type Clock, type EntropySource } from '../hal/index.js'
 import { parseGenuine } from '../hal/x509/genuine-statement.js'
+import { b64 } from './helpers/base64.js'
 import { bootDevice, builtFirmware } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { bearer, login, personalise } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 import { makeCa } from './helpers/x509-fixtures.js'
 
 const devCa: FactoryCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
   cert: new Uint8Array(new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw),
 }
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const body = (record: { crt: Uint8Array; genuine: Uint8Array }) => ({ crt: b64(record.crt), genuine: b64(record.genuine) })
 
 // A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
@@ -65,23 +65,12 @@ async function provisioningTransitions(device: Device) {
     .map((r) => ({ from: r.decoded?.from, to: r.decoded?.to, event: r.decoded?.event }))
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(50)
-  }
-}
-
 /** Status, polled until `check` holds (connections refused during a reboot count as not yet). */
-async function untilStatus(device: Device, what: string, check: (status: Record<string, unknown>) => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const status = await call(`${device.httpUrl}/api/system/status`).catch(() => undefined)
-    if (status?.status === 200 && check(status.json)) return
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(50)
-  }
+async function untilStatus(device: Device, what: string, check: (status: Record<string, unknown>) => boolean): Promise<void> {
+  await until(what, async () => {
+    const status = await call(`${device.httpUrl}/api/system/status`)
+    return status.status === 200 && check(status.json)
+  })
 }
 
 /** A factory answer for the attestation key of another enclave (a second P HAL), signed by the dev CA. */

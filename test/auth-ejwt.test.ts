@@ -13,6 +13,7 @@ import {
   type EjwtErrorCode,
 } from '../actors/auth/ejwt.js'
 import { buildEjwt } from '../client/index.js'
+import { b64 } from './helpers/base64.js'
 
 // X25519 keys from fixed labels: deterministic, and the verifier (node:crypto) meets the builder (noble).
 function keyPair(label: string) {
@@ -20,7 +21,6 @@ function keyPair(label: string) {
   return { secret, publicKey: x25519.getPublicKey(secret) }
 }
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const b64url = (text: string) => Buffer.from(text).toString('base64url')
 
 const NOW = 1_700_000_000

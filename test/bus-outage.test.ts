@@ -1,19 +1,12 @@
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { startNats } from './helpers/nats.js'
+import { until } from './helpers/until.js'
 
+/** hemd answers HTTP all along (the waits below rethrow: a refused connection is a failure). */
 async function statusCode(url: string): Promise<number> {
   return (await call(`${url}/api/system/status`)).status
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
 }
 
 t.test('an external nats-server stopped: 503 with a JSON error; restarted: everything recovers without restarting hemd', async (t) => {
@@ -24,14 +17,14 @@ t.test('an external nats-server stopped: 503 with a JSON error; restarted: every
   t.equal(await statusCode(device.httpUrl!), 200)
 
   await nats.stop()
-  await until('503 while the bus is down', async () => (await statusCode(device.httpUrl!)) === 503)
+  await until('503 while the bus is down', async () => (await statusCode(device.httpUrl!)) === 503, { rethrow: true })
   const down = await call(`${device.httpUrl}/api/system/version`)
   t.equal(down.status, 503)
   t.equal(down.headers['content-type'], 'application/json')
   t.equal(down.json.error, 'bus_unavailable')
 
   nats = await startNats(dir, nats.port)
-  await until('200 after the bus returned', async () => (await statusCode(device.httpUrl!)) === 200)
+  await until('200 after the bus returned', async () => (await statusCode(device.httpUrl!)) === 200, { rethrow: true })
   t.equal((await call(`${device.httpsUrl}/api/system/version`)).status, 200)
 })
 
@@ -40,6 +33,6 @@ t.test('the device\'s own nats-server killed: hemd restarts it and recovers', as
   const pid = device.natsPid!
   process.kill(pid, 'SIGKILL')
   await until('a new nats-server', async () => device.natsPid !== undefined && device.natsPid !== pid)
-  await until('200 again', async () => (await statusCode(device.httpUrl!)) === 200)
+  await until('200 again', async () => (await statusCode(device.httpUrl!)) === 200, { rethrow: true })
   t.pass('recovered')
 })

@@ -8,6 +8,7 @@ import { ServiceHost } from '../actors/bus/service-host.js'
 import { Subjects } from '../actors/bus/subjects.js'
 import { startOwnBus } from '../actors/supervisor/bus-setup.js'
 import { silentLogger } from './helpers/logger.js'
+import { until } from './helpers/until.js'
 
 const devid = '00112233aabbccdd'
 const subjects = new Subjects(devid)
@@ -21,14 +22,6 @@ async function ownBus(t: Test) {
     return nc
   }
   return { bus, connect }
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time')
-    await sleep(20)
-  }
 }
 
 t.test('subjects are scoped to the device and validated', async (t) => {
@@ -70,9 +63,9 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   t.teardown(() => reads.close())
   t.equal(reads.readModel('system'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
-  await until(() => reads.readModel<{ n: number }>('system')?.n === 1)
+  await until('state n = 1', () => reads.readModel<{ n: number }>('system')?.n === 1, 10_000)
   host.publishState({ n: 2 })
-  await until(() => reads.readModel<{ n: number }>('system')?.n === 2)
+  await until('state n = 2', () => reads.readModel<{ n: number }>('system')?.n === 2, 10_000)
 
   const replies = await Promise.all([1, 2].map((n) => reads.request('system', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
   t.same(replies.map((r) => r.body), [{ n: 1, rid: 'r1' }, { n: 2, rid: 'r2' }])
@@ -106,7 +99,7 @@ t.test('permissions: each service only where the table lets it', async (t) => {
     },
   })
   await gateway.flush()
-  await until(() => errors.length > 0)
+  await until('a subscription error', () => errors.length > 0, 10_000)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')
 })
 
@@ -122,13 +115,13 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   const gateway = await connect('gateway', (up) => reads?.setConnected(up))
   reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], logger: silentLogger })
   t.teardown(() => reads!.close())
-  await until(() => reads!.readModel('system') !== undefined)
+  await until('the system state', () => reads!.readModel('system') !== undefined, 10_000)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until(() => reads!.readModel('system') === undefined)
+  await until('no state while the bus is down', () => reads!.readModel('system') === undefined, 10_000)
   await t.rejects(reads.request('system', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
-  await until(() => reads!.readModel<{ v: string }>('system')?.v === 'before', 20_000)
+  await until('the state again', () => reads!.readModel<{ v: string }>('system')?.v === 'before', 20_000)
   const reply = await reads.request('system', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
 })

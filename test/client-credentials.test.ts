@@ -11,6 +11,7 @@ import {
   passphraseChangeHmac,
   type PassphraseKey,
 } from '../client/index.js'
+import { b64 } from './helpers/base64.js'
 
 // The contract's test vector (device-contract.md §2.2).
 const PASSPHRASE = 'example passphrase'
@@ -21,7 +22,6 @@ const SPK = '0kRmCliUQvRwfxi7T1ek2GtbSERzMFRGLeyO1r1tEXo='
 const SHARED = 'e57bb386a8048c89c3f5e8a7e2204bc03bf32aa87def067c2017459d6258d437'
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
-const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64')
 
 function nodeX25519(seed: Uint8Array, peer?: Uint8Array) {
   const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })

@@ -3,48 +3,23 @@
 import 'reflect-metadata'
 import { Pkcs10CertificateRequest } from '@peculiar/x509'
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { encryptTlsKeyForDevice } from '../actors/provisioning/encrypt-tls-key-for-device.js'
-import type { Device } from '../actors/supervisor/types.js'
 import { LogResult, LogType } from '../eventstore/types.js'
-import { bootDevice } from './helpers/device.js'
+import { b64 } from './helpers/base64.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
-import { bearer, login, personalise } from './helpers/owner.js'
+import { bearer, login, owned, type Owned } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 import { issue, makeCa, makeIntermediate, pkcs8, type TestCa } from './helpers/x509-fixtures.js'
 
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const fingerprint = (der: Uint8Array) => createHash('sha256').update(der).digest('hex')
 const chain = (...ders: Uint8Array[]) => b64(Buffer.concat(ders.map((d) => Buffer.from(d))))
 
 const root = await makeCa('Config Test Root')
 const intermediate = await makeIntermediate(root, 'Config Test Intermediate')
-
-interface Owned {
-  device: Device
-  base: string
-  https: string
-  token: string
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    if (await check().catch(() => false)) return
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
-}
-
-async function owned(t: Test): Promise<Owned> {
-  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E' })
-  const init = await personalise(device.httpUrl!, 'E')
-  if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
-  return { device, base: device.httpUrl!, https: device.httpsUrl!, token: init.json.token }
-}
 
 function postConfig(o: Owned, body: unknown): Promise<Answer> {
   return call(`${o.base}/api/system/config`, { method: 'POST', headers: { ...bearer(o.token), 'content-type': 'application/json' }, body: JSON.stringify(body) })

@@ -6,49 +6,17 @@ import { X509Certificate, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { connect as netConnect } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { connect as tlsConnect } from 'node:tls'
 import t, { type Test } from 'tap'
-import type { Device } from '../actors/supervisor/types.js'
 import { buildEjwt, passphraseChangeHmac } from '../client/index.js'
 import { LogResult, LogType } from '../eventstore/types.js'
-import { bootDevice } from './helpers/device.js'
+import { b64 } from './helpers/base64.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
-import { MASTER_PASS, USER_PASS, bearer, defaultCfg, keys, login, loginAnswer, personalise } from './helpers/owner.js'
+import { MASTER_PASS, USER_PASS, bearer, defaultCfg, keys, login, loginAnswer, owned, personalise, type Owned } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 
-type Variant = 'P' | 'E'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const B64_32 = /^[A-Za-z0-9+/]{43}=$/
-
-interface Owned {
-  device: Device
-  variant: Variant
-  base: string
-  https: string
-  token: string
-}
-
-/** Polls `check` until it holds; errors (a device rebooting) count as "not yet". */
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    if (await check().catch(() => false)) return
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
-}
-
-/** A booted, personalised device (on P, with its disks formatted) and the owner's init token. */
-async function owned(t: Test, variant: Variant = 'E', cfg: Record<string, unknown> = {}): Promise<Owned> {
-  const device = await bootDevice(t, { dataDir: t.testdir(), variant })
-  const base = device.httpUrl!
-  const init = await personalise(base, variant, cfg)
-  if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
-  if (variant === 'P') await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done')
-  return { device, variant, base, https: device.httpsUrl!, token: init.json.token }
-}
 
 async function getConfig(o: Owned, token = o.token): Promise<Record<string, any>> {
   const answer = await call(`${o.base}/api/system/config`, { headers: bearer(token) })
@@ -93,7 +61,7 @@ async function servedCertificate(https: string): Promise<Buffer> {
 }
 
 t.test('GET config on E: every field of seed §2.1 with its type, none of P', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const config = await getConfig(o)
   t.match(config, {
     allow_keysearch: false,
@@ -145,7 +113,7 @@ t.test('GET config on E: every field of seed §2.1 with its type, none of P', as
 })
 
 t.test('GET config on P: also genuine_id and the storage fields', async (t) => {
-  const o = await owned(t, 'P')
+  const o = await owned(t, { variant: 'P' })
   const config = await getConfig(o)
   t.match(config, {
     devid: /^[0-9a-f]{16}$/,
@@ -163,7 +131,7 @@ t.test('GET config on P: also genuine_id and the storage fields', async (t) => {
 })
 
 t.test('POST config: booleans, ctx and dosprot mode, accepted and rejected', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   for (const field of ['allow_keysearch', 'trusted_ts', 'trusted_backend', 'dnsd', 'http_option_hsts']) {
     const before = (await getConfig(o))[field] as boolean
     const set = await postConfig(o, { [field]: !before })
@@ -188,7 +156,7 @@ t.test('POST config: booleans, ctx and dosprot mode, accepted and rejected', asy
 })
 
 t.test('POST config: user, email and origin', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   for (const field of ['user', 'email']) {
     const max = field === 'user' ? 'u'.repeat(64) : `${'e'.repeat(52)}@example.com`
     t.equal(max.length, 64)
@@ -221,7 +189,7 @@ t.test('POST config: user, email and origin', async (t) => {
 })
 
 t.test('POST config on P: storage_mode and storage_disk0size', async (t) => {
-  const o = await owned(t, 'P')
+  const o = await owned(t, { variant: 'P' })
   const capacity = (await getConfig(o)).storage_capacity as number
   for (const mode of [0x50, 0x53, 0xa0, 0xa1, 0xa3, 0x51]) {
     t.equal((await postConfig(o, { storage_mode: mode })).status, 200, `storage_mode 0x${mode.toString(16)}`)
@@ -257,7 +225,7 @@ t.test('POST config on P: storage_mode and storage_disk0size', async (t) => {
 })
 
 t.test('POST config on E: the P-only fields are refused; hostname and ip are fixed', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   isError(t, await postConfig(o, { storage_mode: 0x51 }), 400, 'storage_mode on E')
   isError(t, await postConfig(o, { storage_disk0size: 131072 }), 400, 'storage_disk0size on E')
   t.same((await postConfig(o, { hostname: 'hem.example' })).json, { updated: false }, 'the same hostname')
@@ -269,7 +237,7 @@ t.test('POST config on E: the P-only fields are refused; hostname and ip are fix
 })
 
 t.test('POST config: malformed bodies, wrong types, unknown keys, partial updates', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   isError(t, await postConfig(o, '{"user":'), 400, 'malformed JSON')
   isError(t, await postConfig(o, '[]'), 400, 'an array')
   isError(t, await postConfig(o, '"user"'), 400, 'a string')
@@ -308,7 +276,7 @@ t.test('POST config: malformed bodies, wrong types, unknown keys, partial update
 })
 
 t.test('POST config: uts increases after every change, journaled OK and FAILED, nothing half-applied', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const start = (await getConfig(o)).uts as number
   const seen = [start]
   // Several changes within (most likely) the same second: uts must still go up each time.
@@ -370,7 +338,7 @@ t.test('POST config: uts increases after every change, journaled OK and FAILED, 
 })
 
 t.test('origin really changes CORS; OPTIONS answers with it', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const withOrigin = (origin: string, base = o.base) => call(`${base}/api/system/status`, { headers: { origin } })
   const allowed = (a: Answer) => a.status === 200 && a.headers['access-control-allow-origin'] !== undefined
   t.ok(allowed(await withOrigin('https://app.example')), 'the personalised origin')
@@ -418,7 +386,7 @@ t.test('origin really changes CORS; OPTIONS answers with it', async (t) => {
 })
 
 t.test('http_option_hsts adds Strict-Transport-Security on HTTPS only', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const hsts = async (base: string) => (await call(`${base}/api/system/status`)).headers['strict-transport-security']
   t.equal(await hsts(o.https), undefined, 'off by default')
   t.equal((await postConfig(o, { http_option_hsts: true })).status, 200)
@@ -460,7 +428,7 @@ async function slowRequest(base: string, token: string, waitMs: number): Promise
 }
 
 t.test('http_option_dosprot_mode N cuts a slow request after about N × 0.5 s', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   // Disabled (0): the slow request is left alone.
   const patient = await slowRequest(o.base, o.token, 2500)
   t.equal(patient.cut, false, `not cut while disabled (${patient.response})`)
@@ -488,7 +456,7 @@ t.test('http_option_dosprot_mode N cuts a slow request after about N × 0.5 s', 
 })
 
 t.test('trusted_ts and ctx show in status', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   let s = await status(o.base)
   t.notOk('tts' in s, 'no tts while the time source is trusted')
   t.equal(s.ctx, 0)
@@ -502,7 +470,7 @@ t.test('trusted_ts and ctx show in status', async (t) => {
 })
 
 t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const NEW_PASS = 'a new passphrase for Ada'
   const eid = (await getConfig(o)).eid as string
   const fresh = await keys.get(NEW_PASS, eid)
@@ -571,7 +539,7 @@ t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
 })
 
 t.test('a nonce from before a reboot is stale', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   const { nonce, eid } = await getConfig(o)
   const key = await keys.get('after the reboot', eid)
   t.equal((await call(`${o.base}/api/system/reboot`, { headers: bearer(o.token) })).status, 200)
@@ -583,7 +551,7 @@ t.test('a nonce from before a reboot is stale', async (t) => {
 })
 
 t.test('wipeout: factory reset, reboot, the journal survives, personalised again', async (t) => {
-  const o = await owned(t, 'E')
+  const o = await owned(t, { variant: 'E' })
   t.equal((await postConfig(o, { ctx: 99, user: 'Before' })).status, 200)
   const before = await getConfig(o)
   isError(t, await postConfig(o, { wipeout: true, ctx: -1 }), 400, 'a wipeout with a malformed field')
@@ -645,7 +613,7 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
 })
 
 t.test('wipeout on P: disks erased; a master may wipe too', async (t) => {
-  const o = await owned(t, 'P')
+  const o = await owned(t, { variant: 'P' })
   const master = await login(o.base, 'system:config', MASTER_PASS)
   t.equal((await postConfig(o, { wipeout: true }, master)).status, 200)
   await until('rebooted', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
@@ -659,7 +627,7 @@ t.test('wipeout on P: disks erased; a master may wipe too', async (t) => {
 
 t.test('gen_csr: a CSR for the TLS key the HTTPS port serves, and genuine on P', async (t) => {
   for (const variant of ['P', 'E'] as const) {
-    const o = await owned(t, variant)
+    const o = await owned(t, { variant })
     const answer = await postConfig(o, { gen_csr: true })
     t.equal(answer.status, 200, answer.text)
     t.match(answer.json, { csr: String, updated: false })

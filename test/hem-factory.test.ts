@@ -9,10 +9,10 @@ import { main } from '../actors/provisioning/factory-cli.js'
 import { verifyProvisioning } from '../actors/provisioning/verify-provisioning.js'
 import { openHal, type Hal, type OpenHalOptions, type SignedComponent } from '../hal/index.js'
 import { toPem } from '../hal/x509/pem.js'
+import { b64 } from './helpers/base64.js'
 import { makeCa, type TestCa } from './helpers/x509-fixtures.js'
 
 const firmware: SignedComponent = { version: '2.0.0', publicKey: new Uint8Array(32), signature: new Uint8Array(64) }
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 type TestContext = { teardown(fn: () => unknown): void; testdir(): string }
 
 async function run(...argv: string[]) {

@@ -10,12 +10,12 @@ import type { CommandReply } from '../actors/bus/types.js'
 import { buildEjwt, type PassphraseKey } from '../client/index.js'
 import { LogResult, LogType } from '../eventstore/types.js'
 import type { Clock } from '../hal/types.js'
+import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
-import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, personalise } from './helpers/owner.js'
+import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, owned, personalise } from './helpers/owner.js'
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const json = { 'content-type': 'application/json' }
 
 /** The host's clock, but `advance` moves the device's wall time (not its monotonic time, which the brake uses). */
@@ -84,13 +84,7 @@ function freshDataDir(t: Test): string {
 }
 
 /** A personalised E device (the fast one), with its user and master keys. */
-async function ownedDevice(t: Test, options: { clock?: Clock; user?: string } = {}) {
-  const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E', ...(options.clock ? { clock: options.clock } : {}) })
-  const base = device.httpUrl!
-  const init = await personalise(base, 'E', options.user ? { user: options.user } : {})
-  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
-  return { device, base, user: init.user, master: init.master, initToken: init.json.token as string }
-}
+const ownedDevice = (t: Test, boot: { clock?: Clock } = {}) => owned(t, { dataDir: freshDataDir(t), boot })
 
 t.test('the challenge: 409 before personalisation, then {exp, spk, jti, lbl, eid} with lbl = the configured user', async (t) => {
   const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E' })

@@ -1,21 +1,12 @@
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { buildEjwt } from '../client/index.js'
 import { LogType } from '../eventstore/types.js'
+import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { MASTER_PASS, USER_PASS, bearer, defaultCfg, keys, login, personalise } from './helpers/owner.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
-
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
-}
+import { until } from './helpers/until.js'
 
 t.test('P: a fresh device is personalised by its owner, formats its disks, then only tokens open it', async (t) => {
   const device = await bootDevice(t, { dataDir: t.testdir() })
@@ -33,7 +24,8 @@ t.test('P: a fresh device is personalised by its owner, formats its disks, then 
   t.match(claims, { scope: 'system:config', sub: 'U' })
   t.equal(claims.exp - claims.iat, 8 * 3600)
 
-  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done')
+  // The status keeps answering while the disks format: a refused connection fails at once.
+  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
   const status = (await call(`${base}/api/system/status`)).json
   t.notOk('inited' in status, '`inited` is absent once personalised')
   t.equal((await call(`${base}/api/auth/init`)).status, 406)

@@ -11,6 +11,7 @@ import { decodeTlsImport } from '../actors/provisioning/tls-import.js'
 import { verifyProvisioning, type ProvisioningContext } from '../actors/provisioning/verify-provisioning.js'
 import { openHal, type Hal, type SignedComponent } from '../hal/index.js'
 import { parseGenuine, signGenuine } from '../hal/x509/genuine-statement.js'
+import { b64 } from './helpers/base64.js'
 import { issue, makeCa, makeIntermediate, pkcs8 } from './helpers/x509-fixtures.js'
 
 const firmware: SignedComponent = { version: '2.0.0', publicKey: new Uint8Array(32), signature: new Uint8Array(64) }
@@ -18,7 +19,6 @@ const devCa: FactoryCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
   cert: new Uint8Array(new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw),
 }
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 async function device(t: { teardown(fn: () => unknown): void; testdir(): string }, variant: 'P' | 'E' = 'P'): Promise<Hal> {
   const hal = await openHal({ variant, dataDir: t.testdir(), firmware })

@@ -1,7 +1,7 @@
 // Reboot and shutdown over the API: every token dies, a new journal file starts, identity and
 // configuration come back from the journal; and the gateway's token cache never outlives the
 // auth actor that vouched for its entries.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { IdentityState } from '../actors/auth/identity-state.js'
@@ -12,15 +12,8 @@ import type { Clock } from '../hal/types.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
-import { MASTER_PASS, bearer, login, personalise } from './helpers/owner.js'
-
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
-}
+import { MASTER_PASS, bearer, login, owned, personalise } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 
 /** The answer, or the error code when the connection itself fails (ECONNREFUSED while down). */
 async function tryCall(url: string, init?: Parameters<typeof call>[1]): Promise<Answer | string> {
@@ -35,27 +28,22 @@ async function journalFiles(dataDir: string): Promise<number> {
   return (await readJournal(dataDir)).files.length
 }
 
-/** Waits until the device answers again from a boot that started journal file number `files`. */
+/**
+ * Waits until the device answers again from a boot that started journal file number `files`.
+ * Refused connections count as "not yet" (tryCall); a journal that cannot be read fails at once.
+ */
 async function backUp(base: string, dataDir: string, files: number): Promise<void> {
   await until(`boot with journal file ${files}`, async () => {
     if ((await journalFiles(dataDir)) < files) return false
     const answer = await tryCall(`${base}/api/system/status`)
     return typeof answer !== 'string' && answer.status === 200
-  })
+  }, { rethrow: true })
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
 
-async function ownedDevice(t: Test, cfg: Record<string, unknown> = {}) {
-  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E' })
-  const base = device.httpUrl!
-  const init = await personalise(base, 'E', cfg)
-  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
-  return { device, base, initToken: init.json.token as string, instanceid: init.json.instanceid as string }
-}
-
 t.test('reboot: every token dies, a new journal file starts, identity and configuration come back from the journal', async (t) => {
-  const { device, base, initToken, instanceid } = await ownedDevice(t, { user: 'Lin', hostname: 'hsm.lab', origin: '*' })
+  const { device, base, token: initToken, instanceid } = await owned(t, { cfg: { user: 'Lin', hostname: 'hsm.lab', origin: '*' } })
   const token = await login(base, 'system:config')
   const masterToken = await login(base, 'system:config', MASTER_PASS)
   const before = (await call(`${base}/api/auth/token`)).json
@@ -120,7 +108,7 @@ t.test('reboot: every token dies, a new journal file starts, identity and config
 })
 
 t.test('reboot twice in quick succession, the second with a system:upgrade token', async (t) => {
-  const { device, base } = await ownedDevice(t)
+  const { device, base } = await owned(t)
   for (const [files, scope] of [[2, 'system:config'], [3, 'system:upgrade']] as const) {
     const token = await login(base, scope)
     t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(token) })).status, 200, `reboot with ${scope}`)
@@ -149,7 +137,7 @@ t.test('reboot with every service in its own process (--split)', async (t) => {
 })
 
 t.test('shutdown over the API: 200, then the device stops and its port refuses', async (t) => {
-  const { device, base } = await ownedDevice(t)
+  const { device, base } = await owned(t)
   t.equal((await call(`${base}/api/system/shutdown`)).status, 401, 'shutdown needs a token')
   t.equal((await call(`${base}/api/system/shutdown`, { headers: bearer(await login(base, 'system:upgrade')) })).status, 403, 'upgrade cannot shut down')
   const token = await login(base, 'system:shutdown')
@@ -176,7 +164,7 @@ t.test('shutdown over the API: 200, then the device stops and its port refuses',
 })
 
 t.test('shutdown with a system:config token', async (t) => {
-  const { device, base } = await ownedDevice(t)
+  const { device, base } = await owned(t)
   t.equal((await call(`${base}/api/system/shutdown`, { headers: bearer(await login(base, 'system:config')) })).status, 200)
   await device.stopped
   t.pass('stopped')

@@ -19,7 +19,7 @@ import type { Device } from '../actors/supervisor/types.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
-import { MASTER_PASS, USER_PASS, bearer, login, personalise } from './helpers/owner.js'
+import { MASTER_PASS, USER_PASS, bearer, login, owned } from './helpers/owner.js'
 
 // A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
 const root = mkdtempSync(join(tmpdir(), 'hemd-route-matrix-'))
@@ -118,14 +118,6 @@ function send(device: Device, route: Route, token?: string): Promise<Answer> {
   return call(`${base}${concretePath(route)}`, { method: route.method, headers, ...(body === undefined ? {} : { body }) })
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(20)
-  }
-}
-
 /** Polls until `check` holds or the deadline passes; the caller asserts on what it then sees. */
 async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<boolean> {
   const deadline = Date.now() + ms
@@ -170,10 +162,7 @@ function neededLogins(variant: Variant): [LoginRole, string][] {
 }
 
 async function personalisedDevice(t: Test, dir: string, variant: Variant): Promise<Personalised> {
-  const device = await bootDevice(t, { dataDir: `${dir}/${variant}`, variant })
-  const init = await personalise(device.httpUrl!, variant)
-  if (init.status !== 200) throw new Error(`personalisation failed: ${init.status} ${init.text}`)
-  if (variant === 'P') await until('formatting done', async () => (await call(`${device.httpUrl}/api/system/status`)).json.format === 'done', 20_000)
+  const { device } = await owned(t, { variant, dataDir: `${dir}/${variant}` })
   const tokens = new Map<string, string>()
   for (const [role, scope] of neededLogins(variant)) tokens.set(`${role} ${scope}`, await login(device.httpUrl!, scope, PASSPHRASE[role]))
   return { device, variant, tokens }

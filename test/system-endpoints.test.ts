@@ -4,16 +4,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import type { Device } from '../actors/supervisor/types.js'
 import { LogResult, LogType } from '../eventstore/types.js'
 import type { EntropySource } from '../hal/index.js'
+import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { passphraseChangeHmac } from '../client/index.js'
 import { MASTER_PASS, bearer, keys, login, personalise } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 
 // A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
 const root = mkdtempSync(join(tmpdir(), 'hemd-system-endpoints-'))
@@ -21,16 +22,7 @@ t.teardown(() => rmSync(root, { recursive: true, force: true }))
 let dirs = 0
 const newDir = (name: string) => join(root, `${++dirs}-${name}`)
 
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`)
-    await sleep(25)
-  }
-}
-
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex')
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 function selftest(device: Device, token?: string): Promise<Answer> {
@@ -129,7 +121,7 @@ t.test('checkin: a challenge signed with the log key; a reply is acknowledged an
   t.equal(init.status, 200, init.text)
   const token = init.json.token as string
   // Personalisation formats the disks in the background; let it finish before watching for changes.
-  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done')
+  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
   const config = async () => {
     const { nonce: _fresh, ...rest } = (await call(`${base}/api/system/config`, { headers: bearer(token) })).json
     return rest

@@ -1,13 +1,16 @@
+import type { Test } from 'tap'
+import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
 import { PassphraseKeyCache, buildEjwt, type PassphraseKey } from '../../client/index.js'
+import { b64 } from './base64.js'
+import { bootDevice } from './device.js'
 import { call, type Answer } from './http.js'
+import { until } from './until.js'
 
 export const USER_PASS = 'correct horse battery staple'
 export const MASTER_PASS = 'master of puppets 1986'
 
 /** Seeds derived once per (passphrase, eid) in a test process. */
 export const keys = new PassphraseKeyCache()
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 export function defaultCfg(variant: 'P' | 'E', user: PassphraseKey, master: PassphraseKey): Record<string, unknown> {
   return {
@@ -41,6 +44,53 @@ export async function personalise(
   })
   const answer = await call(`${base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init }) })
   return { ...answer, user, master }
+}
+
+export interface Owned {
+  device: Device
+  variant: 'P' | 'E'
+  /** The HTTP and HTTPS base URLs. */
+  base: string
+  https: string
+  /** The owner's init token (U, system:config); tests may replace it with a fresh login. */
+  token: string
+  user: PassphraseKey
+  master: PassphraseKey
+  instanceid: string
+}
+
+export interface OwnedOptions {
+  /** Default E, the fast one. */
+  variant?: 'P' | 'E'
+  /** Default `t.testdir()` (which empties the test's directory: one call per test). */
+  dataDir?: string
+  /** Changes to the personalisation `cfg` (see `defaultCfg`). */
+  cfg?: Record<string, unknown>
+  /** More device options (a clock, ...). */
+  boot?: Partial<DeviceOptions>
+}
+
+/**
+ * A booted device personalised by its owner (on P, with its disks formatted) and the owner's init
+ * token; throws when personalisation is refused. While P formats, its status must keep answering.
+ */
+export async function owned(t: Test, options: OwnedOptions = {}): Promise<Owned> {
+  const { variant = 'E', cfg = {}, boot = {} } = options
+  const device = await bootDevice(t, { ...boot, dataDir: options.dataDir ?? t.testdir(), variant })
+  const base = device.httpUrl!
+  const init = await personalise(base, variant, cfg)
+  if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
+  if (variant === 'P') await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
+  return {
+    device,
+    variant,
+    base,
+    https: device.httpsUrl!,
+    token: init.json.token as string,
+    user: init.user,
+    master: init.master,
+    instanceid: init.json.instanceid as string,
+  }
 }
 
 /** Logs in with a passphrase for one scope; returns the bearer token (throws on refusal). */
