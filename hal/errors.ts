@@ -51,3 +51,8 @@ export class TlsMaterialError extends HalError {
     super(message)
   }
 }
+
+/** Sealed data that does not open: altered, truncated, or sealed under another key. */
+export class UnsealError extends HalError {
+  override name = 'UnsealError'
+}

@@ -12,6 +12,7 @@ export {
   HalUnsupportedError,
   HalVariantMismatchError,
   TlsMaterialError,
+  UnsealError,
 } from './errors.js'
 
 /** Opens the device. The simulator is the only implementation so far. */

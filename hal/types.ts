@@ -124,6 +124,13 @@ export interface Enclave {
    * reboot calls it before it restarts the gateway.
    */
   activateStagedTls(): Promise<boolean>
+  /**
+   * Encrypts data at rest (the key repository) under the enclave's sealing key, which never
+   * leaves it: AES-256-GCM with `aad` bound in. The result is opaque.
+   */
+  seal(plaintext: Uint8Array, aad: Uint8Array): Promise<Uint8Array>
+  /** Opens what `seal` made with the same `aad`; UnsealError when it was altered. */
+  unseal(sealed: Uint8Array, aad: Uint8Array): Promise<Uint8Array>
 }
 
 export interface StorageGeometry {

@@ -42,7 +42,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
       throw new HalVariantMismatchError(dataDir, identity.variant, options.variant)
     }
     // The lock holder is the device booting: TLS material staged before the restart goes live now.
-    enclave = await SimEnclave.load(enclaveDir, { ...identity, factoryRoot }, options.lock !== false)
+    enclave = await SimEnclave.load(enclaveDir, { ...identity, factoryRoot }, entropy, options.lock !== false)
     boot = await loadBootSlots(bootDir, options.firmware)
   } else {
     identity = newDeviceIdentity(options.variant, entropy, clock)

@@ -18,12 +18,14 @@ import { writeFileAtomic } from './atomic-file.js'
 import { CredentialStore } from './credential-store.js'
 import { Ed25519Signer, rawPublicKey } from './ed25519-signer.js'
 import { readPrivateKey } from './enclave-files.js'
+import { SealingKey } from './sealing-key.js'
 import { SimAttestation } from './sim-attestation.js'
 import { TlsStore } from './tls-store.js'
 
 const LOG_SIGNING_KEY = 'log-signing.key.pem'
 const IDENTITY_KEY = 'identity.key.pem'
 const CREDENTIALS = 'credentials.json'
+const SEALING_KEY = 'sealing.key'
 
 export interface SimEnclaveIdentity {
   devid: string
@@ -41,6 +43,7 @@ export class SimEnclave implements Enclave {
   readonly #tls: TlsStore
   readonly #credentials: CredentialStore
   readonly #attestation: SimAttestation | undefined
+  readonly #sealing: SealingKey
 
   private constructor(
     logSigningKey: KeyObject,
@@ -48,6 +51,7 @@ export class SimEnclave implements Enclave {
     tls: TlsStore,
     credentials: CredentialStore,
     attestation: SimAttestation | undefined,
+    sealing: SealingKey,
     readonly genuineId: string | undefined,
   ) {
     this.logSigner = new Ed25519Signer(logSigningKey)
@@ -56,6 +60,7 @@ export class SimEnclave implements Enclave {
     this.#tls = tls
     this.#credentials = credentials
     this.#attestation = attestation
+    this.#sealing = sealing
   }
 
   /** Generates every key of a new device and stores them in `dir`. */
@@ -65,18 +70,26 @@ export class SimEnclave implements Enclave {
     await writeFileAtomic(join(dir, LOG_SIGNING_KEY), generateKeyPairSync('ed25519').privateKey.export(pkcs8Pem), 0o600)
     await writeFileAtomic(join(dir, IDENTITY_KEY), generateKeyPairSync('x25519').privateKey.export(pkcs8Pem), 0o600)
     await TlsStore.create(dir, identity.devid, entropy, clock)
-    return SimEnclave.load(dir, identity, true)
+    return SimEnclave.load(dir, identity, entropy, true)
   }
 
   /** `activateStagedTls`: true for the open of a device boot (the data-dir lock holder). */
-  static async load(dir: string, identity: SimEnclaveIdentity, activateStagedTls: boolean): Promise<SimEnclave> {
+  static async load(dir: string, identity: SimEnclaveIdentity, entropy: EntropySource, activateStagedTls: boolean): Promise<SimEnclave> {
     const logSigningKey = await readPrivateKey(join(dir, LOG_SIGNING_KEY), 'ed25519')
     const identityKey = await readPrivateKey(join(dir, IDENTITY_KEY), 'x25519')
     const tls = await TlsStore.load(dir, identity.devid, activateStagedTls)
     const credentials = await CredentialStore.load(join(dir, CREDENTIALS))
     const { genuineId } = identity
     const attestation = genuineId === undefined ? undefined : await SimAttestation.load(dir, { ...identity, genuineId })
-    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, genuineId)
+    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, new SealingKey(join(dir, SEALING_KEY), entropy), genuineId)
+  }
+
+  seal(plaintext: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
+    return this.#sealing.seal(plaintext, aad)
+  }
+
+  unseal(sealed: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
+    return this.#sealing.unseal(sealed, aad)
   }
 
   tlsCredentials(): TlsCredentials {
