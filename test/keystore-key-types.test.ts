@@ -1,6 +1,6 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { decodeBase64 } from '../actors/host/decode-base64.js'
+import { decodeBase64 } from '../actors/host/base64.js'
 import {
   KeyAttributeError,
   canAgree,

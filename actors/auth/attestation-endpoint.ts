@@ -3,9 +3,7 @@ import { AlreadyProvisionedError } from '../../hal/errors.js'
 import { verifyProvisioning } from '../provisioning/verify-provisioning.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
-import { decodeBase64 } from '../host/decode-base64.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+import { decodeBase64, encodeBase64 } from '../host/base64.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.
@@ -14,9 +12,9 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 export function attestation(actor: AuthActor): CommandReply {
   const { enclave } = actor.hal
   const record = enclave.provisioning()
-  if (record) return { status: 200, body: { crt: b64(record.crt), genuine: b64(record.genuine) } }
+  if (record) return { status: 200, body: { crt: encodeBase64(record.crt), genuine: encodeBase64(record.genuine) } }
   const request = enclave.attestation()
-  return { status: 200, body: { genuine: b64(request.genuine), csr: b64(request.csr) } }
+  return { status: 200, body: { genuine: encodeBase64(request.genuine), csr: encodeBase64(request.csr) } }
 }
 
 /**

@@ -7,10 +7,8 @@ import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { journalSubject } from '../host/journal-subject.js'
 import { fail, type AuthActor } from './auth-actor.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
-import { decodeBase64 } from '../host/decode-base64.js'
+import { decodeBase64, encodeBase64 } from '../host/base64.js'
 import { formatDisks, genuineOf } from './personalise.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 /** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */
 export function readConfig(actor: AuthActor): CommandReply {
@@ -23,8 +21,8 @@ export function readConfig(actor: AuthActor): CommandReply {
       ctx: config.ctx,
       devid: hal.devid,
       dnsd: config.dnsd,
-      eid: b64(hal.enclave.identityPublicKey),
-      eid_sign: b64(hal.enclave.logSigner.publicKey),
+      eid: encodeBase64(hal.enclave.identityPublicKey),
+      eid_sign: encodeBase64(hal.enclave.logSigner.publicKey),
       email: config.email,
       ...(p ? { genuine_id: hal.enclave.genuineId } : {}),
       http_option_dosprot_mode: config.http_option_dosprot_mode,
@@ -110,8 +108,8 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
     actor.publish()
   }
   if (reformat) void formatDisks(actor)
-  const csr = plan.genCsr ? { csr: b64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
-  const genuine = plan.genCsr && actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
+  const csr = plan.genCsr ? { csr: encodeBase64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
+  const genuine = plan.genCsr && actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
   return { status: 200, body: { ...csr, ...genuine, updated, ...(plan.tls ? { reboot_required: true } : {}) } }
 }
 

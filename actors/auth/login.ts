@@ -2,8 +2,7 @@ import { LogResult, LogType } from '../../eventstore/types.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
 import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+import { encodeBase64 } from '../host/base64.js'
 
 /** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
 export function loginChallenge(actor: AuthActor): CommandReply {
@@ -11,7 +10,7 @@ export function loginChallenge(actor: AuthActor): CommandReply {
   const { jti, exp } = actor.challenges.issue(actor.now())
   return {
     status: 200,
-    body: { exp, spk: actor.session.spk, jti, lbl: actor.config.user, eid: b64(actor.hal.enclave.identityPublicKey) },
+    body: { exp, spk: actor.session.spk, jti, lbl: actor.config.user, eid: encodeBase64(actor.hal.enclave.identityPublicKey) },
   }
 }
 

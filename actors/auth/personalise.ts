@@ -4,17 +4,15 @@ import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail, type AuthActor } from './auth-actor.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
-import { decodeBase64 } from '../host/decode-base64.js'
+import { decodeBase64, encodeBase64 } from '../host/base64.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 /** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
 export function initChallenge(actor: AuthActor): CommandReply {
   if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
   const { jti, exp } = actor.challenges.issue(actor.now())
-  const genuine = actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
-  return { status: 200, body: { exp, spk: actor.session.spk, jti, ...genuine, eid: b64(actor.hal.enclave.identityPublicKey) } }
+  const genuine = actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
+  return { status: 200, body: { exp, spk: actor.session.spk, jti, ...genuine, eid: encodeBase64(actor.hal.enclave.identityPublicKey) } }
 }
 
 /**
@@ -46,8 +44,8 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     if (actor.personalisation.state === 'formatting') void formatDisks(actor)
     actor.publish()
     const token = actor.tokens.mint({ scope: 'system:config', sub: 'U', exp: at + INIT_TOKEN_LIFETIME }, at)
-    const csr = cfg.gen_csr === true ? { csr: b64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
-    const genuine = cfg.gen_csr === true && actor.hal.variant === 'P' ? { genuine: b64(genuineOf(actor)) } : {}
+    const csr = cfg.gen_csr === true ? { csr: encodeBase64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
+    const genuine = cfg.gen_csr === true && actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
     return { status: 200, body: { instanceid, token, ...csr, ...genuine } }
   } catch (err) {
     if (err instanceof EjwtError) return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.status === 400 ? err.message : 'Authentication failed')

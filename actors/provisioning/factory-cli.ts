@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../../client/command-line.js'
 import type { AttestationRequest } from '../../hal/types.js'
-import { decodeBase64 } from '../host/decode-base64.js'
+import { decodeBase64 } from '../host/base64.js'
 import { AttestationRejectedError, signAttestation, type FactoryCa } from './sign-attestation.js'
 
 /** The CA, the request or the device said no: exit code 1. */

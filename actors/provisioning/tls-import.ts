@@ -1,6 +1,6 @@
 import { createDecipheriv, createPrivateKey } from 'node:crypto'
 import type { Enclave, TlsMaterial } from '../../hal/types.js'
-import { decodeBase64 } from '../host/decode-base64.js'
+import { decodeBase64 } from '../host/base64.js'
 import { splitDerChain } from './split-der-chain.js'
 import { tlsTransportKey } from './tls-transport-key.js'
 

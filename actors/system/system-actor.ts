@@ -11,6 +11,7 @@ import { runSelfTest } from './self-test.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
 import type { HealthModel, SystemState, VersionModel } from './types.js'
+import { encodeBase64 } from '../host/base64.js'
 
 const FLS_KAT = 0x01
 const FLS_ENTROPY = 0x02
@@ -139,15 +140,14 @@ export class SystemActor {
 
   private version(): VersionModel {
     const { boot, storage, variant } = this.o.hal
-    const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
     return {
       hwv: variant === 'P' ? 'HEM-PPA-SIM-1' : 'HEM-EPA-SIM-1',
       fwv: boot.firmware.version,
-      fwk: b64(boot.firmware.publicKey),
-      fws: b64(boot.firmware.signature),
+      fwk: encodeBase64(boot.firmware.publicKey),
+      fws: encodeBase64(boot.firmware.signature),
       blv: boot.bootloader.version,
-      blk: b64(boot.bootloader.publicKey),
-      bls: b64(boot.bootloader.signature),
+      blk: encodeBase64(boot.bootloader.publicKey),
+      bls: encodeBase64(boot.bootloader.signature),
       ...(variant === 'P' ? { sd_csd: storage.csd, sd_cid: storage.cid } : {}),
     }
   }

@@ -12,3 +12,8 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   if (bytes.toString('base64url') !== body.replaceAll('+', '-').replaceAll('/', '_')) return undefined
   return new Uint8Array(bytes)
 }
+
+/** Binary values in JSON answers: standard base64 with padding (device contract, encodings). */
+export function encodeBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64')
+}
