@@ -3,6 +3,9 @@ import type { Role, Route } from './types.js'
 
 const PLACEHOLDER = /<(\w+)>$/
 
+/** The shape each scope placeholder's value must have before it can be compared. */
+const PLACEHOLDER_VALUES: Readonly<Record<string, RegExp>> = { kid: /^[0-9a-fA-F]{32}$/ }
+
 /**
  * Whether a token scope satisfies one required scope. Plain scopes match by prefix on `:`
  * boundaries (`storage:disk0:rw` satisfies `storage:disk0`, `storage:disk01` does not).
@@ -22,8 +25,20 @@ export function roleOf(principal: Principal): Role {
   return principal.sub === 'U' || principal.sub === 'M' ? principal.sub : 'ExtAuth'
 }
 
-/** Whether the principal's scope and role pass the route's lists; `values` fill scope placeholders. */
-export function authorized(route: Route, principal: Principal, values: Readonly<Record<string, unknown>>): boolean {
+/**
+ * Whether the principal's scope and role pass the route's lists; `values` fill scope placeholders.
+ * With `deferMalformed`, a placeholder whose value is missing or malformed passes the scope check:
+ * the request is malformed, and the actor behind the route answers (and journals) the 400.
+ */
+export function authorized(route: Route, principal: Principal, values: Readonly<Record<string, unknown>>, deferMalformed = false): boolean {
   if (route.roles && !route.roles.includes(roleOf(principal))) return false
-  return !route.scopes || route.scopes.some((scope) => scopeSatisfies(principal.scope, scope, values))
+  if (!route.scopes) return true
+  return route.scopes.some((scope) => scopeSatisfies(principal.scope, scope, values) || (deferMalformed && placeholderMalformed(scope, values)))
+}
+
+function placeholderMalformed(required: string, values: Readonly<Record<string, unknown>>): boolean {
+  const name = PLACEHOLDER.exec(required)?.[1]
+  if (name === undefined) return false
+  const value = values[name]
+  return typeof value !== 'string' || !(PLACEHOLDER_VALUES[name]?.test(value) ?? value !== '')
 }

@@ -52,6 +52,15 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   return value as Record<string, unknown>
 }
 
+/** The body as a JSON object, or undefined when it is not one (the actor behind the route answers that). */
+export function tryParseJsonObject(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    return parseJsonObject(raw)
+  } catch {
+    return undefined
+  }
+}
+
 export function validateBody(body: Record<string, unknown>, check: TypeCheck<TSchema>): void {
   const error = check.Errors(body).First()
   if (error) throw new HttpError(400, 'invalid_body', `${error.path || 'body'}: ${error.message}`)

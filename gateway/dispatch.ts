@@ -2,23 +2,17 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
-import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
-import type { SystemState } from '../actors/system/types.js'
+import type { TransportConfig } from '../actors/auth/identity-state.js'
 import { authenticate } from './authenticate.js'
 import { authorized } from './authorize.js'
-import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, validateBody } from './body.js'
+import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObject, validateBody } from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
 import { Router, type RouteMatch } from './router.js'
-import { deviceFailState } from './status.js'
+import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
 import type { GatewayOptions, Route } from './types.js'
-
-interface DeviceView {
-  system: SystemState
-  identity: IdentityState
-}
 
 /** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
 interface RequestHead {
@@ -55,7 +49,7 @@ export class Dispatcher {
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
     }
-    const device = this.deviceView()
+    const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport)
     if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
 
@@ -73,13 +67,6 @@ export class Dispatcher {
   private settled(exchange: Exchange): void {
     this.inflight.delete(exchange)
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
-  }
-
-  /** Both read models, or nothing: half a view of the device is not enough to apply its rules. */
-  private deviceView(): DeviceView | undefined {
-    const system = this.options.bus.readModel<SystemState>('system')
-    const identity = this.options.bus.readModel<IdentityState>('auth')
-    return system && identity ? { system, identity } : undefined
   }
 
   private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, body: Promise<Buffer>): Promise<void> {
@@ -101,19 +88,22 @@ export class Dispatcher {
     const { route } = match
     if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
 
-    const needed = route.auth === 'token' || (route.auth === 'token-unless-fresh' && device.identity.inited)
+    const anonymous = head.authorization === '' && route.anonymous?.(tryParseJsonObject(raw), device.identity) === true
+    const needed = (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
-    const json = route.body && route.bodyCheck !== 'actor' ? parseJsonObject(raw) : undefined
-    if (principal && !authorized(route, principal, { ...json, ...match.params })) {
+    // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
+    const actorChecked = route.bodyCheck === 'actor'
+    const json = route.body ? (actorChecked ? tryParseJsonObject(raw) : parseJsonObject(raw)) : undefined
+    if (principal && !authorized(route, principal, { ...json, ...match.params }, actorChecked)) {
       await this.options.onScopeFailure?.(route, principal, exchange.rid)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
-    if (route.healthy && deviceFailState(device.system, device.identity) !== 0) {
+    if (route.healthy && deviceFailState(device) !== 0) {
       throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
     }
     const check = this.schemas.get(route)
-    if (json && check) validateBody(json, check)
-    const forwarded = route.bodyCheck === 'actor' ? { raw: raw.toString('utf8') } : json
+    if (json && check && !actorChecked) validateBody(json, check)
+    const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
     exchange.send(await this.run(match, exchange.rid, head, device, principal, forwarded))
   }

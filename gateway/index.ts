@@ -7,6 +7,7 @@ export { routeTable } from './routes.js'
 export { CachedTokenVerifier } from './cached-token-verifier.js'
 export { scopeAudit } from './scope-audit.js'
 export { scopeSatisfies } from './authorize.js'
+export { deviceFailState, gatewayProjections, type DeviceView } from './device-view.js'
 export type { AuthMode, Gateway, GatewayBus, GatewayOptions, Method, ReadContext, Role, Route, RouteHandler, TokenVerifier } from './types.js'
 
 /** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */

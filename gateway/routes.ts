@@ -1,9 +1,12 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
 import { renderStatus } from './status.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
 const ALL_ROLES: Route['roles'] = ['U', 'M', 'ExtAuth']
+/** Key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
+const KEY_ROLES: Route['roles'] = ['U', 'ExtAuth']
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
 const bool = () => Type.Optional(Type.Boolean())
 const int = () => Type.Optional(Type.Integer())
@@ -34,6 +37,27 @@ const configUpdate = Type.Object(
   },
   { additionalProperties: true },
 )
+
+const kid = () => Type.String({ maxLength: 64 })
+const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
+
+/** A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a fail state. */
+function keyRoute(method: Route['method'], path: string, op: string, scopes: string[], extra: { body?: TSchema } & Partial<Route> = {}): Route {
+  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: KEY_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op }, ...extra }
+}
+
+/** Types only: the key store checks the values and answers (and journals) the 400 of a malformed request itself. */
+const cipherBody = Type.Object({
+  alg: Type.String(),
+  kid: kid(),
+  ext_kid: Type.Optional(kid()),
+  pubkey: str(),
+  msg: Type.String(),
+  ctx: str(),
+  aad: str(),
+  iv: str(),
+  tag: str(),
+})
 
 /** Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this. */
 export const routeTable: readonly Route[] = [
@@ -142,4 +166,23 @@ export const routeTable: readonly Route[] = [
     tls: 'any',
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
+
+  keyRoute('POST', '/api/keymgmt/create', 'create', ['keymgmt:gen'], {
+    body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),
+  }),
+  keyRoute('POST', '/api/keymgmt/import', 'import', ['keymgmt:imp'], {
+    body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16), pubkey: Type.String({ maxLength: 256 }) }),
+  }),
+  keyRoute('GET', '/api/keymgmt/list', 'list', ['keymgmt:list']),
+  keyRoute('GET', '/api/keymgmt/list/:offset', 'list', ['keymgmt:list']),
+  keyRoute('GET', '/api/keymgmt/list/:offset/:count', 'list', ['keymgmt:list']),
+  keyRoute('GET', '/api/keymgmt/get/:kid', 'get', ['keymgmt:get', 'keymgmt:use:<kid>']),
+  keyRoute('DELETE', '/api/keymgmt/delete/:kid', 'delete', ['keymgmt:del']),
+  keyRoute('POST', '/api/keymgmt/update', 'update', ['keymgmt:upd'], { body: Type.Object({ ...keyAttributes, kid: kid() }) }),
+  keyRoute('POST', '/api/keymgmt/search', 'search', ['keymgmt:search'], {
+    body: Type.Object({ descr: Type.String({ maxLength: 256 }), offset: int(), limit: int() }),
+    anonymous: (body, identity) => anonymousSearchAllowed(body, identity.allow_keysearch),
+  }),
+  keyRoute('POST', '/api/crypto/cipher/encrypt', 'encrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
+  keyRoute('POST', '/api/crypto/cipher/decrypt', 'decrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
 ]

@@ -1,9 +1,6 @@
 import type { CommandReply } from '../actors/bus/types.js'
-import type { IdentityState } from '../actors/auth/identity-state.js'
-import type { SystemState } from '../actors/system/types.js'
+import { deviceFailState } from './device-view.js'
 import type { ReadContext } from './types.js'
-
-const FLS_INTEGRITY = 0x08
 
 /**
  * `GET /api/system/status`. Optional keys appear only in the cases the contract names, because
@@ -15,7 +12,7 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   const { transport } = identity
   const body: Record<string, unknown> = {
     ctx: identity.ctx,
-    fls_state: deviceFailState(ctx.system, identity),
+    fls_state: deviceFailState(ctx),
     uptime: Math.floor((ctx.clock.monotonic() - bootedAt) / 1000),
     temp: status.temp,
   }
@@ -34,13 +31,8 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   if (identity.format !== undefined) body.format = identity.format
   if (status.fw_upgrade) body.fw_upgrade = true
   if (!identity.trusted_ts) body.tts = false
-  // `repo_stats` (valid token only) goes here once the key repository publishes its read model.
+  if (ctx.principal) body.repo_stats = ctx.keystore.repo_stats
   return { status: 200, body }
-}
-
-/** fls_state: the system actor's bits, and a data integrity failure when the journal did not verify. */
-export function deviceFailState(system: SystemState, identity: IdentityState): number {
-  return system.status.fls_state | (identity.intact ? 0 : FLS_INTEGRITY)
 }
 
 /** ISO 8601 in UTC without milliseconds, e.g. `2026-11-22T00:37:13Z`. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
 import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
+import type { KeystoreState } from '../actors/keystore/types.js'
 import type { Clock, Variant } from '../hal/types.js'
 
 export interface GatewayBus {
@@ -40,6 +41,7 @@ export interface ReadContext {
   body?: unknown
   system: SystemState
   identity: IdentityState
+  keystore: KeystoreState
   clock: Clock
   readModel<S>(service: string): S | undefined
 }
@@ -69,6 +71,11 @@ export interface Route {
    * (the schema then only documents it). For login, whose every answer the brake must delay.
    */
   bodyCheck?: 'actor'
+  /**
+   * For `auth: 'token'` routes: a request without an Authorization header may go without a token
+   * when this says so of its body (key search by a `^` prefix while `allow_keysearch` is on).
+   */
+  anonymous?(body: Readonly<Record<string, unknown>> | undefined, identity: IdentityState): boolean
   /** Refused with 409 while the device is in a fail state (fls_state ≠ 0). */
   healthy?: true
   handler: RouteHandler

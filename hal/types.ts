@@ -194,6 +194,25 @@ export interface JournalMedia {
   open(id: string): Promise<AppendHandle>
 }
 
+/**
+ * Where the key repository keeps its sealed records: `slotCount` slots of `slotSize` bytes,
+ * each written whole. What a slot holds is the repository's business; the media only stores it.
+ */
+export interface KeySlotMedia {
+  readonly slotCount: number
+  readonly slotSize: number
+  /** Every slot's bytes in slot order; a slot never written (or erased) reads as zeros. */
+  readAll(): Promise<Uint8Array[]>
+  /**
+   * Stores `data`, zero-padded to `slotSize`, in slot `index`, durably (fdatasync) before it
+   * resolves. RangeError for an index out of range or data longer than a slot.
+   */
+  write(index: number, data: Uint8Array): Promise<void>
+  /** Zeroes every slot, durably: what they held is gone. */
+  erase(): Promise<void>
+  close(): Promise<void>
+}
+
 export interface Hal {
   readonly variant: Variant
   /** 8 bytes as 16 lowercase hex chars; stable for the life of the device. */
@@ -207,6 +226,7 @@ export interface Hal {
   readonly disks: DiskStore | undefined
   readonly boot: BootSlots
   readonly journal: JournalMedia
+  readonly keySlots: KeySlotMedia
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
   readonly runDir: string
   /** Releases the exclusive hold on the device (the data-dir lock). */

@@ -9,6 +9,7 @@ import tls from 'node:tls'
 import pino from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
+import type { KeystoreState } from '../actors/keystore/types.js'
 import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import { BusUnavailableError, routeTable, startGateway, type Gateway, type GatewayBus, type Route } from '../gateway/index.js'
@@ -45,6 +46,7 @@ class FakeBus implements GatewayBus {
 interface DeviceModels {
   system: SystemState
   identity: IdentityState
+  keystore: KeystoreState
 }
 
 type StatusPatch = Partial<SystemState['status']> & Partial<Pick<IdentityState, 'ctx' | 'inited' | 'format' | 'trusted_ts' | 'intact'>>
@@ -76,9 +78,11 @@ function systemState(variant: Variant, patch: { status?: StatusPatch; transport?
       inited,
       ...(format !== undefined ? { format } : {}),
       trusted_ts,
+      allow_keysearch: false,
       intact,
       transport: { hostname: 'hem.local', origin: 'https://app.example.com', hsts: false, dosprot: 0, ...patch.transport },
     },
+    keystore: { fls: 0, engine: 'native', repo_stats: { total: 3, deleted: 1, invalid: 0, freeespace: 1021, fragmentation: 33 } },
   }
 }
 
@@ -144,6 +148,7 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     const models = setup.state ?? systemState(variant)
     bus.models.set('system', models.system)
     bus.models.set('auth', models.identity)
+    bus.models.set('keystore', models.keystore)
   }
   const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
   const logs: Record<string, unknown>[] = []

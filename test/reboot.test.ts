@@ -191,6 +191,7 @@ class ScriptedBus implements GatewayBus {
       inited: true,
       ctx: 0,
       trusted_ts: true,
+      allow_keysearch: false,
       transport: { hostname: '', origin: '*', hsts: false, dosprot: 0 },
       intact: true,
     }

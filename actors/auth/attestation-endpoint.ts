@@ -2,7 +2,8 @@ import { LogResult, LogType } from '../../eventstore/types.js'
 import { AlreadyProvisionedError } from '../../hal/errors.js'
 import { verifyProvisioning } from '../provisioning/verify-provisioning.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { fail, type AuthActor } from './auth-actor.js'
+import { fail } from '../bus/fail.js'
+import type { AuthActor } from './auth-actor.js'
 import { decodeBase64, encodeBase64 } from '../host/base64.js'
 
 /**

@@ -10,7 +10,8 @@ import { foldIdentity } from '../../machines/identity-fold.js'
 import { personalisationMachine, personalisationVersion } from '../../machines/personalisation.js'
 import { provisioningMachine, provisioningVersion } from '../../machines/provisioning.js'
 import { ServiceHost, type OperationSpec } from '../bus/service-host.js'
-import type { CommandReply, CommandRequest, ErrorBody, Principal } from '../bus/types.js'
+import { fail } from '../bus/fail.js'
+import type { CommandReply, CommandRequest, Principal } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
 import { MachineRunner } from '../host/machine-runner.js'
@@ -29,10 +30,6 @@ export interface AuthActorOptions {
   logger: Logger
   /** Asks the supervisor to restart the device's services (after a wipeout). */
   reboot(): Promise<void>
-}
-
-export function fail(status: number, error: string, message: string): CommandReply<ErrorBody> {
-  return { status, body: { error, message } }
 }
 
 /** Unix seconds. */
@@ -107,6 +104,7 @@ export class AuthActor {
       ...(this.format !== undefined ? { format: this.format } : {}),
       ctx: config.ctx,
       trusted_ts: config.trusted_ts,
+      allow_keysearch: config.allow_keysearch,
       transport: {
         hostname: config.hostname,
         origin: config.origin,

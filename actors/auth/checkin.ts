@@ -1,5 +1,6 @@
 import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { fail, type AuthActor } from './auth-actor.js'
+import { fail } from '../bus/fail.js'
+import type { AuthActor } from './auth-actor.js'
 import { ChallengeBook } from './challenges.js'
 
 /**

@@ -17,6 +17,8 @@ export interface IdentityState {
   format?: string
   ctx: number
   trusted_ts: boolean
+  /** Config `allow_keysearch`: a `^`-anchored key search may go without a token. */
+  allow_keysearch: boolean
   transport: TransportConfig
   /** False when the journal did not verify at boot (fls_state 0x08). */
   intact: boolean

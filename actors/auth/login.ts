@@ -1,6 +1,7 @@
 import { LogResult, LogType } from '../../eventstore/types.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { fail, type AuthActor } from './auth-actor.js'
+import { fail } from '../bus/fail.js'
+import type { AuthActor } from './auth-actor.js'
 import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
 import { encodeBase64 } from '../host/base64.js'
 

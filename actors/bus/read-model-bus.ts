@@ -13,6 +13,8 @@ export interface ReadModelBusOptions {
   services: readonly string[]
   logger: Logger
   defaultTimeoutMs?: number
+  /** Called after a projected read model changed. */
+  onChange?(service: string): void
 }
 
 /**
@@ -29,16 +31,19 @@ export class ReadModelBus {
 
   constructor(private readonly o: ReadModelBusOptions) {
     this.subjects = new Subjects(o.devid)
-    o.nc.subscribe(this.subjects.events(), {
-      callback: (err, msg) => {
-        if (err) return
-        try {
-          this.accept(decode<StateEvent>(msg.data))
-        } catch (e) {
-          o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
-        }
-      },
-    })
+    // One subscription per projected service: a service may only be allowed to read those.
+    for (const service of o.services) {
+      o.nc.subscribe(this.subjects.events(service), {
+        callback: (err, msg) => {
+          if (err) return
+          try {
+            this.accept(decode<StateEvent>(msg.data))
+          } catch (e) {
+            o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
+          }
+        },
+      })
+    }
     void this.resync()
   }
 
@@ -84,6 +89,7 @@ export class ReadModelBus {
     const known = this.models.get(event.service)
     if (known && known.boot === event.boot && known.rev >= event.rev) return
     this.models.set(event.service, event)
+    this.o.onChange?.(event.service)
   }
 
   /** Fetches every projected service's current state; retries until each has answered. */

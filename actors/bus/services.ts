@@ -19,8 +19,10 @@ export const services: readonly ServiceSpec[] = [
   { name: 'supervisor', serves: true, calls: [], listens: [] },
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
   { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
+  // Follows the identity: keys serve a personalised device only, and a wipeout erases them.
+  { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor.
-  { name: 'gateway', serves: false, calls: ['system', 'auth'], listens: ['*'] },
+  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore'], listens: ['*'] },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

@@ -15,10 +15,12 @@ import { EventstoreActor } from '../eventstore/eventstore-actor.js'
 import { RemoteJournal } from '../eventstore/remote-journal.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
+import { KeystoreActor } from '../keystore/keystore-actor.js'
+import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'auth', 'gateway'] as const
+export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'gateway'] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -47,6 +49,8 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
       return runSystem(ctx)
     case 'auth':
       return runAuth(ctx)
+    case 'keystore':
+      return runKeystore(ctx)
     case 'gateway':
       return runGateway(ctx)
   }
@@ -131,13 +135,21 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
   })
 }
 
+function runKeystore(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'keystore', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+    const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger })
+    return { stop: () => actor.stop() }
+  })
+}
+
 function runGateway(ctx: ServiceContext): Promise<RunningService> {
   let readModels: ReadModelBus | undefined
   return connected(
     ctx,
     'gateway',
     async (nc) => {
-      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: ['system', 'auth'], logger: ctx.logger })
+      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: gatewayProjections, logger: ctx.logger })
       readModels = bus
       try {
         await bus.whenReady()

@@ -10,6 +10,7 @@ import { SYSTEM_RESERVED_SECTORS, newDeviceIdentity, readDeviceIdentity, writeDe
 import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
+import { FileKeySlotMedia } from './key-slot-media.js'
 import { nodeEntropy } from './node-entropy.js'
 import { SimEnclave } from './sim-enclave.js'
 import { SimTemperature } from './sim-temperature.js'
@@ -54,6 +55,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
   }
   const runDir = join(dataDir, 'run')
   await mkdir(runDir, { recursive: true, mode: 0o700 })
+  const keySlots = new FileKeySlotMedia(join(dataDir, 'keys'))
   return {
     variant: identity.variant,
     devid: identity.devid,
@@ -68,8 +70,15 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
         : undefined,
     boot,
     journal: new FileJournalMedia(join(dataDir, 'journal')),
+    keySlots,
     runDir,
-    close,
+    close: async () => {
+      try {
+        await keySlots.close()
+      } finally {
+        await close()
+      }
+    },
   }
 }
 

@@ -1,0 +1,261 @@
+import { LogResult, LogType } from '../../eventstore/types.js'
+import { decodeBase64, encodeBase64 } from '../host/base64.js'
+import { journalSubject } from '../host/journal-subject.js'
+import { fail } from '../bus/fail.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { DuplicateKeyError, RepositoryFullError } from './errors.js'
+import { generateKeyMaterial } from './key-material.js'
+import { checkDescr, checkLabel, importedKid, isKeyType, keyMode, keyTypes, KeyAttributeError, listedType, normaliseKid } from './key-types.js'
+import type { KeystoreActor } from './keystore-actor.js'
+import { normalisePublicKey } from './public-key.js'
+import type { KeyRecord } from './types.js'
+
+/** Keys per page of list and search. */
+export const PAGE = 15
+
+type Body = Record<string, unknown>
+
+/** A 400 with the contract's body; KeyAttributeError messages name the field, never a value. */
+function badRequest(message: string): CommandReply {
+  return fail(400, 'bad_request', message)
+}
+
+function bodyOf(req: CommandRequest): Body {
+  return (req.body ?? {}) as Body
+}
+
+/**
+ * Runs a key-management handler behind the device's gate, turning attribute errors into 400.
+ * The repository's own refusals (full, duplicate) are the contract's 406: the operation failed.
+ */
+async function guarded(actor: KeystoreActor, run: () => Promise<CommandReply> | CommandReply): Promise<CommandReply> {
+  const unavailable = actor.unavailable()
+  if (unavailable) return unavailable
+  try {
+    return await run()
+  } catch (err) {
+    if (err instanceof KeyAttributeError) return badRequest(err.message)
+    if (err instanceof RepositoryFullError) return fail(406, 'repository_full', 'The key repository has no free slot')
+    if (err instanceof DuplicateKeyError) return fail(406, 'duplicate_key', 'A key with this kid exists already')
+    throw err
+  }
+}
+
+function descrOf(body: Body): Uint8Array | undefined {
+  return body.descr === undefined ? undefined : checkDescr(body.descr, decodeBase64)
+}
+
+function typeOf(body: Body) {
+  if (!isKeyType(body.type)) throw new KeyAttributeError(`\`type\` must be one of ${Object.keys(keyTypes).join(', ')}`)
+  return body.type
+}
+
+/** Adds a key and journals it; a journal that cannot record it takes the key back out. */
+async function addJournaled(actor: KeystoreActor, req: CommandRequest, record: KeyRecord, type: number): Promise<CommandReply> {
+  await actor.repository.add(record)
+  try {
+    await actor.journal([{ type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type } }])
+  } catch (err) {
+    await actor.repository.remove(record.kid)
+    throw err
+  } finally {
+    actor.publish()
+  }
+  return { status: 200, body: { kid: record.kid } }
+}
+
+/** `POST /api/keymgmt/create {label*, type*, mode?, descr?}` → `{kid}`. */
+export function createKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, () => {
+    const body = bodyOf(req)
+    const label = checkLabel(body.label)
+    const type = typeOf(body)
+    const mode = keyMode(type, body.mode)
+    const descr = descrOf(body)
+    let kid: string
+    do kid = Buffer.from(actor.random(16)).toString('hex')
+    while (actor.repository.has(kid))
+    const now = actor.now()
+    const material = generateKeyMaterial(type, actor.engine, actor.random)
+    const record: KeyRecord = { kid, type, label, created: now, updated: now, ...material, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
+    return addJournaled(actor, req, record, LogType.KEY_GENERATION)
+  })
+}
+
+/** `POST /api/keymgmt/import {label*, pubkey*, type*, mode?, descr?}` → `{kid}`: a public key, KID from its SHA-1. */
+export function importKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, () => {
+    const body = bodyOf(req)
+    const label = checkLabel(body.label)
+    const type = typeOf(body)
+    if (keyTypes[type].kind === 'aes' || keyTypes[type].kind === 'hmac') throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
+    const mode = keyMode(type, body.mode)
+    const descr = descrOf(body)
+    const raw = typeof body.pubkey === 'string' ? decodeBase64(body.pubkey) : undefined
+    if (!raw) throw new KeyAttributeError('`pubkey` must be base64')
+    const publicKey = normalisePublicKey(type, raw)
+    if (!publicKey) throw new KeyAttributeError(`\`pubkey\` is not a ${type} public key`)
+    const kid = importedKid(publicKey)
+    if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is imported already')
+    const now = actor.now()
+    const record: KeyRecord = { kid, type, label, created: now, updated: now, publicKey, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
+    return addJournaled(actor, req, record, LogType.KEY_IMPORT)
+  })
+}
+
+function kidParam(req: CommandRequest): string {
+  const kid = normaliseKid(req.params?.kid ?? bodyOf(req).kid)
+  if (!kid) throw new KeyAttributeError('`kid` must be 32 hex characters')
+  return kid
+}
+
+function notFound(): CommandReply {
+  return fail(404, 'key_not_found', 'No key with this kid')
+}
+
+/** `GET /api/keymgmt/get/:kid` → `{type, pubkey?, updated, descr?}`: never private material. */
+export function getKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, () => {
+    const key = actor.repository.get(kidParam(req))
+    if (!key) return notFound()
+    return {
+      status: 200,
+      body: {
+        type: listed(key),
+        ...(key.publicKey ? { pubkey: encodeBase64(key.publicKey) } : {}),
+        updated: key.updated,
+        ...(key.descr ? { descr: encodeBase64(key.descr) } : {}),
+      },
+    }
+  })
+}
+
+/** `DELETE /api/keymgmt/delete/:kid`: the slot's bytes are destroyed, not just flagged. */
+export function deleteKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, async () => {
+    const kid = kidParam(req)
+    const key = actor.repository.get(kid)
+    if (!key) return notFound()
+    // Journaled first: a deletion the journal cannot record does not happen.
+    await actor.journal([{ type: LogType.KEY_DELETE, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, type: key.type } }])
+    await actor.repository.remove(kid)
+    actor.publish()
+    return { status: 200, body: {} }
+  })
+}
+
+/** `POST /api/keymgmt/update {kid*, label*, descr?}`: a missing `descr` keeps the old one. */
+export function updateKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, async () => {
+    const body = bodyOf(req)
+    const kid = kidParam(req)
+    const label = checkLabel(body.label)
+    const descr = descrOf(body)
+    const key = actor.repository.get(kid)
+    if (!key) return notFound()
+    const updated: KeyRecord = { ...key, label, updated: actor.now(), ...(descr ? { descr } : {}) }
+    await actor.repository.replace(updated)
+    try {
+      await actor.journal([
+        { type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined } },
+      ])
+    } catch (err) {
+      await actor.repository.replace(key)
+      throw err
+    } finally {
+      actor.publish()
+    }
+    return { status: 200, body: {} }
+  })
+}
+
+function listed(key: KeyRecord): string {
+  return listedType(key.type, key.mode, key.secret !== undefined)
+}
+
+function entry(key: KeyRecord) {
+  return {
+    kid: key.kid,
+    created: key.created,
+    type: listed(key),
+    label: key.label,
+    ...(key.descr ? { descr: encodeBase64(key.descr) } : {}),
+    updated: key.updated,
+  }
+}
+
+const DIGITS = /^\d{1,9}$/
+
+function pageOf(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback
+  const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value
+  if (typeof text !== 'string' || !DIGITS.test(text) || Number(text) < min) {
+    throw new KeyAttributeError(`\`${name}\` must be a whole number${min > 0 ? ` from ${min}` : ''}`)
+  }
+  return Number(text)
+}
+
+function page(keys: KeyRecord[], offset: number, count: number) {
+  const list = keys.slice(offset, offset + Math.min(count, PAGE)).map(entry)
+  return { offset, total: keys.length, listed: list.length, list }
+}
+
+/** `GET /api/keymgmt/list[/:offset[/:count]]`, at most 15 keys per page, oldest first. */
+export function listKeys(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, () => {
+    const offset = pageOf(req.params?.offset, 'offset', 0, 0)
+    const count = pageOf(req.params?.count, 'count', PAGE, 1)
+    const { offset: o, total, listed: n, list } = page(actor.repository.keys(), offset, count)
+    return { status: 200, body: { offset: o, deleted: actor.repository.stats().deleted, total, listed: n, list } }
+  })
+}
+
+/** Anonymous search needs a prefix this long (decoded), so that it cannot enumerate the repository. */
+export const ANONYMOUS_PREFIX_BYTES = 6
+
+/** A `descr` search pattern: `^b64` prefix, `b64$` suffix, or a plain substring. */
+export function parseDescrPattern(value: unknown): { anchor: 'prefix' | 'suffix' | 'any'; bytes: Uint8Array } {
+  if (typeof value !== 'string') throw new KeyAttributeError('`descr` must be a base64 pattern')
+  const anchor = value.startsWith('^') ? 'prefix' : value.endsWith('$') ? 'suffix' : 'any'
+  const text = anchor === 'prefix' ? value.slice(1) : anchor === 'suffix' ? value.slice(0, -1) : value
+  const bytes = decodeBase64(text)
+  if (!bytes || bytes.length === 0 || bytes.length > 64) throw new KeyAttributeError('`descr` must be base64 of 1 to 64 bytes, optionally with a leading ^ or trailing $')
+  return { anchor, bytes }
+}
+
+function matches(descr: Uint8Array | undefined, pattern: ReturnType<typeof parseDescrPattern>): boolean {
+  if (!descr || descr.length < pattern.bytes.length) return false
+  const haystack = Buffer.from(descr)
+  if (pattern.anchor === 'prefix') return haystack.subarray(0, pattern.bytes.length).equals(pattern.bytes)
+  if (pattern.anchor === 'suffix') return haystack.subarray(descr.length - pattern.bytes.length).equals(pattern.bytes)
+  return haystack.includes(Buffer.from(pattern.bytes))
+}
+
+/**
+ * `POST /api/keymgmt/search {descr*, offset?, limit?}`. Without a token (the gateway let it
+ * through only for a `^`-anchored pattern while `allow_keysearch` is on) the same rules are
+ * checked again here.
+ */
+export function searchKeys(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+  return guarded(actor, () => {
+    const body = bodyOf(req)
+    const pattern = parseDescrPattern(body.descr)
+    if (!req.principal && !anonymousSearchAllowed(body, actor.identityState?.allow_keysearch === true)) {
+      return fail(401, 'unauthorized', 'A bearer token is required')
+    }
+    const offset = pageOf(body.offset, 'offset', 0, 0)
+    const limit = pageOf(body.limit, 'limit', PAGE, 1)
+    return { status: 200, body: page(actor.repository.keys().filter((key) => matches(key.descr, pattern)), offset, limit) }
+  })
+}
+
+/** Whether a search body may go without a token: `^`-anchored, at least 6 decoded bytes, and allowed by config. */
+export function anonymousSearchAllowed(body: Readonly<Record<string, unknown>> | undefined, allowKeysearch: boolean): boolean {
+  if (!allowKeysearch) return false
+  try {
+    const pattern = parseDescrPattern(body?.descr)
+    return pattern.anchor === 'prefix' && pattern.bytes.length >= ANONYMOUS_PREFIX_BYTES
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,320 @@
+// The key repository: key records sealed at rest in fixed media slots, checked at boot.
+//
+// A slot (big-endian numbers) is one of:
+//   free       all zero bytes
+//   live       'HK' 0x01 version(1) generation(u32) serial(u32) length(u16) sealed(length) zeros
+//   deleted    'HK' 0x02 version(1) zeros: a tombstone, the sealed bytes are overwritten
+// `sealed` is the enclave's seal of the encoded KeyRecord with AAD = FORMAT 0x00 devid 0x00
+// index(u32) header-up-to-length(12), so a slot does not open on another device, at another
+// index, or with an edited generation or serial (an edited length cuts the ciphertext wrong).
+// `serial` keeps the creation order across updates and reboots; `generation` counts the
+// versions of one key, so that an update interrupted between writing the new version and
+// tombstoning the old one resolves to the new one.
+
+import { UnsealError } from '../../hal/errors.js'
+import type { Enclave, KeySlotMedia } from '../../hal/types.js'
+import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
+import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
+import type { KeyRecord, RepoStats } from './types.js'
+
+const FORMAT = 'hemd key slot v1'
+const VERSION = 1
+const MAGIC = [0x48, 0x4b] // 'HK'
+const LIVE = 0x01
+const DELETED = 0x02
+const LENGTH_AT = 12
+const HEADER = 14
+const DEVID = /^[0-9a-f]{16}$/
+
+type SlotState = 'free' | 'live' | 'deleted' | 'invalid'
+
+interface Entry {
+  index: number
+  generation: number
+  serial: number
+  record: KeyRecord
+}
+
+export interface KeyRepositoryOptions {
+  media: KeySlotMedia
+  sealer: Pick<Enclave, 'seal' | 'unseal'>
+  /** The device's id, bound into every seal. */
+  devid: string
+}
+
+export class KeyRepository {
+  readonly #media: KeySlotMedia
+  readonly #sealer: Pick<Enclave, 'seal' | 'unseal'>
+  readonly #devid: string
+  #states: SlotState[]
+  #entries: Map<string, Entry>
+  #problems: string[]
+  /** Slots marked deleted whose tombstone is not on the media yet: written before the next change. */
+  #unburied: Set<number>
+  #nextSerial: number
+  #queue: Promise<unknown> = Promise.resolve()
+
+  private constructor(options: KeyRepositoryOptions, read: ReadSlots) {
+    this.#media = options.media
+    this.#sealer = options.sealer
+    this.#devid = options.devid
+    this.#states = read.states
+    this.#entries = read.entries
+    this.#problems = read.problems
+    this.#unburied = read.superseded
+    this.#nextSerial = nextSerial(read.entries)
+  }
+
+  /**
+   * Reads and checks every slot. Slots that do not check are counted as invalid and left alone
+   * (evidence, never reused until `wipe`); older versions of an updated key are tombstoned.
+   * A sealer that fails for another reason than altered data (UnsealError) fails the open.
+   */
+  static async open(options: KeyRepositoryOptions): Promise<KeyRepository> {
+    const { media, devid } = options
+    if (typeof devid !== 'string' || !DEVID.test(devid)) throw new TypeError('devid must be 16 lowercase hex characters')
+    if (!Number.isSafeInteger(media.slotCount) || media.slotCount < 1) throw new RangeError('the media has no key slots')
+    if (!Number.isSafeInteger(media.slotSize) || media.slotSize <= HEADER || media.slotSize > HEADER + 0xffff) {
+      throw new RangeError(`a key slot must be ${HEADER + 1} to ${HEADER + 0xffff} bytes`)
+    }
+    const slots = await media.readAll()
+    if (slots.length !== media.slotCount || slots.some((slot) => slot.length !== media.slotSize)) {
+      throw new RangeError(`the media did not return ${media.slotCount} slots of ${media.slotSize} bytes`)
+    }
+    const repository = new KeyRepository(options, await readSlots(slots, options))
+    // A failed tombstone stays pending: the next change writes it first, and so does the next open.
+    await repository.#serialised(() => repository.#bury()).catch(() => undefined)
+    return repository
+  }
+
+  /** False when a slot did not check at boot, or two slots held the same version of a key. */
+  get intact(): boolean {
+    return this.#problems.length === 0
+  }
+
+  /** What did not check at boot, one line per slot: its index and the fault, never key bytes. */
+  get problems(): readonly string[] {
+    return [...this.#problems]
+  }
+
+  /** The stored keys, oldest first (creation order survives updates and reboots). */
+  keys(): Readonly<KeyRecord>[] {
+    return [...this.#entries.values()].sort((a, b) => a.serial - b.serial || a.index - b.index).map((entry) => entry.record)
+  }
+
+  get(kid: string): Readonly<KeyRecord> | undefined {
+    return this.#entries.get(kid)?.record
+  }
+
+  has(kid: string): boolean {
+    return this.#entries.has(kid)
+  }
+
+  stats(): RepoStats {
+    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
+    const deleted = count('deleted')
+    const invalid = count('invalid')
+    const total = count('live') + deleted + invalid
+    return {
+      total,
+      deleted,
+      invalid,
+      freeespace: this.#states.length - total,
+      fragmentation: total === 0 ? 0 : Math.floor((deleted * 100) / total),
+    }
+  }
+
+  /** Stores a new key. DuplicateKeyError for a known KID, RepositoryFullError when no slot is left. */
+  add(record: KeyRecord): Promise<void> {
+    return this.#serialised(async () => {
+      const plaintext = encodeKeyRecord(record)
+      if (this.#entries.has(record.kid)) throw new DuplicateKeyError(record.kid)
+      await this.#bury()
+      await this.#store(plaintext, 1, this.#nextSerial)
+      this.#nextSerial += 1
+    })
+  }
+
+  /**
+   * Stores a new version of a key: first in another slot, then the old slot is tombstoned, so a
+   * crash in between leaves both and the next open keeps the newer. It needs a spare slot
+   * (RepositoryFullError). UnknownKeyError when the KID is not stored.
+   */
+  replace(record: KeyRecord): Promise<void> {
+    return this.#serialised(async () => {
+      const plaintext = encodeKeyRecord(record)
+      const old = this.#entries.get(record.kid)
+      if (!old) throw new UnknownKeyError(record.kid)
+      await this.#bury()
+      await this.#store(plaintext, old.generation + 1, old.serial)
+      // The new version is durable: the update has happened. Should the tombstone fail, the
+      // old slot still counts as deleted and is retried before the next change (or by open).
+      this.#states[old.index] = 'deleted'
+      this.#unburied.add(old.index)
+      await this.#bury().catch(() => undefined)
+    })
+  }
+
+  /** Deletes a key, overwriting its sealed bytes; false when the KID is not stored. */
+  remove(kid: string): Promise<boolean> {
+    return this.#serialised(async () => {
+      const entry = this.#entries.get(kid)
+      if (!entry) return false
+      await this.#bury()
+      await this.#media.write(entry.index, tombstone())
+      this.#states[entry.index] = 'deleted'
+      this.#entries.delete(kid)
+      return true
+    })
+  }
+
+  /** Erases the media: every key, tombstone and invalid slot is gone. */
+  wipe(): Promise<void> {
+    return this.#serialised(async () => {
+      await this.#media.erase()
+      this.#states = this.#states.map(() => 'free')
+      this.#entries = new Map()
+      this.#problems = []
+      this.#unburied = new Set()
+      this.#nextSerial = 1
+    })
+  }
+
+  /** Seals `plaintext` into a free slot (else a deleted one); memory changes only once it is durable. */
+  async #store(plaintext: Uint8Array, generation: number, serial: number): Promise<void> {
+    const index = this.#spareSlot()
+    const header = slotHeader(generation, serial)
+    const sealed = await this.#sealer.seal(plaintext, aad(this.#devid, index, header))
+    if (HEADER + sealed.length > this.#media.slotSize) throw new RangeError('the sealed key record does not fit a slot')
+    const slot = new Uint8Array(HEADER + sealed.length)
+    slot.set(header)
+    new DataView(slot.buffer).setUint16(LENGTH_AT, sealed.length)
+    slot.set(sealed, HEADER)
+    await this.#media.write(index, slot)
+    const record = decodeKeyRecord(plaintext)
+    this.#states[index] = 'live'
+    this.#entries.set(record.kid, { index, generation, serial, record })
+  }
+
+  #spareSlot(): number {
+    const free = this.#states.indexOf('free')
+    if (free >= 0) return free
+    const deleted = this.#states.indexOf('deleted')
+    if (deleted >= 0) return deleted
+    throw new RepositoryFullError()
+  }
+
+  async #bury(): Promise<void> {
+    for (const index of [...this.#unburied].sort((a, b) => a - b)) {
+      await this.#media.write(index, tombstone())
+      this.#unburied.delete(index)
+    }
+  }
+
+  /** One change at a time: each sees the state the one before it left. */
+  #serialised<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(operation)
+    this.#queue = result.catch(() => undefined)
+    return result
+  }
+}
+
+interface ReadSlots {
+  states: SlotState[]
+  entries: Map<string, Entry>
+  problems: string[]
+  /** Slots holding an older version of a key that a newer slot replaced. */
+  superseded: Set<number>
+}
+
+type ReadSlot = { state: 'free' | 'deleted' } | { state: 'invalid'; problem: string } | { state: 'live'; entry: Entry }
+
+async function readSlots(slots: Uint8Array[], { sealer, devid }: KeyRepositoryOptions): Promise<ReadSlots> {
+  const read = await Promise.all(slots.map((slot, index) => readSlot(slot, index, sealer, devid)))
+  const states: SlotState[] = read.map((slot) => slot.state)
+  const entries = new Map<string, Entry>()
+  const problems: string[] = []
+  const superseded = new Set<number>()
+  read.forEach((slot, index) => {
+    if (slot.state === 'invalid') problems.push(`slot ${index}: ${slot.problem}`)
+    if (slot.state !== 'live') return
+    const { entry } = slot
+    const other = entries.get(entry.record.kid)
+    if (!other) {
+      entries.set(entry.record.kid, entry)
+    } else if (other.generation === entry.generation) {
+      states[index] = 'invalid'
+      problems.push(`slot ${index}: holds version ${entry.generation} of key ${entry.record.kid}, as slot ${other.index} does`)
+    } else {
+      const [newer, older] = entry.generation > other.generation ? [entry, other] : [other, entry]
+      entries.set(newer.record.kid, newer)
+      states[older.index] = 'deleted'
+      superseded.add(older.index)
+    }
+  })
+  return { states, entries, problems, superseded }
+}
+
+async function readSlot(slot: Uint8Array, index: number, sealer: Pick<Enclave, 'unseal'>, devid: string): Promise<ReadSlot> {
+  const invalid = (problem: string): ReadSlot => ({ state: 'invalid', problem })
+  if (slot.every((byte) => byte === 0)) return { state: 'free' }
+  if (slot[0] !== MAGIC[0] || slot[1] !== MAGIC[1]) return invalid('not a key slot (bad magic)')
+  if (slot[3] !== VERSION) return invalid(`unknown format version ${slot[3]}`)
+  if (slot[2] === DELETED) {
+    return slot.subarray(4).every((byte) => byte === 0) ? { state: 'deleted' } : invalid('a tombstone that still holds data')
+  }
+  if (slot[2] !== LIVE) return invalid(`unknown state ${slot[2]}`)
+  const view = new DataView(slot.buffer, slot.byteOffset, slot.byteLength)
+  const generation = view.getUint32(4)
+  const serial = view.getUint32(8)
+  const length = view.getUint16(LENGTH_AT)
+  if (generation === 0 || serial === 0) return invalid('generation or serial is zero')
+  if (HEADER + length > slot.length) return invalid(`sealed length ${length} runs past the end of the slot`)
+  if (!slot.subarray(HEADER + length).every((byte) => byte === 0)) return invalid('bytes after the sealed record are not zero')
+  let plaintext: Uint8Array
+  try {
+    plaintext = await sealer.unseal(slot.subarray(HEADER, HEADER + length), aad(devid, index, slot.subarray(0, LENGTH_AT)))
+  } catch (err) {
+    if (err instanceof UnsealError) return invalid('the seal does not open (altered, moved, or from another device)')
+    throw err
+  }
+  try {
+    return { state: 'live', entry: { index, generation, serial, record: decodeKeyRecord(plaintext) } }
+  } catch (err) {
+    return invalid(`the record does not decode: ${(err as KeyRecordFormatError).message}`)
+  }
+}
+
+/** The header of a live slot up to the length, which the seal binds (the length is known after sealing). */
+function slotHeader(generation: number, serial: number): Uint8Array {
+  const header = new Uint8Array(LENGTH_AT)
+  const view = new DataView(header.buffer)
+  header.set([...MAGIC, LIVE, VERSION])
+  view.setUint32(4, checkedU32(generation, 'generation'))
+  view.setUint32(8, checkedU32(serial, 'serial'))
+  return header
+}
+
+function tombstone(): Uint8Array {
+  return Uint8Array.from([...MAGIC, DELETED, VERSION])
+}
+
+function aad(devid: string, index: number, header: Uint8Array): Uint8Array {
+  const label = new TextEncoder().encode(`${FORMAT}\0${devid}\0`)
+  const bound = new Uint8Array(label.length + 4 + header.length)
+  bound.set(label)
+  new DataView(bound.buffer).setUint32(label.length, index)
+  bound.set(header, label.length + 4)
+  return bound
+}
+
+function checkedU32(value: number, name: string): number {
+  if (value > 0xffffffff) throw new RangeError(`the key slot ${name} has run out`)
+  return value
+}
+
+function nextSerial(entries: Map<string, Entry>): number {
+  let last = 0
+  for (const entry of entries.values()) last = Math.max(last, entry.serial)
+  return last + 1
+}

@@ -1,0 +1,141 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { chooseEngine, nativeEngine, nobleEngine, type CryptoEngine, type RandomSource } from '../../hal/crypto/index.js'
+import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import type { Hal } from '../../hal/types.js'
+import type { IdentityState } from '../auth/identity-state.js'
+import { fail } from '../bus/fail.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { ServiceHost } from '../bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { journalSubject } from '../host/journal-subject.js'
+import { keystoreOperations } from './operations.js'
+import { KeyRepository } from './key-repository.js'
+import { RandomPool } from './random-pool.js'
+import type { KeystoreState } from './types.js'
+
+const FLS_KAT = 0x01
+const FLS_INTEGRITY = 0x08
+
+export interface KeystoreActorOptions {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  logger: Logger
+  /** The engines whose KATs decide which one the device uses; tests inject a faulty one. */
+  engines?: { native: CryptoEngine; noble: CryptoEngine }
+}
+
+/**
+ * The key repository and everything that uses key material: key management, encrypt and
+ * decrypt. The only service that unseals keys, so with `--split` the only process holding them.
+ * It follows the auth actor's read model: keys serve only a personalised device, and a
+ * wipeout (seen as `inited` turning false) destroys them.
+ */
+export class KeystoreActor {
+  readonly host: ServiceHost<KeystoreState>
+  readonly random: RandomSource
+  private readonly identity: ReadModelBus
+  private fls = 0
+
+  private constructor(
+    readonly o: KeystoreActorOptions,
+    readonly engine: CryptoEngine,
+    readonly repository: KeyRepository,
+  ) {
+    this.random = new RandomPool((n) => o.hal.entropy.read(n)).take
+    this.host = new ServiceHost<KeystoreState>(o.nc, o.hal.devid, 'keystore', keystoreOperations(this), o.logger)
+    this.identity = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['auth'],
+      logger: o.logger,
+      onChange: () =>
+        void this.followIdentity().catch((err: Error) => o.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it')),
+    })
+  }
+
+  /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
+  static async start(o: KeystoreActorOptions): Promise<KeystoreActor> {
+    const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine })
+    const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave, devid: o.hal.devid })
+    const actor = new KeystoreActor(o, choice.engine, repository)
+    const problems: JournalEntry[] = []
+    if (choice.failed.length > 0) {
+      actor.fls |= FLS_KAT
+      o.logger.error({ engine: choice.engine.name, failed: choice.failed }, 'crypto self-tests failed')
+      problems.push({ type: LogType.NON_SECURE_STATE, result: LogResult.ERROR, data: { fls: FLS_KAT, engine: choice.engine.name, failed: choice.failed } })
+    }
+    if (!repository.intact) {
+      actor.fls |= FLS_INTEGRITY
+      o.logger.error({ problems: repository.problems.slice(0, 8) }, 'the key repository does not verify')
+      problems.push({ type: LogType.KEY_INTEGRITY_ERROR, result: LogResult.ERROR, data: { invalid: repository.stats().invalid, problems: repository.problems.slice(0, 8) } })
+    }
+    if (problems.length > 0) await o.journal.append(problems)
+    try {
+      await actor.identity.whenReady()
+      await actor.followIdentity()
+    } catch (err) {
+      actor.identity.close()
+      throw err
+    }
+    actor.host.start()
+    actor.publish()
+    return actor
+  }
+
+  async stop(): Promise<void> {
+    this.identity.close()
+    await this.host.stop()
+  }
+
+  publish(): void {
+    this.host.publishState({ fls: this.fls, engine: this.engine.name, repo_stats: this.repository.stats() })
+  }
+
+  now(): number {
+    return Math.floor(this.o.hal.clock.now() / 1000)
+  }
+
+  get identityState(): IdentityState | undefined {
+    return this.identity.readModel<IdentityState>('auth')
+  }
+
+  /** Why keys cannot be served now (409, or 503 while the identity is unknown), or undefined when they can. */
+  unavailable(): CommandReply | undefined {
+    const identity = this.identityState
+    if (!identity) return fail(503, 'bus_unavailable', 'The device identity is not known yet; try again')
+    if (!identity.inited) return fail(409, 'not_personalised', 'The device is not personalised')
+    if (this.fls !== 0) return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+    return undefined
+  }
+
+  async journal(entries: JournalEntry[]): Promise<void> {
+    await this.o.journal.append(entries)
+  }
+
+  /** FAILED_SCOPE_CHECK for a request the gateway should not have let through. */
+  async denied(req: CommandRequest): Promise<CommandReply> {
+    await this.journal([
+      { type: LogType.FAILED_SCOPE_CHECK, result: LogResult.FAILED, ...journalSubject(req.principal), data: { source: 403, rid: req.rid, scope: req.principal?.scope ?? '' } },
+    ])
+    return fail(403, 'forbidden', 'The token scope or role does not permit this request')
+  }
+
+  /**
+   * A wipeout journaled by the auth actor (or one a crash interrupted) destroys every key. At
+   * start a failure stops the boot: a new owner must never find the old owner's keys.
+   */
+  private wiping: Promise<void> = Promise.resolve()
+  private followIdentity(): Promise<void> {
+    this.wiping = this.wiping.catch(() => undefined).then(async () => {
+      const identity = this.identityState
+      if (!identity || identity.inited || this.repository.stats().total === 0) return
+      await this.repository.wipe()
+      this.o.logger.info('device wiped out: the key repository is erased')
+      this.publish()
+    })
+    return this.wiping
+  }
+}

@@ -1,0 +1,32 @@
+import type { IdentityState } from '../actors/auth/identity-state.js'
+import type { KeystoreState } from '../actors/keystore/types.js'
+import type { SystemState } from '../actors/system/types.js'
+import type { GatewayBus } from './types.js'
+
+/** The services whose read models the gateway projects: it answers only while it knows all of them. */
+export const gatewayProjections = ['system', 'auth', 'keystore'] as const
+
+/** The device as the gateway sees it through the actors' read models. */
+export interface DeviceView {
+  system: SystemState
+  identity: IdentityState
+  keystore: KeystoreState
+}
+
+/** Every read model, or nothing: half a view of the device is not enough to apply its rules. */
+export function deviceView(bus: GatewayBus): DeviceView | undefined {
+  const system = bus.readModel<SystemState>('system')
+  const identity = bus.readModel<IdentityState>('auth')
+  const keystore = bus.readModel<KeystoreState>('keystore')
+  return system && identity && keystore ? { system, identity, keystore } : undefined
+}
+
+const FLS_INTEGRITY = 0x08
+
+/**
+ * fls_state: the system actor's bits, the keystore's (KAT, repository integrity), and a data
+ * integrity failure when the journal did not verify.
+ */
+export function deviceFailState({ system, identity, keystore }: DeviceView): number {
+  return system.status.fls_state | keystore.fls | (identity.intact ? 0 : FLS_INTEGRITY)
+}
