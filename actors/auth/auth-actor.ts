@@ -52,6 +52,8 @@ export class AuthActor {
   readonly now: Now
   config: DeviceConfig
   format: string | undefined
+  /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */
+  wipedOut = false
   /** This incarnation (published in the read model): the gateway caches token checks per boot. */
   readonly boot = randomBytes(8).toString('hex')
   private readonly intact: boolean

@@ -152,6 +152,7 @@ async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject
   await actor.personalisation.send({ type: 'WIPEOUT' }, [
     { type: LogType.CONFIG_UPDATED, result: LogResult.OK, ...subject, data: { source: 200, rid: req.rid, wipeout: true } },
   ])
+  actor.wipedOut = true
   await actor.hal.enclave.wipe()
   await actor.hal.disks?.erase()
   actor.applyConfig({ kind: 'wiped' })

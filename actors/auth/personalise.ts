@@ -8,8 +8,17 @@ import { ConfigRuleError, personalisationFields, usableSectors } from './config-
 import { decodeBase64, encodeBase64 } from '../host/base64.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
+/**
+ * Between a wipeout and its reboot the device is not yet clean (the key store erases its
+ * repository on its own schedule, and at the latest at the next boot): no new owner until then.
+ */
+function rebootPending(): CommandReply {
+  return fail(409, 'reboot_pending', 'The device is resetting after a wipeout; try again once it has rebooted')
+}
+
 /** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
 export function initChallenge(actor: AuthActor): CommandReply {
+  if (actor.wipedOut) return rebootPending()
   if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
   const { jti, exp } = actor.challenges.issue(actor.now())
   const genuine = actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
@@ -21,6 +30,7 @@ export function initChallenge(actor: AuthActor): CommandReply {
  * owner's. Journaled (the transition and DEVICE_INITED) before the keys are stored.
  */
 export async function personalise(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+  if (actor.wipedOut) return rebootPending()
   if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
   let cfg: Record<string, unknown>
   let keys: { user: Uint8Array; master: Uint8Array }

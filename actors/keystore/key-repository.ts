@@ -83,7 +83,7 @@ export class KeyRepository {
     }
     const repository = new KeyRepository(options, await readSlots(slots, options))
     // A failed tombstone stays pending: the next change writes it first, and so does the next open.
-    await repository.#serialised(() => repository.#bury()).catch(() => undefined)
+    await repository.#bury().catch(() => undefined)
     return repository
   }
 
@@ -99,7 +99,7 @@ export class KeyRepository {
 
   /** The stored keys, oldest first (creation order survives updates and reboots). */
   keys(): Readonly<KeyRecord>[] {
-    return [...this.#entries.values()].sort((a, b) => a.serial - b.serial || a.index - b.index).map((entry) => entry.record)
+    return [...this.#entries.values()].sort((a, b) => a.serial - b.serial).map((entry) => entry.record)
   }
 
   get(kid: string): Readonly<KeyRecord> | undefined {

@@ -9,6 +9,7 @@ import { authOperations } from '../auth/operations.js'
 import { formatDisks } from '../auth/personalise.js'
 import { orderSupervisor } from '../bus/supervisor-client.js'
 import type { Hal } from '../../hal/types.js'
+import type { CryptoEngine } from '../../hal/crypto/index.js'
 import { closeBus } from '../bus/connection.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { EventstoreActor } from '../eventstore/eventstore-actor.js'
@@ -33,6 +34,7 @@ export interface ServiceContext {
   http?: Endpoint
   https?: Endpoint
   tls?: { certFile: string; keyFile: string }
+  cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }
 
 export interface RunningService {
@@ -138,7 +140,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
 function runKeystore(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'keystore', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger })
+    const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) })
     return { stop: () => actor.stop() }
   })
 }

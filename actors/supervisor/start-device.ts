@@ -178,6 +178,7 @@ async function startInProcess(
     ...(o.http ? { http: o.http } : {}),
     ...(o.https ? { https: o.https } : {}),
     ...(tls ? { tls } : {}),
+    ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
   }
   const running: RunningService[] = []
   const stop = async () => {

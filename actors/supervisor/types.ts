@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { CryptoEngine } from '../../hal/crypto/index.js'
 import type { Clock, EntropySource, SignedComponent, Variant } from '../../hal/types.js'
 
 export interface Endpoint {
@@ -25,6 +26,8 @@ export interface DeviceOptions {
   split?: boolean
   clock?: Clock
   entropy?: EntropySource
+  /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
+  cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }
 
 export interface Device {
