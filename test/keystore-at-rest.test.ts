@@ -1,7 +1,8 @@
 // Keys at rest: sealed by the enclave, checked at boot, surviving reboots, erased by a wipeout;
 // and the boot KATs that choose the crypto engine.
 import { createCipheriv } from 'node:crypto'
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { KeyRepository } from '../actors/keystore/key-repository.js'
@@ -159,4 +160,35 @@ t.test('boot KATs: native failing falls back to noble; both failing raise fls 0x
     t.match(alarm[0]!.decoded?.failed, [/GCM/])
     t.equal((await api(`${o.https}/api/keymgmt/create`, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' })).status, 409)
   })
+})
+
+/** The pids of this process's children whose command line names `--service NAME`, by name. */
+function serviceProcesses(): Map<string, number> {
+  const lines = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')
+  const found = new Map<string, number>()
+  for (const line of lines) {
+    const match = /^\s*(\d+)\s.*--service (\w+)/.exec(line)
+    if (match) found.set(match[2]!, Number(match[1]))
+  }
+  return found
+}
+
+async function opens(pid: number, file: string): Promise<boolean> {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])
+  for (const fd of fds) if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')) === file) return true
+  return false
+}
+
+t.test('with --split only the keystore process opens the key repository', async (t) => {
+  const o = await owned(t, { boot: { split: true } })
+  const kid = await createKey(o.https, await login(o.base, 'keymgmt:gen'), { label: 'split', type: 'AES256' })
+  const use = await login(o.base, `keymgmt:use:${kid}`)
+  const enc = await api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-CBC', kid, msg: b64(BLOCK) })
+  t.equal(enc.status, 200)
+  const dec = await api(`${o.https}/api/crypto/cipher/decrypt`, use, { alg: 'AES256-CBC', kid, msg: enc.json.ciphertext, iv: enc.json.iv })
+  t.same(bytesOf(dec.json.plaintext), BLOCK)
+  const services = serviceProcesses()
+  t.same([...services.keys()].sort(), ['auth', 'eventstore', 'gateway', 'keystore', 'system'])
+  const slots = join(o.device.dataDir, 'keys', 'slots.bin')
+  for (const [name, pid] of services) t.equal(await opens(pid, slots), name === 'keystore', `${name} ${name === 'keystore' ? 'holds' : 'does not hold'} the repository open`)
 })

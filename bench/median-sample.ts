@@ -1,0 +1,23 @@
+import type { Sample } from './types.js'
+
+/**
+ * One sample for several rounds of a scenario: the median of each rate and latency (robust to
+ * one round disturbed by the machine's noise), and the sums of the counts.
+ */
+export function medianSample(rounds: Sample[]): Sample {
+  const sum = (pick: (s: Sample) => number) => rounds.reduce((total, s) => total + pick(s), 0)
+  return {
+    requestsPerSecond: median(rounds.map((s) => s.requestsPerSecond)),
+    p50: median(rounds.map((s) => s.p50)),
+    p99: median(rounds.map((s) => s.p99)),
+    ok: sum((s) => s.ok),
+    errors: sum((s) => s.errors),
+    non2xx: sum((s) => s.non2xx),
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
