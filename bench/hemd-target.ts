@@ -7,6 +7,7 @@ import { deviceRequest } from '../client/device-http.js'
 import { LOGIN_MAX_LIFETIME } from '../actors/auth/bearer.js'
 import { DeviceRefusedError, loginToDevice, personaliseDevice } from '../client/owner.js'
 import type { ServerProcess } from './baseline-process.js'
+import { HEMD_NODE_FLAGS } from '../actors/supervisor/node-flags.js'
 
 /** A running, personalised hemd with an AES-256 key and a token to use it. */
 export interface HemdTarget extends ServerProcess {
@@ -28,7 +29,7 @@ const PASSPHRASES = { user: 'bench user passphrase', master: 'bench master passp
 export async function startHemdTarget(dataDir: string): Promise<HemdTarget> {
   const child = spawn(
     process.execPath,
-    [HEMD, '--variant', 'E', '--data', dataDir, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn'],
+    [...HEMD_NODE_FLAGS, HEMD, '--variant', 'E', '--data', dataDir, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn'],
     // Its own process group: only the bench stops it (see run.ts), once and in order.
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
   )

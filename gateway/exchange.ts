@@ -13,8 +13,12 @@ const JSON_TYPE = 'application/json'
  * has gone, and logs it. Header names are written exactly as given here (uWS adds
  * `Content-Length`, `Date` and its own mark).
  */
+/** Request ids: unique per gateway incarnation without a random draw per request (about 3% of an encrypt). */
+const ridPrefix = randomBytes(4).toString('hex')
+let ridCounter = 0
+
 export class Exchange {
-  readonly rid = randomBytes(6).toString('hex')
+  readonly rid = ridPrefix + (ridCounter++ >>> 0).toString(16).padStart(8, '0')
   private readonly started = performance.now()
   private readonly headers = new Map<string, string>()
   private state: 'open' | 'aborted' | 'done' = 'open'

@@ -6,6 +6,7 @@ import { BusUnavailableError } from '../actors/bus/errors.js'
 import { ReadModelBus } from '../actors/bus/read-model-bus.js'
 import { ServiceHost } from '../actors/bus/service-host.js'
 import { Subjects } from '../actors/bus/subjects.js'
+import { inboxPrefix } from '../actors/bus/services.js'
 import { startOwnBus } from '../actors/supervisor/bus-setup.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
@@ -59,7 +60,7 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   host.start()
   t.teardown(() => host.stop())
   const gateway = await connect('gateway')
-  const reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], logger: silentLogger })
+  const reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads.close())
   t.equal(reads.readModel('system'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
@@ -113,7 +114,7 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   host.publishState({ v: 'before' })
   let reads: ReadModelBus | undefined
   const gateway = await connect('gateway', (up) => reads?.setConnected(up))
-  reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], logger: silentLogger })
+  reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads!.close())
   await until('the system state', () => reads!.readModel('system') !== undefined, 10_000)
 

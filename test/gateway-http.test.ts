@@ -731,7 +731,7 @@ t.test('each request is logged at debug with rid, method, path, status, duration
   await ask(http, { path: '/api/system/version?secret=1', headers: { Authorization: 'Bearer user-config', Origin: 'https://app.example.com' } })
   const entry = logs.find((l) => l.msg === 'http')
   t.ok(entry)
-  t.match(entry, { level: 20, method: 'GET', path: '/api/system/version', status: 200, rid: /^[0-9a-f]{12}$/, ms: Number })
+  t.match(entry, { level: 20, method: 'GET', path: '/api/system/version', status: 200, rid: /^[0-9a-f]{16}$/, ms: Number })
   const all = JSON.stringify(logs)
   t.notMatch(all, /user-config/)
   t.notMatch(all, /secret/)

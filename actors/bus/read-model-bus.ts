@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { decode, encode } from './codec.js'
 import { BusUnavailableError } from './errors.js'
+import { RequestMux } from './request-mux.js'
 import { Subjects } from './subjects.js'
 import type { CommandReply, CommandRequest, StateEvent } from './types.js'
 
@@ -13,6 +14,8 @@ export interface ReadModelBusOptions {
   services: readonly string[]
   logger: Logger
   defaultTimeoutMs?: number
+  /** The connection's reply inbox prefix (actors/bus/services.ts `inboxPrefix`); NATS's default when absent. */
+  inboxPrefix?: string
   /** Called after a projected read model changed. */
   onChange?(service: string): void
 }
@@ -24,6 +27,7 @@ export interface ReadModelBusOptions {
  */
 export class ReadModelBus {
   private readonly subjects: Subjects
+  private readonly mux: RequestMux
   private readonly models = new Map<string, StateEvent>()
   private connected = true
   private epoch = 0
@@ -31,6 +35,7 @@ export class ReadModelBus {
 
   constructor(private readonly o: ReadModelBusOptions) {
     this.subjects = new Subjects(o.devid)
+    this.mux = new RequestMux(o.nc, o.inboxPrefix ?? '_INBOX')
     // One subscription per projected service: a service may only be allowed to read those.
     for (const service of o.services) {
       o.nc.subscribe(this.subjects.events(service), {
@@ -70,13 +75,11 @@ export class ReadModelBus {
 
   async request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply> {
     if (!this.connected) throw new BusUnavailableError('the bus is down')
+    const reply = await this.mux.request(this.subjects.command(service, op), encode(req), timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000)
     try {
-      const msg = await this.o.nc.request(this.subjects.command(service, op), encode(req), {
-        timeout: timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000,
-      })
-      return decode<CommandReply>(msg.data)
+      return decode<CommandReply>(reply)
     } catch (err) {
-      throw new BusUnavailableError(`${service}.${op} did not answer: ${(err as Error).message}`, { cause: err })
+      throw new BusUnavailableError(`${service}.${op} answered something undecodable`, { cause: err })
     }
   }
 

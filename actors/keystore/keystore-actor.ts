@@ -7,6 +7,7 @@ import type { IdentityState } from '../auth/identity-state.js'
 import { fail } from '../bus/fail.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { ServiceHost } from '../bus/service-host.js'
+import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
@@ -50,6 +51,7 @@ export class KeystoreActor {
       nc: o.nc,
       devid: o.hal.devid,
       services: ['auth'],
+      inboxPrefix: inboxPrefix('keystore'),
       logger: o.logger,
       onChange: () =>
         void this.followIdentity().catch((err: Error) => o.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it')),

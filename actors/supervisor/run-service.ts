@@ -11,6 +11,7 @@ import { orderSupervisor } from '../bus/supervisor-client.js'
 import type { Hal } from '../../hal/types.js'
 import type { CryptoEngine } from '../../hal/crypto/index.js'
 import { closeBus } from '../bus/connection.js'
+import { inboxPrefix } from '../bus/services.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { EventstoreActor } from '../eventstore/eventstore-actor.js'
 import { RemoteJournal } from '../eventstore/remote-journal.js'
@@ -151,7 +152,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
     ctx,
     'gateway',
     async (nc) => {
-      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: gatewayProjections, logger: ctx.logger })
+      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: gatewayProjections, inboxPrefix: inboxPrefix('gateway'), logger: ctx.logger })
       readModels = bus
       try {
         await bus.whenReady()

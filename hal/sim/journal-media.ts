@@ -1,6 +1,6 @@
 // Journal segments as files `<dir>/<id>.log`, each append made durable before it resolves.
 
-import { createReadStream } from 'node:fs'
+import { constants, createReadStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AppendHandle, JournalMedia } from '../types.js'
@@ -18,13 +18,13 @@ class FileAppendHandle implements AppendHandle {
     return this.stored
   }
 
+  /** The file is opened O_DSYNC: each write returns once durable, one thread-pool hop instead of two. */
   async append(data: Uint8Array): Promise<void> {
     let written = 0
     while (written < data.length) {
       const { bytesWritten } = await this.file.write(data, written, data.length - written)
       written += bytesWritten
     }
-    await this.file.datasync()
     this.stored += data.length
   }
 
@@ -67,7 +67,7 @@ export class FileJournalMedia implements JournalMedia {
   async open(id: string): Promise<AppendHandle> {
     const path = this.path(id)
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    const file = await open(path, 'a', 0o600)
+    const file = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o600)
     try {
       const { size } = await file.stat()
       await this.syncDir()

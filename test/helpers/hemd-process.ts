@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { HEMD_NODE_FLAGS } from '../../actors/supervisor/node-flags.js'
 import { once } from 'node:events'
 import { distDir } from './device.js'
 
@@ -18,7 +19,7 @@ export const auditBin = `${distDir}/bin/hem-audit.js`
 
 /** Runs the built `hemd` as a user would, and waits for its banner. */
 export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
-  const child = spawn(process.execPath, [hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args], {
+  const child = spawn(process.execPath, [...HEMD_NODE_FLAGS, hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that `interrupt` can do what a terminal's Ctrl-C does.
     detached: true,
