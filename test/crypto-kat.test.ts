@@ -110,7 +110,19 @@ t.test('chooseEngine falls back to noble when native fails a KAT', async (t) => 
   t.equal(choice.engine, nobleEngine)
   t.same(choice.failed, [], 'noble passes, so no fls bit')
   t.same(choice.kats.native.failed, KAT_NAMES.filter((name) => name.startsWith('RFC 5869')))
-  t.equal(choice.kats.noble.ok, true)
+  t.equal(choice.kats.noble?.ok, true)
+})
+
+t.test('chooseEngine may defer noble\'s KATs when native passes, never when it fails', async (t) => {
+  const deferred: (() => void)[] = []
+  const choice = chooseEngine({ native: nativeEngine, noble: broken.ecdh(nobleEngine) }, (run) => deferred.push(run))
+  t.equal(choice.engine, nativeEngine)
+  t.equal(choice.kats.noble, undefined, 'not run yet')
+  t.equal(deferred.length, 1)
+  deferred[0]!()
+  t.equal(choice.kats.noble?.ok, false, 'run later, with its result')
+  const fallback = chooseEngine({ native: broken.hkdf(nativeEngine), noble: nobleEngine }, () => t.fail('not deferred'))
+  t.equal(fallback.engine, nobleEngine)
 })
 
 t.test('chooseEngine reports the failures of noble when both fail', async (t) => {

@@ -60,7 +60,12 @@ export class KeystoreActor {
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
   static async start(o: KeystoreActorOptions): Promise<KeystoreActor> {
-    const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine })
+    const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine }, (run) =>
+      setImmediate(() => {
+        run()
+        if (choice.kats.noble?.ok === false) o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
+      }),
+    )
     const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave, devid: o.hal.devid })
     const actor = new KeystoreActor(o, choice.engine, repository)
     const problems: JournalEntry[] = []
