@@ -18,6 +18,7 @@ export class RequestMux {
   private readonly prefix: string
   private readonly pending = new Map<string, Pending>()
   private next = 0
+  private outbox: { subject: string; data: Uint8Array; token: string }[] = []
 
   constructor(
     private readonly nc: NatsConnection,
@@ -37,12 +38,26 @@ export class RequestMux {
         reject(new BusUnavailableError(`${subject}: no reply within ${timeoutMs} ms`))
       }, timeoutMs)
       this.pending.set(token, { subject, resolve, reject, timer })
+      this.outbox.push({ subject, data, token })
+      if (this.outbox.length === 1) setImmediate(() => this.send())
+    })
+  }
+
+  /**
+   * Publishes the requests of one event-loop turn together: nats.js writes what is published in
+   * one go with one socket write, where one write per request (each HTTP request arrives in its
+   * own callback) was a fifth of the gateway's CPU under load.
+   */
+  private send(): void {
+    const batch = this.outbox
+    this.outbox = []
+    for (const { subject, data, token } of batch) {
       try {
         this.nc.publish(subject, data, { reply: `${this.prefix}.${token}` })
       } catch (err) {
         this.drop(token)?.reject(new BusUnavailableError(`${subject}: ${(err as Error).message}`, { cause: err }))
       }
-    })
+    }
   }
 
   private failAll(reason: string, cause?: Error): void {
