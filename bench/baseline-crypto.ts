@@ -3,7 +3,7 @@ import uWS from 'uWebSockets.js'
 import { answerJson } from './answer-json.js'
 import { parseEncryptRequest } from './encrypt-request.js'
 import { listenLocal } from './listen-local.js'
-import { RandomPool } from './random-pool.js'
+import { RandomPool } from '../actors/keystore/random-pool.js'
 import type { ListeningServer, TlsFiles } from './types.js'
 
 /**
@@ -12,7 +12,8 @@ import type { ListeningServer, TlsFiles } from './types.js'
  */
 export function serveCryptoBaseline(tls: TlsFiles): Promise<ListeningServer> {
   const key = randomBytes(32)
-  const ivs = new RandomPool()
+  // The same pooled IVs as hemd's key store.
+  const ivs = new RandomPool((n) => randomBytes(n))
   const app = uWS.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
   app.post('/*', (res) =>
     answerJson(res, (raw) => {
@@ -20,7 +21,7 @@ export function serveCryptoBaseline(tls: TlsFiles): Promise<ListeningServer> {
       const iv = ivs.take(16)
       const cipher = createCipheriv('aes-256-gcm', key, iv)
       const ciphertext = Buffer.concat([cipher.update(msg), cipher.final()])
-      return { ciphertext: ciphertext.toString('base64'), iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64') }
+      return { ciphertext: ciphertext.toString('base64'), iv: Buffer.from(iv).toString('base64'), tag: cipher.getAuthTag().toString('base64') }
     }),
   )
   return listenLocal(app)
