@@ -1,5 +1,5 @@
 import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/crypto/index.js'
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType, type LogResultNumber } from '../../eventstore/types.js'
 import { encodeBase64 } from '../host/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
@@ -31,12 +31,13 @@ export async function cipher(actor: KeystoreActor, req: CommandRequest, directio
   const unavailable = actor.unavailable()
   if (unavailable) return unavailable
   const type = direction === 'encrypt' ? LogType.CRYPTO_ENCRYPT : LogType.CRYPTO_DECRYPT
-  const journal = (result: number, source: number, kid: string | undefined) =>
-    actor.journal([{ type, result: result as 0 | 1 | 2, ...journalSubject(req.principal), data: { source, rid: req.rid, ...(kid ? { kid } : {}) } }])
+  const journal = (result: LogResultNumber, source: number, kid: string | undefined) =>
+    actor.journal([{ type, result, ...journalSubject(req.principal), data: { source, rid: req.rid, ...(kid ? { kid } : {}) } }])
 
   let request: CipherRequest
   try {
-    request = parseCipherRequest((req.body as { raw?: unknown } | undefined)?.raw as string, direction)
+    const raw = (req.body as { raw?: unknown } | undefined)?.raw
+    request = parseCipherRequest(typeof raw === 'string' ? raw : '', direction)
   } catch (err) {
     if (!(err instanceof CipherRequestError)) throw err
     await journal(LogResult.ERROR, 400, err.kid)
