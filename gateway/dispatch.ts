@@ -105,7 +105,27 @@ export class Dispatcher {
     if (json && check && !actorChecked) validateBody(json, check)
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
+    if (route.handler.kind === 'stream') return this.stream(exchange, route.handler, match.params, head, principal)
     exchange.send(await this.run(match, exchange.rid, head, device, principal, forwarded))
+  }
+
+  private async stream(
+    exchange: Exchange,
+    handler: Extract<Route['handler'], { kind: 'stream' }>,
+    params: Record<string, string>,
+    head: RequestHead,
+    principal: Principal | undefined,
+  ): Promise<void> {
+    const { bus } = this.options
+    const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params, ...(principal ? { principal } : {}) }
+    const first = await bus.request(handler.service, handler.op, base)
+    if (first.status !== 200) return exchange.send(first)
+    const { size, data } = first.body as { size: number; data: Uint8Array }
+    await exchange.stream(first.status, first.contentType ?? 'application/octet-stream', size, data, async (offset) => {
+      const reply = await bus.request(handler.service, handler.chunk, { ...base, body: { offset, end: size } })
+      if (reply.status !== 200) throw new Error(`${handler.service}.${handler.chunk} answered ${reply.status}`)
+      return (reply.body as { data: Uint8Array }).data
+    })
   }
 
   private async run(

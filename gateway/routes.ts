@@ -167,6 +167,20 @@ export const routeTable: readonly Route[] = [
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
 
+  { method: 'GET', path: '/api/logger/key', variants: ['P', 'E'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'key' } },
+  { method: 'GET', path: '/api/logger/list', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
+  { method: 'GET', path: '/api/logger/list/:offset', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
+  {
+    method: 'GET',
+    path: '/api/logger/:id',
+    variants: ['P'],
+    auth: 'token',
+    scopes: ['logger:get'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
+  },
+
   keyRoute('POST', '/api/keymgmt/create', 'create', ['keymgmt:gen'], {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),
   }),

@@ -49,6 +49,11 @@ export interface ReadContext {
 export type RouteHandler =
   | { kind: 'read'; render(ctx: ReadContext): CommandReply }
   | { kind: 'command'; service: string; op: string }
+  /**
+   * A body too large for one bus message: `op` answers `{size, data}` (the first chunk and the
+   * whole length), then `chunk` answers `{data}` for `{offset, end}` until `size` bytes are sent.
+   */
+  | { kind: 'stream'; service: string; op: string; chunk: string }
 
 export interface Route {
   method: Method

@@ -56,3 +56,27 @@ export class TlsMaterialError extends HalError {
 export class UnsealError extends HalError {
   override name = 'UnsealError'
 }
+
+/** The disk is locked: its handle was closed, or the disks were formatted or erased since it was opened. */
+export class DiskLockedError extends HalError {
+  override name = 'DiskLockedError'
+  constructor(readonly disk: 0 | 1) {
+    super(`Disk ${disk} is locked`)
+  }
+}
+
+/** A write to a disk unlocked read-only. */
+export class DiskReadOnlyError extends HalError {
+  override name = 'DiskReadOnlyError'
+  constructor(readonly disk: 0 | 1) {
+    super(`Disk ${disk} is unlocked read-only`)
+  }
+}
+
+/** The disks have no finished format: nothing to unlock. */
+export class DiskNotFormattedError extends HalError {
+  override name = 'DiskNotFormattedError'
+  constructor() {
+    super('the disks are not formatted')
+  }
+}

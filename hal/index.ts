@@ -5,6 +5,9 @@ import type { Hal, OpenHalOptions } from './types.js'
 export type * from './types.js'
 export {
   AlreadyProvisionedError,
+  DiskLockedError,
+  DiskNotFormattedError,
+  DiskReadOnlyError,
   EntropyError,
   HalCorruptError,
   HalError,

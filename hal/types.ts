@@ -148,14 +148,46 @@ export interface DiskLayout {
   disk1Sectors: number
 }
 
+/** How an unlocked disk may be used (status `storage` shows `-` for a locked one). */
+export type DiskMode = 'ro' | 'rw'
+
+/** Disk 1's cipher at rest, as the high nibble of `storage_mode` names it. */
+export type DiskCipher = 'AES-CTR' | 'AES-XTS'
+
+/**
+ * An unlocked disk: its 512-byte sectors, read and written whole, at most 2048 (1 MiB) a
+ * call. Sectors never written read as zeros. After `close`, or once the disks are formatted or
+ * erased, the disk is locked again and every call throws DiskLockedError.
+ */
+export interface DiskHandle {
+  readonly disk: 0 | 1
+  readonly sectors: number
+  readonly mode: DiskMode
+  /** `count` sectors from `sector`. RangeError out of bounds. */
+  read(sector: number, count: number): Promise<Uint8Array>
+  /** Writes whole sectors from `sector`. DiskReadOnlyError on `ro`; RangeError for a partial sector or out of bounds. */
+  write(sector: number, data: Uint8Array): Promise<void>
+  /** Makes what was written durable and locks the disk; a second close does nothing. */
+  close(): Promise<void>
+}
+
 /** The embedded disks (P): Disk 0 regular, Disk 1 encrypted at rest. */
 export interface DiskStore {
   /** The layout of the last finished format; undefined while the disks are unformatted. */
   layout(): DiskLayout | undefined
-  /** Repartitions the card (Disk 1 takes what Disk 0 leaves) and formats both, reporting percent done. */
+  /**
+   * Repartitions the card (Disk 1 takes what Disk 0 leaves) and formats both, reporting percent
+   * done. Disk 1 gets a new key: what it held before can no longer be read.
+   */
   format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void>
-  /** Wipeout: the disks become unformatted. */
+  /** Wipeout: the disks become unformatted and Disk 1's key is destroyed. */
   erase(): Promise<void>
+  /**
+   * Unlocks a disk: without a handle a disk is locked and its bytes cannot be reached. Disk 1
+   * needs its cipher (`storage_mode`); Disk 0 is not encrypted and takes none.
+   * DiskNotFormattedError while the disks are unformatted.
+   */
+  open(disk: 0 | 1, mode: DiskMode, cipher?: DiskCipher): Promise<DiskHandle>
 }
 
 export interface SignedComponent {
@@ -190,6 +222,10 @@ export interface JournalMedia {
   read(id: string): Promise<Uint8Array>
   /** Streams bytes [0, end) of a segment without loading it whole. */
   stream(id: string, end?: number): AsyncIterable<Uint8Array>
+  /** The segment's size in bytes now, or undefined when there is no such segment. */
+  size(id: string): Promise<number | undefined>
+  /** Up to `length` bytes from `start` (fewer at the end of the segment). */
+  readRange(id: string, start: number, length: number): Promise<Uint8Array>
   /** Opens a segment for appending, creating it when missing. */
   open(id: string): Promise<AppendHandle>
 }

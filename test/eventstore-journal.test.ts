@@ -30,6 +30,8 @@ class WatchedMedia implements JournalMedia {
   list() { return this.inner.list() }
   read(id: string) { return this.inner.read(id) }
   stream(id: string, end?: number) { return this.inner.stream(id, end) }
+  size(id: string) { return this.inner.size(id) }
+  readRange(id: string, start: number, length: number) { return this.inner.readRange(id, start, length) }
   async open(id: string): Promise<AppendHandle> {
     if (this.failOpen) throw new Error('EIO open')
     const handle = await this.inner.open(id)

@@ -18,11 +18,12 @@ import { RemoteJournal } from '../eventstore/remote-journal.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
 import { KeystoreActor } from '../keystore/keystore-actor.js'
+import { LoggerActor } from '../logger/logger-actor.js'
 import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'gateway'] as const
+export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'gateway'] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -54,6 +55,8 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
       return runAuth(ctx)
     case 'keystore':
       return runKeystore(ctx)
+    case 'logger':
+      return runLogger(ctx)
     case 'gateway':
       return runGateway(ctx)
   }
@@ -142,6 +145,14 @@ function runKeystore(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'keystore', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
     const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) })
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runLogger(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'logger', async (nc) => {
+    const actor = new LoggerActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    actor.start()
     return { stop: () => actor.stop() }
   })
 }

@@ -1,7 +1,7 @@
 // Journal segments as files `<dir>/<id>.log`, each append made durable before it resolves.
 
 import { constants, createReadStream } from 'node:fs'
-import { mkdir, open, readdir, readFile, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AppendHandle, JournalMedia } from '../types.js'
 
@@ -62,6 +62,27 @@ export class FileJournalMedia implements JournalMedia {
     if (end === 0) return
     // createReadStream's `end` is inclusive.
     yield* createReadStream(path, end === undefined ? {} : { end: end - 1 })
+  }
+
+  async size(id: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.path(id))).size
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw err
+    }
+  }
+
+  async readRange(id: string, start: number, length: number): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(start) || start < 0 || !Number.isSafeInteger(length) || length < 0) throw new RangeError('start and length must be whole numbers')
+    const file = await open(this.path(id), 'r')
+    try {
+      const buffer = Buffer.alloc(length)
+      const { bytesRead } = await file.read(buffer, 0, length, start)
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, bytesRead)
+    } finally {
+      await file.close()
+    }
   }
 
   async open(id: string): Promise<AppendHandle> {

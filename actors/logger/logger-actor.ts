@@ -1,0 +1,133 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { LogResult, LogType } from '../../eventstore/types.js'
+import type { Hal } from '../../hal/types.js'
+import { timedNonce } from '../auth/challenges.js'
+import { fail } from '../bus/fail.js'
+import { ServiceHost } from '../bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { encodeBase64 } from '../host/base64.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { journalSubject } from '../host/journal-subject.js'
+
+/** Log file ids per list answer (seed §4 rule 3). */
+export const LIST_PAGE = 128
+/** Bytes per chunk of a log file on the bus (nats-server's max_payload is 1 MiB). */
+export const CHUNK_BYTES = 128 * 1024
+/** How far back from the end of a file its last complete line is looked for. */
+const TAIL_PROBE = 64 * 1024
+const FILE_ID = /^[0-9a-f]{8}$/
+const DIGITS = /^\d{1,9}$/
+
+export interface LoggerActorOptions {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  logger: Logger
+}
+
+/** The first chunk of a log file and the length the whole answer will have. */
+export interface LogFileHead {
+  size: number
+  data: Uint8Array
+}
+
+/**
+ * The audit log as the API serves it: the log key with a signed nonce, the list of journal
+ * files, and the files themselves, read from the journal media in chunks (never whole) and cut
+ * after the last complete line, so the file being written can be read too. Reads of the list
+ * and of a file are journaled (LOGGER_LIST_LOG, LOGGER_READ_LOG) before they are answered.
+ */
+export class LoggerActor {
+  readonly host: ServiceHost<{ ready: true }>
+
+  constructor(private readonly o: LoggerActorOptions) {
+    this.host = new ServiceHost(
+      o.nc,
+      o.hal.devid,
+      'logger',
+      {
+        key: { exclusive: false, handler: () => this.key() },
+        list: { exclusive: false, handler: (req) => this.list(req) },
+        read: { exclusive: false, handler: (req) => this.read(req) },
+        read_chunk: { exclusive: false, handler: (req) => this.readChunk(req) },
+      },
+      o.logger,
+    )
+  }
+
+  start(): void {
+    this.host.start()
+    this.host.publishState({ ready: true })
+  }
+
+  stop(): Promise<void> {
+    return this.host.stop()
+  }
+
+  /** `GET /api/logger/key`: the log public key, a fresh timed nonce and its Ed25519 signature. */
+  key(): CommandReply {
+    const { hal } = this.o
+    const nonce = timedNonce(hal.clock.now() / 1000, (n) => hal.entropy.read(n))
+    return {
+      status: 200,
+      body: { key: encodeBase64(hal.enclave.logSigner.publicKey), nonce: encodeBase64(nonce), nonce_signed: encodeBase64(hal.enclave.logSigner.sign(nonce)) },
+    }
+  }
+
+  /** `GET /api/logger/list[/:offset]`: up to 128 file ids, oldest first, and how many there are. */
+  async list(req: CommandRequest): Promise<CommandReply> {
+    const text = req.params?.offset ?? '0'
+    if (!DIGITS.test(text)) return fail(400, 'bad_request', '`offset` must be a whole number')
+    const offset = Number(text)
+    const ids = await this.o.hal.journal.list()
+    const found = offset < ids.length
+    await this.audit(LogType.LOGGER_LIST_LOG, req, found ? 200 : 404, { offset })
+    if (!found) return fail(404, 'not_found', `There are ${ids.length} log files; none at offset ${offset}`)
+    return { status: 200, body: { total: ids.length, id: ids.slice(offset, offset + LIST_PAGE) } }
+  }
+
+  /** `GET /api/logger/:id`, first chunk: fixes the length served (up to the last complete line). */
+  async read(req: CommandRequest): Promise<CommandReply> {
+    const id = req.params?.id ?? ''
+    const size = FILE_ID.test(id) ? await this.o.hal.journal.size(id) : undefined
+    await this.audit(LogType.LOGGER_READ_LOG, req, size === undefined ? 404 : 200, { id: id.slice(0, 64) })
+    if (size === undefined) return fail(404, 'not_found', 'No log file with this id')
+    const end = await this.lastLineEnd(id, size)
+    const head: LogFileHead = { size: end, data: await this.chunk(id, 0, end) }
+    return { status: 200, contentType: 'text/plain', body: head }
+  }
+
+  /** The chunk at `offset` of a file whose served length `end` the first chunk fixed. */
+  async readChunk(req: CommandRequest): Promise<CommandReply> {
+    const id = req.params?.id ?? ''
+    const { offset, end } = (req.body ?? {}) as { offset?: unknown; end?: unknown }
+    const size = FILE_ID.test(id) ? await this.o.hal.journal.size(id) : undefined
+    if (size === undefined) return fail(404, 'not_found', 'No log file with this id')
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(end) || (offset as number) < 0 || (offset as number) >= (end as number) || (end as number) > size) {
+      return fail(400, 'bad_request', '`offset` and `end` must lie within the file')
+    }
+    return { status: 200, body: { data: await this.chunk(id, offset as number, end as number) } }
+  }
+
+  private chunk(id: string, offset: number, end: number): Promise<Uint8Array> {
+    return this.o.hal.journal.readRange(id, offset, Math.min(CHUNK_BYTES, end - offset))
+  }
+
+  /** The length of the file's complete lines: a line being written is not served half. */
+  private async lastLineEnd(id: string, size: number): Promise<number> {
+    for (let probeEnd = size; probeEnd > 0; probeEnd -= TAIL_PROBE) {
+      const start = Math.max(0, probeEnd - TAIL_PROBE)
+      const tail = await this.o.hal.journal.readRange(id, start, probeEnd - start)
+      const newline = tail.lastIndexOf(0x0a)
+      if (newline !== -1) return start + newline + 1
+    }
+    return 0
+  }
+
+  private async audit(type: number, req: CommandRequest, source: 200 | 404, data: Record<string, unknown>): Promise<void> {
+    await this.o.journal.append([
+      { type, result: source === 200 ? LogResult.OK : LogResult.FAILED, ...journalSubject(req.principal), data: { source, rid: req.rid, ...data } },
+    ])
+  }
+}
