@@ -68,6 +68,8 @@ export interface JournalPosition {
 
 export interface TransitionData {
   machine: string
+  /** Present where a machine runs more than once, e.g. `0` and `1` for the disks. */
+  instance?: string
   version: number
   from: string
   to: string

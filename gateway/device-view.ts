@@ -1,16 +1,18 @@
 import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import type { SystemState } from '../actors/system/types.js'
+import type { StorageState } from '../actors/storage/types.js'
 import type { GatewayBus } from './types.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */
-export const gatewayProjections = ['system', 'auth', 'keystore'] as const
+export const gatewayProjections = ['system', 'auth', 'keystore', 'storage'] as const
 
 /** The device as the gateway sees it through the actors' read models. */
 export interface DeviceView {
   system: SystemState
   identity: IdentityState
   keystore: KeystoreState
+  storage: StorageState
 }
 
 /** Every read model, or nothing: half a view of the device is not enough to apply its rules. */
@@ -18,7 +20,8 @@ export function deviceView(bus: GatewayBus): DeviceView | undefined {
   const system = bus.readModel<SystemState>('system')
   const identity = bus.readModel<IdentityState>('auth')
   const keystore = bus.readModel<KeystoreState>('keystore')
-  return system && identity && keystore ? { system, identity, keystore } : undefined
+  const storage = bus.readModel<StorageState>('storage')
+  return system && identity && keystore && storage ? { system, identity, keystore, storage } : undefined
 }
 
 const FLS_INTEGRITY = 0x08

@@ -5,8 +5,8 @@ import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
 const ALL_ROLES: Route['roles'] = ['U', 'M', 'ExtAuth']
-/** Key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
-const KEY_ROLES: Route['roles'] = ['U', 'ExtAuth']
+/** Storage, key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
+const USER_ROLES: Route['roles'] = ['U', 'ExtAuth']
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
 const bool = () => Type.Optional(Type.Boolean())
 const int = () => Type.Optional(Type.Integer())
@@ -43,7 +43,7 @@ const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
 
 /** A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a fail state. */
 function keyRoute(method: Route['method'], path: string, op: string, scopes: string[], extra: { body?: TSchema } & Partial<Route> = {}): Route {
-  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: KEY_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op }, ...extra }
+  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: USER_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op }, ...extra }
 }
 
 /** Types only: the key store checks the values and answers (and journals) the 400 of a malformed request itself. */
@@ -180,6 +180,28 @@ export const routeTable: readonly Route[] = [
     tls: 'any',
     handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
   },
+
+  ...(
+    [
+      ['/api/storage/unlock', 'unlock'],
+      ['/api/storage/unlock/ro', 'unlock_ro'],
+      ['/api/storage/unlock/rw', 'unlock_rw'],
+      ['/api/storage/lock', 'lock'],
+    ] as const
+  ).map(
+    ([path, op]): Route => ({
+      method: 'GET',
+      path,
+      variants: ['P'],
+      auth: 'token',
+      // The scope names the disk (and `:rw` the mode); the storage actor reads which from it.
+      scopes: ['storage'],
+      roles: USER_ROLES,
+      tls: 'any',
+      healthy: true,
+      handler: { kind: 'command', service: 'storage', op },
+    }),
+  ),
 
   keyRoute('POST', '/api/keymgmt/create', 'create', ['keymgmt:gen'], {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),

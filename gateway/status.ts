@@ -27,7 +27,7 @@ export function renderStatus(ctx: ReadContext): CommandReply {
     body.hostname = transport.hostname
   }
   if (!identity.inited) body.inited = false
-  if (ctx.variant === 'P' && status.storage) body.storage = status.storage
+  if (ctx.variant === 'P' && ctx.storage.storage) body.storage = ctx.storage.storage
   if (identity.format !== undefined) body.format = identity.format
   if (status.fw_upgrade) body.fw_upgrade = true
   if (!identity.trusted_ts) body.tts = false

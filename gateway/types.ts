@@ -4,6 +4,7 @@ import type { CommandReply, CommandRequest, Principal } from '../actors/bus/type
 import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
+import type { StorageState } from '../actors/storage/types.js'
 import type { Clock, Variant } from '../hal/types.js'
 
 export interface GatewayBus {
@@ -42,6 +43,7 @@ export interface ReadContext {
   system: SystemState
   identity: IdentityState
   keystore: KeystoreState
+  storage: StorageState
   clock: Clock
   readModel<S>(service: string): S | undefined
 }

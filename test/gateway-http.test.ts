@@ -10,6 +10,7 @@ import pino from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
+import type { StorageState } from '../actors/storage/types.js'
 import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import { BusUnavailableError, routeTable, startGateway, type Gateway, type GatewayBus, type Route } from '../gateway/index.js'
@@ -47,6 +48,7 @@ interface DeviceModels {
   system: SystemState
   identity: IdentityState
   keystore: KeystoreState
+  storage: StorageState
 }
 
 type StatusPatch = Partial<SystemState['status']> & Partial<Pick<IdentityState, 'ctx' | 'inited' | 'format' | 'trusted_ts' | 'intact'>>
@@ -70,7 +72,7 @@ function systemState(variant: Variant, patch: { status?: StatusPatch; transport?
         sd_csd: '400e00325b5900003b377f800a404000',
         sd_cid: '035344534433324780ffffffff0111a2',
       },
-      status: { fls_state: 0, temp: 41, storage: ['1000:rw', '2000:-'], ...health },
+      status: { fls_state: 0, temp: 41, ...health },
     },
     identity: {
       boot: 'b1',
@@ -83,6 +85,7 @@ function systemState(variant: Variant, patch: { status?: StatusPatch; transport?
       transport: { hostname: 'hem.local', origin: 'https://app.example.com', hsts: false, dosprot: 0, ...patch.transport },
     },
     keystore: { fls: 0, engine: 'native', repo_stats: { total: 3, deleted: 1, invalid: 0, freeespace: 1021, fragmentation: 33 } },
+    storage: variant === 'P' ? { storage: ['1000:rw', '2000:-'] } : {},
   }
 }
 
@@ -149,6 +152,7 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     bus.models.set('system', models.system)
     bus.models.set('auth', models.identity)
     bus.models.set('keystore', models.keystore)
+    bus.models.set('storage', models.storage)
   }
   const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
   const logs: Record<string, unknown>[] = []

@@ -103,7 +103,7 @@ t.test('route table: unique, reachable under the bus permissions, every protecte
   }
   t.same(
     routeTable.filter((r) => r.variants.length === 1).map((r) => r.path),
-    ['/api/system/config/attestation', '/api/system/config/provisioning', '/api/logger/list', '/api/logger/list/:offset', '/api/logger/:id'],
+    ['/api/system/config/attestation', '/api/system/config/provisioning', '/api/logger/list', '/api/logger/list/:offset', '/api/logger/:id', '/api/storage/unlock', '/api/storage/unlock/ro', '/api/storage/unlock/rw', '/api/storage/lock'],
     'P-only routes (contract §1: storage, logger list and file, attestation, provisioning, management-app upgrade)',
   )
 })

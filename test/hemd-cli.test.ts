@@ -69,7 +69,7 @@ t.test('--split runs every service in its own process and stops them all', async
   const hemd = await runHemd(t, ['--data', data, '--split', '--variant', 'E'])
   t.match(hemd.stdout(), /split into processes/)
   const children = childrenOf(hemd.child.pid!)
-  for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'gateway']) t.match(children, new RegExp(`--service ${service}`))
+  for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'gateway']) t.match(children, new RegExp(`--service ${service}`))
   const status = await call(`${hemd.httpUrl}/api/system/status`)
   t.equal(status.status, 200)
   t.notOk('storage' in status.json)

@@ -107,6 +107,7 @@ export class AuthActor {
       ctx: config.ctx,
       trusted_ts: config.trusted_ts,
       allow_keysearch: config.allow_keysearch,
+      ...(this.o.hal.variant === 'P' ? { storage_mode: config.storage_mode } : {}),
       transport: {
         hostname: config.hostname,
         origin: config.origin,

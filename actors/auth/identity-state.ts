@@ -19,6 +19,8 @@ export interface IdentityState {
   trusted_ts: boolean
   /** Config `allow_keysearch`: a `^`-anchored key search may go without a token. */
   allow_keysearch: boolean
+  /** P: config `storage_mode` (Disk 0 at power-up, Disk 1 cipher). */
+  storage_mode?: number
   transport: TransportConfig
   /** False when the journal did not verify at boot (fls_state 0x08). */
   intact: boolean

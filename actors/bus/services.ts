@@ -21,10 +21,12 @@ export const services: readonly ServiceSpec[] = [
   { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them.
   { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
+  // The disks (P): follows the identity for format, power-up mode and wipeout.
+  { name: 'storage', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
   // Serves the audit log files: reads the journal media, appends only its own audit entries.
   { name: 'logger', serves: true, calls: ['eventstore'], listens: [] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor.
-  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger'], listens: ['*'] },
+  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage'], listens: ['*'] },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

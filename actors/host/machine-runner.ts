@@ -55,7 +55,14 @@ export class MachineRunner<M extends AnyStateMachine> {
   }
 
   private transitionEntry(from: string, to: string, event: string, subject?: string): JournalEntry {
-    const data: TransitionData = { machine: this.spec.machine.id, version: this.spec.version, from, to, event }
+    const data: TransitionData = {
+      machine: this.spec.machine.id,
+      ...(this.spec.instance !== undefined ? { instance: this.spec.instance } : {}),
+      version: this.spec.version,
+      from,
+      to,
+      event,
+    }
     return { type: LogType.TRANSITION, result: LogResult.OK, data: { ...data }, ...(subject ? { subject } : {}) }
   }
 }

@@ -19,11 +19,12 @@ import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
 import { KeystoreActor } from '../keystore/keystore-actor.js'
 import { LoggerActor } from '../logger/logger-actor.js'
+import { StorageActor } from '../storage/storage-actor.js'
 import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'gateway'] as const
+export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'gateway'] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -57,6 +58,8 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
       return runKeystore(ctx)
     case 'logger':
       return runLogger(ctx)
+    case 'storage':
+      return runStorage(ctx)
     case 'gateway':
       return runGateway(ctx)
   }
@@ -153,6 +156,14 @@ function runLogger(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'logger', async (nc) => {
     const actor = new LoggerActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
     actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runStorage(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'storage', async (nc) => {
+    const actor = new StorageActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    await actor.start()
     return { stop: () => actor.stop() }
   })
 }

@@ -153,13 +153,6 @@ export class SystemActor {
   }
 
   private status(): HealthModel {
-    const { storage, disks, temperature } = this.o.hal
-    const layout = disks?.layout() ?? storage
-    return {
-      fls_state: this.flsState,
-      temp: temperature.readCelsius(),
-      // Both disks stay unavailable until the disk actors take them over.
-      ...(disks ? { storage: [`${layout.disk0Sectors}:-`, `${layout.disk1Sectors}:-`] as [string, string] } : {}),
-    }
+    return { fls_state: this.flsState, temp: this.o.hal.temperature.readCelsius() }
   }
 }

@@ -18,8 +18,6 @@ export interface VersionModel {
 export interface HealthModel {
   fls_state: number
   temp: number
-  /** P only: `<sectors>:<mode>` for Disk 0 and Disk 1. */
-  storage?: [string, string]
   fw_upgrade?: boolean
 }
 

@@ -1,0 +1,183 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { LogResult, LogType } from '../../eventstore/types.js'
+import type { DiskHandle, DiskMode, Hal } from '../../hal/types.js'
+import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/disk.js'
+import type { IdentityState } from '../auth/identity-state.js'
+import { fail } from '../bus/fail.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { ServiceHost } from '../bus/service-host.js'
+import { inboxPrefix } from '../bus/services.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { journalSubject } from '../host/journal-subject.js'
+import { MachineRunner } from '../host/machine-runner.js'
+import { storageScope } from './storage-scope.js'
+import type { StorageState } from './types.js'
+
+const DEFAULT_STORAGE_MODE = 0x51
+
+export interface StorageActorOptions {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  logger: Logger
+}
+
+interface Disk {
+  runner: MachineRunner<typeof diskMachine>
+  /** Open exactly while the disk is unlocked: a locked disk has no way in through the HAL. */
+  handle?: DiskHandle
+}
+
+/**
+ * The embedded disks (P): one `disk` machine each, journaled transitions, and the HAL handle
+ * that an unlocked disk holds. It follows the auth actor's read model: a disk is formatted once
+ * personalisation's format has finished, takes its power-up mode from `storage_mode` (Disk 0)
+ * or stays locked (Disk 1), and a wipeout makes both unformatted.
+ */
+export class StorageActor {
+  readonly host: ServiceHost<StorageState>
+  private readonly identity: ReadModelBus
+  private readonly disks: Disk[]
+  private following: Promise<void> = Promise.resolve()
+
+  constructor(private readonly o: StorageActorOptions) {
+    this.disks = ([0, 1] as const).map((disk) => ({
+      runner: new MachineRunner({ machine: diskMachine, version: diskVersion, instance: String(disk) }, o.journal, undefined, { disk }),
+    }))
+    this.host = new ServiceHost<StorageState>(
+      o.nc,
+      o.hal.devid,
+      'storage',
+      {
+        unlock: { handler: (req) => this.unlock(req) },
+        unlock_ro: { handler: (req) => this.unlock(req, 'ro') },
+        unlock_rw: { handler: (req) => this.unlock(req, 'rw') },
+        lock: { handler: (req) => this.lock(req) },
+      },
+      o.logger,
+    )
+    this.identity = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['auth'],
+      inboxPrefix: inboxPrefix('storage'),
+      logger: o.logger,
+      onChange: () => void this.follow().catch((err: Error) => o.logger.error({ err: err.message }, 'the disks could not follow the identity')),
+    })
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.identity.whenReady()
+      await this.follow()
+    } catch (err) {
+      this.identity.close()
+      throw err
+    }
+    this.host.start()
+  }
+
+  async stop(): Promise<void> {
+    this.identity.close()
+    await this.host.stop()
+    await this.following.catch(() => undefined)
+    for (const disk of this.disks) await this.close(disk)
+  }
+
+  /** Brings the machines in line with the format and the identity; serialised with the commands. */
+  private follow(): Promise<void> {
+    this.following = this.following.catch(() => undefined).then(() => this.align())
+    return this.following
+  }
+
+  private async align(): Promise<void> {
+    const identity = this.identity.readModel<IdentityState>('auth')
+    const formatted = this.o.hal.disks?.layout() !== undefined && identity?.inited === true
+    for (const [index, disk] of this.disks.entries()) {
+      if (!formatted && disk.runner.state !== 'unformatted') {
+        await this.close(disk)
+        await disk.runner.send({ type: 'ERASED' })
+      } else if (formatted && disk.runner.state === 'unformatted') {
+        await disk.runner.send({ type: 'FORMATTED' })
+        const mode = bootMode(index as DiskNumber, identity?.storage_mode ?? DEFAULT_STORAGE_MODE)
+        if (mode !== 'locked') await this.open(index as DiskNumber, mode)
+      }
+    }
+    this.publish()
+  }
+
+  private publish(): void {
+    const { disks, storage } = this.o.hal
+    if (!disks) return this.host.publishState({})
+    const layout = disks.layout() ?? storage
+    const sectors = [layout.disk0Sectors, layout.disk1Sectors]
+    const shown = this.disks.map((disk, i) => `${sectors[i]}:${disk.runner.state === 'ro' || disk.runner.state === 'rw' ? disk.runner.state : '-'}`)
+    this.host.publishState({ storage: shown as [string, string] })
+  }
+
+  /** `GET /api/storage/unlock[/ro|/rw]`: the disk, and without a suffix the mode, from the token scope. */
+  private unlock(req: CommandRequest, requested?: DiskMode): Promise<CommandReply> {
+    return this.command(req, async (disk, rw) => {
+      if (requested === 'rw' && !rw) return this.denied(req)
+      const mode: DiskMode = requested ?? (rw ? 'rw' : 'ro')
+      await this.open(disk, mode, req)
+      return { status: 200 }
+    })
+  }
+
+  /** `GET /api/storage/lock`: the disk named by the token scope. */
+  private lock(req: CommandRequest): Promise<CommandReply> {
+    return this.command(req, async (disk) => {
+      const target = this.disks[disk]!
+      await target.runner.send({ type: 'LOCK' }, [], journalSubject(req.principal).subject)
+      await this.close(target)
+      return { status: 200 }
+    })
+  }
+
+  private command(req: CommandRequest, run: (disk: DiskNumber, rw: boolean) => Promise<CommandReply>): Promise<CommandReply> {
+    const result = this.following.catch(() => undefined).then(async (): Promise<CommandReply> => {
+      if (!this.o.hal.disks) return fail(404, 'not_found', 'This device has no disks')
+      const named = storageScope(req.principal?.scope ?? '')
+      if (!named || (named.disk !== 0 && named.disk !== 1)) return fail(406, 'bad_disk', 'The token scope names no disk of this device')
+      if (this.disks[named.disk]!.runner.state === 'unformatted') return fail(409, 'not_formatted', 'The disk is not formatted')
+      const reply = await run(named.disk, named.rw)
+      this.publish()
+      return reply
+    })
+    this.following = result.then(() => undefined, () => undefined)
+    return result
+  }
+
+  /** Opens the HAL handle first, so that a disk the HAL cannot open never shows as unlocked. */
+  private async open(disk: DiskNumber, mode: DiskMode, req?: CommandRequest): Promise<void> {
+    const target = this.disks[disk]!
+    if (target.handle?.mode !== mode) {
+      await this.close(target)
+      const cipher = disk === 1 ? disk1Cipher(this.identity.readModel<IdentityState>('auth')?.storage_mode ?? DEFAULT_STORAGE_MODE) : undefined
+      target.handle = await this.o.hal.disks!.open(disk, mode, cipher)
+    }
+    try {
+      await target.runner.send({ type: mode === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' }, [], journalSubject(req?.principal).subject)
+    } catch (err) {
+      await this.close(target)
+      throw err
+    }
+  }
+
+  private async close(disk: Disk): Promise<void> {
+    const handle = disk.handle
+    disk.handle = undefined
+    await handle?.close()
+  }
+
+  /** FAILED_SCOPE_CHECK: `/unlock/rw` with a scope without `:rw`. */
+  private async denied(req: CommandRequest): Promise<CommandReply> {
+    await this.o.journal.append([
+      { type: LogType.FAILED_SCOPE_CHECK, result: LogResult.FAILED, ...journalSubject(req.principal), data: { source: 403, rid: req.rid, scope: req.principal?.scope ?? '' } },
+    ])
+    return fail(403, 'forbidden', 'Unlocking for writing needs a storage:disk<N>:rw scope')
+  }
+}
