@@ -125,9 +125,18 @@ export interface Enclave {
    */
   activateStagedTls(): Promise<boolean>
   /**
-   * Encrypts data at rest (the key repository) under the enclave's sealing key, which never
-   * leaves it: AES-256-GCM with `aad` bound in. The result is opaque.
+   * Seals data at rest under the enclave's sealing key for `purpose`, one key per purpose, so
+   * that with `--split` the storage process (disks) cannot open the key repository's records
+   * and the keystore cannot open the disk key.
    */
+  sealer(purpose: SealPurpose): Sealer
+}
+
+/** What the enclave seals: the key repository's records, or the Disk 1 key. */
+export type SealPurpose = 'keys' | 'disks'
+
+export interface Sealer {
+  /** AES-256-GCM under a key that never leaves the enclave, with `aad` bound in; the result is opaque. */
   seal(plaintext: Uint8Array, aad: Uint8Array): Promise<Uint8Array>
   /** Opens what `seal` made with the same `aad`; UnsealError when it was altered. */
   unseal(sealed: Uint8Array, aad: Uint8Array): Promise<Uint8Array>

@@ -120,7 +120,7 @@ t.test('the at-rest format: XTS tweak and CTR counter per sector, under the seal
   const { hal, dataDir } = await formatted(t)
   const sealedKey = await readFile(join(dataDir, 'disks', 'disk1.key'))
   t.equal((await stat(join(dataDir, 'disks', 'disk1.key'))).mode & 0o777, 0o600)
-  const key = Buffer.from(await hal.enclave.unseal(sealedKey, Buffer.from('hemd disk1 key v1')))
+  const key = Buffer.from(await hal.enclave.sealer('disks').unseal(sealedKey, Buffer.from('hemd disk1 key v1')))
   t.equal(key.length, 64)
   t.notOk(sealedKey.includes(key.subarray(0, 16)), 'the key does not rest in the clear')
   const data = text(2, 'convention')

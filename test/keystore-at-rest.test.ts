@@ -63,7 +63,7 @@ t.test('keys are sealed at rest, survive a reboot, and a wipeout erases them', a
   t.notOk(found, 'no file of the data dir holds the key without the sealing key')
 
   const hal = await openHal({ variant: 'E', dataDir: o.device.dataDir, firmware: await builtFirmware(), lock: false })
-  const repository = await KeyRepository.open({ media: hal.keySlots, sealer: hal.enclave, devid: hal.devid })
+  const repository = await KeyRepository.open({ media: hal.keySlots, sealer: hal.enclave.sealer('keys'), devid: hal.devid })
   const secret = repository.get(kid)?.secret
   t.ok(secret && holdsKey(Buffer.from(secret), ciphertext), 'with the sealing key the repository opens to the key (the scan would find it)')
   await hal.close()

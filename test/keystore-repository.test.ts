@@ -8,14 +8,14 @@ import { KeyRepository } from '../actors/keystore/key-repository.js'
 import { decodeKeyRecord, encodeKeyRecord } from '../actors/keystore/key-record-codec.js'
 import { keyTypes, type KeyType } from '../actors/keystore/key-types.js'
 import type { KeyRecord } from '../actors/keystore/types.js'
-import { openHal, UnsealError, type Enclave, type KeySlotMedia } from '../hal/index.js'
+import { openHal, UnsealError, type KeySlotMedia, type Sealer as HalSealer } from '../hal/index.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
 import { builtFirmware } from './helpers/device.js'
 
 const DEVID = '0123456789abcdef'
 const SLOT = 512
 
-type Sealer = Pick<Enclave, 'seal' | 'unseal'>
+type Sealer = HalSealer
 
 /** AES-256-GCM as the sim enclave does it (nonce || ciphertext || tag), with a key of the test's own. */
 function testSealer(): Sealer {
@@ -506,7 +506,7 @@ t.test('with the sim HAL: sealed by the enclave, bound to the device', async (t)
   const dir = t.testdir()
   const firmware = await builtFirmware()
   const hal = await openHal({ variant: 'E', dataDir: join(dir, 'a'), firmware })
-  const open = (h: typeof hal) => KeyRepository.open({ media: h.keySlots, sealer: h.enclave, devid: h.devid })
+  const open = (h: typeof hal) => KeyRepository.open({ media: h.keySlots, sealer: h.enclave.sealer('keys'), devid: h.devid })
   const key = record('SECP256R1')
   await (await open(hal)).add(key)
   await hal.close()

@@ -12,7 +12,7 @@
 // tombstoning the old one resolves to the new one.
 
 import { UnsealError } from '../../hal/errors.js'
-import type { Enclave, KeySlotMedia } from '../../hal/types.js'
+import type { KeySlotMedia, Sealer } from '../../hal/types.js'
 import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
 import type { KeyRecord, RepoStats } from './types.js'
@@ -37,14 +37,14 @@ interface Entry {
 
 export interface KeyRepositoryOptions {
   media: KeySlotMedia
-  sealer: Pick<Enclave, 'seal' | 'unseal'>
+  sealer: Sealer
   /** The device's id, bound into every seal. */
   devid: string
 }
 
 export class KeyRepository {
   readonly #media: KeySlotMedia
-  readonly #sealer: Pick<Enclave, 'seal' | 'unseal'>
+  readonly #sealer: Sealer
   readonly #devid: string
   #states: SlotState[]
   #entries: Map<string, Entry>
@@ -255,7 +255,7 @@ async function readSlots(slots: Uint8Array[], { sealer, devid }: KeyRepositoryOp
   return { states, entries, problems, superseded }
 }
 
-async function readSlot(slot: Uint8Array, index: number, sealer: Pick<Enclave, 'unseal'>, devid: string): Promise<ReadSlot> {
+async function readSlot(slot: Uint8Array, index: number, sealer: Pick<Sealer, 'unseal'>, devid: string): Promise<ReadSlot> {
   const invalid = (problem: string): ReadSlot => ({ state: 'invalid', problem })
   if (slot.every((byte) => byte === 0)) return { state: 'free' }
   if (slot[0] !== MAGIC[0] || slot[1] !== MAGIC[1]) return invalid('not a key slot (bad magic)')

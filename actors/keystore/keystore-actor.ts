@@ -66,7 +66,7 @@ export class KeystoreActor {
         if (choice.kats.noble?.ok === false) o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
       }),
     )
-    const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave, devid: o.hal.devid })
+    const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave.sealer('keys'), devid: o.hal.devid })
     const actor = new KeystoreActor(o, choice.engine, repository)
     const problems: JournalEntry[] = []
     if (choice.failed.length > 0) {

@@ -66,7 +66,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     storage: identity.storage,
     disks:
       identity.variant === 'P'
-        ? new SimDisks(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS, enclave, entropy)
+        ? new SimDisks(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS, enclave.sealer('disks'), entropy)
         : undefined,
     boot,
     journal: new FileJournalMedia(join(dataDir, 'journal')),

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError, HalCorruptError, HalError } from '../errors.js'
-import type { DiskCipher, DiskHandle, DiskLayout, DiskMode, DiskStore, Enclave, EntropySource } from '../types.js'
+import type { DiskCipher, DiskHandle, DiskLayout, DiskMode, DiskStore, EntropySource, Sealer } from '../types.js'
 import { writeFileAtomic } from './atomic-file.js'
 import { errorCode } from './error-code.js'
 
@@ -20,7 +20,7 @@ const DISK_KEY_AAD = Buffer.from('hemd disk1 key v1')
 const ZERO_SECTOR = Buffer.alloc(SECTOR)
 
 /** What the disks need of the enclave: it seals Disk 1's key, which never rests in the clear. */
-export type DiskKeySealer = Pick<Enclave, 'seal' | 'unseal'>
+export type DiskKeySealer = Sealer
 
 /**
  * The two embedded disks as sparse image files under `<data>/disks`: sector N of Disk D is

@@ -10,6 +10,8 @@ import type {
   EntropySource,
   LoginCredentials,
   ProvisioningRecord,
+  SealPurpose,
+  Sealer,
   TlsCredentials,
   TlsMaterial,
   TlsProblem,
@@ -25,7 +27,8 @@ import { TlsStore } from './tls-store.js'
 const LOG_SIGNING_KEY = 'log-signing.key.pem'
 const IDENTITY_KEY = 'identity.key.pem'
 const CREDENTIALS = 'credentials.json'
-const SEALING_KEY = 'sealing.key'
+/** One file per purpose, read only by the process that seals for it. */
+const SEALING_KEYS: Readonly<Record<SealPurpose, string>> = { keys: 'sealing.key', disks: 'disk-sealing.key' }
 
 export interface SimEnclaveIdentity {
   devid: string
@@ -43,7 +46,7 @@ export class SimEnclave implements Enclave {
   readonly #tls: TlsStore
   readonly #credentials: CredentialStore
   readonly #attestation: SimAttestation | undefined
-  readonly #sealing: SealingKey
+  readonly #sealing: Record<SealPurpose, SealingKey>
 
   private constructor(
     logSigningKey: KeyObject,
@@ -51,7 +54,7 @@ export class SimEnclave implements Enclave {
     tls: TlsStore,
     credentials: CredentialStore,
     attestation: SimAttestation | undefined,
-    sealing: SealingKey,
+    sealing: Record<SealPurpose, SealingKey>,
     readonly genuineId: string | undefined,
   ) {
     this.logSigner = new Ed25519Signer(logSigningKey)
@@ -81,15 +84,14 @@ export class SimEnclave implements Enclave {
     const credentials = await CredentialStore.load(join(dir, CREDENTIALS))
     const { genuineId } = identity
     const attestation = genuineId === undefined ? undefined : await SimAttestation.load(dir, { ...identity, genuineId })
-    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, new SealingKey(join(dir, SEALING_KEY), entropy), genuineId)
+    const sealing = { keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy), disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy) }
+    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, genuineId)
   }
 
-  seal(plaintext: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
-    return this.#sealing.seal(plaintext, aad)
-  }
-
-  unseal(sealed: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
-    return this.#sealing.unseal(sealed, aad)
+  sealer(purpose: SealPurpose): Sealer {
+    const key = this.#sealing[purpose]
+    if (!key) throw new RangeError('unknown sealing purpose')
+    return key
   }
 
   tlsCredentials(): TlsCredentials {
