@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { JournalHistory } from '../../eventstore/journal-history.js'
-import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import type { JournalEntry } from '../../eventstore/types.js'
 import type { Hal } from '../../hal/types.js'
 import { reduceConfig, type ConfigEvent, type DeviceConfig } from '../../machines/config.js'
 import { foldIdentity } from '../../machines/identity-fold.js'
@@ -13,7 +13,7 @@ import { ServiceHost, type OperationSpec } from '../bus/service-host.js'
 import { fail } from '../bus/fail.js'
 import type { CommandReply, CommandRequest, Principal } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
-import { journalSubject } from '../host/journal-subject.js'
+import { scopeCheckEntry } from '../host/scope-check-entry.js'
 import { MachineRunner } from '../host/machine-runner.js'
 import { BearerIssuer } from './bearer.js'
 import { LoginBrake } from './brake.js'
@@ -171,14 +171,7 @@ export class AuthActor {
   async denied(principal: Principal | undefined, req: CommandRequest): Promise<CommandReply> {
     if (!principal) return fail(400, 'bad_request', 'no principal')
     const route = req.body as { method?: unknown; path?: unknown } | undefined
-    await this.journal([
-      {
-        type: LogType.FAILED_SCOPE_CHECK,
-        result: LogResult.FAILED,
-        ...journalSubject(principal),
-        data: { source: 403, scope: principal.scope, rid: req.rid, route: `${String(route?.method)} ${String(route?.path)}` },
-      },
-    ])
+    await this.journal([scopeCheckEntry({ ...req, principal }, { route: `${String(route?.method)} ${String(route?.path)}` })])
     return { status: 200 }
   }
 }

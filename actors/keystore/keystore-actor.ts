@@ -10,7 +10,7 @@ import { ServiceHost } from '../bus/service-host.js'
 import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
-import { journalSubject } from '../host/journal-subject.js'
+import { scopeCheckEntry } from '../host/scope-check-entry.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
@@ -124,9 +124,7 @@ export class KeystoreActor {
 
   /** FAILED_SCOPE_CHECK for a request the gateway should not have let through. */
   async denied(req: CommandRequest): Promise<CommandReply> {
-    await this.journal([
-      { type: LogType.FAILED_SCOPE_CHECK, result: LogResult.FAILED, ...journalSubject(req.principal), data: { source: 403, rid: req.rid, scope: req.principal?.scope ?? '' } },
-    ])
+    await this.journal([scopeCheckEntry(req)])
     return fail(403, 'forbidden', 'The token scope or role does not permit this request')
   }
 

@@ -1,6 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { LogResult, LogType } from '../../eventstore/types.js'
 import type { DiskHandle, DiskMode, Hal } from '../../hal/types.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/disk.js'
 import type { IdentityState } from '../auth/identity-state.js'
@@ -11,6 +10,7 @@ import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
+import { scopeCheckEntry } from '../host/scope-check-entry.js'
 import { MachineRunner } from '../host/machine-runner.js'
 import { storageScope } from './storage-scope.js'
 import type { StorageState } from './types.js'
@@ -175,9 +175,7 @@ export class StorageActor {
 
   /** FAILED_SCOPE_CHECK: `/unlock/rw` with a scope without `:rw`. */
   private async denied(req: CommandRequest): Promise<CommandReply> {
-    await this.o.journal.append([
-      { type: LogType.FAILED_SCOPE_CHECK, result: LogResult.FAILED, ...journalSubject(req.principal), data: { source: 403, rid: req.rid, scope: req.principal?.scope ?? '' } },
-    ])
+    await this.o.journal.append([scopeCheckEntry(req)])
     return fail(403, 'forbidden', 'Unlocking for writing needs a storage:disk<N>:rw scope')
   }
 }
