@@ -8,19 +8,25 @@ quiet=false
 say() { $quiet || echo "setup: $*"; }
 act() { echo "setup: $*"; }
 
-if ! command -v nats-server >/dev/null 2>&1; then
+# nats-server is needed to run at all; libnbd-bin (nbdinfo, nbdcopy) only by the NBD export's tests.
+missing=()
+command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+command -v nbdinfo >/dev/null 2>&1 || missing+=(libnbd-bin)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    act "installing nats-server with apt-get"
+    act "installing ${missing[*]} with apt-get"
     apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    act "installing nats-server with sudo apt-get"
+    act "installing ${missing[*]} with sudo apt-get"
     sudo -n apt-get update -qq >/dev/null
-    sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
-  else
+    sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  elif ! command -v nats-server >/dev/null 2>&1; then
     echo "setup: nats-server is missing and this process may not install it. Run:" >&2
-    echo "  sudo apt-get install nats-server" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
     exit 1
+  else
+    act "libnbd-bin is missing (the NBD tests will be skipped); to install it: sudo apt-get install libnbd-bin"
   fi
 fi
 say "nats-server $(nats-server --version 2>&1 | head -1)"

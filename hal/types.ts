@@ -172,10 +172,14 @@ export interface DiskHandle {
   readonly disk: 0 | 1
   readonly sectors: number
   readonly mode: DiskMode
+  /** True once closed, or locked by a format or erase under it. */
+  readonly locked: boolean
   /** `count` sectors from `sector`. RangeError out of bounds. */
   read(sector: number, count: number): Promise<Uint8Array>
   /** Writes whole sectors from `sector`. DiskReadOnlyError on `ro`; RangeError for a partial sector or out of bounds. */
   write(sector: number, data: Uint8Array): Promise<void>
+  /** Makes what was written so far durable (nothing to do on `ro`). */
+  flush(): Promise<void>
   /** Makes what was written durable and locks the disk; a second close does nothing. */
   close(): Promise<void>
 }

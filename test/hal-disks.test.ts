@@ -78,7 +78,11 @@ t.test('Disk 0: what is written reads back, and rests on the card in the clear',
   t.same(Buffer.from(await disk.read(FAR + 1, 1)), data.subarray(SECTOR, 2 * SECTOR), 'any sector on its own')
   t.same(Buffer.from(await disk.read(0, 4)), zeros(4), 'a formatted head reads as zeros')
   t.same(Buffer.from(await disk.read(disk.sectors - 2, 2)), zeros(2), 'so does a hole')
+  await disk.flush()
+  t.equal(disk.locked, false)
   await disk.close()
+  t.equal(disk.locked, true)
+  await t.rejects(disk.flush(), DiskLockedError, 'a locked disk has nothing to flush')
   t.same(await stored(dataDir, 0, FAR, 3), data, 'Disk 0 is not encrypted')
 })
 

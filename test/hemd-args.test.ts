@@ -1,6 +1,6 @@
 import t from 'tap'
 import { resolve } from 'node:path'
-import { UsageError, parseEndpoint, parseHemdArgs } from '../actors/supervisor/hemd-cli.js'
+import { UsageError, parseEndpoint, parseHemdArgs, type HemdArgs } from '../actors/supervisor/hemd-cli.js'
 
 t.test('defaults', async (t) => {
   t.same(parseHemdArgs([]), {
@@ -16,7 +16,7 @@ t.test('defaults', async (t) => {
 t.test('every flag', async (t) => {
   t.same(
     parseHemdArgs(['--variant', 'e', '--data', '/tmp/x', '--http', '0.0.0.0:0', '--https', '[::1]:9443', '--nats', 'nats://127.0.0.1:4222',
-      '--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--split', '--log-level', 'debug']),
+      '--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--nbd', '127.0.0.1:10809', '--split', '--log-level', 'debug']),
     {
       variant: 'E',
       dataDir: '/tmp/x',
@@ -24,10 +24,13 @@ t.test('every flag', async (t) => {
       https: { host: '::1', port: 9443 },
       natsUrl: 'nats://127.0.0.1:4222',
       tls: { certFile: 'c.pem', keyFile: 'k.pem' },
+      nbd: { host: '127.0.0.1', port: 10809 },
       split: true,
       logLevel: 'debug',
     },
   )
+  t.same((parseHemdArgs(['--nbd', 'unix:/run/hemd/nbd.sock']) as HemdArgs).nbd, { path: '/run/hemd/nbd.sock' })
+  t.same((parseHemdArgs(['--nbd', '[::1]:0']) as HemdArgs).nbd, { host: '::1', port: 0 })
   t.equal(parseHemdArgs(['--help']), 'help')
 })
 
@@ -40,6 +43,9 @@ t.test('bad input is a usage error naming the flag', async (t) => {
     [['--nats', 'http://x'], /--nats/],
     [['--log-level', 'loud'], /--log-level/],
     [['extra'], /unexpected argument/],
+    [['--nbd', '0.0.0.0:10809'], /loopback only/],
+    [['--nbd', '10809'], /--nbd must be HOST:PORT/],
+    [['--nbd', `unix:/${'x'.repeat(120)}`], /longer than 107 bytes/],
   ]
   for (const [argv, message] of cases) t.throws(() => parseHemdArgs(argv), message, argv.join(' '))
   t.throws(() => parseHemdArgs(['--bogus']), /Unknown option/)

@@ -1,44 +1,16 @@
 // The keystore follows the auth actor's read model: keys serve a personalised device only, and
 // `inited` turning false (a wipeout) erases the repository. Real bus, real HAL, scripted identity.
 import t from 'tap'
-import type { IdentityState } from '../actors/auth/identity-state.js'
-import { connectBus } from '../actors/bus/connection.js'
 import { ReadModelBus } from '../actors/bus/read-model-bus.js'
-import { ServiceHost } from '../actors/bus/service-host.js'
 import { inboxPrefix } from '../actors/bus/services.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
-import { startOwnBus } from '../actors/supervisor/bus-setup.js'
-import type { JournalEntry } from '../eventstore/index.js'
-import { openHal } from '../hal/index.js'
-import { builtFirmware } from './helpers/device.js'
 import { silentLogger } from './helpers/logger.js'
+import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
 import { until } from './helpers/until.js'
 
-function identity(inited: boolean): IdentityState {
-  return { boot: 'b', inited, ctx: 0, trusted_ts: true, allow_keysearch: false, transport: { hostname: '', origin: '*', hsts: false, dosprot: 0 }, intact: true }
-}
-
 t.test('no key service before personalisation; a wipeout erases the repository', async (t) => {
-  const dir = t.testdir({ data: {}, run: {} })
-  const hal = await openHal({ variant: 'E', dataDir: `${dir}/data`, firmware: await builtFirmware() })
-  t.teardown(() => hal.close())
-  const bus = await startOwnBus({ devid: hal.devid, runDir: `${dir}/run` })
-  t.teardown(() => bus.server.stop())
-  const connect = async (service: string) => {
-    const nc = await connectBus({ servers: bus.url, service, credentials: bus.credentials.get(service)! })
-    t.teardown(() => nc.close())
-    return nc
-  }
-  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', {}, silentLogger)
-  auth.start()
-  auth.publishState(identity(true))
-  const journaled: JournalEntry[] = []
-  const journal: JournalPort = {
-    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
-    status: async () => ({ fileId: '00000000', intact: true }),
-  }
+  const { hal, connect, auth, journal, journaled } = await scriptedIdentity(t, 'E', identity(true))
   const keystore = await KeystoreActor.start({ nc: await connect('keystore'), hal, journal, logger: silentLogger })
   t.teardown(() => keystore.stop())
   const gateway = new ReadModelBus({ nc: await connect('gateway'), devid: hal.devid, services: ['keystore'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })

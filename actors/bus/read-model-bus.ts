@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node'
+import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { decode, encode } from './codec.js'
@@ -32,13 +32,14 @@ export class ReadModelBus {
   private connected = true
   private epoch = 0
   private closed = false
+  private readonly subscriptions: Subscription[] = []
 
   constructor(private readonly o: ReadModelBusOptions) {
     this.subjects = new Subjects(o.devid)
     this.mux = new RequestMux(o.nc, o.inboxPrefix ?? '_INBOX')
     // One subscription per projected service: a service may only be allowed to read those.
     for (const service of o.services) {
-      o.nc.subscribe(this.subjects.events(service), {
+      this.subscriptions.push(o.nc.subscribe(this.subjects.events(service), {
         callback: (err, msg) => {
           if (err) return
           try {
@@ -47,7 +48,7 @@ export class ReadModelBus {
             o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
           }
         },
-      })
+      }))
     }
     void this.resync()
   }
@@ -83,12 +84,14 @@ export class ReadModelBus {
     }
   }
 
+  /** Stops following: an owner that stopped must not act on a state change that arrives after. */
   close(): void {
     this.closed = true
+    for (const subscription of this.subscriptions) subscription.unsubscribe()
   }
 
   private accept(event: StateEvent): void {
-    if (!this.o.services.includes(event.service) || event.state === undefined) return
+    if (this.closed || !this.o.services.includes(event.service) || event.state === undefined) return
     const known = this.models.get(event.service)
     if (known && known.boot === event.boot && known.rev >= event.rev) return
     this.models.set(event.service, event)

@@ -12,6 +12,7 @@ import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
 import { scopeCheckEntry } from '../host/scope-check-entry.js'
 import { MachineRunner } from '../host/machine-runner.js'
+import { NbdServer, type NbdListen } from './nbd-server.js'
 import { storageScope } from './storage-scope.js'
 import type { StorageState } from './types.js'
 
@@ -22,6 +23,8 @@ export interface StorageActorOptions {
   hal: Hal
   journal: JournalPort
   logger: Logger
+  /** Export unlocked disks over NBD here; no export when undefined. */
+  nbd?: NbdListen
 }
 
 interface Disk {
@@ -41,6 +44,7 @@ export class StorageActor {
   private readonly identity: ReadModelBus
   private readonly disks: Disk[]
   private following: Promise<void> = Promise.resolve()
+  private nbd: NbdServer | undefined
 
   constructor(private readonly o: StorageActorOptions) {
     this.disks = ([0, 1] as const).map((disk) => ({
@@ -68,12 +72,19 @@ export class StorageActor {
     })
   }
 
+  /** Where the NBD export listens, once started with one. */
+  get nbdAddress(): string | undefined {
+    return this.nbd?.address
+  }
+
   async start(): Promise<void> {
     try {
+      if (this.o.nbd && this.o.hal.disks) this.nbd = await NbdServer.listen(this.o.nbd, this.o.logger)
       await this.identity.whenReady()
       await this.follow()
     } catch (err) {
       this.identity.close()
+      await this.nbd?.close()
       throw err
     }
     this.host.start()
@@ -83,6 +94,7 @@ export class StorageActor {
     this.identity.close()
     await this.host.stop()
     await this.following.catch(() => undefined)
+    await this.nbd?.close()
     for (const disk of this.disks) await this.close(disk)
   }
 
@@ -94,7 +106,9 @@ export class StorageActor {
 
   private async align(): Promise<void> {
     const identity = this.identity.readModel<IdentityState>('auth')
-    const formatted = this.o.hal.disks?.layout() !== undefined && identity?.inited === true
+    // A reformat (storage_disk0size) shows as `status<N>` while it runs and locks the disks under us.
+    const formatting = identity?.format?.startsWith('status') === true
+    const formatted = this.o.hal.disks?.layout() !== undefined && identity?.inited === true && !formatting
     for (const [index, disk] of this.disks.entries()) {
       if (!formatted && disk.runner.state !== 'unformatted') {
         await this.close(disk)
@@ -154,7 +168,7 @@ export class StorageActor {
   /** Opens the HAL handle first, so that a disk the HAL cannot open never shows as unlocked. */
   private async open(disk: DiskNumber, mode: DiskMode, req?: CommandRequest): Promise<void> {
     const target = this.disks[disk]!
-    if (target.handle?.mode !== mode) {
+    if (target.handle?.mode !== mode || target.handle.locked) {
       await this.close(target)
       const cipher = disk === 1 ? disk1Cipher(this.identity.readModel<IdentityState>('auth')?.storage_mode ?? DEFAULT_STORAGE_MODE) : undefined
       target.handle = await this.o.hal.disks!.open(disk, mode, cipher)
@@ -165,11 +179,13 @@ export class StorageActor {
       await this.close(target)
       throw err
     }
+    if (target.handle) this.nbd?.serve(exportName(disk), target.handle)
   }
 
   private async close(disk: Disk): Promise<void> {
     const handle = disk.handle
     disk.handle = undefined
+    if (handle) this.nbd?.withdraw(exportName(handle.disk))
     await handle?.close()
   }
 
@@ -178,4 +194,8 @@ export class StorageActor {
     await this.o.journal.append([scopeCheckEntry(req)])
     return fail(403, 'forbidden', 'Unlocking for writing needs a storage:disk<N>:rw scope')
   }
+}
+
+function exportName(disk: DiskNumber): string {
+  return `disk${disk}`
 }

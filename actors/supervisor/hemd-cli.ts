@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino'
 import { loadFirmware } from '../../deploy/firmware-manifest.js'
 import { runServiceChild } from './service-child.js'
 import { startDevice } from './start-device.js'
+import type { NbdListen } from '../storage/nbd-server.js'
 import type { Device, Endpoint } from './types.js'
 
 const USAGE = `Usage: hemd [options]
@@ -19,6 +20,9 @@ Options:
   --nats URL             use this NATS server instead of starting one
   --tls-cert FILE        serve this certificate (PEM) instead of the device's own
   --tls-key FILE         the private key (PEM) of --tls-cert
+  --nbd HOST:PORT|unix:PATH
+                         export unlocked disks (P) over NBD on loopback TCP or a Unix
+                         socket (mode 0600); the export has no authentication (default off)
   --split                run each service in its own process
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
   -h, --help             show this help
@@ -35,6 +39,7 @@ export interface HemdArgs {
   https: Endpoint
   natsUrl?: string
   tls?: { certFile: string; keyFile: string }
+  nbd?: NbdListen
   split: boolean
   logLevel: string
 }
@@ -52,6 +57,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       nats: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      nbd: { type: 'string' },
       split: { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -77,6 +83,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     https: parseEndpoint('--https', values.https),
     ...(values.nats ? { natsUrl: values.nats } : {}),
     ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
+    ...(values.nbd ? { nbd: parseNbd(values.nbd) } : {}),
     split: values.split,
     logLevel: values['log-level'],
   }
@@ -87,6 +94,21 @@ export function parseEndpoint(flag: string, text: string): Endpoint {
   const port = Number(match?.[2])
   if (!match || port > 65535) throw new UsageError(`${flag} must be HOST:PORT (port 0-65535), not ${text}`)
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port }
+}
+
+/** Whoever reaches the export reads an unlocked disk: it is never offered beyond this host. */
+export function parseNbd(text: string): NbdListen {
+  if (text.startsWith('unix:')) {
+    const path = resolve(text.slice('unix:'.length))
+    // sockaddr_un holds 108 bytes with the terminating NUL.
+    if (Buffer.byteLength(path) > 107) throw new UsageError(`--nbd socket path is longer than 107 bytes: ${path}`)
+    return { path }
+  }
+  const endpoint = parseEndpoint('--nbd', text)
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(endpoint.host)) {
+    throw new UsageError(`--nbd listens on loopback only (127.0.0.1, ::1, localhost), not ${endpoint.host}`)
+  }
+  return endpoint
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -131,6 +153,7 @@ function banner(device: Device, args: HemdArgs): string {
     `  http   ${device.httpUrl ?? '-'}`,
     `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,
     `  bus    ${bus}`,
+    ...(device.nbdAddress ? [`  nbd    ${device.nbdAddress} (exports disk0, disk1 while unlocked)`] : []),
     `  log key ${Buffer.from(device.logPublicKey).toString('base64')}`,
     `Next: curl -s ${device.httpUrl ?? device.httpsUrl}/api/system/status`,
     'Ctrl-C stops the device.',

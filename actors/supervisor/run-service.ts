@@ -19,6 +19,7 @@ import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
 import { KeystoreActor } from '../keystore/keystore-actor.js'
 import { LoggerActor } from '../logger/logger-actor.js'
+import type { NbdListen } from '../storage/nbd-server.js'
 import { StorageActor } from '../storage/storage-actor.js'
 import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
@@ -37,6 +38,8 @@ export interface ServiceContext {
   http?: Endpoint
   https?: Endpoint
   tls?: { certFile: string; keyFile: string }
+  /** Where the storage service exports unlocked disks over NBD. */
+  nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }
 
@@ -162,7 +165,13 @@ function runLogger(ctx: ServiceContext): Promise<RunningService> {
 
 function runStorage(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'storage', async (nc) => {
-    const actor = new StorageActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    const actor = new StorageActor({
+      nc,
+      hal: ctx.hal,
+      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
+      logger: ctx.logger,
+      ...(ctx.nbd ? { nbd: ctx.nbd } : {}),
+    })
     await actor.start()
     return { stop: () => actor.stop() }
   })
@@ -211,7 +220,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
 }
 
 /** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */
-async function concretePort(endpoint: Endpoint): Promise<Endpoint> {
+export async function concretePort(endpoint: Endpoint): Promise<Endpoint> {
   if (endpoint.port !== 0) return endpoint
   const server = createServer()
   await new Promise<void>((resolve, reject) => {

@@ -38,6 +38,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.http ? { http: config.http } : {}),
       ...(config.https ? { https: config.https } : {}),
       ...(config.tls ? { tls: config.tls } : {}),
+      ...(config.nbd ? { nbd: config.nbd } : {}),
     })
     send({
       type: 'ready',

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import type { Hal } from '../../hal/types.js'
 import type { NatsUserCredentials } from '../bus/nats-config.js'
+import type { NbdListen } from '../storage/nbd-server.js'
 import { deviceServices, type DeviceService } from './run-service.js'
 import type { StartedServices } from './start-device.js'
 import type { DeviceOptions, Endpoint } from './types.js'
@@ -17,6 +18,7 @@ export interface ServiceChildConfig {
   http?: Endpoint
   https?: Endpoint
   tls?: { certFile: string; keyFile: string }
+  nbd?: NbdListen
   logLevel: string
 }
 
@@ -53,6 +55,7 @@ export async function startSplitServices(
         ...(service === 'gateway' && o.http ? { http: o.http } : {}),
         ...(service === 'gateway' && o.https ? { https: o.https } : {}),
         ...(service === 'gateway' && tls ? { tls } : {}),
+        ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
       }
       const { child, ready } = await startChild(config)
       children.push(child)

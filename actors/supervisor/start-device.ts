@@ -3,7 +3,7 @@ import type { Hal } from '../../hal/types.js'
 import { closeBus, connectBus } from '../bus/connection.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { startOwnBus, type OwnBus } from './bus-setup.js'
-import { deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
+import { concretePort, deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
 import { startSplitServices } from './split-services.js'
 import { loadTlsFiles } from './tls-files.js'
 import type { Device, DeviceOptions } from './types.js'
@@ -33,11 +33,13 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
           onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
         })
     const natsUrl = o.natsUrl ?? bus!.url
+    // Pinned once, so that clients find the export where it was after a reboot.
+    const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
     const boot = async () => {
       const started = o.split
-        ? await startSplitServices({ ...o, ...endpoints }, hal, natsUrl, bus?.credentials, tls)
-        : await startInProcess({ ...o, ...endpoints }, hal, natsUrl, bus, tls)
+        ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, bus?.credentials, tls)
+        : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, bus, tls)
       // A reboot must come back where the clients are: pin the ports port 0 picked (the gateway
       // resolves port 0 itself, so that the pinned port can be listened on again: see runGateway).
       endpoints = {
@@ -94,6 +96,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       dataDir: o.dataDir,
       httpUrl: endpoints.http && `http://${endpoints.http.host}:${endpoints.http.port}`,
       httpsUrl: endpoints.https && `https://${endpoints.https.host}:${endpoints.https.port}`,
+      nbdAddress: nbd && ('port' in nbd ? `${nbd.host.includes(':') ? `[${nbd.host}]` : nbd.host}:${nbd.port}` : nbd.path),
       natsUrl,
       get natsPid() {
         return bus?.server.pid
@@ -178,6 +181,7 @@ async function startInProcess(
     ...(o.http ? { http: o.http } : {}),
     ...(o.https ? { https: o.https } : {}),
     ...(tls ? { tls } : {}),
+    ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
   }
   const running: RunningService[] = []

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { NbdListen } from '../storage/nbd-server.js'
 import type { CryptoEngine } from '../../hal/crypto/index.js'
 import type { Clock, EntropySource, SignedComponent, Variant } from '../../hal/types.js'
 
@@ -15,6 +16,8 @@ export interface DeviceOptions {
   http?: Endpoint
   /** HTTPS listener; none when undefined. */
   https?: Endpoint
+  /** Export unlocked disks (P) over NBD: loopback TCP or a Unix socket; port 0 picks a free port. None when undefined. */
+  nbd?: NbdListen
   /** An operator's certificate and key instead of the device's own. */
   tls?: { certFile: string; keyFile: string }
   /** Use this NATS server instead of starting one. */
@@ -36,6 +39,8 @@ export interface Device {
   readonly dataDir: string
   readonly httpUrl: string | undefined
   readonly httpsUrl: string | undefined
+  /** Where unlocked disks are exported over NBD (`HOST:PORT` or a socket path), if anywhere. */
+  readonly nbdAddress: string | undefined
   readonly natsUrl: string
   /** The nats-server process hemd started, if it started one. */
   readonly natsPid: number | undefined

@@ -189,6 +189,10 @@ class SimDiskHandle implements DiskHandle {
     this.#file = file
   }
 
+  get locked(): boolean {
+    return this.#file === undefined
+  }
+
   async read(sector: number, count: number): Promise<Uint8Array> {
     const file = this.unlocked()
     this.checkRange(sector, count)
@@ -221,6 +225,11 @@ class SimDiskHandle implements DiskHandle {
       : plain
     const { bytesWritten } = await file.write(stored, 0, stored.length, sector * SECTOR)
     if (bytesWritten !== stored.length) throw new HalError(`Disk ${this.disk} took only part of a write`)
+  }
+
+  async flush(): Promise<void> {
+    const file = this.unlocked()
+    if (this.mode === 'rw') await file.datasync()
   }
 
   close(): Promise<void> {

@@ -1,0 +1,61 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Test } from 'tap'
+import type { IdentityState } from '../../actors/auth/identity-state.js'
+import { connectBus } from '../../actors/bus/connection.js'
+import { ServiceHost } from '../../actors/bus/service-host.js'
+import type { JournalPort } from '../../actors/host/journal-port.js'
+import { startOwnBus } from '../../actors/supervisor/bus-setup.js'
+import type { JournalEntry } from '../../eventstore/index.js'
+import { openHal } from '../../hal/index.js'
+import type { Hal, Variant } from '../../hal/types.js'
+import { builtFirmware } from './device.js'
+import { silentLogger } from './logger.js'
+
+export function identity(inited: boolean, extra: Partial<IdentityState> = {}): IdentityState {
+  return {
+    boot: 'b',
+    inited,
+    ctx: 0,
+    trusted_ts: true,
+    allow_keysearch: false,
+    transport: { hostname: '', origin: '*', hsts: false, dosprot: 0 },
+    intact: true,
+    ...extra,
+  }
+}
+
+export interface ScriptedIdentity {
+  hal: Hal
+  /** A bus connection as `service`, with that service's own credentials. */
+  connect(service: string): Promise<NatsConnection>
+  /** Stands in for the auth actor: publish the identity the actor under test follows. */
+  auth: ServiceHost<IdentityState>
+  journal: JournalPort
+  journaled: JournalEntry[]
+}
+
+/**
+ * A real HAL and bus with the auth actor replaced by a script, for actors that follow the
+ * identity: the test publishes whatever identity it wants and reads what the actor journaled.
+ */
+export async function scriptedIdentity(t: Test, variant: Variant, initial: IdentityState): Promise<ScriptedIdentity> {
+  const dir = t.testdir({ data: {}, run: {} })
+  const hal = await openHal({ variant, dataDir: `${dir}/data`, firmware: await builtFirmware() })
+  t.teardown(() => hal.close())
+  const bus = await startOwnBus({ devid: hal.devid, runDir: `${dir}/run` })
+  t.teardown(() => bus.server.stop())
+  const connect = async (service: string) => {
+    const nc = await connectBus({ servers: bus.url, service, credentials: bus.credentials.get(service)! })
+    t.teardown(() => nc.close())
+    return nc
+  }
+  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', {}, silentLogger)
+  auth.start()
+  auth.publishState(initial)
+  const journaled: JournalEntry[] = []
+  const journal: JournalPort = {
+    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
+    status: async () => ({ fileId: '00000000', intact: true }),
+  }
+  return { hal, connect, auth, journal, journaled }
+}
