@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
+import { ed25519PublicKey } from '../hal/crypto/ed25519-key.js'
 import type { SignedComponent } from '../hal/types.js'
 
 /** The signed identity of a runtime build: what `version` shows as `fwv`, `fwk` and `fws`. */
@@ -50,17 +51,15 @@ export async function loadFirmware(buildDir: string): Promise<SignedComponent> {
   if (actual !== manifest.sha256) {
     throw new FirmwareManifestError(`the build in ${buildDir} does not match its manifest: run npm run build`)
   }
-  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' })
-  if (!verify(null, signedBytes(manifest.version, manifest.sha256), key, signature)) {
+  if (!verify(null, signedBytes(manifest.version, manifest.sha256), ed25519PublicKey(publicKey), signature)) {
     throw new FirmwareManifestError(`the firmware signature in ${buildDir} does not verify`)
   }
   return { version: manifest.version, publicKey, signature }
 }
 
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
-
 function rawPublicKey(spki: Buffer): Buffer {
-  return spki.subarray(ED25519_SPKI_PREFIX.length)
+  // An Ed25519 SPKI is a fixed 12-byte prefix and the raw key.
+  return spki.subarray(12)
 }
 
 function signedBytes(version: string, sha256: string): Buffer {
