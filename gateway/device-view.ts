@@ -2,10 +2,11 @@ import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import type { SystemState } from '../actors/system/types.js'
 import type { StorageState } from '../actors/storage/types.js'
+import type { UpgradeState } from '../actors/upgrade/types.js'
 import type { GatewayBus } from './types.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */
-export const gatewayProjections = ['system', 'auth', 'keystore', 'storage'] as const
+export const gatewayProjections = ['system', 'auth', 'keystore', 'storage', 'upgrade'] as const
 
 /** The device as the gateway sees it through the actors' read models. */
 export interface DeviceView {
@@ -13,6 +14,7 @@ export interface DeviceView {
   identity: IdentityState
   keystore: KeystoreState
   storage: StorageState
+  upgrade: UpgradeState
 }
 
 /** Every read model, or nothing: half a view of the device is not enough to apply its rules. */
@@ -21,7 +23,8 @@ export function deviceView(bus: GatewayBus): DeviceView | undefined {
   const identity = bus.readModel<IdentityState>('auth')
   const keystore = bus.readModel<KeystoreState>('keystore')
   const storage = bus.readModel<StorageState>('storage')
-  return system && identity && keystore && storage ? { system, identity, keystore, storage } : undefined
+  const upgrade = bus.readModel<UpgradeState>('upgrade')
+  return system && identity && keystore && storage && upgrade ? { system, identity, keystore, storage, upgrade } : undefined
 }
 
 const FLS_INTEGRITY = 0x08

@@ -9,6 +9,7 @@ import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObj
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
+import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
@@ -51,11 +52,13 @@ export class Dispatcher {
     }
     const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport)
+    const match = this.router.match(exchange.method, exchange.path)
+    if (match?.route.handler.kind === 'upload') return this.upload(res, req, exchange, head, device, match)
     if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
 
     const body = readBody(res, BODY_LIMIT)
     if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
-    this.process(exchange, head, device, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
+    this.process(exchange, head, device, match, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
   }
 
   /** Resolves once no request is in flight. */
@@ -69,44 +72,83 @@ export class Dispatcher {
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
   }
 
-  private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, body: Promise<Buffer>): Promise<void> {
+  private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch | undefined, body: Promise<Buffer>): Promise<void> {
     const raw = await body
     exchange.clearDeadline()
-    // Without the read models the transport rules (CORS above all) are unknown: fail closed.
-    if (!device) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
-
-    if (head.origin !== '' && !originAllowed(device.identity.transport.origin, head.origin)) {
-      throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
-    }
+    const known = this.known(head, device)
     if (exchange.method === 'OPTIONS') {
       for (const [name, value] of preflightHeaders) exchange.setHeader(name, value)
       return exchange.send({ status: 204 })
     }
-
-    const match = this.router.match(exchange.method, exchange.path)
     if (!match) throw new HttpError(404, 'not_found', 'No such resource')
     const { route } = match
-    if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
+    const actorChecked = route.bodyCheck === 'actor'
+    // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
+    const json = route.body ? (actorChecked ? tryParseJsonObject(raw) : parseJsonObject(raw)) : undefined
+    const principal = await this.admit(exchange, head, known, match, tryParseJsonObject(raw), json)
+    const check = this.schemas.get(route)
+    if (json && check && !actorChecked) validateBody(json, check)
+    const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
-    const anonymous = head.authorization === '' && route.anonymous?.(tryParseJsonObject(raw), device.identity) === true
+    if (route.handler.kind === 'stream') return this.stream(exchange, route.handler, match.params, head, principal)
+    exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded))
+  }
+
+  /**
+   * `upload_fw` / `upload_ui`: every check of an ordinary request, then the headers, and only
+   * then is the body read, chunk by chunk, into the service. An answer before the whole body was
+   * read closes the connection, which cannot carry another request.
+   */
+  private upload(res: HttpResponse, req: HttpRequest, exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch): void {
+    const uploadHead: UploadHead = {
+      contentLength: req.getHeader('content-length'),
+      contentType: req.getHeader('content-type'),
+      disposition: req.getHeader('content-disposition'),
+      transferEncoding: req.getHeader('transfer-encoding'),
+    }
+    const body = new UploadBody(res, () => exchange.open)
+    exchange.onAbort(() => body.abandon())
+    const handler = match.route.handler as Extract<Route['handler'], { kind: 'upload' }>
+    const run = async () => {
+      const principal = await this.admit(exchange, head, this.known(head, device), match, undefined, undefined)
+      const length = uploadLength(uploadHead, handler)
+      const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
+      const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
+      if (reply) exchange.send(reply, !complete)
+    }
+    run().catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid), true))
+  }
+
+  /** Without the read models the transport rules (CORS above all) are unknown: fail closed. */
+  private known(head: RequestHead, device: DeviceView | undefined): DeviceView {
+    if (!device) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
+    if (head.origin !== '' && !originAllowed(device.identity.transport.origin, head.origin)) {
+      throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
+    }
+    return device
+  }
+
+  /** TLS, bearer, scope and role (a refusal audited), fail state: the principal, if any, that may go on. */
+  private async admit(
+    exchange: Exchange,
+    head: RequestHead,
+    device: DeviceView,
+    { route, params }: RouteMatch,
+    anonymousBody: Record<string, unknown> | undefined,
+    json: Record<string, unknown> | undefined,
+  ): Promise<Principal | undefined> {
+    if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
+    const anonymous = head.authorization === '' && route.anonymous?.(anonymousBody, device.identity) === true
     const needed = (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
-    // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
-    const actorChecked = route.bodyCheck === 'actor'
-    const json = route.body ? (actorChecked ? tryParseJsonObject(raw) : parseJsonObject(raw)) : undefined
-    if (principal && !authorized(route, principal, { ...json, ...match.params }, actorChecked)) {
+    if (principal && !authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
       await this.options.onScopeFailure?.(route, principal, exchange.rid)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
     if (route.healthy && deviceFailState(device) !== 0) {
       throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
     }
-    const check = this.schemas.get(route)
-    if (json && check && !actorChecked) validateBody(json, check)
-    const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
-
-    if (route.handler.kind === 'stream') return this.stream(exchange, route.handler, match.params, head, principal)
-    exchange.send(await this.run(match, exchange.rid, head, device, principal, forwarded))
+    return principal
   }
 
   private async stream(
@@ -152,6 +194,7 @@ export class Dispatcher {
         readModel: (service) => bus.readModel(service),
       })
     }
+    if (handler.kind !== 'command') throw new Error(`a ${handler.kind} route is not run as a command`)
     const request: CommandRequest = { rid, tls: head.tls, params, ...(principal ? { principal } : {}), ...(body ? { body } : {}) }
     return bus.request(handler.service, handler.op, request)
   }

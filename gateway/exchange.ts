@@ -25,6 +25,7 @@ export class Exchange {
   private deadline: NodeJS.Timeout | undefined
   /** Wakes a stream waiting for the socket to drain, also when the client goes away. */
   private drained: (() => void) | undefined
+  private readonly abortListeners: (() => void)[] = []
 
   constructor(
     private readonly res: HttpResponse,
@@ -36,8 +37,18 @@ export class Exchange {
     res.onAborted(() => {
       this.state = 'aborted'
       this.drained?.()
+      for (const listener of this.abortListeners) listener()
       this.settle('aborted')
     })
+  }
+
+  /** Whether an answer may still be written (uWS must not be touched after the end or an abort). */
+  get open(): boolean {
+    return this.state === 'open'
+  }
+
+  onAbort(listener: () => void): void {
+    this.abortListeners.push(listener)
   }
 
   setHeader(name: string, value: string): void {
@@ -128,10 +139,9 @@ export class Exchange {
 
   /**
    * Answers with an error body. 408 and 413 leave part of the request body unread, so the
-   * connection cannot carry another request and is closed.
+   * connection cannot carry another request and is closed; so does `close`.
    */
-  fail(error: HttpError): void {
-    const close = error.status === 408 || error.status === 413
+  fail(error: HttpError, close = error.status === 408 || error.status === 413): void {
     this.send({ status: error.status, body: { error: error.code, message: error.message } }, close)
   }
 

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
 import { renderStatus } from './status.js'
+import type { Variant } from '../hal/types.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
@@ -167,6 +168,9 @@ export const routeTable: readonly Route[] = [
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
 
+  ...upgradeRoutes('fw', ['P', 'E'], ['firmware.bin']),
+  ...upgradeRoutes('ui', ['P'], ['webroot.tar', 'ui.bin']),
+
   { method: 'GET', path: '/api/logger/key', variants: ['P', 'E'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'key' } },
   { method: 'GET', path: '/api/logger/list', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
   { method: 'GET', path: '/api/logger/list/:offset', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
@@ -222,3 +226,16 @@ export const routeTable: readonly Route[] = [
   keyRoute('POST', '/api/crypto/cipher/encrypt', 'encrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
   keyRoute('POST', '/api/crypto/cipher/decrypt', 'decrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
 ]
+
+/**
+ * upload, check and install of one image kind: no token on a fresh device, then `system:upgrade`
+ * or `system:config` from any role; plain HTTP is fine, since the images are signed (seed §4).
+ */
+function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string[]): Route[] {
+  const common = { variants, auth: 'token-unless-fresh', scopes: ['system:upgrade', 'system:config'], roles: ALL_ROLES, tls: 'any' } satisfies Partial<Route>
+  return [
+    { method: 'POST', path: `/api/system/upgrade/upload_${kind}`, ...common, handler: { kind: 'upload', service: 'upgrade', begin: `upload_begin_${kind}`, filenames } },
+    { method: 'GET', path: `/api/system/upgrade/check_${kind}`, ...common, handler: { kind: 'command', service: 'upgrade', op: `check_${kind}` } },
+    { method: 'GET', path: `/api/system/upgrade/install_${kind}`, ...common, handler: { kind: 'command', service: 'upgrade', op: `install_${kind}` } },
+  ]
+}

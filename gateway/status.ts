@@ -29,7 +29,7 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   if (!identity.inited) body.inited = false
   if (ctx.variant === 'P' && ctx.storage.storage) body.storage = ctx.storage.storage
   if (identity.format !== undefined) body.format = identity.format
-  if (status.fw_upgrade) body.fw_upgrade = true
+  if (ctx.upgrade.fw_upgrade) body.fw_upgrade = true
   if (!identity.trusted_ts) body.tts = false
   if (ctx.principal) body.repo_stats = ctx.keystore.repo_stats
   return { status: 200, body }

@@ -5,6 +5,7 @@ import type { IdentityState } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import type { StorageState } from '../actors/storage/types.js'
+import type { UpgradeState } from '../actors/upgrade/types.js'
 import type { Clock, Variant } from '../hal/types.js'
 
 export interface GatewayBus {
@@ -44,6 +45,7 @@ export interface ReadContext {
   identity: IdentityState
   keystore: KeystoreState
   storage: StorageState
+  upgrade: UpgradeState
   clock: Clock
   readModel<S>(service: string): S | undefined
 }
@@ -56,6 +58,11 @@ export type RouteHandler =
    * whole length), then `chunk` answers `{data}` for `{offset, end}` until `size` bytes are sent.
    */
   | { kind: 'stream'; service: string; op: string; chunk: string }
+  /**
+   * An octet-stream body of up to 16 MiB, never held whole: `begin` answers `{upload}`, then
+   * `upload_chunk` takes `{upload, offset, data}` and `upload_end` `{upload}` (gateway/upload.ts).
+   */
+  | { kind: 'upload'; service: string; begin: string; filenames: string[] }
 
 export interface Route {
   method: Method

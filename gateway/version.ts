@@ -3,7 +3,8 @@ import type { ReadContext } from './types.js'
 
 /** `GET /api/system/version`: the card's microSD registers only on P and only with a valid token. */
 export function renderVersion(ctx: ReadContext): CommandReply {
-  const { hwv, fwv, fwk, fws, blv, blk, bls, uis, sd_csd, sd_cid } = ctx.system.version
+  const { hwv, fwv, fwk, fws, blv, blk, bls, sd_csd, sd_cid } = ctx.system.version
+  const { uis } = ctx.upgrade
   const body: Record<string, string> = { hwv, fwv, fwk, fws, blv, blk, bls }
   if (uis !== undefined) body.uis = uis
   if (ctx.variant === 'P' && ctx.principal) {

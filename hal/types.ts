@@ -210,11 +210,73 @@ export interface SignedComponent {
   signature: Uint8Array
 }
 
+export type SlotName = 'A' | 'B'
+
 export interface BootSlots {
-  readonly active: 'A' | 'B'
+  /** The slot the bootloader boots by default (the running one, unless this is a trial boot). */
+  readonly active: SlotName
+  /** The slot running now. */
+  readonly running: SlotName
+  /** True when this boot is the one trial of a newly installed slot: it must confirm its health. */
+  readonly trial: boolean
+  /** The anti-rollback floor: an image of a lower level is refused. It only rises. */
+  readonly floor: number
   /** The firmware image running now. */
   readonly firmware: SignedComponent
   readonly bootloader: SignedComponent
+}
+
+/** How the last trial boot ended, as the bootloader recorded it. */
+export interface TrialOutcome {
+  result: 'committed' | 'rolled_back'
+  slot: SlotName
+  version: string
+}
+
+/** The A/B firmware slots, as the running firmware may change them. */
+export interface FirmwareSlots {
+  /**
+   * Writes a build into the slot that is not running (`extract` fills a fresh directory) and
+   * arms one trial boot of it at `level`; the bootloader makes it active only once it confirms.
+   */
+  install(extract: (dir: string) => Promise<void>, version: string, level: number): Promise<SlotName>
+  /** The outcome of the last trial boot, once: a second call answers undefined. */
+  takeOutcome(): Promise<TrialOutcome | undefined>
+}
+
+export type ImageKindName = 'fw' | 'ui'
+
+/** Where an upload lands, one image per kind, before it is checked. */
+export interface UpgradeStaging {
+  /** Starts a new upload of `kind`: whatever was staged before is gone. */
+  begin(kind: ImageKindName): Promise<StagingWriter>
+  /** The finished upload of `kind`, or undefined. */
+  staged(kind: ImageKindName): Promise<StagedImage | undefined>
+  discard(kind: ImageKindName): Promise<void>
+}
+
+export interface StagingWriter {
+  readonly written: number
+  /** Appends in order. */
+  write(data: Uint8Array): Promise<void>
+  /** Makes the upload durable and the staged image of its kind. */
+  finish(): Promise<void>
+  /** Drops the partial upload. */
+  abort(): Promise<void>
+}
+
+export interface StagedImage {
+  readonly size: number
+  read(position: number, length: number): Promise<Buffer>
+  close(): Promise<void>
+}
+
+/** The management app's files (P), as the gateway serves them at `/`. */
+export interface WebrootStore {
+  /** The installed app: its directory and the SHA-256 of the image it came from; undefined before the first install. */
+  current(): { dir: string; sha256: string } | undefined
+  /** Unpacks a new app (`extract` fills a fresh directory) and makes it current at once. */
+  install(extract: (dir: string) => Promise<void>, sha256: string): Promise<void>
 }
 
 /** An append-only file of the journal, opened for writing. */
@@ -274,6 +336,10 @@ export interface Hal {
   /** P only; undefined on E. */
   readonly disks: DiskStore | undefined
   readonly boot: BootSlots
+  readonly firmwareSlots: FirmwareSlots
+  readonly staging: UpgradeStaging
+  /** P only; undefined on E. */
+  readonly webroot: WebrootStore | undefined
   readonly journal: JournalMedia
   readonly keySlots: KeySlotMedia
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
@@ -288,6 +354,8 @@ export interface OpenHalOptions {
   dataDir: string
   /** The running firmware image, as the bootloader verified it. */
   firmware: SignedComponent
+  /** What the bootloader booted (hemd's launcher says); default the active slot, no trial. */
+  booted?: { slot: SlotName; trial: boolean }
   /** Take the exclusive data-dir lock (default true). */
   lock?: boolean
   clock?: Clock

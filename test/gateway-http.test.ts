@@ -11,6 +11,7 @@ import t, { type Test } from 'tap'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import type { StorageState } from '../actors/storage/types.js'
+import type { UpgradeState } from '../actors/upgrade/types.js'
 import type { IdentityState, TransportConfig } from '../actors/auth/identity-state.js'
 import type { SystemState } from '../actors/system/types.js'
 import { BusUnavailableError, routeTable, startGateway, type Gateway, type GatewayBus, type Route } from '../gateway/index.js'
@@ -49,13 +50,14 @@ interface DeviceModels {
   identity: IdentityState
   keystore: KeystoreState
   storage: StorageState
+  upgrade: UpgradeState
 }
 
-type StatusPatch = Partial<SystemState['status']> & Partial<Pick<IdentityState, 'ctx' | 'inited' | 'format' | 'trusted_ts' | 'intact'>>
+type StatusPatch = Partial<SystemState['status']> & { fw_upgrade?: boolean } & Partial<Pick<IdentityState, 'ctx' | 'inited' | 'format' | 'trusted_ts' | 'intact'>>
 
 /** The two read models the gateway renders from; `status` patches fields of either. */
 function systemState(variant: Variant, patch: { status?: StatusPatch; transport?: Partial<TransportConfig> } = {}): DeviceModels {
-  const { ctx = 7, inited = true, format, trusted_ts = true, intact = true, ...health } = patch.status ?? {}
+  const { ctx = 7, inited = true, format, trusted_ts = true, intact = true, fw_upgrade, ...health } = patch.status ?? {}
   return {
     system: {
       variant,
@@ -68,7 +70,6 @@ function systemState(variant: Variant, patch: { status?: StatusPatch; transport?
         blv: '0.9.0',
         blk: 'YmxrLWtleQ==',
         bls: 'YmxzLXNpZw==',
-        uis: 'dWktaGFzaA==',
         sd_csd: '400e00325b5900003b377f800a404000',
         sd_cid: '035344534433324780ffffffff0111a2',
       },
@@ -86,6 +87,7 @@ function systemState(variant: Variant, patch: { status?: StatusPatch; transport?
     },
     keystore: { fls: 0, engine: 'native', repo_stats: { total: 3, deleted: 1, invalid: 0, freeespace: 1021, fragmentation: 33 } },
     storage: variant === 'P' ? { storage: ['1000:rw', '2000:-'] } : {},
+    upgrade: { fw: 'idle', ui: 'idle', ...(variant === 'P' ? { uis: 'dWktaGFzaA==' } : {}), ...(fw_upgrade ? { fw_upgrade: true } : {}) },
   }
 }
 
@@ -153,6 +155,7 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     bus.models.set('auth', models.identity)
     bus.models.set('keystore', models.keystore)
     bus.models.set('storage', models.storage)
+    bus.models.set('upgrade', models.upgrade)
   }
   const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
   const logs: Record<string, unknown>[] = []
@@ -307,7 +310,6 @@ t.test('version on P, over HTTP and HTTPS, with and without a token', async (t) 
 
 t.test('version on E never shows sd_*; uis only when present', async (t) => {
   const state = systemState('E')
-  delete state.system.version.uis
   const { http, https } = await start(t, { variant: 'E', state })
   for (const port of [http, https]) {
     const a = await ask(port, { path: '/api/system/version', tls: port === https, headers: { Authorization: 'Bearer user-config' } })

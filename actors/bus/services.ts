@@ -16,7 +16,8 @@ export interface ServiceSpec {
 export const services: readonly ServiceSpec[] = [
   { name: 'eventstore', serves: true, calls: [], listens: [] },
   // Restarts and stops the services on request (reboot, shutdown, wipeout).
-  { name: 'supervisor', serves: true, calls: [], listens: [] },
+  // Confirms a trial boot of new firmware with the upgrade service once the device is up.
+  { name: 'supervisor', serves: true, calls: ['upgrade'], listens: [] },
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
   { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them.
@@ -25,8 +26,11 @@ export const services: readonly ServiceSpec[] = [
   { name: 'storage', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
   // Serves the audit log files: reads the journal media, appends only its own audit entries.
   { name: 'logger', serves: true, calls: ['eventstore'], listens: [] },
+  // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
+  // reads the system's fail state before it confirms a trial boot.
+  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor'], listens: ['system'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor.
-  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage'], listens: ['*'] },
+  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage', 'upgrade'], listens: ['*'] },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

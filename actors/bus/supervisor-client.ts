@@ -4,9 +4,9 @@ import { BusUnavailableError } from './errors.js'
 import { Subjects } from './subjects.js'
 import type { CommandReply } from './types.js'
 
-export type SupervisorOrder = 'reboot' | 'shutdown'
+export type SupervisorOrder = 'reboot' | 'shutdown' | 'upgrade'
 
-/** Asks the supervisor (hemd's main process) to restart or stop the device's services. */
+/** Asks the supervisor (hemd's main process) to restart or stop the device's services, or to boot newly installed firmware. */
 export async function orderSupervisor(nc: NatsConnection, devid: string, order: SupervisorOrder, rid: string): Promise<void> {
   let reply: CommandReply
   try {

@@ -21,11 +21,12 @@ import { KeystoreActor } from '../keystore/keystore-actor.js'
 import { LoggerActor } from '../logger/logger-actor.js'
 import type { NbdListen } from '../storage/nbd-server.js'
 import { StorageActor } from '../storage/storage-actor.js'
+import { UpgradeActor } from '../upgrade/upgrade-actor.js'
 import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'gateway'] as const
+export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway'] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -63,6 +64,8 @@ export async function runService(name: DeviceService, ctx: ServiceContext): Prom
       return runLogger(ctx)
     case 'storage':
       return runStorage(ctx)
+    case 'upgrade':
+      return runUpgrade(ctx)
     case 'gateway':
       return runGateway(ctx)
   }
@@ -172,6 +175,14 @@ function runStorage(ctx: ServiceContext): Promise<RunningService> {
       logger: ctx.logger,
       ...(ctx.nbd ? { nbd: ctx.nbd } : {}),
     })
+    await actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'upgrade', async (nc) => {
+    const actor = new UpgradeActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
     await actor.start()
     return { stop: () => actor.stop() }
   })

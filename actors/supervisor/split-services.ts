@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import type { Hal } from '../../hal/types.js'
+import type { Hal, SlotName } from '../../hal/types.js'
 import type { NatsUserCredentials } from '../bus/nats-config.js'
 import type { NbdListen } from '../storage/nbd-server.js'
 import { deviceServices, type DeviceService } from './run-service.js'
@@ -19,6 +19,7 @@ export interface ServiceChildConfig {
   https?: Endpoint
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
+  booted?: { slot: SlotName; trial: boolean }
   logLevel: string
 }
 
@@ -56,6 +57,7 @@ export async function startSplitServices(
         ...(service === 'gateway' && o.https ? { https: o.https } : {}),
         ...(service === 'gateway' && tls ? { tls } : {}),
         ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
+        ...(o.booted ? { booted: o.booted } : {}),
       }
       const { child, ready } = await startChild(config)
       children.push(child)

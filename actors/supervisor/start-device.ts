@@ -1,7 +1,10 @@
 import { openHal } from '../../hal/index.js'
 import type { Hal } from '../../hal/types.js'
 import { closeBus, connectBus } from '../bus/connection.js'
+import { decode, encode } from '../bus/codec.js'
 import { ServiceHost } from '../bus/service-host.js'
+import { Subjects } from '../bus/subjects.js'
+import type { CommandReply } from '../bus/types.js'
 import { startOwnBus, type OwnBus } from './bus-setup.js'
 import { concretePort, deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
 import { startSplitServices } from './split-services.js'
@@ -21,6 +24,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     firmware: o.firmware,
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.entropy ? { entropy: o.entropy } : {}),
+    ...(o.booted ? { booted: o.booted } : {}),
   })
   let bus: OwnBus | undefined
   let services: StartedServices | undefined
@@ -89,7 +93,16 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         stopped()
         if (failure !== undefined) throw failure
       })())
-    const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop })
+    const upgrade = async () => {
+      if (!o.onFirmwareInstalled) {
+        o.logger.warn('no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd')
+        return restart()
+      }
+      await stop()
+      o.onFirmwareInstalled()
+    }
+    const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop, upgrade })
+    const trial = hal.boot.trial ? ((await supervisor.confirmTrial()) ? 'confirmed' : 'refused') : undefined
     return {
       variant: hal.variant,
       devid: hal.devid,
@@ -102,6 +115,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         return bus?.server.pid
       },
       logPublicKey: hal.enclave.logSigner.publicKey,
+      trial,
       stopped: whenStopped,
       restart,
       stop,
@@ -124,8 +138,8 @@ async function startSupervisor(
   hal: Hal,
   natsUrl: string,
   bus: OwnBus | undefined,
-  device: { restart(): Promise<void>; stop(): Promise<void> },
-): Promise<{ stop(): Promise<void> }> {
+  device: { restart(): Promise<void>; stop(): Promise<void>; upgrade(): Promise<void> },
+): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean> }> {
   const credentials = bus?.credentials.get('supervisor')
   const nc = await connectBus({ servers: natsUrl, service: 'supervisor', ...(credentials ? { credentials } : {}) })
   const later = (what: string, action: () => Promise<void>) => () => {
@@ -139,6 +153,7 @@ async function startSupervisor(
     {
       reboot: { handler: later('reboot', device.restart) },
       shutdown: { handler: later('shutdown', device.stop) },
+      upgrade: { handler: later('the upgrade reboot', device.upgrade) },
     },
     o.logger,
   )
@@ -147,6 +162,18 @@ async function startSupervisor(
     stop: async () => {
       await host.stop()
       await closeBus(nc)
+    },
+    /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
+    confirmTrial: async () => {
+      try {
+        const msg = await nc.request(new Subjects(hal.devid).command('upgrade', 'confirm'), encode({ rid: 'boot', tls: false }), { timeout: 15_000 })
+        const reply = decode<CommandReply>(msg.data)
+        if (reply.status !== 200) o.logger.error({ status: reply.status, body: reply.body }, 'the new firmware did not confirm its health')
+        return reply.status === 200
+      } catch (err) {
+        o.logger.error({ err: (err as Error).message }, 'the new firmware could not confirm its health')
+        return false
+      }
     },
   }
 }

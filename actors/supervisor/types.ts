@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { NbdListen } from '../storage/nbd-server.js'
 import type { CryptoEngine } from '../../hal/crypto/index.js'
-import type { Clock, EntropySource, SignedComponent, Variant } from '../../hal/types.js'
+import type { Clock, EntropySource, SignedComponent, SlotName, Variant } from '../../hal/types.js'
 
 export interface Endpoint {
   host: string
@@ -25,6 +25,14 @@ export interface DeviceOptions {
   /** The firmware image the device runs (what `version` shows). */
   firmware: SignedComponent
   logger: Logger
+  /** What the bootloader booted (hemd's launcher passes it); default the active slot, no trial. */
+  booted?: { slot: SlotName; trial: boolean }
+  /**
+   * Called once the device has stopped for the reboot a firmware install orders: hemd's runtime
+   * exits so that its launcher boots the new slot. Without it the device restarts in place and
+   * the new firmware boots at the next start of hemd.
+   */
+  onFirmwareInstalled?: () => void
   /** Each service in its own process. */
   split?: boolean
   clock?: Clock
@@ -46,6 +54,8 @@ export interface Device {
   readonly natsPid: number | undefined
   /** Ed25519 public key that signs the journal (`/api/logger/key`). */
   readonly logPublicKey: Uint8Array
+  /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */
+  readonly trial: 'confirmed' | 'refused' | undefined
   /** Resolves once the device has stopped, by `stop()` or by an API shutdown. */
   readonly stopped: Promise<void>
   /** Restarts every service (what `GET /api/system/reboot` does). */

@@ -9,7 +9,6 @@ export interface VersionModel {
   blv: string
   blk: string
   bls: string
-  uis?: string
   sd_csd?: string
   sd_cid?: string
 }
@@ -18,7 +17,6 @@ export interface VersionModel {
 export interface HealthModel {
   fls_state: number
   temp: number
-  fw_upgrade?: boolean
 }
 
 /** The system actor's read model, published on `hem.<devid>.evt.system.state`. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { HalError, HalVariantMismatchError } from '../errors.js'
 import type { BootSlots, Hal, OpenHalOptions } from '../types.js'
 import { fromPem } from '../x509/pem.js'
-import { createBootSlots, loadBootSlots } from './boot-slots.js'
+import { createBootSlots, loadBootSlots, SimFirmwareSlots } from './boot-slots.js'
 import { DataDirLock } from './data-dir-lock.js'
 import { SYSTEM_RESERVED_SECTORS, newDeviceIdentity, readDeviceIdentity, writeDeviceIdentity } from './device-identity.js'
 import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
@@ -15,6 +15,8 @@ import { nodeEntropy } from './node-entropy.js'
 import { SimEnclave } from './sim-enclave.js'
 import { SimTemperature } from './sim-temperature.js'
 import { SimDisks } from './sim-disks.js'
+import { SimUpgradeStaging } from './upgrade-staging.js'
+import { SimWebrootStore } from './webroot-store.js'
 
 /** The simulated device: all of its state lives in files under `options.dataDir`. */
 export async function openSimHal(options: OpenHalOptions): Promise<Hal> {
@@ -44,7 +46,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     }
     // The lock holder is the device booting: TLS material staged before the restart goes live now.
     enclave = await SimEnclave.load(enclaveDir, { ...identity, factoryRoot }, entropy, options.lock !== false)
-    boot = await loadBootSlots(bootDir, options.firmware)
+    boot = await loadBootSlots(bootDir, options.firmware, options.booted)
   } else {
     identity = newDeviceIdentity(options.variant, entropy, clock)
     enclave = await SimEnclave.create(enclaveDir, { ...identity, factoryRoot }, entropy, clock)
@@ -69,6 +71,9 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
         ? new SimDisks(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS, enclave.sealer('disks'), entropy)
         : undefined,
     boot,
+    firmwareSlots: new SimFirmwareSlots(bootDir, boot.running),
+    staging: new SimUpgradeStaging(join(dataDir, 'upgrade')),
+    webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
     journal: new FileJournalMedia(join(dataDir, 'journal')),
     keySlots,
     runDir,

@@ -1,0 +1,351 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../../eventstore/types.js'
+import type { Hal, StagedImage, StagingWriter } from '../../hal/types.js'
+import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict } from '../../image/index.js'
+import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/upgrade.js'
+import { fail } from '../bus/fail.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { ServiceHost } from '../bus/service-host.js'
+import { inboxPrefix } from '../bus/services.js'
+import { orderSupervisor } from '../bus/supervisor-client.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
+import type { JournalPort } from '../host/journal-port.js'
+import { journalSubject } from '../host/journal-subject.js'
+import { MachineRunner } from '../host/machine-runner.js'
+import type { SystemState } from '../system/types.js'
+import type { UpgradeState } from './types.js'
+
+export interface UpgradeActorOptions {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  logger: Logger
+}
+
+interface Upload {
+  id: string
+  size: number
+  writer: StagingWriter
+}
+
+interface Pipeline {
+  runner: MachineRunner<typeof upgradeMachine>
+  /** Claimed, before any await, by an upload start or an install: neither may overlap the other. */
+  busy: boolean
+  upload?: Upload
+  verdict?: ImageVerdict
+  checking?: Promise<void>
+}
+
+/**
+ * Firmware and management-app upgrades: one `upgrade` machine each. Uploads arrive from the
+ * gateway in bounded chunks and go straight to the HAL's staging; the check runs in the
+ * background (201, then 202 until it ends); an install checks the staged image again before
+ * unpacking it, so the bytes installed are the bytes verified, then writes the inactive
+ * firmware slot (and has the supervisor boot it once) or replaces the served app at once.
+ */
+export class UpgradeActor {
+  readonly host: ServiceHost<UpgradeState>
+  private readonly pipelines: Record<UpgradeKind, Pipeline>
+  private readonly system: ReadModelBus
+  private uploads = 0
+  private fwUpgrade = false
+
+  constructor(private readonly o: UpgradeActorOptions) {
+    this.pipelines = {
+      fw: { busy: false, runner: new MachineRunner({ machine: upgradeMachine, version: upgradeVersion, instance: 'fw' }, o.journal, undefined, { kind: 'fw' }) },
+      ui: { busy: false, runner: new MachineRunner({ machine: upgradeMachine, version: upgradeVersion, instance: 'ui' }, o.journal, undefined, { kind: 'ui' }) },
+    }
+    const ops = Object.fromEntries(
+      (['fw', 'ui'] as const).flatMap((kind) => [
+        [`upload_begin_${kind}`, { handler: (req: CommandRequest) => this.begin(kind, req), exclusive: true }],
+        [`check_${kind}`, { handler: (req: CommandRequest) => this.check(kind, req), exclusive: true }],
+        // Not exclusive, so that a second install finds the first running (409) instead of queueing.
+        [`install_${kind}`, { handler: (req: CommandRequest) => this.install(kind, req) }],
+      ]),
+    )
+    this.host = new ServiceHost<UpgradeState>(
+      o.nc,
+      o.hal.devid,
+      'upgrade',
+      {
+        ...ops,
+        upload_chunk: { handler: (req) => this.chunk(req), exclusive: true },
+        upload_end: { handler: (req) => this.end(req), exclusive: true },
+        upload_abort: { handler: (req) => this.abort(req), exclusive: true },
+        confirm: { handler: (req) => this.confirm(req), exclusive: true },
+      },
+      o.logger,
+    )
+    this.system = new ReadModelBus({ nc: o.nc, devid: o.hal.devid, services: ['system'], inboxPrefix: inboxPrefix('upgrade'), logger: o.logger })
+  }
+
+  /** Nothing staged survives a boot: an image is checked and installed within one. */
+  async start(): Promise<void> {
+    const { hal } = this.o
+    await hal.staging.discard('fw')
+    await hal.staging.discard('ui')
+    const outcome = await hal.firmwareSlots.takeOutcome()
+    const fw = this.pipelines.fw.runner
+    if (outcome?.result === 'rolled_back') {
+      await fw.send({ type: 'ROLLED_BACK' }, [
+        { type: LogType.UPGRADE, result: LogResult.ERROR, data: { source: 'rollback', slot: outcome.slot, version: outcome.version } },
+      ])
+    }
+    if (hal.boot.trial) await fw.send({ type: 'TRIAL_BOOT' })
+    this.publish()
+    this.host.start()
+  }
+
+  async stop(): Promise<void> {
+    this.system.close()
+    await this.host.stop()
+    for (const pipeline of Object.values(this.pipelines)) {
+      await pipeline.checking
+      await pipeline.upload?.writer.abort().catch(() => undefined)
+    }
+  }
+
+  private async begin(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
+    const pipeline = this.pipelines[kind]
+    const size = (req.body as { size?: unknown } | undefined)?.size
+    if (!Number.isSafeInteger(size) || (size as number) < 1) return fail(400, 'bad_request', 'The upload size is missing')
+    if (pipeline.busy || !pipeline.runner.snapshot.can({ type: 'UPLOAD_STARTED' })) {
+      return fail(409, 'busy', `An upload, check or install of the ${kind === 'fw' ? 'firmware' : 'management app'} is running`)
+    }
+    pipeline.busy = true
+    try {
+      const writer = await this.o.hal.staging.begin(kind)
+      pipeline.verdict = undefined
+      const id = `${kind}-${++this.uploads}`
+      pipeline.upload = { id, size: size as number, writer }
+      await this.step(kind, 'UPLOAD_STARTED', req)
+      return { status: 200, body: { upload: id } }
+    } catch (err) {
+      return storageFailure(err, this.o.logger)
+    } finally {
+      pipeline.busy = false
+    }
+  }
+
+  private async chunk(req: CommandRequest): Promise<CommandReply> {
+    const { upload: id, offset, data } = (req.body ?? {}) as { upload?: unknown; offset?: unknown; data?: unknown }
+    const found = this.uploadById(id)
+    if (!found) return fail(404, 'no_upload', 'No such upload is running')
+    const { kind, upload } = found
+    if (!(data instanceof Uint8Array) || offset !== upload.writer.written || upload.writer.written + data.length > upload.size) {
+      await this.drop(kind, req)
+      return fail(400, 'bad_chunk', 'The chunk does not continue the upload')
+    }
+    try {
+      await upload.writer.write(data)
+    } catch (err) {
+      await this.drop(kind, req)
+      return storageFailure(err, this.o.logger)
+    }
+    return { status: 200 }
+  }
+
+  private async end(req: CommandRequest): Promise<CommandReply> {
+    const found = this.uploadById((req.body as { upload?: unknown } | undefined)?.upload)
+    if (!found) return fail(404, 'no_upload', 'No such upload is running')
+    const { kind, upload } = found
+    if (upload.writer.written !== upload.size) {
+      await this.drop(kind, req)
+      return fail(406, 'incomplete', `The upload ended after ${upload.writer.written} of ${upload.size} bytes`)
+    }
+    try {
+      await upload.writer.finish()
+    } catch (err) {
+      await this.drop(kind, req)
+      return storageFailure(err, this.o.logger)
+    }
+    this.pipelines[kind].upload = undefined
+    await this.step(kind, 'UPLOAD_FINISHED', req)
+    return { status: 200 }
+  }
+
+  private async abort(req: CommandRequest): Promise<CommandReply> {
+    const found = this.uploadById((req.body as { upload?: unknown } | undefined)?.upload)
+    if (found) await this.drop(found.kind, req)
+    return { status: 200 }
+  }
+
+  /** `check_fw` / `check_ui`: 201 started, 202 running, 200 verified, 406 rejected, 404 nothing uploaded. */
+  private async check(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
+    const pipeline = this.pipelines[kind]
+    switch (pipeline.runner.state) {
+      case 'uploaded':
+        await this.step(kind, 'CHECK_STARTED', req)
+        pipeline.checking = this.runCheck(kind).catch((err: Error) => this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'))
+        return { status: 201 }
+      case 'checking':
+        return { status: 202 }
+      case 'verified':
+      case 'installing':
+        return { status: 200 }
+      case 'rejected':
+        return rejection(pipeline.verdict)
+      default:
+        return fail(404, 'not_uploaded', 'Nothing has been uploaded to check')
+    }
+  }
+
+  private async runCheck(kind: UpgradeKind): Promise<void> {
+    const pipeline = this.pipelines[kind]
+    const verdict = await this.verify(kind).catch((err: Error): ImageVerdict => ({ ok: false, reason: 'integrity', message: `the staged image could not be read: ${err.message}` }))
+    pipeline.verdict = verdict
+    // Outside the mailbox, but safe: while `checking` no command moves this machine.
+    await this.step(kind, verdict.ok ? 'CHECK_PASSED' : 'CHECK_FAILED', undefined)
+    pipeline.checking = undefined
+  }
+
+  private async verify(kind: UpgradeKind): Promise<ImageVerdict> {
+    const staged = await this.o.hal.staging.staged(kind)
+    if (!staged) return { ok: false, reason: 'integrity', message: 'the staged image is gone' }
+    try {
+      return await checkImage(staged, staged.size, {
+        vendorKey: this.o.hal.boot.firmware.publicKey,
+        kind,
+        variant: this.o.hal.variant,
+        ...(kind === 'fw' ? { floor: this.o.hal.boot.floor } : {}),
+      })
+    } finally {
+      await staged.close()
+    }
+  }
+
+  /** `install_fw` / `install_ui`: 200 installed, 406 nothing verified, 409 an install running; all journaled as UPGRADE. */
+  private async install(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
+    const pipeline = this.pipelines[kind]
+    const verdict = pipeline.verdict
+    if (pipeline.busy || pipeline.runner.state === 'installing') {
+      await this.audit(req, LogResult.ERROR, 409, kind)
+      return fail(409, 'busy', 'An upload or install is already running')
+    }
+    if (pipeline.runner.state !== 'verified' || !verdict?.ok) {
+      await this.audit(req, LogResult.ERROR, 406, kind)
+      return fail(406, 'not_verified', 'No verified image to install: upload it and check it first')
+    }
+    pipeline.busy = true
+    try {
+      await this.step(kind, 'INSTALL_STARTED', req)
+      let installed: { version: string; sha256: string }
+      try {
+        installed = await this.unpack(kind, verdict.sha256)
+      } catch (err) {
+        const refused = err instanceof RefusedAtInstall
+        await this.step(kind, 'INSTALL_FAILED', req, [auditEntry(req, LogResult.ERROR, refused ? 406 : 500, kind)])
+        return refused ? fail(406, 'not_verified', err.message) : storageFailure(err, this.o.logger)
+      }
+      pipeline.verdict = undefined
+      await this.step(kind, 'INSTALL_FINISHED', req, [auditEntry(req, LogResult.OK, 200, kind, installed)])
+      await this.o.hal.staging.discard(kind)
+    } finally {
+      pipeline.busy = false
+    }
+    if (kind === 'fw') {
+      // The reply goes out first: the supervisor acts a moment after it takes the order.
+      await orderSupervisor(this.o.nc, this.o.hal.devid, 'upgrade', req.rid).catch((err: Error) =>
+        this.o.logger.error({ err: err.message }, 'the supervisor did not take the upgrade reboot; the new firmware boots at the next start'),
+      )
+    }
+    return { status: 200 }
+  }
+
+  /** Checks the staged bytes again and unpacks exactly those: what was verified is what is installed. */
+  private async unpack(kind: UpgradeKind, verifiedSha256: string): Promise<{ version: string; sha256: string }> {
+    const staged = await this.o.hal.staging.staged(kind)
+    if (!staged) throw new RefusedAtInstall('the staged image is gone')
+    try {
+      const verdict = await checkImage(staged, staged.size, {
+        vendorKey: this.o.hal.boot.firmware.publicKey,
+        kind,
+        variant: this.o.hal.variant,
+        ...(kind === 'fw' ? { floor: this.o.hal.boot.floor } : {}),
+      })
+      if (!verdict.ok || verdict.sha256 !== verifiedSha256) throw new RefusedAtInstall('the staged image changed after its check')
+      const payload = { read: (position: number, length: number) => staged.read(HEADER_BYTES + position, length) }
+      const extract = (dir: string) => extractArchive(payload, { length: verdict.header.payloadLength }, dir).then(() => undefined)
+      if (kind === 'fw') await this.o.hal.firmwareSlots.install(extract, verdict.header.version, verdict.header.floor)
+      else await this.o.hal.webroot!.install(extract, verdict.sha256)
+      return { version: verdict.header.version, sha256: verdict.sha256 }
+    } finally {
+      await staged.close()
+    }
+  }
+
+  /** The supervisor asks once the trial boot's device is up: a device in a fail state does not confirm. */
+  private async confirm(req: CommandRequest): Promise<CommandReply> {
+    const fw = this.pipelines.fw.runner
+    if (fw.state !== 'confirming') return fail(409, 'no_trial', 'This boot is not a trial boot')
+    await this.system.whenReady()
+    const fls = this.system.readModel<SystemState>('system')?.status.fls_state ?? 0xff
+    if (fls !== 0) return fail(409, 'device_fault', `The new firmware is in a fail state (fls_state ${fls}): not confirmed`)
+    await this.step('fw', 'CONFIRMED', req)
+    this.fwUpgrade = true
+    this.publish()
+    return { status: 200 }
+  }
+
+  private uploadById(id: unknown): { kind: UpgradeKind; upload: Upload } | undefined {
+    for (const kind of ['fw', 'ui'] as const) {
+      const upload = this.pipelines[kind].upload
+      if (upload && upload.id === id) return { kind, upload }
+    }
+    return undefined
+  }
+
+  private async drop(kind: UpgradeKind, req: CommandRequest): Promise<void> {
+    const pipeline = this.pipelines[kind]
+    const upload = pipeline.upload
+    pipeline.upload = undefined
+    await upload?.writer.abort().catch(() => undefined)
+    await this.step(kind, 'UPLOAD_FAILED', req)
+  }
+
+  private step(
+    kind: UpgradeKind,
+    type: Parameters<MachineRunner<typeof upgradeMachine>['send']>[0]['type'],
+    req: CommandRequest | undefined,
+    entries: JournalEntry[] = [],
+  ) {
+    return this.pipelines[kind].runner.send({ type } as never, entries, req ? journalSubject(req.principal).subject : undefined).then(() => this.publish())
+  }
+
+  private audit(req: CommandRequest, result: LogResultNumber, source: number, kind: UpgradeKind): Promise<unknown> {
+    return this.o.journal.append([auditEntry(req, result, source, kind)])
+  }
+
+  private publish(): void {
+    const uis = this.o.hal.webroot?.current()?.sha256
+    this.host.publishState({
+      fw: this.pipelines.fw.runner.state,
+      ui: this.pipelines.ui.runner.state,
+      ...(uis ? { uis } : {}),
+      ...(this.fwUpgrade ? { fw_upgrade: true } : {}),
+    })
+  }
+}
+
+class RefusedAtInstall extends Error {
+  override readonly name = 'RefusedAtInstall'
+}
+
+function auditEntry(req: CommandRequest, result: LogResultNumber, source: number, kind: UpgradeKind, installed?: { version: string; sha256: string }): JournalEntry {
+  return { type: LogType.UPGRADE, result, ...journalSubject(req.principal), data: { source, rid: req.rid, kind, ...installed } }
+}
+
+function rejection(verdict: ImageVerdict | undefined): CommandReply {
+  const message = verdict && !verdict.ok ? `${verdict.reason}: ${verdict.message}` : 'the image was rejected'
+  return fail(406, 'rejected', message)
+}
+
+/** Staging or a slot could not be written: the device's fault, never the client's. */
+function storageFailure(err: unknown, logger: Logger): CommandReply {
+  const code = (err as NodeJS.ErrnoException).code
+  logger.error({ err: (err as Error).message }, 'an upgrade could not be stored')
+  if (code === 'ENOSPC' || code === 'EDQUOT') return fail(507, 'no_space', 'The device has no room for the image')
+  return fail(500, 'storage_error', 'The image could not be stored')
+}

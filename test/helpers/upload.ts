@@ -1,0 +1,56 @@
+import { request } from 'node:http'
+import { buildImage, packDirectory, type ImageKind } from '../../image/index.js'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { repoRoot } from './device.js'
+import type { Variant } from '../../hal/types.js'
+
+export const DEV_VENDOR_PEM = readFile(join(repoRoot, 'deploy', 'keys', 'vendor-dev.pem'), 'utf8')
+
+export interface UploadAnswer {
+  status: number
+  json: Record<string, unknown>
+}
+
+const FILENAMES: Record<ImageKind, string> = { fw: 'firmware.bin', ui: 'webroot.tar' }
+
+/**
+ * POSTs an image the way clients of the family do (octet-stream, attachment filename, Expect:
+ * 100-continue); `headers` overrides or, set to undefined, removes any of them.
+ */
+export function upload(base: string, kind: ImageKind, body: Uint8Array | ((write: (chunk: Uint8Array) => boolean) => Promise<void>), headers: Record<string, string | undefined> = {}, token?: string): Promise<UploadAnswer> {
+  const merged: Record<string, string | undefined> = {
+    'content-type': 'application/octet-stream',
+    'content-disposition': `attachment; filename="${FILENAMES[kind]}"`,
+    expect: '100-continue',
+    ...(body instanceof Uint8Array ? { 'content-length': String(body.length) } : {}),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...headers,
+  }
+  const sent = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}/api/system/upgrade/upload_${kind}`, { method: 'POST', headers: sent }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} })
+      })
+    })
+    req.on('error', reject)
+    const write = async () => {
+      if (body instanceof Uint8Array) req.end(body)
+      else {
+        await body((chunk) => req.write(chunk))
+        req.end()
+      }
+    }
+    if (merged.expect) req.on('continue', () => void write().catch(reject))
+    else void write().catch(reject)
+  })
+}
+
+/** A signed image (development vendor key) of a directory's files. */
+export async function imageOf(dir: string, kind: ImageKind, version: string, hardware: Variant[] = ['P', 'E'], floor = 0): Promise<Buffer> {
+  return buildImage({ kind, hardware, floor, version }, await packDirectory(dir), await DEV_VENDOR_PEM)
+}
