@@ -9,6 +9,7 @@ import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObj
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
+import { STATIC_HEADERS, staticFile } from './static-site.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
@@ -80,7 +81,7 @@ export class Dispatcher {
       for (const [name, value] of preflightHeaders) exchange.setHeader(name, value)
       return exchange.send({ status: 204 })
     }
-    if (!match) throw new HttpError(404, 'not_found', 'No such resource')
+    if (!match) return this.site(exchange)
     const { route } = match
     const actorChecked = route.bodyCheck === 'actor'
     // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
@@ -92,6 +93,17 @@ export class Dispatcher {
 
     if (route.handler.kind === 'stream') return this.stream(exchange, route.handler, match.params, head, principal)
     exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded))
+  }
+
+  /** Anything outside `/api/` is the management app's (P); the API's 404 otherwise. */
+  private async site(exchange: Exchange): Promise<void> {
+    const { webroot } = this.options
+    if (!webroot || (exchange.method !== 'GET' && exchange.method !== 'HEAD') || exchange.path.startsWith('/api/')) {
+      throw new HttpError(404, 'not_found', 'No such resource')
+    }
+    const reply = await staticFile(webroot.current()?.dir, exchange.path)
+    for (const [name, value] of STATIC_HEADERS) exchange.setHeader(name, value)
+    exchange.send(reply)
   }
 
   /**

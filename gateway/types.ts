@@ -6,7 +6,7 @@ import type { SystemState } from '../actors/system/types.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import type { StorageState } from '../actors/storage/types.js'
 import type { UpgradeState } from '../actors/upgrade/types.js'
-import type { Clock, Variant } from '../hal/types.js'
+import type { Clock, Variant, WebrootStore } from '../hal/types.js'
 
 export interface GatewayBus {
   /** The latest read model a service published, or undefined while unknown or while the bus is down. */
@@ -105,6 +105,8 @@ export interface GatewayOptions {
   logger: Logger
   /** Defaults to `routeTable`; tests inject their own. */
   routes?: readonly Route[]
+  /** P: the installed management app, served at `/`. */
+  webroot?: Pick<WebrootStore, 'current'>
   /** Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited. */
   onScopeFailure?(route: Route, principal: Principal, rid: string): void | Promise<void>
 }

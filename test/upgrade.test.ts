@@ -1,6 +1,7 @@
 // Upload, check and install over the API (issue 6): the management app end to end, every
 // refusal of the upload's headers, rejected images, the audit records, and E.
 import t, { type Test } from 'tap'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { LogResult, LogType } from '../eventstore/index.js'
@@ -15,6 +16,20 @@ import { imageOf, upload } from './helpers/upload.js'
 function dirs(t: Test, app: Record<string, string | Record<string, string>>): { data: string; app: string } {
   const root = t.testdir({ data: {}, app })
   return { data: join(root, 'data'), app: join(root, 'app') }
+}
+
+/** A GET with the path sent exactly as given (no client-side normalisation). */
+function rawGet(base: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(base)
+    const req = httpRequest({ hostname, port, path, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 /** Polls check until it stops answering 202; returns the final answer's status. */
@@ -42,6 +57,21 @@ t.test('P, fresh: upload, check and install the management app; uis shows it', a
   const version = (await api(`${base}/api/system/version`, undefined)).json
   t.equal(version.uis, createHash('sha256').update(image).digest('hex'), 'version.uis is the image hash')
   t.equal((await api(`${base}/api/system/upgrade/check_ui`, undefined)).status, 404, 'the staged image is consumed')
+
+  const index = await rawGet(base, '/')
+  t.equal(index.status, 200, 'the app is served at / at once')
+  t.equal(index.body, '<h1>hem</h1>')
+  t.equal(index.headers['content-type'], 'text/html; charset=utf-8')
+  t.match(index.headers['content-security-policy'], /default-src 'self'/)
+  t.equal(index.headers['x-content-type-options'], 'nosniff')
+  const script = await rawGet(base, '/js/app.js')
+  t.same([script.status, script.headers['content-type'], script.body], [200, 'text/javascript; charset=utf-8', 'console.log(1)'])
+  for (const path of ['/nope.html', '/js/', '/%2e%2e/%2e%2e/device.json', '/js/..%2f..%2fdevice.json', '/js%5capp.js', '/a%00b', '//etc/passwd']) {
+    t.equal((await rawGet(base, path)).status, 404, `${path}: 404`)
+  }
+  t.equal((await rawGet(base, '/js/%61pp.js')).status, 200, 'a path is percent-decoded once')
+  t.equal((await rawGet(base, '/%zz')).status, 400, 'bad percent-encoding')
+  t.equal((await rawGet(base, '/api/nope')).status, 404, 'the API keeps its own 404')
 
   const records = (await readJournal(device.dataDir)).records
   const audits = records.filter((r) => r.type === LogType.UPGRADE)

@@ -210,6 +210,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
           clock: ctx.hal.clock,
           tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
           onScopeFailure: scopeAudit(bus),
+          ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
           logger: ctx.logger,
           ...(http ? { http } : {}),
           ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
