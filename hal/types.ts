@@ -219,8 +219,6 @@ export interface BootSlots {
   readonly running: SlotName
   /** True when this boot is the one trial of a newly installed slot: it must confirm its health. */
   readonly trial: boolean
-  /** The anti-rollback floor: an image of a lower level is refused. It only rises. */
-  readonly floor: number
   /** The firmware image running now. */
   readonly firmware: SignedComponent
   readonly bootloader: SignedComponent
@@ -240,6 +238,11 @@ export interface FirmwareSlots {
    * arms one trial boot of it at `level`; the bootloader makes it active only once it confirms.
    */
   install(extract: (dir: string) => Promise<void>, version: string, level: number): Promise<SlotName>
+  /**
+   * The anti-rollback floor now: it rises when a trial commits, while this firmware runs, and
+   * a trial being confirmed already counts at its level.
+   */
+  floor(): Promise<number>
   /** The outcome of the last trial boot, once: a second call answers undefined. */
   takeOutcome(): Promise<TrialOutcome | undefined>
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { readFile, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { killOrphan } from '../../hal/sim/orphan-process.js'
 import { NatsServerError } from './errors.js'
 
 export interface NatsServerOptions {
@@ -55,7 +56,8 @@ export class NatsServer {
   }
 
   private async launch(): Promise<void> {
-    await killOrphan(this.options.configFile, join(this.options.portsFileDir, PID_FILE))
+    // A hemd killed with SIGKILL leaves its nats-server running: stop it, if it really is ours.
+    await killOrphan(join(this.options.portsFileDir, PID_FILE), ['nats-server', this.options.configFile])
     await clearPortsFiles(this.options.portsFileDir)
     // Its own process group: a Ctrl-C meant for hemd must not take the bus down before the
     // actors have journaled their stop. hemd stops it last.
@@ -116,24 +118,6 @@ export class NatsServer {
 
 /** nats-server writes its pid here (`pid_file` in the generated configuration). */
 export const PID_FILE = 'nats-server.pid'
-
-/**
- * A hemd killed with SIGKILL leaves its nats-server running. The next start on the same data
- * dir stops it, but only if that pid really is a nats-server on our configuration file.
- */
-async function killOrphan(configFile: string, pidFile: string): Promise<void> {
-  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim())
-  if (!Number.isInteger(pid) || pid <= 0) return
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
-  if (!cmdline.includes('nats-server') || !cmdline.includes(configFile)) return
-  try {
-    process.kill(pid, 'SIGKILL')
-  } catch {
-    return
-  }
-  const deadline = Date.now() + 5000
-  while (Date.now() < deadline && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '') await sleep(20)
-}
 
 async function readPort(dir: string, pid: number): Promise<number | undefined> {
   try {

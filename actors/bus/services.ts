@@ -28,7 +28,7 @@ export const services: readonly ServiceSpec[] = [
   { name: 'logger', serves: true, calls: ['eventstore'], listens: [] },
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
   // reads the system's fail state before it confirms a trial boot.
-  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor'], listens: ['system'] },
+  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor.
   { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage', 'upgrade'], listens: ['*'] },
 ]

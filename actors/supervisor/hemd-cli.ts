@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pino, type Logger } from 'pino'
 import { loadFirmware } from '../../deploy/firmware-manifest.js'
+import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from './launcher.js'
 import { runServiceChild } from './service-child.js'
 import { startDevice } from './start-device.js'
 import type { NbdListen } from '../storage/nbd-server.js'
@@ -113,9 +114,11 @@ export function parseNbd(text: string): NbdListen {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--service') return runServiceChild(argv[1] ?? '')
+  const runtime = argv[0] === '--runtime'
+  const own = runtime ? argv.slice(1) : argv
   let args: HemdArgs | 'help'
   try {
-    args = parseHemdArgs(argv)
+    args = parseHemdArgs(own)
   } catch (err) {
     process.stderr.write(`hemd: ${(err as Error).message}\n\n${USAGE}`)
     return 2
@@ -124,22 +127,60 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return 0
   }
+  const build = fileURLToPath(new URL('../..', import.meta.url))
+  if (!runtime) {
+    const logger = pino({ level: args.logLevel, base: { svc: 'boot' } }, pino.destination(2))
+    return runLauncher({ dataDir: args.dataDir, factoryDir: build, nodeModules: join(build, '..', 'node_modules'), argv: own, logger })
+  }
+  return runRuntime(args, build)
+}
+
+/** The device itself, in the process the launcher started for the slot it booted. */
+async function runRuntime(args: HemdArgs, build: string): Promise<number> {
+  const booted = bootedFromEnv(process.env.HEMD_BOOTED)
+  // The launcher is the device's power: when it dies, so does the runtime, at once and uncleanly.
+  const powerLost = () => process.kill(process.pid, 'SIGKILL')
+  process.on('disconnect', powerLost)
+  try {
+    return await runDevice(args, build, booted)
+  } finally {
+    // The IPC channel would keep this process alive after its device stopped.
+    process.off('disconnect', powerLost)
+    if (process.connected) process.disconnect()
+  }
+}
+
+async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeof bootedFromEnv>): Promise<number> {
   const logger = pino({ level: args.logLevel, base: { svc: 'hemd' } }, pino.destination(2))
+  let upgrading = false
   let device: Device
   try {
-    const firmware = await loadFirmware(fileURLToPath(new URL('../..', import.meta.url)))
-    device = await startDevice({ ...args, firmware, logger })
+    const firmware = await loadFirmware(build)
+    device = await startDevice({
+      ...args,
+      firmware,
+      logger,
+      // The launcher holds the data dir for the device: its lock names the process a user sees.
+      ...(booted ? { booted, lock: false } : {}),
+      // Only a launcher can boot another slot; without one the device restarts in place.
+      ...(process.send ? { onFirmwareInstalled: () => void (upgrading = true) } : {}),
+    })
   } catch (err) {
     process.stderr.write(`hemd: ${(err as Error).message}\n`)
     return 1
   }
   process.stdout.write(banner(device, args))
+  process.send?.({ type: 'ready', ...(device.trial ? { trial: device.trial } : {}) } satisfies RuntimeMessage)
   await Promise.race([untilSignal(logger), device.stopped])
   try {
     await device.stop()
   } catch (err) {
     process.stderr.write(`hemd: the stop was not clean: ${(err as Error).message}\n`)
     return 1
+  }
+  if (upgrading) {
+    process.stdout.write('hemd: rebooting into the new firmware\n')
+    return EXIT_UPGRADE
   }
   process.stdout.write('hemd: stopped (journal sealed)\n')
   return 0
@@ -161,12 +202,17 @@ function banner(device: Device, args: HemdArgs): string {
   ].join('\n')
 }
 
+/**
+ * The first SIGINT or SIGTERM starts the clean stop; later ones are ignored, not fatal: Ctrl-C
+ * reaches the launcher and the runtime together, and the launcher passes a SIGTERM on as well.
+ */
 function untilSignal(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
+    let stopping = false
     const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return
+      stopping = true
       logger.info({ signal }, 'stopping')
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
       resolve()
     }
     process.on('SIGINT', onSignal)

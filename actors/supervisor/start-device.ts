@@ -25,6 +25,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.entropy ? { entropy: o.entropy } : {}),
     ...(o.booted ? { booted: o.booted } : {}),
+    ...(o.lock === false ? { lock: false } : {}),
   })
   let bus: OwnBus | undefined
   let services: StartedServices | undefined
@@ -98,8 +99,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         o.logger.warn('no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd')
         return restart()
       }
-      await stop()
       o.onFirmwareInstalled()
+      await stop()
     }
     const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop, upgrade })
     const trial = hal.boot.trial ? ((await supervisor.confirmTrial()) ? 'confirmed' : 'refused') : undefined

@@ -25,10 +25,12 @@ export interface DeviceOptions {
   /** The firmware image the device runs (what `version` shows). */
   firmware: SignedComponent
   logger: Logger
+  /** Take the data-dir lock (default true); false when hemd's launcher holds it for the device. */
+  lock?: boolean
   /** What the bootloader booted (hemd's launcher passes it); default the active slot, no trial. */
   booted?: { slot: SlotName; trial: boolean }
   /**
-   * Called once the device has stopped for the reboot a firmware install orders: hemd's runtime
+   * Called as the device stops for the reboot a firmware install orders: hemd's runtime then
    * exits so that its launcher boots the new slot. Without it the device restarts in place and
    * the new firmware boots at the next start of hemd.
    */

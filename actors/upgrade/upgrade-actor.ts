@@ -205,12 +205,7 @@ export class UpgradeActor {
     const staged = await this.o.hal.staging.staged(kind)
     if (!staged) return { ok: false, reason: 'integrity', message: 'the staged image is gone' }
     try {
-      return await checkImage(staged, staged.size, {
-        vendorKey: this.o.hal.boot.firmware.publicKey,
-        kind,
-        variant: this.o.hal.variant,
-        ...(kind === 'fw' ? { floor: this.o.hal.boot.floor } : {}),
-      })
+      return await this.checkStaged(kind, staged)
     } finally {
       await staged.close()
     }
@@ -254,17 +249,22 @@ export class UpgradeActor {
     return { status: 200 }
   }
 
+  /** Against the vendor key of the running firmware, this variant, and for firmware the floor as it is now. */
+  private async checkStaged(kind: UpgradeKind, staged: StagedImage): Promise<ImageVerdict> {
+    return checkImage(staged, staged.size, {
+      vendorKey: this.o.hal.boot.firmware.publicKey,
+      kind,
+      variant: this.o.hal.variant,
+      ...(kind === 'fw' ? { floor: await this.o.hal.firmwareSlots.floor() } : {}),
+    })
+  }
+
   /** Checks the staged bytes again and unpacks exactly those: what was verified is what is installed. */
   private async unpack(kind: UpgradeKind, verifiedSha256: string): Promise<{ version: string; sha256: string }> {
     const staged = await this.o.hal.staging.staged(kind)
     if (!staged) throw new RefusedAtInstall('the staged image is gone')
     try {
-      const verdict = await checkImage(staged, staged.size, {
-        vendorKey: this.o.hal.boot.firmware.publicKey,
-        kind,
-        variant: this.o.hal.variant,
-        ...(kind === 'fw' ? { floor: this.o.hal.boot.floor } : {}),
-      })
+      const verdict = await this.checkStaged(kind, staged)
       if (!verdict.ok || verdict.sha256 !== verifiedSha256) throw new RefusedAtInstall('the staged image changed after its check')
       const payload = { read: (position: number, length: number) => staged.read(HEADER_BYTES + position, length) }
       const extract = (dir: string) => extractArchive(payload, { length: verdict.header.payloadLength }, dir).then(() => undefined)

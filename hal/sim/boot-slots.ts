@@ -46,7 +46,7 @@ export async function createBootSlots(dir: string, firmware: SignedComponent): P
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const bootloader = signedSimBootloader()
   await writeStored(dir, { active: 'A', floor: 0, firmware: encodeComponent(firmware), bootloader: encodeComponent(bootloader) })
-  return { active: 'A', running: 'A', trial: false, floor: 0, firmware, bootloader }
+  return { active: 'A', running: 'A', trial: false, firmware, bootloader }
 }
 
 /** The stored boot slots, now recording `firmware` as what the bootloader booted in `booted`. */
@@ -58,7 +58,6 @@ export async function loadBootSlots(dir: string, firmware: SignedComponent, boot
     active: stored.active,
     running: booted?.slot ?? stored.active,
     trial: booted?.trial ?? false,
-    floor: stored.floor,
     firmware,
     bootloader,
   }
@@ -131,6 +130,11 @@ export class SimFirmwareSlots implements FirmwareSlots {
     await rename(fresh, target)
     await writeStored(this.dir, { ...stored, trial: { slot, version, level } })
     return slot
+  }
+
+  async floor(): Promise<number> {
+    const stored = await readStored(this.dir)
+    return Math.max(stored.floor, stored.trying?.level ?? 0)
   }
 
   async takeOutcome(): Promise<TrialOutcome | undefined> {
