@@ -1,5 +1,9 @@
-import { createHmac } from 'node:crypto'
+// eJWTs with nothing but @noble: the same code runs in Node and in the management app's page.
 import { x25519 } from '@noble/curves/ed25519.js'
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { fromBase64, toBase64, toBase64Url } from './base64.js'
+import type { PassphraseKey } from './passphrase-key.js'
 
 export const EJWT_HEADER = '{"ecdh":"x25519","alg":"HS256","typ":"JWT"}'
 
@@ -16,8 +20,16 @@ export interface EjwtInput {
   headerJson?: string
 }
 
+/** What of a login challenge (GET /api/auth/token) the answer's eJWT carries. */
+export interface LoginChallenge {
+  spk: string
+  jti: string
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
 function bytes(value: Uint8Array | string): Uint8Array {
-  return typeof value === 'string' ? new Uint8Array(Buffer.from(value, 'base64')) : value
+  return typeof value === 'string' ? fromBase64(value) : value
 }
 
 /** X25519(seed, spk): the HMAC key of both the eJWT and the passphrase-change proof. */
@@ -29,12 +41,18 @@ function sharedKey(seed: Uint8Array, spk: Uint8Array | string): Uint8Array {
 export function buildEjwt(input: EjwtInput): string {
   if ((input.claims === undefined) === (input.payloadJson === undefined)) throw new TypeError('give exactly one of claims and payloadJson')
   const payload = input.payloadJson ?? JSON.stringify(input.claims)
-  const signingInput = `${Buffer.from(input.headerJson ?? EJWT_HEADER).toString('base64url')}.${Buffer.from(payload).toString('base64url')}`
-  const mac = createHmac('sha256', sharedKey(input.seed, input.spk)).update(signingInput, 'ascii').digest()
-  return `${signingInput}.${mac.toString('base64url')}`
+  const signingInput = `${toBase64Url(utf8(input.headerJson ?? EJWT_HEADER))}.${toBase64Url(utf8(payload))}`
+  return `${signingInput}.${toBase64Url(hmac(sha256, sharedKey(input.seed, input.spk), utf8(signingInput)))}`
+}
+
+/** The `auth` of POST /api/auth/token: a token for `scope`, living `lifetimeSeconds` from now. */
+export function buildLoginEjwt(key: PassphraseKey, challenge: LoginChallenge, scope: string, lifetimeSeconds: number): string {
+  const now = Math.floor(Date.now() / 1000)
+  const claims = { jti: challenge.jti, aud: challenge.spk, exp: now + lifetimeSeconds, iat: now, iss: toBase64(key.publicKey), scope }
+  return buildEjwt({ seed: key.seed, spk: challenge.spk, claims })
 }
 
 /** `userkey_hmac` of a passphrase change: b64(HMAC-SHA256(X25519(new seed, spk), b64decode(nonce))). */
 export function passphraseChangeHmac(newSeed: Uint8Array, spk: Uint8Array | string, nonceB64: string): string {
-  return createHmac('sha256', sharedKey(newSeed, spk)).update(Buffer.from(nonceB64, 'base64')).digest('base64')
+  return toBase64(hmac(sha256, sharedKey(newSeed, spk), fromBase64(nonceB64)))
 }

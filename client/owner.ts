@@ -1,4 +1,4 @@
-import { buildEjwt } from './ejwt-builder.js'
+import { buildEjwt, buildLoginEjwt } from './ejwt-builder.js'
 import { deviceRequest, type DeviceHttpOptions } from './device-http.js'
 import { derivePassphraseKeyAsync } from './passphrase-key.js'
 
@@ -57,8 +57,7 @@ export async function loginToDevice(base: string, passphrase: string, scope: str
   if (challenge.status !== 200) throw new DeviceRefusedError(challenge.status, challenge.body, 'GET /api/auth/token')
   const { eid, spk, jti } = challenge.body as { eid: string; spk: string; jti: string }
   const key = await derivePassphraseKeyAsync(passphrase, eid)
-  const now = Math.floor(Date.now() / 1000)
-  const auth = buildEjwt({ seed: key.seed, spk, claims: { jti, aud: spk, exp: now + lifetimeSeconds, iat: now, iss: b64(key.publicKey), scope } })
+  const auth = buildLoginEjwt(key, { spk, jti }, scope, lifetimeSeconds)
   const answer = await deviceRequest(`${base}/api/auth/token`, 'POST', { auth }, o)
   if (answer.status !== 200) throw new DeviceRefusedError(answer.status, answer.body, 'POST /api/auth/token')
   return (answer.body as { token: string }).token

@@ -1,7 +1,8 @@
-import { createHash, pbkdf2, pbkdf2Sync, randomBytes } from 'node:crypto'
-import { readFile, rename, writeFile } from 'node:fs/promises'
-import { promisify } from 'node:util'
+// Passphrase keys, with nothing but Web Crypto and @noble: the same code runs in Node and in
+// the management app's page. passphrase-key-node.ts has what only Node can offer.
 import { x25519 } from '@noble/curves/ed25519.js'
+import { pbkdf2Async } from '@noble/hashes/pbkdf2.js'
+import { sha256 } from '@noble/hashes/sha2.js'
 
 /** The X25519 key pair a passphrase stands for on one device. */
 export interface PassphraseKey {
@@ -12,82 +13,27 @@ export interface PassphraseKey {
 
 export const PBKDF2_ITERATIONS = 600_000
 
-const pbkdf2Async = promisify(pbkdf2)
-
-function keyFromSeed(seed: Uint8Array): PassphraseKey {
+export function passphraseKeyFromSeed(seed: Uint8Array): PassphraseKey {
   return { seed, publicKey: x25519.getPublicKey(seed) }
+}
+
+/** The salt: each UTF-16 unit of `eid` cut to a byte, as Buffer.from(eid, 'ascii') does (the device's eid is base64). */
+export function eidSalt(eid: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from({ length: eid.length }, (_, i) => eid.charCodeAt(i) & 0xff)
 }
 
 /**
  * seed = PBKDF2-HMAC-SHA256(passphrase UTF-8, salt = the ASCII bytes of `eid` exactly as the
- * device sent it, 600000 iterations, 32 bytes). Blocks the event loop for a few hundred ms.
+ * device sent it, 600000 iterations, 32 bytes). Web Crypto runs it natively off the main
+ * thread, in Node and in a page of a secure context (HTTPS or loopback); a page served over
+ * plain HTTP from a LAN address has no Web Crypto and pays about a second of pure JS instead.
  */
-export function derivePassphraseKey(passphrase: string, eid: string): PassphraseKey {
-  return keyFromSeed(new Uint8Array(pbkdf2Sync(Buffer.from(passphrase, 'utf8'), Buffer.from(eid, 'ascii'), PBKDF2_ITERATIONS, 32, 'sha256')))
-}
-
-/** derivePassphraseKey on the libuv thread pool. */
 export async function derivePassphraseKeyAsync(passphrase: string, eid: string): Promise<PassphraseKey> {
-  const seed = await pbkdf2Async(Buffer.from(passphrase, 'utf8'), Buffer.from(eid, 'ascii'), PBKDF2_ITERATIONS, 32, 'sha256')
-  return keyFromSeed(new Uint8Array(seed))
-}
-
-export interface PassphraseKeyCacheOptions {
-  /** JSON file of derived seeds shared between test runs; absent = memory only. */
-  file?: string
-  /** Default derivePassphraseKeyAsync. */
-  derive?(passphrase: string, eid: string): Promise<PassphraseKey>
-}
-
-/**
- * A TEST AID that spares test suites the PBKDF2 cost of the same (passphrase, eid) again.
- * Never use it on a real client: it keeps seeds (the private keys) in memory and, with `file`,
- * on disk next to an unsalted fast hash of the passphrase, which undoes the point of PBKDF2.
- */
-export class PassphraseKeyCache {
-  readonly #memory = new Map<string, Promise<PassphraseKey>>()
-  readonly #file: string | undefined
-  readonly #derive: (passphrase: string, eid: string) => Promise<PassphraseKey>
-
-  constructor(options: PassphraseKeyCacheOptions = {}) {
-    this.#file = options.file
-    this.#derive = options.derive ?? derivePassphraseKeyAsync
-  }
-
-  get(passphrase: string, eid: string): Promise<PassphraseKey> {
-    const id = createHash('sha256').update(JSON.stringify([passphrase, eid])).digest('hex')
-    let key = this.#memory.get(id)
-    if (!key) {
-      key = this.#load(id, passphrase, eid)
-      this.#memory.set(id, key)
-      key.catch(() => this.#memory.delete(id))
-    }
-    return key
-  }
-
-  async #load(id: string, passphrase: string, eid: string): Promise<PassphraseKey> {
-    const stored = this.#file === undefined ? {} : await readSeeds(this.#file)
-    const hex = stored[id]
-    if (typeof hex === 'string' && /^[0-9a-f]{64}$/.test(hex)) return keyFromSeed(new Uint8Array(Buffer.from(hex, 'hex')))
-    const key = await this.#derive(passphrase, eid)
-    if (this.#file !== undefined) {
-      // Re-read so entries other processes added meanwhile survive; the rename keeps the file whole.
-      const seeds = { ...(await readSeeds(this.#file)), [id]: Buffer.from(key.seed).toString('hex') }
-      const tmp = `${this.#file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-      await writeFile(tmp, JSON.stringify(seeds), { mode: 0o600 })
-      await rename(tmp, this.#file)
-    }
-    return key
-  }
-}
-
-async function readSeeds(file: string): Promise<Record<string, unknown>> {
-  try {
-    const value: unknown = JSON.parse(await readFile(file, 'utf8'))
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-  } catch (err) {
-    // A missing or damaged cache is an empty one.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return {}
-    throw err
-  }
+  const password = new TextEncoder().encode(passphrase)
+  const salt = eidSalt(eid)
+  const subtle = globalThis.crypto?.subtle
+  if (!subtle) return passphraseKeyFromSeed(await pbkdf2Async(sha256, password, salt, { c: PBKDF2_ITERATIONS, dkLen: 32 }))
+  const material = await subtle.importKey('raw', password, 'PBKDF2', false, ['deriveBits'])
+  const bits = await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS }, material, 256)
+  return passphraseKeyFromSeed(new Uint8Array(bits))
 }

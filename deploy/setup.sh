@@ -8,10 +8,12 @@ quiet=false
 say() { $quiet || echo "setup: $*"; }
 act() { echo "setup: $*"; }
 
-# nats-server is needed to run at all; libnbd-bin (nbdinfo, nbdcopy) only by the NBD export's tests.
+# nats-server is needed to run at all; libnbd-bin (nbdinfo, nbdcopy) only by the NBD export's
+# tests, chromium only by the management app's browser test.
 missing=()
 command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
 command -v nbdinfo >/dev/null 2>&1 || missing+=(libnbd-bin)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     act "installing ${missing[*]} with apt-get"
@@ -26,7 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "  sudo apt-get install ${missing[*]}" >&2
     exit 1
   else
-    act "libnbd-bin is missing (the NBD tests will be skipped); to install it: sudo apt-get install libnbd-bin"
+    act "${missing[*]} missing (the tests that need them will be skipped); to install: sudo apt-get install ${missing[*]}"
   fi
 fi
 say "nats-server $(nats-server --version 2>&1 | head -1)"
@@ -38,7 +40,7 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
 fi
 
 stamp=dist/firmware.json
-if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore client bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore client image bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
   act "building"
   rm -rf dist
   npx tsc -p tsconfig.json

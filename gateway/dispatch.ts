@@ -134,7 +134,7 @@ export class Dispatcher {
   /** Without the read models the transport rules (CORS above all) are unknown: fail closed. */
   private known(head: RequestHead, device: DeviceView | undefined): DeviceView {
     if (!device) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
-    if (head.origin !== '' && !originAllowed(device.identity.transport.origin, head.origin)) {
+    if (head.origin !== '' && !requestOriginAllowed(head, device.identity.transport)) {
       throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
     }
     return device
@@ -224,7 +224,16 @@ export class Dispatcher {
 /** Set before the body is read, so that even an early 408 or 413 carries them. */
 function setTransportHeaders(exchange: Exchange, head: RequestHead, transport: TransportConfig): void {
   if (head.tls && transport.hsts) exchange.setHeader('Strict-Transport-Security', 'max-age=31536000')
-  if (head.origin !== '' && originAllowed(transport.origin, head.origin)) {
+  if (head.origin !== '' && requestOriginAllowed(head, transport)) {
     for (const [name, value] of corsHeaders(head.origin)) exchange.setHeader(name, value)
   }
+}
+
+/**
+ * The configured `origin`, and always the device's own: the management app it serves at `/`
+ * sends its own Origin with every POST.
+ */
+function requestOriginAllowed(head: RequestHead, transport: TransportConfig): boolean {
+  const own = `${head.tls ? 'https' : 'http'}://${head.host}`
+  return head.origin.toLowerCase() === own.toLowerCase() || originAllowed(transport.origin, head.origin)
 }

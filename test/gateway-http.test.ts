@@ -514,6 +514,12 @@ t.test('CORS: a matching origin is echoed, a foreign one gets 412', async (t) =>
     t.equal(headerValue(bad, 'Access-Control-Allow-Origin'), undefined)
   }
   t.equal((await ask(http, { method: 'OPTIONS', path: '/x', headers: { Origin: 'https://evil.test' } })).status, 412)
+  // The management app the device serves at / is always of its own origin.
+  const own = await ask(http, { path: '/api/system/status', headers: { Origin: `http://127.0.0.1:${http}`, Host: `127.0.0.1:${http}` } })
+  t.equal(own.status, 200, 'the device\'s own origin')
+  t.equal(headerValue(own, 'Access-Control-Allow-Origin'), `http://127.0.0.1:${http}`)
+  const spoofed = await ask(http, { path: '/api/system/status', headers: { Origin: `https://127.0.0.1:${http}`, Host: `127.0.0.1:${http}` } })
+  t.equal(spoofed.status, 412, 'but not over another scheme')
 })
 
 t.test('CORS: wildcard origins', async (t) => {

@@ -62,7 +62,7 @@ export class UpgradeActor {
         [`upload_begin_${kind}`, { handler: (req: CommandRequest) => this.begin(kind, req), exclusive: true }],
         [`check_${kind}`, { handler: (req: CommandRequest) => this.check(kind, req), exclusive: true }],
         // Not exclusive, so that a second install finds the first running (409) instead of queueing.
-        [`install_${kind}`, { handler: (req: CommandRequest) => this.install(kind, req) }],
+        [`install_${kind}`, { handler: (req: CommandRequest) => this.install(kind, req), exclusive: false }],
       ]),
     )
     this.host = new ServiceHost<UpgradeState>(

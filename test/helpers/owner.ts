@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
-import { PassphraseKeyCache, buildEjwt, type PassphraseKey } from '../../client/index.js'
+import { PassphraseKeyCache, buildEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
 import { b64 } from './base64.js'
 import { bootDevice } from './device.js'
 import { call, type Answer } from './http.js'
@@ -103,12 +103,7 @@ export async function login(base: string, scope: string, passphrase = USER_PASS,
 export async function loginAnswer(base: string, scope: string, passphrase = USER_PASS, exp?: number): Promise<Answer> {
   const challenge = (await call(`${base}/api/auth/token`)).json
   const key = await keys.get(passphrase, challenge.eid)
-  const now = Math.floor(Date.now() / 1000)
-  const auth = buildEjwt({
-    seed: key.seed,
-    spk: challenge.spk,
-    claims: { jti: challenge.jti, aud: challenge.spk, exp: exp ?? now + 3600, iat: now, iss: b64(key.publicKey), scope },
-  })
+  const auth = buildLoginEjwt(key, challenge, scope, exp === undefined ? 3600 : exp - Math.floor(Date.now() / 1000))
   return call(`${base}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth }) })
 }
 

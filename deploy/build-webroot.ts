@@ -1,0 +1,36 @@
+// Builds the management app (webroot/) into a web root: its page and style as they are, its
+// TypeScript (with the client code it shares with hem-owner) bundled into one app.js.
+// `node dist/deploy/build-webroot.js [OUT]`, default dist-webroot/; hem-image packs the result.
+import { copyFile, mkdir, rm } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { build } from 'esbuild'
+
+const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '..' : '../..', import.meta.url))
+const SOURCE = join(PACKAGE_TOP, 'webroot')
+export const WEBROOT_OUT = join(PACKAGE_TOP, 'dist-webroot')
+const COPIED = ['index.html', 'style.css']
+
+/** Replaces `outDir` with a fresh build; the same sources give the same bytes. */
+export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<void> {
+  await rm(outDir, { recursive: true, force: true })
+  await mkdir(outDir, { recursive: true })
+  await build({
+    entryPoints: [join(SOURCE, 'app.ts')],
+    outfile: join(outDir, 'app.js'),
+    tsconfig: join(SOURCE, 'tsconfig.json'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    logLevel: 'warning',
+  })
+  for (const file of COPIED) await copyFile(join(SOURCE, file), join(outDir, file))
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const out = resolve(process.argv[2] ?? WEBROOT_OUT)
+  await buildWebroot(out)
+  console.log(`built the management app into ${out}`)
+}

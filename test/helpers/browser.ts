@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs'
+import type { Test } from 'tap'
+import { chromium, type Page } from 'playwright-core'
+
+/** Debian's chromium (deploy/setup.sh installs it when it may). */
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** A tap `skip` reason when there is no browser to test with, else false. */
+export const noChromium: string | false = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`
+
+export interface BrowserPage {
+  page: Page
+  /**
+   * What went wrong so far beyond the API's answers (which the page is there to show): uncaught
+   * errors, console errors (a CSP violation is one), and files other than /api/ that failed.
+   */
+  problems: string[]
+}
+
+/** A page in a fresh headless Chromium, closed when the test ends. */
+export async function openPage(t: Test): Promise<BrowserPage> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true })
+  t.teardown(() => browser.close())
+  const page = await browser.newPage()
+  page.setDefaultTimeout(20_000)
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(error.message))
+  page.on('console', (message) => {
+    // Chromium also logs every 4xx answer so; the responses are judged below.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text())
+  })
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !new URL(response.url()).pathname.startsWith('/api/')) problems.push(`${response.status()} ${response.url()}`)
+  })
+  return { page, problems }
+}

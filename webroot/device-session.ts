@@ -1,0 +1,127 @@
+// The device's API from the page: plain requests, and a logged-in session that keeps one
+// bearer token per scope. Only the derived key is kept, in memory: never the passphrase, and
+// nothing in any storage that outlives the page.
+import { buildLoginEjwt, type LoginChallenge } from '../client/ejwt-builder.js'
+import { derivePassphraseKeyAsync, type PassphraseKey } from '../client/passphrase-key.js'
+
+/** A refusal in the device's own words (`message` of its JSON error), or a failure to reach it. */
+export class DeviceError extends Error {
+  override readonly name = 'DeviceError'
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** An hour: long enough for a sitting; a token that dies earlier (a reboot) is renewed once. */
+const TOKEN_LIFETIME_SECONDS = 3600
+
+/** One request; resolves to the parsed JSON answer (undefined for an empty one), rejects with a DeviceError. */
+export async function deviceRequest(path: string, options: { token?: string; body?: unknown } = {}): Promise<unknown> {
+  const headers: Record<string, string> = {}
+  if (options.token) headers.Authorization = `Bearer ${options.token}`
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json'
+  let answer: Response
+  try {
+    answer = await fetch(path, {
+      method: options.body === undefined ? 'GET' : 'POST',
+      headers,
+      cache: 'no-store',
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    })
+  } catch {
+    throw new DeviceError(0, 'The device did not answer. Is it still running and reachable?')
+  }
+  const text = await answer.text()
+  const json: unknown = text === '' ? undefined : parseJson(text)
+  if (!answer.ok) {
+    const message = (json as { message?: unknown } | undefined)?.message
+    throw new DeviceError(answer.status, typeof message === 'string' ? message : `The device answered ${answer.status} ${answer.statusText}`)
+  }
+  return json
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+interface TokenChallenge extends LoginChallenge {
+  eid: string
+  /** The owner's name (config `user`). */
+  lbl: string
+}
+
+const challenge = () => deviceRequest('/api/auth/token') as Promise<TokenChallenge>
+
+export class DeviceSession {
+  readonly #tokens = new Map<string, Promise<string>>()
+  readonly #eid: string
+  readonly #key: PassphraseKey
+
+  private constructor(
+    eid: string,
+    key: PassphraseKey,
+    /** The owner's name, as the device calls them. */
+    readonly user: string,
+  ) {
+    this.#eid = eid
+    this.#key = key
+  }
+
+  /**
+   * Derives the passphrase key (PBKDF2, once: every scope's login reuses it) and logs in for
+   * `firstScope`, which tells at once whether the passphrase is right.
+   */
+  static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
+    const first = await challenge()
+    const session = new DeviceSession(first.eid, await derivePassphraseKeyAsync(passphrase, first.eid), first.lbl)
+    await session.#remember(firstScope, session.#login(firstScope, first))
+    return session
+  }
+
+  /** A GET with this scope's token; one that died (expiry, reboot) is replaced once. */
+  async get(path: string, scope: string): Promise<unknown> {
+    const token = this.#token(scope)
+    try {
+      return await deviceRequest(path, { token: await token })
+    } catch (error) {
+      if (!(error instanceof DeviceError) || error.status !== 401) throw error
+      this.#forget(scope, token)
+      return deviceRequest(path, { token: await this.#token(scope) })
+    }
+  }
+
+  #token(scope: string): Promise<string> {
+    return this.#tokens.get(scope) ?? this.#remember(scope, challenge().then((c) => this.#login(scope, c)))
+  }
+
+  #remember(scope: string, token: Promise<string>): Promise<string> {
+    this.#tokens.set(scope, token)
+    token.catch(() => this.#forget(scope, token))
+    return token
+  }
+
+  /** Unless a request running alongside has already replaced it. */
+  #forget(scope: string, token: Promise<string>): void {
+    if (this.#tokens.get(scope) === token) this.#tokens.delete(scope)
+  }
+
+  async #login(scope: string, c: TokenChallenge): Promise<string> {
+    // A re-personalised device (wipeout) has a new eid, under which this key means nothing.
+    if (c.eid !== this.#eid) throw new DeviceError(409, 'The device has a new identity since you logged in: log out and in again.')
+    try {
+      const answer = (await deviceRequest('/api/auth/token', { body: { auth: buildLoginEjwt(this.#key, c, scope, TOKEN_LIFETIME_SECONDS) } })) as { token: string }
+      return answer.token
+    } catch (error) {
+      // The device says no more than "Authentication failed", on purpose; a wrong passphrase is the likely cause.
+      if (error instanceof DeviceError && error.status === 401) throw new DeviceError(401, `Login refused: ${error.message}. Check the passphrase.`)
+      throw error
+    }
+  }
+}
