@@ -188,7 +188,7 @@ t.test('with --split only the keystore process opens the key repository', async 
   const dec = await api(`${o.https}/api/crypto/cipher/decrypt`, use, { alg: 'AES256-CBC', kid, msg: enc.json.ciphertext, iv: enc.json.iv })
   t.same(bytesOf(dec.json.plaintext), BLOCK)
   const services = serviceProcesses()
-  t.same([...services.keys()].sort(), ['auth', 'eventstore', 'gateway', 'keystore', 'logger', 'storage', 'system'])
+  t.same([...services.keys()].sort(), ['auth', 'eventstore', 'gateway', 'keystore', 'logger', 'storage', 'system', 'upgrade'])
   const slots = join(o.device.dataDir, 'keys', 'slots.bin')
   for (const [name, pid] of services) t.equal(await opens(pid, slots), name === 'keystore', `${name} ${name === 'keystore' ? 'holds' : 'does not hold'} the repository open`)
 })

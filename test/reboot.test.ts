@@ -32,12 +32,12 @@ async function journalFiles(dataDir: string): Promise<number> {
  * Waits until the device answers again from a boot that started journal file number `files`.
  * Refused connections count as "not yet" (tryCall); a journal that cannot be read fails at once.
  */
-async function backUp(base: string, dataDir: string, files: number): Promise<void> {
+async function backUp(base: string, dataDir: string, files: number, ms?: number): Promise<void> {
   await until(`boot with journal file ${files}`, async () => {
     if ((await journalFiles(dataDir)) < files) return false
     const answer = await tryCall(`${base}/api/system/status`)
     return typeof answer !== 'string' && answer.status === 200
-  }, { rethrow: true })
+  }, { rethrow: true, ...(ms ? { ms } : {}) })
 }
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
@@ -128,7 +128,8 @@ t.test('reboot with every service in its own process (--split)', async (t) => {
   t.equal((await personalise(base, 'E')).status, 200)
   const token = await login(base, 'system:config')
   t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(token) })).status, 200)
-  await backUp(base, device.dataDir, 2)
+  // Eight service processes start one after the other, each verifying the build: slow under a loaded machine.
+  await backUp(base, device.dataDir, 2, 60_000)
   t.equal((await call(`${base}/api/system/version`, { headers: bearer(token) })).status, 401, 'the old token is dead')
   const fresh = await login(base, 'system:config')
   t.equal((await call(`${base}/api/system/config`, { headers: bearer(fresh) })).json.user, 'Ada')

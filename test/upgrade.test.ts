@@ -2,10 +2,12 @@
 // refusal of the upload's headers, rejected images, the audit records, and E.
 import t, { type Test } from 'tap'
 import { request as httpRequest } from 'node:http'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
 import { LogResult, LogType } from '../eventstore/index.js'
-import { bootDevice } from './helpers/device.js'
+import { main as imageCli } from '../image/image-cli.js'
+import { bootDevice, distDir } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
 import { api } from './helpers/keys.js'
 import { login, owned } from './helpers/owner.js'
@@ -148,11 +150,28 @@ t.test('P, personalised: a token with system:upgrade or system:config; others re
 })
 
 t.test('E: firmware routes answer, management-app routes are 404', async (t) => {
-  const device = await bootDevice(t, { variant: 'E', dataDir: t.testdir() })
+  const { data, app } = dirs(t, { 'index.html': 'e' })
+  const device = await bootDevice(t, { variant: 'E', dataDir: data })
   const base = device.httpUrl!
   for (const path of ['check_ui', 'install_ui']) t.equal((await api(`${base}/api/system/upgrade/${path}`, undefined)).status, 404, path)
   t.equal((await upload(base, 'ui', Buffer.alloc(10))).status, 404, 'upload_ui')
   t.equal((await api(`${base}/api/system/upgrade/check_fw`, undefined)).status, 404, 'check_fw: nothing uploaded')
   const version = (await api(`${base}/api/system/version`, undefined)).json
   t.notOk('uis' in version)
+
+  const image = join(data, '..', 'fw.bin')
+  t.equal(await imageCli(['build', '--kind', 'fw', '--version', '7.0.0', '--hardware', 'E', '--out', image, distDir], { stdout: { write: () => true }, stderr: { write: () => true } }), 0)
+  const notBuild = await imageOf(app, 'fw', '7.0.0', ['E'])
+  t.equal((await upload(base, 'fw', notBuild)).status, 200)
+  t.equal((await checked(base, 'fw')).last, 200, 'a signed archive of any files passes the check')
+  t.match((await api(`${base}/api/system/upgrade/install_fw`, undefined)).json, { error: 'not_verified', message: /no bootable build/ }, 'but a firmware install wants a build')
+  const bytes = await readFile(image)
+  t.equal((await upload(base, 'fw', bytes.subarray(0, bytes.length - 10))).status, 200, 'a truncated image uploads')
+  t.match((await checked(base, 'fw')).json, { message: /integrity/ }, 'and is rejected')
+  t.equal((await upload(base, 'fw', bytes)).status, 200)
+  t.equal((await checked(base, 'fw')).last, 200)
+  t.equal((await api(`${base}/api/system/upgrade/install_fw`, undefined)).status, 200, 'firmware installs on E')
+  // No launcher in this process: the device restarts in place, and the slot waits for the next start of hemd.
+  await until('back after the restart', async () => (await api(`${base}/api/system/upgrade/check_fw`, undefined)).status === 404)
+  t.match(JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')), { active: 'A', trial: { slot: 'B', version: '7.0.0' } })
 })

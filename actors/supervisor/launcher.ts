@@ -65,7 +65,12 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
       const choice = await chooseBoot(bootDir).catch(() => ({ slot: 'A' as SlotName, trial: false, rolledBack: undefined }))
       if (choice.rolledBack) o.logger.warn({ slot: choice.rolledBack.slot, version: choice.rolledBack.version }, 'a trial boot never confirmed: rolled back')
       const dir = await runnableSlot(bootDir, choice.slot, o)
-      child = spawn(process.execPath, [...HEMD_NODE_FLAGS, join(dir, 'bin', 'hemd.js'), '--runtime', ...o.argv], {
+      if (!dir && choice.trial) {
+        o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
+        await abandonTrial(bootDir)
+        continue
+      }
+      child = spawn(process.execPath, [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv], {
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
         env: { ...process.env, HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}` },
       })
@@ -110,13 +115,13 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
   }
 }
 
-/** The slot's installed build, or the factory build for a slot never installed. */
-async function runnableSlot(bootDir: string, slot: SlotName, o: LauncherOptions): Promise<string> {
+/** The slot's installed build; undefined for a slot never installed (the factory build runs there). */
+async function runnableSlot(bootDir: string, slot: SlotName, o: LauncherOptions): Promise<string | undefined> {
   const dir = slotDir(bootDir, slot)
   try {
     await access(join(dir, 'bin', 'hemd.js'))
   } catch {
-    return o.factoryDir
+    return undefined
   }
   // Module resolution climbs from the slot to `slots/node_modules`: the platform's libraries.
   const link = join(bootDir, 'slots', 'node_modules')

@@ -1,5 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node'
+import { timingSafeEqual } from 'node:crypto'
 import type { Logger } from 'pino'
+import { loadFirmware } from '../../deploy/firmware-manifest.js'
 import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../../eventstore/types.js'
 import type { Hal, StagedImage, StagingWriter } from '../../hal/types.js'
 import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict } from '../../image/index.js'
@@ -268,11 +270,29 @@ export class UpgradeActor {
       if (!verdict.ok || verdict.sha256 !== verifiedSha256) throw new RefusedAtInstall('the staged image changed after its check')
       const payload = { read: (position: number, length: number) => staged.read(HEADER_BYTES + position, length) }
       const extract = (dir: string) => extractArchive(payload, { length: verdict.header.payloadLength }, dir).then(() => undefined)
-      if (kind === 'fw') await this.o.hal.firmwareSlots.install(extract, verdict.header.version, verdict.header.floor)
-      else await this.o.hal.webroot!.install(extract, verdict.sha256)
+      if (kind === 'fw') {
+        const { version, floor } = verdict.header
+        await this.o.hal.firmwareSlots.install(async (dir) => {
+          await extract(dir)
+          await this.bootable(dir, version)
+        }, version, floor)
+      } else await this.o.hal.webroot!.install(extract, verdict.sha256)
       return { version: verdict.header.version, sha256: verdict.sha256 }
     } finally {
       await staged.close()
+    }
+  }
+
+  /** What the bootloader will check before it runs the slot, checked before the slot is armed. */
+  private async bootable(dir: string, version: string): Promise<void> {
+    let build
+    try {
+      build = await loadFirmware(dir)
+    } catch (err) {
+      throw new RefusedAtInstall(`the image holds no bootable build: ${(err as Error).message}`)
+    }
+    if (build.version !== version || !timingSafeEqual(build.publicKey, this.o.hal.boot.firmware.publicKey)) {
+      throw new RefusedAtInstall('the build in the image is not the version, or not from the vendor, its header names')
     }
   }
 
