@@ -2,10 +2,7 @@ import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pino, type Logger } from 'pino'
-import { loadFirmware } from '../../deploy/firmware-manifest.js'
 import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from './launcher.js'
-import { runServiceChild } from './service-child.js'
-import { startDevice } from './start-device.js'
 import type { NbdListen } from '../storage/nbd-server.js'
 import type { Device, Endpoint } from './types.js'
 
@@ -113,7 +110,8 @@ export function parseNbd(text: string): NbdListen {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === '--service') return runServiceChild(argv[1] ?? '')
+  // The device's code is loaded only by the processes that run it: the launcher stays small.
+  if (argv[0] === '--service') return (await import('./service-child.js')).runServiceChild(argv[1] ?? '')
   const runtime = argv[0] === '--runtime'
   const own = runtime ? argv.slice(1) : argv
   let args: HemdArgs | 'help'
@@ -155,6 +153,7 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
   let upgrading = false
   let device: Device
   try {
+    const [{ loadFirmware }, { startDevice }] = await Promise.all([import('../../deploy/firmware-manifest.js'), import('./start-device.js')])
     const firmware = await loadFirmware(build)
     device = await startDevice({
       ...args,
