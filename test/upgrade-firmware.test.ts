@@ -81,6 +81,8 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
   const fw = records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'upgrade' && r.decoded?.instance === 'fw').map((r) => `${r.decoded?.from}>${r.decoded?.to}`)
   t.ok(fw.includes('idle>confirming') && fw.includes('confirming>committed'), 'the trial boot confirmed')
   t.ok(fw.includes('idle>rolled_back'), 'the rollback is a transition of the old firmware')
+  const startups = records.filter((r) => r.type === LogType.STARTUP).map((r) => `${r.decoded?.fwv}@${r.decoded?.slot}`)
+  t.same(startups, [`${factory}@A`, '0.2.0-up@B', '0.2.0-up@B'], 'each boot journals the firmware and the slot it ran from (the broken build never got that far)')
   t.not(factory, '0.2.0-up')
   const audit = await runToEnd(auditBin, ['verify', '--key', hemd.logKey, join(data, 'journal')])
   t.equal(audit.code, 0, audit.stdout + audit.stderr)

@@ -62,7 +62,7 @@ export class SystemActor {
       {
         type: LogType.STARTUP,
         result: this.flsState === 0 ? LogResult.OK : LogResult.ERROR,
-        data: { fwv: firmware.version, slot: this.o.hal.boot.active, fls: this.flsState },
+        data: { fwv: firmware.version, slot: this.o.hal.boot.running, fls: this.flsState },
       },
     ])
     this.host.start()
