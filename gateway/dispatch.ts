@@ -86,7 +86,7 @@ export class Dispatcher {
     const actorChecked = route.bodyCheck === 'actor'
     // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
     const json = route.body ? (actorChecked ? tryParseJsonObject(raw) : parseJsonObject(raw)) : undefined
-    const principal = await this.admit(exchange, head, known, match, tryParseJsonObject(raw), json)
+    const principal = await this.admit(exchange, head, known, match, () => tryParseJsonObject(raw), json)
     const check = this.schemas.get(route)
     if (json && check && !actorChecked) validateBody(json, check)
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
@@ -122,7 +122,7 @@ export class Dispatcher {
     exchange.onAbort(() => body.abandon())
     const handler = match.route.handler as Extract<Route['handler'], { kind: 'upload' }>
     const run = async () => {
-      const principal = await this.admit(exchange, head, this.known(head, device), match, undefined, undefined)
+      const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
       const length = uploadLength(uploadHead, handler)
       const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
@@ -146,11 +146,12 @@ export class Dispatcher {
     head: RequestHead,
     device: DeviceView,
     { route, params }: RouteMatch,
-    anonymousBody: Record<string, unknown> | undefined,
+    /** Parsed only for a route that may be anonymous, asked without a token. */
+    anonymousBody: () => Record<string, unknown> | undefined,
     json: Record<string, unknown> | undefined,
   ): Promise<Principal | undefined> {
     if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
-    const anonymous = head.authorization === '' && route.anonymous?.(anonymousBody, device.identity) === true
+    const anonymous = head.authorization === '' && route.anonymous?.(anonymousBody(), device.identity) === true
     const needed = (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
     if (principal && !authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
