@@ -4,25 +4,13 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { main as imageCli } from '../image/image-cli.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
-import { distDir } from './helpers/device.js'
+import { freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { auditBin, runHemd, runToEnd, type HemdProcess } from './helpers/hemd-process.js'
 import { until } from './helpers/until.js'
-import { imageOf, upload } from './helpers/upload.js'
-
-const silent = { stdout: { write: () => true }, stderr: { write: () => true } }
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+import { firmwareImage, imageOf, upload } from './helpers/upload.js'
 
 /** SIGKILL to hemd's launcher: the runtime goes down with it, as in a power cut. */
 async function powerCut(hemd: HemdProcess): Promise<void> {
@@ -37,7 +25,7 @@ t.test('SIGKILL during upload, check, install and the trial boot: the device com
   const root = t.testdir({ data: {}, work: {} })
   const data = join(root, 'data')
   const image = join(root, 'work', 'up.bin')
-  t.equal(await imageCli(['build', '--kind', 'fw', '--version', '0.2.0-crash', '--out', image, distDir], silent), 0)
+  t.equal(await firmwareImage(image, '0.2.0-crash'), 0)
   const bytes = await readFile(image)
   const ports = ['--http', `127.0.0.1:${await freePort()}`, '--https', `127.0.0.1:${await freePort()}`]
   const base = `http://${ports[1]}`

@@ -3,28 +3,16 @@
 // back; a downgrade below the anti-rollback floor is refused; the journal verifies throughout.
 import t from 'tap'
 import { cp, readFile, writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { signBuild } from '../deploy/firmware-manifest.js'
 import { LogResult, LogType } from '../eventstore/index.js'
 import { buildImage, packDirectory } from '../image/index.js'
-import { main as imageCli } from '../image/image-cli.js'
-import { distDir } from './helpers/device.js'
+import { distDir, freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { auditBin, runHemd, runToEnd } from './helpers/hemd-process.js'
 import { readJournal } from './helpers/journal.js'
 import { until } from './helpers/until.js'
-import { DEV_VENDOR_PEM, upload } from './helpers/upload.js'
-
-const silent = { stdout: { write: () => true }, stderr: { write: () => true } }
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+import { DEV_VENDOR_PEM, firmwareImage, upload } from './helpers/upload.js'
 
 /** Upload, check until it ends, install: the statuses of the check and of the install. */
 async function upgrade(base: string, image: Buffer): Promise<{ upload: number; check: number; message?: unknown; install?: number }> {
@@ -43,9 +31,9 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
   const data = join(root, 'data')
   const work = join(root, 'work')
   const up = join(work, 'up.bin')
-  t.equal(await imageCli(['build', '--kind', 'fw', '--version', '0.2.0-up', '--floor', '2', '--out', up, distDir], silent), 0)
+  t.equal(await firmwareImage(up, '0.2.0-up', '--floor', '2'), 0)
   const old = join(work, 'old.bin')
-  t.equal(await imageCli(['build', '--kind', 'fw', '--version', '0.1.9-old', '--floor', '1', '--out', old, distDir], silent), 0)
+  t.equal(await firmwareImage(old, '0.1.9-old', '--floor', '1'), 0)
   // Signed and well formed, so it passes every check; it just cannot start.
   const brokenDir = join(work, 'broken')
   await cp(distDir, brokenDir, { recursive: true })

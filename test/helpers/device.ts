@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { loadFirmware } from '../../deploy/firmware-manifest.js'
+import { concretePort } from '../../actors/supervisor/run-service.js'
 import { startDevice } from '../../actors/supervisor/start-device.js'
 import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
 import type { SignedComponent } from '../../hal/types.js'
@@ -30,4 +31,9 @@ export async function bootDevice(
   })
   t.teardown(() => device.stop())
   return device
+}
+
+/** A loopback port free now, for a device that must keep its address across processes. */
+export async function freePort(): Promise<number> {
+  return (await concretePort({ host: '127.0.0.1', port: 0 })).port
 }

@@ -1,8 +1,9 @@
 import { request } from 'node:http'
 import { buildImage, packDirectory, type ImageKind } from '../../image/index.js'
+import { main as imageCli } from '../../image/image-cli.js'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { repoRoot } from './device.js'
+import { distDir, repoRoot } from './device.js'
 import type { Variant } from '../../hal/types.js'
 
 export const DEV_VENDOR_PEM = readFile(join(repoRoot, 'deploy', 'keys', 'vendor-dev.pem'), 'utf8')
@@ -53,4 +54,10 @@ export function upload(base: string, kind: ImageKind, body: Uint8Array | ((write
 /** A signed image (development vendor key) of a directory's files. */
 export async function imageOf(dir: string, kind: ImageKind, version: string, hardware: Variant[] = ['P', 'E'], floor = 0): Promise<Buffer> {
   return buildImage({ kind, hardware, floor, version }, await packDirectory(dir), await DEV_VENDOR_PEM)
+}
+
+/** `hem-image build --kind fw` of this build (dist/) into `out`, quietly; answers the exit code. */
+export function firmwareImage(out: string, version: string, ...flags: string[]): Promise<number> {
+  const quiet = { write: () => true }
+  return imageCli(['build', '--kind', 'fw', '--version', version, ...flags, '--out', out, distDir], { stdout: quiet, stderr: quiet })
 }
