@@ -17,6 +17,8 @@ const RUNTIME_PID_FILE = 'runtime.pid'
 const TRIAL_DEADLINE_MS = 120_000
 /** A runtime that dies after it was up is started again, at most this many times in a row. */
 const MAX_CRASHES = 5
+/** A runtime that stayed up this long ends a row of crashes. */
+const STABLE_MS = 60_000
 
 export interface LauncherOptions {
   dataDir: string
@@ -94,8 +96,10 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
           continue
         }
       }
+      const up = Date.now()
       const [code, signal] = await exited
       child = undefined
+      if (Date.now() - up >= STABLE_MS) crashes = 0
       if (stopping) return code ?? 1
       if (code === EXIT_UPGRADE) continue
       if (code === 0) return 0
