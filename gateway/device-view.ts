@@ -30,8 +30,9 @@ export function deviceView(bus: GatewayBus): DeviceView | undefined {
 const FLS_INTEGRITY = 0x08
 
 /**
- * fls_state: the system actor's bits, the keystore's (KAT, repository integrity), and a data
- * integrity failure when the journal did not verify.
+ * fls_state as the health machine (system service) owns it. The keystore's faults and a journal
+ * history that does not verify reach it through the bus and are journaled there; they count here
+ * at once, so that no request slips through in between.
  */
 export function deviceFailState({ system, identity, keystore }: DeviceView): number {
   return system.status.fls_state | keystore.fls | (identity.intact ? 0 : FLS_INTEGRITY)

@@ -17,6 +17,19 @@ export interface EntropySource {
   read(n: number): Uint8Array
 }
 
+/** Which test found the entropy source unfit: SP 800-90B §4.4's two, or the source itself failing to deliver. */
+export interface EntropyFailure {
+  test: 'repetition_count' | 'adaptive_proportion' | 'source'
+}
+
+/** The device's entropy source behind its continuous health tests (SP 800-90B §4.4). */
+export interface TestedEntropySource extends EntropySource {
+  /** Why a health test failed since the last start-up test, or undefined while they pass. */
+  readonly failure: EntropyFailure | undefined
+  /** The start-up tests of a boot: clears a latched failure and tests 1024 fresh samples. */
+  startup(): EntropyFailure | undefined
+}
+
 export interface TemperatureSensor {
   /** Chip temperature in whole degrees Celsius. */
   readCelsius(): number
@@ -327,12 +340,28 @@ export interface KeySlotMedia {
   close(): Promise<void>
 }
 
+export type EntropyFault = 'none' | 'stuck' | 'biased'
+
+/** What `hemd sim` can do to a simulated device (sim HAL only), as the device's own processes see it. */
+export interface FaultInjector {
+  /** The chip temperature the sensor reads from now on; undefined returns to the normal reading. */
+  setTemperature(celsius: number | undefined): Promise<void>
+  /** `stuck` repeats one byte forever; `biased` makes four bytes in five zero. */
+  setEntropy(fault: EntropyFault): Promise<void>
+  /** While full, every write to device state fails as a full disk does (ENOSPC). */
+  setDiskFull(full: boolean): Promise<void>
+  /** Flips one byte inside a record line of the newest journal file; answers the file and line. */
+  corruptJournal(): Promise<{ file: string; line: number }>
+  /** Flips one byte of a key slot that holds a record; answers the slot, or undefined when none does. */
+  corruptKeySlot(): Promise<{ slot: number } | undefined>
+}
+
 export interface Hal {
   readonly variant: Variant
   /** 8 bytes as 16 lowercase hex chars; stable for the life of the device. */
   readonly devid: string
   readonly clock: Clock
-  readonly entropy: EntropySource
+  readonly entropy: TestedEntropySource
   readonly temperature: TemperatureSensor
   readonly enclave: Enclave
   readonly storage: StorageGeometry
@@ -345,6 +374,8 @@ export interface Hal {
   readonly webroot: WebrootStore | undefined
   readonly journal: JournalMedia
   readonly keySlots: KeySlotMedia
+  /** Fault injection: the simulator has it, real hardware never does. */
+  readonly faults?: FaultInjector
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
   readonly runDir: string
   /** Releases the exclusive hold on the device (the data-dir lock). */

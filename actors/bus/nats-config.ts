@@ -40,7 +40,12 @@ function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
   const cred = o.credentials.get(spec.name)
   if (!cred) throw new TypeError(`no credentials for service ${spec.name}`)
   const s = o.subjects
-  const publish = spec.calls.map((c) => s.commands(c))
+  const publish = spec.calls.map((c) => {
+    const [service, op] = c.split('.') as [string, string | undefined]
+    return op === undefined ? s.commands(service) : s.command(service, op)
+  })
+  // Following a read model means asking for its current state too (read-model-bus.ts resync).
+  publish.push(...spec.listens.map((l) => s.command(l, 'state')))
   const subscribe = [...spec.listens.map((l) => s.events(l)), `${inboxPrefix(spec.name)}.>`]
   if (spec.serves) {
     publish.push(s.events(spec.name))

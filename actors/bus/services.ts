@@ -7,7 +7,7 @@ export interface ServiceSpec {
   readonly name: string
   /** Answers `cmd.<name>.>` and publishes `evt.<name>.>`. */
   readonly serves: boolean
-  /** Services whose commands it may send. */
+  /** Services whose commands it may send; `service.op` allows that one operation only. */
   readonly calls: readonly string[]
   /** Services whose events it may read (`*` = all). */
   readonly listens: readonly string[]
@@ -18,12 +18,14 @@ export const services: readonly ServiceSpec[] = [
   // Restarts and stops the services on request (reboot, shutdown, wipeout).
   // Confirms a trial boot of new firmware with the upgrade service once the device is up.
   { name: 'supervisor', serves: true, calls: ['upgrade'], listens: [] },
-  { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
+  // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
+  { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
   { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
-  // Follows the identity: keys serve a personalised device only, and a wipeout erases them.
-  { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
-  // The disks (P): follows the identity for format, power-up mode and wipeout.
-  { name: 'storage', serves: true, calls: ['eventstore', 'auth'], listens: ['auth'] },
+  // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
+  // and the fail state: no key is used while it is not 0.
+  { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
+  // The disks (P): follows the identity for format, power-up mode and wipeout, and the fail state.
+  { name: 'storage', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
   // Serves the audit log files: reads the journal media, appends only its own audit entries.
   { name: 'logger', serves: true, calls: ['eventstore'], listens: [] },
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
@@ -31,6 +33,8 @@ export const services: readonly ServiceSpec[] = [
   { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor.
   { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage', 'upgrade'], listens: ['*'] },
+  // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
+  { name: 'simctl', serves: false, calls: ['system.sim'], listens: [] },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

@@ -19,6 +19,11 @@ export class Subjects {
     return `${this.root}.evt.${service}.state`
   }
 
+  /** Where a service reports a fault it found in itself; `*` subscribes to every service's. */
+  fault(service: string): string {
+    return `${this.root}.evt.${service}.fault`
+  }
+
   events(service = '*'): string {
     return service === '*' ? `${this.root}.evt.>` : `${this.root}.evt.${service}.>`
   }

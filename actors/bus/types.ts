@@ -1,5 +1,7 @@
 // What travels on the bus. Payloads are msgpackr-encoded (useRecords: false).
 
+import type { FaultEventType } from '../../machines/health.js'
+
 export interface Principal {
   /** `U` (user), `M` (master) or an external authenticator's id. */
   sub: string
@@ -38,4 +40,12 @@ export interface StateEvent<S = unknown> {
   /** Distinguishes actor incarnations, so a restarted actor's rev 1 is not mistaken for stale. */
   boot: string
   state: S
+}
+
+/** A fault a service found in itself (`hem.<devid>.evt.<service>.fault`), for the health machine. */
+export interface FaultEvent {
+  service: string
+  /** One of machines/health.ts FAULT_EVENTS: STACK_OVERFLOW, ALLOCATION_FAILED, ... */
+  fault: FaultEventType
+  detail?: Record<string, unknown>
 }

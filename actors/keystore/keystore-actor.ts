@@ -15,6 +15,7 @@ import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
 import type { KeystoreState } from './types.js'
+import type { SystemState } from '../system/types.js'
 
 const FLS_KAT = 0x01
 const FLS_INTEGRITY = 0x08
@@ -50,7 +51,7 @@ export class KeystoreActor {
     this.identity = new ReadModelBus({
       nc: o.nc,
       devid: o.hal.devid,
-      services: ['auth'],
+      services: ['auth', 'system'],
       inboxPrefix: inboxPrefix('keystore'),
       logger: o.logger,
       onChange: () =>
@@ -114,7 +115,10 @@ export class KeystoreActor {
     const identity = this.identityState
     if (!identity) return fail(503, 'bus_unavailable', 'The device identity is not known yet; try again')
     if (!identity.inited) return fail(409, 'not_personalised', 'The device is not personalised')
-    if (this.fls !== 0) return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+    // Its own faults count at once; the health machine's (which include them) once published.
+    if (this.fls !== 0 || (this.identity.readModel<SystemState>('system')?.status.fls_state ?? 0) !== 0) {
+      return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+    }
     return undefined
   }
 

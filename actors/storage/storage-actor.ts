@@ -5,6 +5,7 @@ import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from
 import type { IdentityState } from '../auth/identity-state.js'
 import { fail } from '../bus/fail.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
+import type { SystemState } from '../system/types.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
@@ -65,7 +66,7 @@ export class StorageActor {
     this.identity = new ReadModelBus({
       nc: o.nc,
       devid: o.hal.devid,
-      services: ['auth'],
+      services: ['auth', 'system'],
       inboxPrefix: inboxPrefix('storage'),
       logger: o.logger,
       onChange: () => void this.follow().catch((err: Error) => o.logger.error({ err: err.message }, 'the disks could not follow the identity')),
@@ -109,17 +110,29 @@ export class StorageActor {
     // A reformat (storage_disk0size) shows as `status<N>` while it runs and locks the disks under us.
     const formatting = identity?.format?.startsWith('status') === true
     const formatted = this.o.hal.disks?.layout() !== undefined && identity?.inited === true && !formatting
+    const failed = this.failState() !== 0
     for (const [index, disk] of this.disks.entries()) {
+      // A device in a fail state holds no disk open: what it would serve can no longer be trusted.
+      if (failed && (disk.runner.state === 'ro' || disk.runner.state === 'rw')) {
+        await disk.runner.send({ type: 'LOCK' })
+        await this.close(disk)
+        continue
+      }
       if (!formatted && disk.runner.state !== 'unformatted') {
         await this.close(disk)
         await disk.runner.send({ type: 'ERASED' })
       } else if (formatted && disk.runner.state === 'unformatted') {
         await disk.runner.send({ type: 'FORMATTED' })
         const mode = bootMode(index as DiskNumber, identity?.storage_mode ?? DEFAULT_STORAGE_MODE)
-        if (mode !== 'locked') await this.open(index as DiskNumber, mode)
+        if (mode !== 'locked' && !failed) await this.open(index as DiskNumber, mode)
       }
     }
     this.publish()
+  }
+
+  /** fls_state as the health machine (in the system service) publishes it; 0 until known. */
+  private failState(): number {
+    return this.identity.readModel<SystemState>('system')?.status.fls_state ?? 0
   }
 
   private publish(): void {
@@ -157,6 +170,7 @@ export class StorageActor {
       const named = storageScope(req.principal?.scope ?? '')
       if (!named || (named.disk !== 0 && named.disk !== 1)) return fail(406, 'bad_disk', 'The token scope names no disk of this device')
       if (this.disks[named.disk]!.runner.state === 'unformatted') return fail(409, 'not_formatted', 'The disk is not formatted')
+      if (this.failState() !== 0) return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
       const reply = await run(named.disk, named.rw)
       this.publish()
       return reply

@@ -5,10 +5,12 @@ import { pino, type Logger } from 'pino'
 import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from './launcher.js'
 import type { NbdListen } from '../storage/nbd-server.js'
 import type { Device, Endpoint } from './types.js'
+import type { TemperatureRange } from '../system/types.js'
 
 const USAGE = `Usage: hemd [options]
 
 Starts a simulated HEM device: its own nats-server on loopback, the actors, and the HTTP(S) gateway.
+\`hemd sim --help\` shows how to inject faults into a running simulated device.
 
 Options:
   --variant P|E          hardware variant (default P)
@@ -22,6 +24,8 @@ Options:
                          export unlocked disks (P) over NBD on loopback TCP or a Unix
                          socket (mode 0600); the export has no authentication (default off)
   --split                run each service in its own process
+  --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
+                         (default -40:85)
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
   -h, --help             show this help
 `
@@ -39,6 +43,7 @@ export interface HemdArgs {
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
   split: boolean
+  temperatureRange?: TemperatureRange
   logLevel: string
 }
 
@@ -57,6 +62,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       'tls-key': { type: 'string' },
       nbd: { type: 'string' },
       split: { type: 'boolean', default: false },
+      'temp-range': { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -83,6 +89,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
     ...(values.nbd ? { nbd: parseNbd(values.nbd) } : {}),
     split: values.split,
+    ...(values['temp-range'] !== undefined ? { temperatureRange: parseTemperatureRange(values['temp-range']) } : {}),
     logLevel: values['log-level'],
   }
 }
@@ -92,6 +99,14 @@ export function parseEndpoint(flag: string, text: string): Endpoint {
   const port = Number(match?.[2])
   if (!match || port > 65535) throw new UsageError(`${flag} must be HOST:PORT (port 0-65535), not ${text}`)
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port }
+}
+
+export function parseTemperatureRange(text: string): TemperatureRange {
+  const match = /^(-?\d{1,3}):(-?\d{1,3})$/.exec(text)
+  const [min, max] = [Number(match?.[1]), Number(match?.[2])]
+  // The clear point lies 2 °C inside each end (health-monitor.ts), so the range needs room for it.
+  if (!match || max - min < 5) throw new UsageError(`--temp-range must be MIN:MAX in whole °C with MAX at least MIN + 5, not ${text}`)
+  return { min, max }
 }
 
 /** Whoever reaches the export reads an unlocked disk: it is never offered beyond this host. */
@@ -112,6 +127,7 @@ export function parseNbd(text: string): NbdListen {
 export async function main(argv: string[]): Promise<number> {
   // The device's code is loaded only by the processes that run it: the launcher stays small.
   if (argv[0] === '--service') return (await import('./service-child.js')).runServiceChild(argv[1] ?? '')
+  if (argv[0] === 'sim') return (await import('./sim-cli.js')).runSimCli(argv.slice(1))
   const runtime = argv[0] === '--runtime'
   const own = runtime ? argv.slice(1) : argv
   let args: HemdArgs | 'help'

@@ -24,6 +24,7 @@ import { StorageActor } from '../storage/storage-actor.js'
 import { UpgradeActor } from '../upgrade/upgrade-actor.js'
 import { gatewayProjections } from '../../gateway/index.js'
 import type { Endpoint } from './types.js'
+import type { TemperatureRange } from '../system/types.js'
 
 /** The services of a device, in start order. */
 export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway'] as const
@@ -42,6 +43,7 @@ export interface ServiceContext {
   /** Where the storage service exports unlocked disks over NBD. */
   nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
+  temperatureRange?: TemperatureRange
 }
 
 export interface RunningService {
@@ -128,7 +130,7 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
 function runSystem(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'system', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger })
+    const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}) })
     await actor.start()
     return { stop: () => actor.stop() }
   })

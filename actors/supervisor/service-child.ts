@@ -39,6 +39,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.https ? { https: config.https } : {}),
       ...(config.tls ? { tls: config.tls } : {}),
       ...(config.nbd ? { nbd: config.nbd } : {}),
+      ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
     })
     send({
       type: 'ready',

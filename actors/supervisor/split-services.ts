@@ -7,6 +7,7 @@ import type { NbdListen } from '../storage/nbd-server.js'
 import { deviceServices, type DeviceService } from './run-service.js'
 import type { StartedServices } from './start-device.js'
 import type { DeviceOptions, Endpoint } from './types.js'
+import type { TemperatureRange } from '../system/types.js'
 
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
 export interface ServiceChildConfig {
@@ -20,6 +21,7 @@ export interface ServiceChildConfig {
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
   booted?: { slot: SlotName; trial: boolean }
+  temperatureRange?: TemperatureRange
   logLevel: string
 }
 
@@ -58,6 +60,7 @@ export async function startSplitServices(
         ...(service === 'gateway' && tls ? { tls } : {}),
         ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
         ...(o.booted ? { booted: o.booted } : {}),
+        ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
       }
       const { child, ready } = await startChild(config)
       children.push(child)

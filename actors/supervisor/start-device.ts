@@ -9,6 +9,7 @@ import { startOwnBus, type OwnBus } from './bus-setup.js'
 import { concretePort, deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
 import { startSplitServices } from './split-services.js'
 import { loadTlsFiles } from './tls-files.js'
+import { writeSimControl } from './sim-control-file.js'
 import type { Device, DeviceOptions } from './types.js'
 
 /**
@@ -38,6 +39,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
           onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
         })
     const natsUrl = o.natsUrl ?? bus!.url
+    if (hal.faults) await writeSimControl(hal.runDir, { devid: hal.devid, url: natsUrl, ...(bus ? { credentials: bus.credentials.get('simctl')! } : {}) })
     // Pinned once, so that clients find the export where it was after a reboot.
     const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
@@ -211,6 +213,7 @@ async function startInProcess(
     ...(tls ? { tls } : {}),
     ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
+    ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
   }
   const running: RunningService[] = []
   const stop = async () => {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino'
 import type { NbdListen } from '../storage/nbd-server.js'
 import type { CryptoEngine } from '../../hal/crypto/index.js'
 import type { Clock, EntropySource, SignedComponent, SlotName, Variant } from '../../hal/types.js'
+import type { TemperatureRange } from '../system/types.js'
 
 export interface Endpoint {
   host: string
@@ -39,6 +40,8 @@ export interface DeviceOptions {
   split?: boolean
   clock?: Clock
   entropy?: EntropySource
+  /** Chip temperatures outside it raise fls bit 0x04 (default -40 to 85 °C). */
+  temperatureRange?: TemperatureRange
   /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }

@@ -1,15 +1,20 @@
-import { createCipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
+import { runKats, type CryptoEngine } from '../../hal/crypto/index.js'
+import type { EntropyFailure, TestedEntropySource } from '../../hal/types.js'
+import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
 
 export interface SelfTestResult {
-  /** Names of the known-answer tests that failed. */
+  /** Names of the known-answer tests that failed, `platform:` (node:crypto as the journal and auth use it) or the engine's. */
   failedKats: string[]
-  /** False when the entropy source repeated itself beyond the health-test cutoff. */
-  entropyOk: boolean
+  /** Why the entropy source failed its health tests, on a fresh sample or before. */
+  entropy: EntropyFailure | undefined
 }
+
+/** A fresh sample as large as the start-up test's (SP 800-90B §4.3). */
+const SELF_TEST_SAMPLES = 1024
 
 const hex = (text: string) => Buffer.from(text, 'hex')
 
-/** Known-answer tests of every primitive the device relies on (vectors from the cited standards). */
+/** Known-answer tests of the node:crypto primitives outside the engine: the journal's, the tokens', login's. */
 const kats: Record<string, () => boolean> = {
   // FIPS 180-4 example "abc".
   sha256: () =>
@@ -18,15 +23,6 @@ const kats: Record<string, () => boolean> = {
   'hmac-sha256': () =>
     createHmac('sha256', 'Jefe').update('what do ya want for nothing?').digest('hex') ===
     '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
-  // NIST SP 800-38D (GCM spec test case 14): AES-256, zero key, zero block, 96-bit zero IV.
-  'aes-256-gcm': () => {
-    const cipher = createCipheriv('aes-256-gcm', Buffer.alloc(32), Buffer.alloc(12))
-    const ciphertext = Buffer.concat([cipher.update(Buffer.alloc(16)), cipher.final()])
-    return (
-      ciphertext.toString('hex') === 'cea7403d4d606b6e074ec5d3baf39d18' &&
-      cipher.getAuthTag().toString('hex') === 'd0d1c8a799996bf0265b98b5d48ab919'
-    )
-  },
   // RFC 8032 §7.1 test 1.
   ed25519: () => {
     const key = createPrivateKey({
@@ -58,34 +54,25 @@ const kats: Record<string, () => boolean> = {
   },
 }
 
-/**
- * NIST SP 800-90B §4.4.1 repetition count test on a fresh sample: with full entropy per
- * byte assumed conservatively at 1 bit, a run of 41 equal bytes has probability < 2^-40.
- */
-export function repetitionCountOk(sample: Uint8Array, cutoff = 41): boolean {
-  let run = 1
-  for (let i = 1; i < sample.length; i++) {
-    run = sample[i] === sample[i - 1] ? run + 1 : 1
-    if (run >= cutoff) return false
+export function runSelfTest(engine: CryptoEngine, entropy: TestedEntropySource): SelfTestResult {
+  const failedKats = [
+    ...Object.entries(kats)
+      .filter(([, kat]) => {
+        try {
+          return !kat()
+        } catch {
+          return true
+        }
+      })
+      .map(([name]) => `platform:${name}`),
+    ...runKats(engine).failed.map((name) => `${engine.name}:${name}`),
+  ]
+  if (!entropy.failure) {
+    try {
+      entropy.read(SELF_TEST_SAMPLES).fill(0)
+    } catch {
+      // latched in entropy.failure
+    }
   }
-  return true
-}
-
-export function runSelfTest(entropy: (n: number) => Uint8Array): SelfTestResult {
-  const failedKats = Object.entries(kats)
-    .filter(([, kat]) => {
-      try {
-        return !kat()
-      } catch {
-        return true
-      }
-    })
-    .map(([name]) => name)
-  let entropyOk: boolean
-  try {
-    entropyOk = repetitionCountOk(entropy(1024))
-  } catch {
-    entropyOk = false
-  }
-  return { failedKats, entropyOk }
+  return { failedKats, entropy: entropy.failure }
 }

@@ -10,21 +10,25 @@ import { journalSubject } from '../host/journal-subject.js'
 import { runSelfTest } from './self-test.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
-import type { HealthModel, SystemState, VersionModel } from './types.js'
+import type { HealthModel, SystemState, TemperatureRange, VersionModel } from './types.js'
 import { encodeBase64 } from '../host/base64.js'
+import { HealthMonitor, type HeapReading } from './health-monitor.js'
+import { FaultFollower } from './fault-follower.js'
+import { simControl } from './sim-control.js'
+import { nativeEngine, nobleEngine } from '../../hal/crypto/index.js'
 
-const FLS_KAT = 0x01
-const FLS_ENTROPY = 0x02
-/** fls_state bit for a data integrity failure (journal chain or key repository). */
-const FLS_INTEGRITY = 0x08
+/** The industrial range: a sensor reading outside it raises fls bit 0x04. */
+export const DEFAULT_TEMPERATURE_RANGE: TemperatureRange = { min: -40, max: 85 }
 
 export interface SystemActorOptions {
   nc: NatsConnection
   hal: Hal
   journal: JournalPort
   logger: Logger
-  /** How often the temperature sensor is sampled. */
+  /** How often the sensors (temperature, entropy, heap) are sampled. */
   sampleIntervalMs?: number
+  temperatureRange?: TemperatureRange
+  heap?: () => HeapReading
 }
 
 /** Owns what version and status show, and the boot's lifecycle (STARTUP ... SHUTDOWN). */
@@ -33,7 +37,8 @@ export class SystemActor {
   private readonly lifecycle: MachineRunner<typeof lifecycleMachine>
   private readonly bootedAt: number
   private timer: NodeJS.Timeout | undefined
-  private flsState = 0
+  readonly health: HealthMonitor
+  private readonly faults: FaultFollower
   private lastSelfTest = 0
   /** Who asked for the shutdown over the API: the SHUTDOWN record names them. */
   private shutdownBy: { subject?: string; rid: string } | undefined
@@ -47,34 +52,56 @@ export class SystemActor {
         selftest: { handler: (req) => this.selfTest(req) },
         reboot: { handler: (req) => this.order('reboot', LogType.REBOOT, req) },
         shutdown: { handler: (req) => this.order('shutdown', undefined, req) },
+        ...(o.hal.faults ? { sim: { handler: simControl(o.hal.faults, this) } } : {}),
       },
       o.logger,
     )
     this.lifecycle = new MachineRunner({ machine: lifecycleMachine, version: lifecycleVersion }, o.journal)
     this.bootedAt = o.hal.clock.monotonic()
+    this.health = new HealthMonitor({
+      hal: o.hal,
+      journal: o.journal,
+      logger: o.logger,
+      temperatureRange: o.temperatureRange ?? DEFAULT_TEMPERATURE_RANGE,
+      ...(o.heap ? { heap: o.heap } : {}),
+      onChange: () => this.publish(),
+    })
+    this.faults = new FaultFollower({ nc: o.nc, devid: o.hal.devid, logger: o.logger, report: (fault) => this.health.report(fault) })
   }
 
   async start(): Promise<void> {
-    const journal = await this.o.journal.status()
-    if (!journal.intact) this.flsState |= FLS_INTEGRITY
+    await this.health.start()
     const firmware = this.o.hal.boot.firmware
+    const fls = this.health.fls
     await this.o.journal.append([
       {
         type: LogType.STARTUP,
-        result: this.flsState === 0 ? LogResult.OK : LogResult.ERROR,
-        data: { fwv: firmware.version, slot: this.o.hal.boot.running, fls: this.flsState },
+        result: fls === 0 ? LogResult.OK : LogResult.ERROR,
+        data: { fwv: firmware.version, slot: this.o.hal.boot.running, fls },
       },
     ])
     this.host.start()
+    this.faults.start()
     this.publish()
-    await this.lifecycle.send(this.flsState === 0 ? { type: 'READY' } : { type: 'FAULT' })
-    this.timer = setInterval(() => this.sample(), this.o.sampleIntervalMs ?? 1000)
+    await this.lifecycle.send(fls === 0 ? { type: 'READY' } : { type: 'FAULT' })
+    this.timer = setInterval(() => void this.sample(), this.o.sampleIntervalMs ?? 1000)
     this.timer.unref()
+  }
+
+  /** Samples the sensors now and publishes what changed; the sampling timer's work. */
+  async sample(): Promise<void> {
+    try {
+      await this.health.sample()
+    } catch (err) {
+      this.o.logger.error({ err: (err as Error).message }, 'sampling the sensors failed')
+    }
+    if (JSON.stringify(this.status()) !== JSON.stringify(this.host.state?.status)) this.publish()
   }
 
   /** Journals SHUTDOWN; the journal itself seals when it closes. */
   async stop(): Promise<void> {
     clearInterval(this.timer)
+    this.faults.close()
     await this.host.stop()
     const by = this.shutdownBy
     await this.lifecycle.send({ type: 'STOP' }, [
@@ -89,23 +116,26 @@ export class SystemActor {
 
   /** `GET /api/system/selftest`: the known-answer tests and an entropy health test, now. */
   private async selfTest(req: CommandRequest): Promise<CommandReply> {
-    const result = runSelfTest((n) => this.o.hal.entropy.read(n))
-    const raised = (result.failedKats.length > 0 ? FLS_KAT : 0) | (result.entropyOk ? 0 : FLS_ENTROPY)
-    const passed = raised === 0
+    const engine = this.faults.engine === nobleEngine.name ? nobleEngine : nativeEngine
+    const result = runSelfTest(engine, this.o.hal.entropy)
+    const passed = result.failedKats.length === 0 && !result.entropy
     await this.o.journal.append([
       {
         type: LogType.SELFTEST_PASSED,
         result: passed ? LogResult.OK : LogResult.FAILED,
         ...journalSubject(req.principal),
-        data: { source: 200, rid: req.rid, ...(passed ? {} : { failed: result.failedKats, entropy: result.entropyOk }) },
+        data: {
+          source: 200,
+          rid: req.rid,
+          engine: engine.name,
+          ...(passed ? {} : { failed: result.failedKats, entropy: result.entropy?.test ?? 'ok' }),
+        },
       },
     ])
     this.lastSelfTest = Math.floor(this.o.hal.clock.now() / 1000)
-    if ((this.flsState | raised) !== this.flsState) {
-      this.flsState |= raised
-      this.publish()
-    }
-    return { status: 200, body: { last_selftest_ts: this.lastSelfTest, fls_state: this.flsState, kat_busy: false, se_state: 0 } }
+    if (result.failedKats.length > 0) await this.health.report({ fault: 'KAT_FAILED', source: 'selftest', detail: { failed: result.failedKats } })
+    if (result.entropy) await this.health.report({ fault: 'ENTROPY_FAILED', source: 'selftest', detail: { test: result.entropy.test } })
+    return { status: 200, body: { last_selftest_ts: this.lastSelfTest, fls_state: this.health.fls, kat_busy: false, se_state: 0 } }
   }
 
   /** Reboot and shutdown: journaled, answered, then carried out by the supervisor. */
@@ -123,10 +153,6 @@ export class SystemActor {
     // stop() waits for this handler (the host's mailbox), so it sees who that was.
     if (order === 'shutdown') this.shutdownBy ??= { ...journalSubject(req.principal), rid: req.rid }
     return { status: 200 }
-  }
-
-  private sample(): void {
-    if (JSON.stringify(this.status()) !== JSON.stringify(this.host.state?.status)) this.publish()
   }
 
   private publish(): void {
@@ -153,6 +179,6 @@ export class SystemActor {
   }
 
   private status(): HealthModel {
-    return { fls_state: this.flsState, temp: this.o.hal.temperature.readCelsius() }
+    return { fls_state: this.health.fls, temp: this.o.hal.temperature.readCelsius() }
   }
 }

@@ -19,6 +19,12 @@ export interface HealthModel {
   temp: number
 }
 
+/** The chip temperatures, in whole degrees Celsius, outside which the device raises fls bit 0x04. */
+export interface TemperatureRange {
+  min: number
+  max: number
+}
+
 /** The system actor's read model, published on `hem.<devid>.evt.system.state`. */
 export interface SystemState {
   variant: Variant

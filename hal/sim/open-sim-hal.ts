@@ -11,7 +11,10 @@ import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
+import { HealthTestedEntropy } from '../health-tested-entropy.js'
 import { nodeEntropy } from './node-entropy.js'
+import { SimEntropy } from './sim-entropy.js'
+import { SimFaultInjector, simFaultFiles } from './sim-fault-injector.js'
 import { SimEnclave } from './sim-enclave.js'
 import { SimTemperature } from './sim-temperature.js'
 import { SimDisks } from './sim-disks.js'
@@ -33,7 +36,8 @@ export async function openSimHal(options: OpenHalOptions): Promise<Hal> {
 
 async function assemble(dataDir: string, options: OpenHalOptions, close: () => Promise<void>): Promise<Hal> {
   const clock = options.clock ?? hostClock
-  const entropy = options.entropy ?? nodeEntropy
+  const faultFiles = simFaultFiles(dataDir)
+  const entropy = new HealthTestedEntropy(new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy))
   const factoryRoot = checkedFactoryRoot(options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array))
   const enclaveDir = join(dataDir, 'enclave')
   const bootDir = join(dataDir, 'boot')
@@ -58,12 +62,14 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
   const runDir = join(dataDir, 'run')
   await mkdir(runDir, { recursive: true, mode: 0o700 })
   const keySlots = new FileKeySlotMedia(join(dataDir, 'keys'))
+  const journalDir = join(dataDir, 'journal')
+  const journal = new FileJournalMedia(journalDir)
   return {
     variant: identity.variant,
     devid: identity.devid,
     clock,
     entropy,
-    temperature: new SimTemperature(join(dataDir, 'sim', 'temperature')),
+    temperature: new SimTemperature(faultFiles.temperature),
     enclave,
     storage: identity.storage,
     disks:
@@ -74,8 +80,9 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     firmwareSlots: new SimFirmwareSlots(bootDir, boot.running),
     staging: new SimUpgradeStaging(join(dataDir, 'upgrade')),
     webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
-    journal: new FileJournalMedia(join(dataDir, 'journal')),
+    journal,
     keySlots,
+    faults: new SimFaultInjector(dataDir, { media: journal, dir: journalDir }, keySlots),
     runDir,
     close: async () => {
       try {

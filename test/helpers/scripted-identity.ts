@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Test } from 'tap'
 import type { IdentityState } from '../../actors/auth/identity-state.js'
+import type { SystemState } from '../../actors/system/types.js'
 import { connectBus } from '../../actors/bus/connection.js'
 import { ServiceHost } from '../../actors/bus/service-host.js'
 import type { JournalPort } from '../../actors/host/journal-port.js'
@@ -30,6 +31,8 @@ export interface ScriptedIdentity {
   connect(service: string): Promise<NatsConnection>
   /** Stands in for the auth actor: publish the identity the actor under test follows. */
   auth: ServiceHost<IdentityState>
+  /** Stands in for the system actor: the fail state the actor under test follows (0 at first). */
+  system: ServiceHost<Pick<SystemState, 'status'>>
   journal: JournalPort
   journaled: JournalEntry[]
 }
@@ -52,10 +55,13 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
   const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', {}, silentLogger)
   auth.start()
   auth.publishState(initial)
+  const system = new ServiceHost<Pick<SystemState, 'status'>>(await connect('system'), hal.devid, 'system', {}, silentLogger)
+  system.start()
+  system.publishState({ status: { fls_state: 0, temp: 36 } })
   const journaled: JournalEntry[] = []
   const journal: JournalPort = {
     append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
     status: async () => ({ fileId: '00000000', intact: true }),
   }
-  return { hal, connect, auth, journal, journaled }
+  return { hal, connect, auth, system, journal, journaled }
 }

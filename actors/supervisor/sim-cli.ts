@@ -1,0 +1,110 @@
+import { connect } from '@nats-io/transport-node'
+import { randomBytes } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { decode, encode } from '../bus/codec.js'
+import { inboxPrefix } from '../bus/services.js'
+import { Subjects } from '../bus/subjects.js'
+import type { CommandReply } from '../bus/types.js'
+import type { SimCommand } from '../system/sim-control.js'
+import { readSimControl } from './sim-control-file.js'
+
+const USAGE = `Usage: hemd sim [--data DIR] COMMAND
+
+Injects a fault into a running simulated device (never possible on real hardware), through
+its bus. Prints the device's answer as JSON, with the fls_state it caused.
+
+Commands:
+  temperature C          the chip sensor reads C degrees Celsius from now on
+  temperature normal     the sensor reads the normal temperature again
+  entropy stuck|biased   the entropy source repeats one byte / gives four zero bytes in five
+  entropy ok             the entropy source is sound again (a latched failure needs a reboot)
+  disk full|free         every write to the device's data fails as on a full disk / works again
+  corrupt journal        flips a byte in a record of the newest journal file
+  corrupt key            flips a byte in the first stored key record
+  status                 samples the sensors now and shows fls_state
+
+Options:
+  --data DIR             the device's data directory (default ./var/hemd)
+  -h, --help             show this help
+
+Exit status: 0 done, 1 the device refused or cannot be reached, 2 usage.
+`
+
+export async function runSimCli(argv: string[]): Promise<number> {
+  let dataDir: string
+  let command: SimCommand | 'help'
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { data: { type: 'string', default: './var/hemd' }, help: { type: 'boolean', short: 'h', default: false } },
+    })
+    dataDir = resolve(values.data)
+    command = values.help ? 'help' : parseSimCommand(positionals)
+  } catch (err) {
+    process.stderr.write(`hemd sim: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (command === 'help') {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const access = await readSimControl(join(dataDir, 'run'))
+  if (!access) {
+    process.stderr.write(`hemd sim: no simulated device has run in ${dataDir} (start one with: hemd --data ${dataDir})\n`)
+    return 1
+  }
+  try {
+    const nc = await connect({
+      servers: access.url,
+      name: 'hemd-sim',
+      inboxPrefix: inboxPrefix('simctl'),
+      maxReconnectAttempts: 0,
+      timeout: 5000,
+      ...(access.credentials ? { user: access.credentials.user, pass: access.credentials.pass } : {}),
+    })
+    try {
+      const request = { rid: `sim-${randomBytes(4).toString('hex')}`, tls: false, body: command }
+      const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), { timeout: 15_000 })
+      const reply = decode<CommandReply>(msg.data)
+      process.stdout.write(`${JSON.stringify(reply.body ?? {})}\n`)
+      return reply.status === 200 ? 0 : 1
+    } finally {
+      await nc.close()
+    }
+  } catch (err) {
+    process.stderr.write(`hemd sim: the device in ${dataDir} cannot be reached: ${(err as Error).message}\n`)
+    return 1
+  }
+}
+
+export function parseSimCommand(words: string[]): SimCommand {
+  const [verb, arg, extra] = words
+  if (extra !== undefined) throw new Error(`unexpected argument ${extra}`)
+  switch (verb) {
+    case 'temperature':
+      if (arg === 'normal') return { action: 'temperature', celsius: null }
+      if (arg !== undefined && /^-?\d{1,3}(\.\d+)?$/.test(arg)) return { action: 'temperature', celsius: Number(arg) }
+      throw new Error('temperature takes degrees Celsius (e.g. 95 or -50) or normal')
+    case 'entropy':
+      if (arg === 'ok') return { action: 'entropy', fault: 'none' }
+      if (arg === 'stuck' || arg === 'biased') return { action: 'entropy', fault: arg }
+      throw new Error('entropy takes stuck, biased or ok')
+    case 'disk':
+      if (arg === 'full' || arg === 'free') return { action: 'disk', full: arg === 'full' }
+      throw new Error('disk takes full or free')
+    case 'corrupt':
+      if (arg === 'journal') return { action: 'corrupt-journal' }
+      if (arg === 'key') return { action: 'corrupt-key' }
+      throw new Error('corrupt takes journal or key')
+    case 'status':
+      if (arg !== undefined) throw new Error(`unexpected argument ${arg}`)
+      return { action: 'status' }
+    case undefined:
+      throw new Error('a command is missing')
+    default:
+      throw new Error(`unknown command ${verb}`)
+  }
+}

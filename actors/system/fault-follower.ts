@@ -1,0 +1,81 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { FAULT_EVENTS, type FaultEventType } from '../../machines/health.js'
+import type { IdentityState } from '../auth/identity-state.js'
+import { decode } from '../bus/codec.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { inboxPrefix } from '../bus/services.js'
+import { Subjects } from '../bus/subjects.js'
+import type { FaultEvent } from '../bus/types.js'
+import type { KeystoreState } from '../keystore/types.js'
+import type { FaultReport } from './health-monitor.js'
+
+export interface FaultFollowerOptions {
+  nc: NatsConnection
+  devid: string
+  logger: Logger
+  report(fault: FaultReport): Promise<void>
+}
+
+const FAULT_OF_BIT = new Map(Object.entries(FAULT_EVENTS).map(([fault, bit]) => [bit, fault as FaultEventType]))
+
+/**
+ * Faults the other services find, for the health machine: the keystore's (its engine's KATs,
+ * its repository, its entropy draws with `--split`), a journal history that does not verify
+ * (auth rebuilt the identity from it), and any service's stack overflow or allocation failure.
+ */
+export class FaultFollower {
+  private readonly models: ReadModelBus
+  private subscription: Subscription | undefined
+
+  constructor(private readonly o: FaultFollowerOptions) {
+    this.models = new ReadModelBus({
+      nc: o.nc,
+      devid: o.devid,
+      services: ['auth', 'keystore'],
+      inboxPrefix: inboxPrefix('system'),
+      logger: o.logger,
+      onChange: (service) => void this.follow(service),
+    })
+  }
+
+  /** The crypto engine the keystore chose at boot; the self-test checks that one. */
+  get engine(): string | undefined {
+    return this.models.readModel<KeystoreState>('keystore')?.engine
+  }
+
+  start(): void {
+    this.subscription = this.o.nc.subscribe(new Subjects(this.o.devid).fault('*'), {
+      callback: (err, msg) => {
+        if (err) return
+        try {
+          const event = decode<FaultEvent>(msg.data)
+          if (Object.hasOwn(FAULT_EVENTS, event.fault)) this.raise({ fault: event.fault, source: String(event.service), ...(event.detail ? { detail: event.detail } : {}) })
+        } catch (e) {
+          this.o.logger.warn({ err: (e as Error).message }, 'undecodable fault event')
+        }
+      },
+    })
+  }
+
+  close(): void {
+    this.models.close()
+    this.subscription?.unsubscribe()
+  }
+
+  private follow(service: string): void {
+    if (service === 'auth') {
+      if (this.models.readModel<IdentityState>('auth')?.intact === false) this.raise({ fault: 'INTEGRITY_FAILED', source: 'journal-history' })
+      return
+    }
+    const keystore = this.models.readModel<KeystoreState>('keystore')
+    if (!keystore) return
+    for (const [bit, fault] of FAULT_OF_BIT) {
+      if ((keystore.fls & bit) !== 0) this.raise({ fault, source: 'keystore', detail: { engine: keystore.engine } })
+    }
+  }
+
+  private raise(report: FaultReport): void {
+    this.o.report(report).catch((err: Error) => this.o.logger.error({ err: err.message, fault: report.fault }, 'a fault could not be journaled'))
+  }
+}
