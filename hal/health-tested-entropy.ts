@@ -8,9 +8,25 @@ const STARTUP_SAMPLES = 1024
 /** The entropy source failed a health test: it delivers nothing more until the device restarts. */
 export class EntropyHealthError extends EntropyError {
   override name = 'EntropyHealthError'
-  constructor(readonly failure: EntropyFailure) {
-    super(`the entropy source failed its ${failure.test.replace('_', ' ')} health test`)
+  constructor(
+    readonly failure: EntropyFailure,
+    when: 'start-up' | 'continuous' = 'continuous',
+  ) {
+    super(
+      failure.test === 'source'
+        ? `the entropy source failed to deliver (${when} test): the device does not use it`
+        : `the entropy source failed its ${when} ${failure.test.replace('_', ' ')} health test: the device does not use it`,
+    )
   }
+}
+
+/**
+ * SP 800-90B §4.3: no output is used before the start-up test passed. Without randomness nothing
+ * the device would do is sound (journal file keys, session keys, token secrets), so it does not boot.
+ */
+export function startupTest(entropy: TestedEntropySource): void {
+  const failure = entropy.startup()
+  if (failure) throw new EntropyHealthError(failure, 'start-up')
 }
 
 /**

@@ -1,4 +1,4 @@
-import { connect } from '@nats-io/transport-node'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -51,13 +51,23 @@ export async function runSimCli(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return 0
   }
-  const access = await readSimControl(join(dataDir, 'run'))
-  if (!access) {
-    process.stderr.write(`hemd sim: no simulated device has run in ${dataDir} (start one with: hemd --data ${dataDir})\n`)
+  try {
+    const reply = await sendSimCommand(dataDir, command)
+    process.stdout.write(`${JSON.stringify(reply.body ?? {})}\n`)
+    return reply.status === 200 ? 0 : 1
+  } catch (err) {
+    process.stderr.write(`hemd sim: ${(err as Error).message}\n`)
     return 1
   }
+}
+
+/** Sends one sim command to the device running on `dataDir`; throws when there is none to reach. */
+export async function sendSimCommand(dataDir: string, command: SimCommand): Promise<CommandReply> {
+  const access = await readSimControl(join(dataDir, 'run'))
+  if (!access) throw new Error(`no simulated device has run in ${dataDir} (start one with: hemd --data ${dataDir})`)
+  let nc: NatsConnection
   try {
-    const nc = await connect({
+    nc = await connect({
       servers: access.url,
       name: 'hemd-sim',
       inboxPrefix: inboxPrefix('simctl'),
@@ -65,18 +75,17 @@ export async function runSimCli(argv: string[]): Promise<number> {
       timeout: 5000,
       ...(access.credentials ? { user: access.credentials.user, pass: access.credentials.pass } : {}),
     })
-    try {
-      const request = { rid: `sim-${randomBytes(4).toString('hex')}`, tls: false, body: command }
-      const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), { timeout: 15_000 })
-      const reply = decode<CommandReply>(msg.data)
-      process.stdout.write(`${JSON.stringify(reply.body ?? {})}\n`)
-      return reply.status === 200 ? 0 : 1
-    } finally {
-      await nc.close()
-    }
   } catch (err) {
-    process.stderr.write(`hemd sim: the device in ${dataDir} cannot be reached: ${(err as Error).message}\n`)
-    return 1
+    throw new Error(`the device in ${dataDir} cannot be reached: ${(err as Error).message}`, { cause: err })
+  }
+  try {
+    const request = { rid: `sim-${randomBytes(4).toString('hex')}`, tls: false, body: command }
+    const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), { timeout: 15_000 })
+    return decode<CommandReply>(msg.data)
+  } catch (err) {
+    throw new Error(`the device in ${dataDir} did not answer: ${(err as Error).message}`, { cause: err })
+  } finally {
+    await nc.close()
   }
 }
 

@@ -1,4 +1,5 @@
 import { openHal } from '../../hal/index.js'
+import { startupTest } from '../../hal/health-tested-entropy.js'
 import type { Hal } from '../../hal/types.js'
 import { closeBus, connectBus } from '../bus/connection.js'
 import { decode, encode } from '../bus/codec.js'
@@ -44,6 +45,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
     const boot = async () => {
+      // A reboot is a power-up for the entropy source too: its start-up test runs again.
+      startupTest(hal.entropy)
       const started = o.split
         ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, bus?.credentials, tls)
         : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, bus, tls)

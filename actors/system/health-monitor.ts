@@ -38,8 +38,11 @@ const HEAP_HIGH_WATER = 0.9
 const HEAP_HIGH_SAMPLES = 3
 /** A temperature fault clears only this far inside the range, so a reading at the edge does not flap. */
 const TEMPERATURE_HYSTERESIS = 2
-/** Drawn at every sample, so that a source nobody else reads is still tested (one APT window). */
-const ENTROPY_SAMPLE_BYTES = 512
+/**
+ * Drawn at every sample, so that a source nobody else reads is still tested: three APT windows
+ * hold two whole ones, whatever the phase of the window the tests are in.
+ */
+const ENTROPY_SAMPLE_BYTES = 3 * 512
 
 const processHeap = (): HeapReading => {
   const stats = getHeapStatistics()
@@ -68,10 +71,8 @@ export class HealthMonitor {
     return this.runner.state
   }
 
-  /** The start-up tests of a boot: the entropy source's, the journal's recovery, the sensors. */
+  /** What the boot found (a failed entropy start-up test stops the boot before any service), then the sensors. */
   async start(): Promise<void> {
-    const entropy = this.o.hal.entropy.startup()
-    if (entropy) await this.report({ fault: 'ENTROPY_FAILED', source: 'startup', detail: { test: entropy.test } })
     const journal = await this.o.journal.status()
     if (!journal.intact) await this.report({ fault: 'INTEGRITY_FAILED', source: 'journal', detail: { file: journal.fileId } })
     await this.sample()

@@ -11,7 +11,7 @@ import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
-import { HealthTestedEntropy } from '../health-tested-entropy.js'
+import { HealthTestedEntropy, startupTest } from '../health-tested-entropy.js'
 import { nodeEntropy } from './node-entropy.js'
 import { SimEntropy } from './sim-entropy.js'
 import { SimFaultInjector, simFaultFiles } from './sim-fault-injector.js'
@@ -38,6 +38,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
   const clock = options.clock ?? hostClock
   const faultFiles = simFaultFiles(dataDir)
   const entropy = new HealthTestedEntropy(new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy))
+  startupTest(entropy)
   const factoryRoot = checkedFactoryRoot(options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array))
   const enclaveDir = join(dataDir, 'enclave')
   const bootDir = join(dataDir, 'boot')
