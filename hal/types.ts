@@ -374,6 +374,8 @@ export interface Hal {
   readonly webroot: WebrootStore | undefined
   readonly journal: JournalMedia
   readonly keySlots: KeySlotMedia
+  /** Ed25519 public key (raw 32 bytes) of the trusted backend whose signed check-in replies the device obeys; fixed by its firmware. */
+  readonly backendKey: Uint8Array
   /** Fault injection: the simulator has it, real hardware never does. */
   readonly faults?: FaultInjector
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
@@ -396,4 +398,6 @@ export interface OpenHalOptions {
   entropy?: EntropySource
   /** DER certificate of the factory CA a P device trusts, fixed by its firmware; default: the development CA. */
   factoryRoot?: Uint8Array
+  /** The trusted backend's raw Ed25519 public key; default: the development backend's. */
+  backendKey?: Uint8Array
 }

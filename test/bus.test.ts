@@ -41,9 +41,9 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   const { connect } = await ownBus(t)
   const order: number[] = []
   const host = new ServiceHost<{ n: number }>(
-    await connect('system'),
+    await connect('logger'),
     devid,
-    'system',
+    'logger',
     {
       echo: {
         handler: async (req) => {
@@ -60,22 +60,22 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   host.start()
   t.teardown(() => host.stop())
   const gateway = await connect('gateway')
-  const reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  const reads = new ReadModelBus({ nc: gateway, devid, services: ['logger'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads.close())
-  t.equal(reads.readModel('system'), undefined, 'nothing known before the actor publishes')
+  t.equal(reads.readModel('logger'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
-  await until('state n = 1', () => reads.readModel<{ n: number }>('system')?.n === 1, 10_000)
+  await until('state n = 1', () => reads.readModel<{ n: number }>('logger')?.n === 1, 10_000)
   host.publishState({ n: 2 })
-  await until('state n = 2', () => reads.readModel<{ n: number }>('system')?.n === 2, 10_000)
+  await until('state n = 2', () => reads.readModel<{ n: number }>('logger')?.n === 2, 10_000)
 
-  const replies = await Promise.all([1, 2].map((n) => reads.request('system', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
+  const replies = await Promise.all([1, 2].map((n) => reads.request('logger', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
   t.same(replies.map((r) => r.body), [{ n: 1, rid: 'r1' }, { n: 2, rid: 'r2' }])
   t.same(order, [1, 2], 'exclusive operations run in arrival order')
 
-  const failed = await reads.request('system', 'boom', { rid: 'x', tls: false })
+  const failed = await reads.request('logger', 'boom', { rid: 'x', tls: false })
   t.equal(failed.status, 500)
   t.notMatch(JSON.stringify(failed.body), /secret detail/, 'internal errors do not leak')
-  const unknown = await reads.request('system', 'nope', { rid: 'x', tls: false })
+  const unknown = await reads.request('logger', 'nope', { rid: 'x', tls: false })
   t.equal(unknown.status, 404)
   await t.rejects(reads.request('eventstore', 'append', { rid: 'x', tls: false }, 500), BusUnavailableError)
 })
@@ -102,11 +102,21 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   await gateway.flush()
   await until('a subscription error', () => errors.length > 0, 10_000)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')
+
+  const systemHost = new ServiceHost(system, devid, 'system', {
+    selftest: { handler: () => ({ status: 200 }) },
+    checkin: { handler: () => ({ status: 200 }) },
+  }, silentLogger)
+  systemHost.start()
+  t.teardown(() => systemHost.stop())
+  t.equal(decode<{ status: number }>((await gateway.request(subjects.command('system', 'selftest'), encode({ rid: 's', tls: false }))).data).status, 200, 'the gateway may run a selftest')
+  await t.rejects(gateway.request(subjects.command('system', 'checkin'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'but not order what only a verified check-in may')
+  await t.rejects(gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'nor the simulator\'s fault injection')
 })
 
 t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
   const { bus, connect } = await ownBus(t)
-  const host = new ServiceHost<{ v: string }>(await connect('system'), devid, 'system', {
+  const host = new ServiceHost<{ v: string }>(await connect('logger'), devid, 'logger', {
     ping: { handler: () => ({ status: 200, body: 'pong' }) },
   }, silentLogger)
   host.start()
@@ -114,15 +124,15 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   host.publishState({ v: 'before' })
   let reads: ReadModelBus | undefined
   const gateway = await connect('gateway', (up) => reads?.setConnected(up))
-  reads = new ReadModelBus({ nc: gateway, devid, services: ['system'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  reads = new ReadModelBus({ nc: gateway, devid, services: ['logger'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads!.close())
-  await until('the system state', () => reads!.readModel('system') !== undefined, 10_000)
+  await until('the system state', () => reads!.readModel('logger') !== undefined, 10_000)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until('no state while the bus is down', () => reads!.readModel('system') === undefined, 10_000)
-  await t.rejects(reads.request('system', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
+  await until('no state while the bus is down', () => reads!.readModel('logger') === undefined, 10_000)
+  await t.rejects(reads.request('logger', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
-  await until('the state again', () => reads!.readModel<{ v: string }>('system')?.v === 'before', 20_000)
-  const reply = await reads.request('system', 'ping', { rid: 'y', tls: false })
+  await until('the state again', () => reads!.readModel<{ v: string }>('logger')?.v === 'before', 20_000)
+  const reply = await reads.request('logger', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
 })

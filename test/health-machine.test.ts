@@ -1,5 +1,5 @@
 // The health machine (fls_state) and its host's sampling, without a device.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import { HealthMonitor, type HeapReading } from '../actors/system/health-monitor.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
@@ -45,7 +45,7 @@ t.test('a check-in\'s lock and shutdown are terminal for the boot', async (t) =>
   t.same(view(run(['CHECKIN_SHUTDOWN', 'ENTROPY_FAILED'])), { state: 'shut_down', fls: FLS.SHUTDOWN | FLS.ENTROPY })
 })
 
-async function monitor(t: Parameters<Parameters<typeof t.test>[1]>[0], heap: () => HeapReading) {
+async function monitor(t: Test, heap: () => HeapReading) {
   const hal = await openHal({ variant: 'E', dataDir: t.testdir(), firmware: await builtFirmware() })
   t.teardown(() => hal.close())
   const journaled: JournalEntry[] = []

@@ -18,6 +18,7 @@ import { MachineRunner } from '../host/machine-runner.js'
 import { BearerIssuer } from './bearer.js'
 import { LoginBrake } from './brake.js'
 import { ChallengeBook } from './challenges.js'
+import type { CheckinAction } from '../../client/backend-checkin.js'
 import type { IdentityState } from './identity-state.js'
 import { SessionKey } from './session-key.js'
 
@@ -30,6 +31,8 @@ export interface AuthActorOptions {
   logger: Logger
   /** Asks the supervisor to restart the device's services (after a wipeout). */
   reboot(): Promise<void>
+  /** Passes a trusted backend's verified lock or shutdown order to the health machine. */
+  checkinOrder(action: CheckinAction, rid: string): Promise<void>
 }
 
 /** Unix seconds. */

@@ -1,3 +1,6 @@
+import { verify } from 'node:crypto'
+import { CHECKIN_REPLY_TYPE, type CheckinReply } from '../../client/backend-checkin.js'
+import { ed25519PublicKey } from '../../hal/crypto/ed25519-key.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { fail } from '../bus/fail.js'
 import type { AuthActor } from './auth-actor.js'
@@ -30,11 +33,42 @@ export function checkinChallenge(actor: AuthActor): CommandReply {
 
 /**
  * `POST /api/system/checkin {checked}`: with no trusted backend configured the reply is only
- * acknowledged; nothing changes. A trusted backend's signed orders come with the backend issue.
+ * acknowledged; nothing changes. With one, the reply must carry the backend's Ed25519 signature
+ * over a statement that names this device and a live check-in nonce of its own (good once); its
+ * `action` then locks the device (fls 0x40) or shuts it down (0x80) until the next boot.
  */
-export function checkinReply(actor: AuthActor, req: CommandRequest): CommandReply {
+export async function checkinReply(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
   const checked = (req.body as { checked?: unknown } | undefined)?.checked
   if (typeof checked !== 'string' || checked === '') return fail(400, 'bad_request', '`checked` must be a non-empty string')
-  if (actor.config.trusted_backend) return fail(406, 'backend_unverifiable', 'This device cannot verify a trusted backend yet')
-  return { status: 200, body: { status: 'OK' } }
+  if (!actor.config.trusted_backend) return { status: 200, body: { status: 'OK' } }
+  const reply = verifiedReply(actor, checked)
+  if (typeof reply === 'string') return fail(406, 'backend_unverified', reply)
+  if (!checkinBook(actor).consume(reply.nonce, actor.now())) return fail(406, 'backend_unverified', 'The reply answers no live check-in of this device')
+  if (!reply.action) return { status: 200, body: { status: 'OK' } }
+  await actor.o.checkinOrder(reply.action, req.rid)
+  return { status: 200, body: { status: reply.action === 'lock' ? 'LOCKED' : 'SHUTDOWN' } }
+}
+
+const PART = /^[A-Za-z0-9_-]+$/
+
+/** The statement, once its signature, shape and device check out; otherwise why not (never echoing it). */
+function verifiedReply(actor: AuthActor, checked: string): CheckinReply | string {
+  const [statement, signature, extra] = checked.split('.')
+  if (extra !== undefined || !statement || !signature || !PART.test(statement) || !PART.test(signature)) {
+    return '`checked` must be base64url(statement) "." base64url(signature)'
+  }
+  const signatureBytes = Buffer.from(signature, 'base64url')
+  if (signatureBytes.length !== 64 || !verify(null, Buffer.from(statement), ed25519PublicKey(actor.hal.backendKey), signatureBytes)) {
+    return 'The reply is not signed by the trusted backend'
+  }
+  let reply: Partial<CheckinReply>
+  try {
+    reply = JSON.parse(Buffer.from(statement, 'base64url').toString('utf8')) as Partial<CheckinReply>
+  } catch {
+    return 'The signed statement is not JSON'
+  }
+  if (reply?.typ !== CHECKIN_REPLY_TYPE || typeof reply.nonce !== 'string' || typeof reply.iat !== 'number') return 'The signed statement is not a check-in reply'
+  if (reply.devid !== actor.hal.devid) return 'The reply is for another device'
+  if (reply.action !== undefined && reply.action !== 'lock' && reply.action !== 'shutdown') return 'The reply orders an unknown action'
+  return reply as CheckinReply
 }

@@ -20,7 +20,8 @@ export const services: readonly ServiceSpec[] = [
   { name: 'supervisor', serves: true, calls: ['upgrade'], listens: [] },
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
-  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor'], listens: [] },
+  // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
+  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor', 'system.checkin'], listens: [] },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
   // and the fail state: no key is used while it is not 0.
   { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
@@ -31,8 +32,14 @@ export const services: readonly ServiceSpec[] = [
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
   // reads the system's fail state before it confirms a trial boot.
   { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system'] },
-  // The gateway reaches only the services behind routes: never the journal or the supervisor.
-  { name: 'gateway', serves: false, calls: ['system', 'auth', 'keystore', 'logger', 'storage', 'upgrade'], listens: ['*'] },
+  // The gateway reaches only the services behind routes: never the journal or the supervisor,
+  // and of the system's operations only those behind routes (not a check-in order, not the simulator's).
+  {
+    name: 'gateway',
+    serves: false,
+    calls: ['system.selftest', 'system.reboot', 'system.shutdown', 'auth', 'keystore', 'logger', 'storage', 'upgrade'],
+    listens: ['*'],
+  },
   // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
   { name: 'simctl', serves: false, calls: ['system.sim'], listens: [] },
 ]

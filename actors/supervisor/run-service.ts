@@ -8,6 +8,7 @@ import { AuthActor } from '../auth/auth-actor.js'
 import { authOperations } from '../auth/operations.js'
 import { formatDisks } from '../auth/personalise.js'
 import { orderSupervisor } from '../bus/supervisor-client.js'
+import { orderHealth } from '../bus/health-client.js'
 import type { Hal } from '../../hal/types.js'
 import type { CryptoEngine } from '../../hal/crypto/index.js'
 import { closeBus } from '../bus/connection.js'
@@ -143,7 +144,15 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
     const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey)
     if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
     const actor = new AuthActor(
-      { nc, hal, journal, history, logger: ctx.logger, reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout') },
+      {
+        nc,
+        hal,
+        journal,
+        history,
+        logger: ctx.logger,
+        reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout'),
+        checkinOrder: (action, rid) => orderHealth(nc, hal.devid, action, rid),
+      },
       authOperations,
     )
     actor.start()

@@ -16,6 +16,8 @@ import { HealthMonitor, type HeapReading } from './health-monitor.js'
 import { FaultFollower } from './fault-follower.js'
 import { simControl } from './sim-control.js'
 import { nativeEngine, nobleEngine } from '../../hal/crypto/index.js'
+import { FLS } from '../../machines/health.js'
+import { fail } from '../bus/fail.js'
 
 /** The industrial range: a sensor reading outside it raises fls bit 0x04. */
 export const DEFAULT_TEMPERATURE_RANGE: TemperatureRange = { min: -40, max: 85 }
@@ -52,6 +54,7 @@ export class SystemActor {
         selftest: { handler: (req) => this.selfTest(req) },
         reboot: { handler: (req) => this.order('reboot', LogType.REBOOT, req) },
         shutdown: { handler: (req) => this.order('shutdown', undefined, req) },
+        checkin: { handler: (req) => this.checkin(req) },
         ...(o.hal.faults ? { sim: { handler: simControl(o.hal.faults, this) } } : {}),
       },
       o.logger,
@@ -136,6 +139,19 @@ export class SystemActor {
     if (result.failedKats.length > 0) await this.health.report({ fault: 'KAT_FAILED', source: 'selftest', detail: { failed: result.failedKats } })
     if (result.entropy) await this.health.report({ fault: 'ENTROPY_FAILED', source: 'selftest', detail: { test: result.entropy.test } })
     return { status: 200, body: { last_selftest_ts: this.lastSelfTest, fls_state: this.health.fls, kat_busy: false, se_state: 0 } }
+  }
+
+  /** A trusted backend's order, verified by the auth service: lock the device, or shut it down, until the next boot. */
+  private async checkin(req: CommandRequest): Promise<CommandReply> {
+    const action = (req.body as { action?: unknown } | undefined)?.action
+    if (action !== 'lock' && action !== 'shutdown') return fail(400, 'bad_request', '`action` must be lock or shutdown')
+    const bit = action === 'lock' ? FLS.LOCKED : FLS.SHUTDOWN
+    await this.health.order(action === 'lock' ? 'CHECKIN_LOCK' : 'CHECKIN_SHUTDOWN', {
+      type: LogType.NON_SECURE_STATE,
+      result: LogResult.ERROR,
+      data: { fls: this.health.fls | bit, raised: bit, source: 'checkin', rid: req.rid },
+    })
+    return action === 'shutdown' ? this.order('shutdown', undefined, req) : { status: 200 }
   }
 
   /** Reboot and shutdown: journaled, answered, then carried out by the supervisor. */

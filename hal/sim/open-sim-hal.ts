@@ -8,6 +8,7 @@ import { createBootSlots, loadBootSlots, SimFirmwareSlots } from './boot-slots.j
 import { DataDirLock } from './data-dir-lock.js'
 import { SYSTEM_RESERVED_SECTORS, newDeviceIdentity, readDeviceIdentity, writeDeviceIdentity } from './device-identity.js'
 import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
+import { DEV_BACKEND_PUBLIC_KEY } from './backend-key-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
@@ -83,6 +84,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
     journal,
     keySlots,
+    backendKey: options.backendKey ?? Buffer.from(DEV_BACKEND_PUBLIC_KEY, 'base64'),
     faults: new SimFaultInjector(dataDir, { media: journal, dir: journalDir }, keySlots),
     runDir,
     close: async () => {
