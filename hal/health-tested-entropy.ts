@@ -10,12 +10,14 @@ export class EntropyHealthError extends EntropyError {
   override name = 'EntropyHealthError'
   constructor(
     readonly failure: EntropyFailure,
-    when: 'start-up' | 'continuous' = 'continuous',
+    options: { when?: 'start-up' | 'continuous'; cause?: unknown } = {},
   ) {
+    const when = options.when ?? 'continuous'
     super(
       failure.test === 'source'
         ? `the entropy source failed to deliver (${when} test): the device does not use it`
         : `the entropy source failed its ${when} ${failure.test.replace('_', ' ')} health test: the device does not use it`,
+      options.cause === undefined ? undefined : { cause: options.cause },
     )
   }
 }
@@ -26,23 +28,31 @@ export class EntropyHealthError extends EntropyError {
  */
 export function startupTest(entropy: TestedEntropySource): void {
   const failure = entropy.startup()
-  if (failure) throw new EntropyHealthError(failure, 'start-up')
+  if (failure) throw new EntropyHealthError(failure, { when: 'start-up' })
 }
 
+/** What one read may ask for, as the HAL's sources take it. */
+const MAX_READ = 65_536
+
 /**
- * Every byte the device draws passes the continuous health tests before anyone sees it. A
- * failure latches: the read that found it and every later one throw EntropyHealthError, so
- * nothing is ever built on output a test rejected.
+ * Every byte the device draws has passed the continuous health tests, and not just its own
+ * prefix of them: the source is read a whole adaptive-proportion window at a time, tested, and
+ * handed out from there, so that even a 16-byte read comes from a fully tested window. A failure
+ * latches: that read and every later one throw EntropyHealthError until the next start-up test.
  */
 export class HealthTestedEntropy implements TestedEntropySource {
   private readonly tests: ContinuousHealthTests
+  private readonly window: number
   private failed: EntropyFailure | undefined
+  private buffer: Uint8Array = new Uint8Array(0)
+  private offset = 0
 
   constructor(
     private readonly source: EntropySource,
     parameters: HealthTestParameters = DEVICE_HEALTH_TESTS,
   ) {
     this.tests = new ContinuousHealthTests(parameters)
+    this.window = parameters.window
   }
 
   get failure(): EntropyFailure | undefined {
@@ -50,14 +60,47 @@ export class HealthTestedEntropy implements TestedEntropySource {
   }
 
   read(n: number): Uint8Array {
+    if (!Number.isInteger(n) || n < 1 || n > MAX_READ) throw new RangeError(`entropy read size must be an integer from 1 to ${MAX_READ}, got ${n}`)
     if (this.failed) throw new EntropyHealthError(this.failed)
+    const out = new Uint8Array(n)
+    for (let filled = 0; filled < n; ) {
+      if (this.offset === this.buffer.length) this.refill(n - filled)
+      const take = Math.min(n - filled, this.buffer.length - this.offset)
+      out.set(this.buffer.subarray(this.offset, this.offset + take), filled)
+      this.buffer.fill(0, this.offset, this.offset + take)
+      this.offset += take
+      filled += take
+    }
+    return out
+  }
+
+  startup(): EntropyFailure | undefined {
+    this.failed = undefined
+    this.tests.reset()
+    this.buffer.fill(0)
+    this.buffer = new Uint8Array(0)
+    this.offset = 0
+    try {
+      this.tested(STARTUP_SAMPLES).fill(0)
+    } catch (err) {
+      if (!(err instanceof EntropyHealthError)) throw err
+    }
+    return this.failed
+  }
+
+  /** Whole windows, enough for `wanted` bytes. */
+  private refill(wanted: number): void {
+    this.buffer = this.tested(Math.min(MAX_READ, Math.ceil(wanted / this.window) * this.window))
+    this.offset = 0
+  }
+
+  private tested(n: number): Uint8Array {
     let bytes: Uint8Array
     try {
       bytes = this.source.read(n)
     } catch (err) {
-      if (err instanceof RangeError) throw err
       this.failed = { test: 'source' }
-      throw new EntropyHealthError(this.failed)
+      throw new EntropyHealthError(this.failed, { cause: err })
     }
     const test = this.tests.push(bytes)
     if (test) {
@@ -66,16 +109,5 @@ export class HealthTestedEntropy implements TestedEntropySource {
       throw new EntropyHealthError(this.failed)
     }
     return bytes
-  }
-
-  startup(): EntropyFailure | undefined {
-    this.failed = undefined
-    this.tests.reset()
-    try {
-      this.read(STARTUP_SAMPLES).fill(0)
-    } catch (err) {
-      if (!(err instanceof EntropyHealthError)) throw err
-    }
-    return this.failed
   }
 }

@@ -47,6 +47,17 @@ t.test('the adaptive proportion test fails when the window\'s first value recurs
   t.equal(tests.push(window(335)), undefined, 'each window counts afresh')
 })
 
+t.test('every byte handed out comes from a whole window that passed: a stuck source fails even a 16-byte first read', async (t) => {
+  let calls: number[] = []
+  const stuck = new HealthTestedEntropy({ read: (n) => (calls.push(n), new Uint8Array(n).fill(1)) })
+  t.throws(() => stuck.read(16), EntropyHealthError)
+  t.same(calls, [512], 'one window drawn and tested')
+  calls = []
+  const sound = new HealthTestedEntropy({ read: (n) => (calls.push(n), host.read(n)) })
+  for (const n of [16, 16, 600, 1]) t.equal(sound.read(n).length, n)
+  t.same(calls, [512, 512], 'windows drawn as needed, the rest kept for later reads')
+})
+
 t.test('a sound source passes megabytes; stuck and biased ones fail at once, and the failure latches', async (t) => {
   const sound = new HealthTestedEntropy(host)
   for (let i = 0; i < 64; i++) sound.read(65_536)
@@ -82,5 +93,6 @@ t.test('a sound source passes megabytes; stuck and biased ones fail at once, and
   })
   t.throws(() => failing.read(8), EntropyHealthError)
   t.same(failing.failure, { test: 'source' }, 'a source that cannot deliver has failed too')
-  t.throws(() => new HealthTestedEntropy(nodeEntropy).read(0), RangeError, 'a bad size is the caller\'s error, not the source\'s')
+  for (const n of [0, -1, 1.5, 65_537]) t.throws(() => new HealthTestedEntropy(nodeEntropy).read(n), RangeError, `a bad size (${n}) is the caller's error, not the source's`)
+  t.equal(new HealthTestedEntropy(nodeEntropy).read(65_536).length, 65_536)
 })
