@@ -121,6 +121,8 @@ export class Journal {
     while (this.draining) await this.draining
     const segment = this.segment
     try {
+      // The close seal must not follow the remains of a failed write.
+      await segment.repair()
       // A segment ended by rotation (its successor failed to open) needs no further seal.
       if (segment.writable) {
         const batch = segment.begin()
@@ -155,7 +157,11 @@ export class Journal {
     })
   }
 
-  /** Writes one batch: every queued entry, plus a seal when due, in one durable append. Never throws. */
+  /**
+   * Writes one batch: every queued entry, plus a seal when due, in one durable append. Never
+   * throws. A file that a failed write left broken is repaired first; until that works every
+   * batch is refused, so that no record ever follows the remains of a failed one.
+   */
   private async flush(items: Pending[]): Promise<void> {
     const { sealEvery, rotateBytes, logger } = this.settings
     const sealRequested = this.sealDue
@@ -163,6 +169,7 @@ export class Journal {
     let positions: JournalPosition[][]
     let seal: SealReason | undefined
     try {
+      if (this.segment.broken) await this.segment.repair()
       if (!this.segment.writable) await this.rotate()
       const segment = this.segment
       const batch = segment.begin()
@@ -172,7 +179,8 @@ export class Journal {
       if (seal) segment.addSeal(batch, seal)
       await segment.commit(batch)
     } catch (err) {
-      logger?.warn({ err, file: this.segment.id }, 'journal: write failed')
+      if (this.segment.broken) logger?.warn({ err, file: this.segment.id }, 'journal: write failed and could not be cut back; appends are refused until it can')
+      else logger?.warn({ err, file: this.segment.id }, 'journal: write failed')
       const error = new JournalWriteError('journal: write failed', { cause: err })
       for (const item of items) item.reject(error)
       return

@@ -40,6 +40,8 @@ export interface SegmentHeader {
 export class SegmentWriter {
   private position: SegmentPosition
   private state: 'open' | 'ended' | 'broken' = 'open'
+  /** While broken: the size of what is durably and validly stored, which the file must be cut back to. */
+  private goodSize = 0
 
   constructor(
     readonly id: string,
@@ -75,6 +77,11 @@ export class SegmentWriter {
   /** False once the file is ended by a seal, or left broken by a write that could not be undone. */
   get writable(): boolean {
     return this.state === 'open'
+  }
+
+  /** True while a failed append's bytes may still follow the last good record: nothing may be appended after them. */
+  get broken(): boolean {
+    return this.state === 'broken'
   }
 
   get head(): Uint8Array {
@@ -121,9 +128,14 @@ export class SegmentWriter {
     return seq
   }
 
-  /** Stores the batch durably in one append. On failure the file is cut back to its last good size. */
+  /**
+   * Stores the batch durably in one append. A failed append may have left a part of its bytes
+   * (a full disk tears it): the file is cut back to its last good size, and when even that fails
+   * the writer is broken until `repair` manages it. Seq and chain head move only on success.
+   */
   async commit(batch: Batch): Promise<void> {
     if (batch.lines.length === 0) return
+    if (this.state !== 'open') throw new Error(`segment ${this.id} is ${this.state}: nothing may be appended`)
     const size = this.handle.size
     try {
       await this.handle.append(Buffer.concat(batch.lines, batch.bytes))
@@ -131,12 +143,20 @@ export class SegmentWriter {
       try {
         await this.handle.truncate(size)
       } catch {
+        this.goodSize = size
         this.state = 'broken'
       }
       throw err
     }
     this.position = { seq: batch.seq, head: batch.head, unsealed: batch.unsealed }
     if (batch.ended) this.state = 'ended'
+  }
+
+  /** Cuts what a failed append left behind, so that the file may take records again. Throws when it still cannot. */
+  async repair(): Promise<void> {
+    if (this.state !== 'broken') return
+    await this.handle.truncate(this.goodSize)
+    this.state = 'open'
   }
 
   close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Principal } from '../actors/bus/types.js'
-import { BusUnavailableError } from './errors.js'
+import { BusUnavailableError, HttpError } from './errors.js'
 import type { GatewayBus, Route } from './types.js'
 
 /**
@@ -9,6 +9,8 @@ import type { GatewayBus, Route } from './types.js'
 export function scopeAudit(bus: GatewayBus) {
   return async (route: Route, principal: Principal, rid: string): Promise<void> => {
     const reply = await bus.request('auth', 'denied', { rid, tls: false, principal, body: { method: route.method, path: route.path } })
+    // A full disk is said as such (507), like every other write it refuses.
+    if (reply.status === 507) throw new HttpError(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
     if (reply.status !== 200) throw new BusUnavailableError(`the scope failure could not be journaled (${reply.status})`)
   }
 }

@@ -80,3 +80,23 @@ export class DiskNotFormattedError extends HalError {
     super('the disks are not formatted')
   }
 }
+
+/**
+ * The device's storage has no room: a write of device state did not happen. Stands for a full
+ * disk where the system error itself cannot travel (across the bus, from another process).
+ */
+export class StorageFullError extends HalError {
+  override name = 'StorageFullError'
+}
+
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT'])
+
+/** Whether `err`, or an error it was caused by, is the storage running out of space. */
+export function isStorageFull(err: unknown): boolean {
+  const seen = new Set<unknown>()
+  for (let at = err; at instanceof Error && !seen.has(at); at = at.cause) {
+    seen.add(at)
+    if (at instanceof StorageFullError || NO_SPACE.has((at as NodeJS.ErrnoException).code ?? '')) return true
+  }
+  return false
+}

@@ -14,9 +14,12 @@ export {
   HalLockedError,
   HalUnsupportedError,
   HalVariantMismatchError,
+  isStorageFull,
+  StorageFullError,
   TlsMaterialError,
   UnsealError,
 } from './errors.js'
+export { EntropyHealthError } from './health-tested-entropy.js'
 
 /** Opens the device. The simulator is the only implementation so far. */
 export function openHal(options: OpenHalOptions): Promise<Hal> {

@@ -59,6 +59,7 @@ export class ReadModelBus {
     this.epoch += 1
     this.models.clear()
     if (connected) void this.resync()
+    else this.mux.failAll('the bus connection dropped')
   }
 
   /** Resolves once every projected service's read model is known (the device is ready to answer). */

@@ -60,7 +60,13 @@ export class RequestMux {
     }
   }
 
-  private failAll(reason: string, cause?: Error): void {
+  /**
+   * Fails every request still waiting for its reply. The owner calls it when the connection
+   * drops: a request or its reply in flight then may be lost with the connection, and a caller
+   * must not wait out the timeout to learn that (the service may still have run it; a 503 says
+   * "try again" all the same).
+   */
+  failAll(reason: string, cause?: Error): void {
     for (const token of [...this.pending.keys()]) this.drop(token)?.reject(new BusUnavailableError(reason, { cause }))
   }
 

@@ -3,7 +3,11 @@ import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
 import { decode, encode } from './codec.js'
 import { Subjects } from './subjects.js'
-import type { CommandReply, CommandRequest, StateEvent } from './types.js'
+import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from './types.js'
+import type { FaultEventType } from '../../machines/health.js'
+import { faultOf } from '../host/fault-of.js'
+import { fail } from './fail.js'
+import { isStorageFull } from '../../hal/errors.js'
 
 export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
 
@@ -51,6 +55,12 @@ export class ServiceHost<S> {
     this.nc.publish(this.subjects.state(this.service), encode(this.snapshot()))
   }
 
+  /** Tells the health machine (system service) of a fault found in this service. */
+  reportFault(fault: FaultEventType, detail?: Record<string, unknown>): void {
+    const event: FaultEvent = { service: this.service, fault, ...(detail ? { detail } : {}) }
+    this.nc.publish(this.subjects.fault(this.service), encode(event))
+  }
+
   get state(): S | undefined {
     return this.current
   }
@@ -90,6 +100,11 @@ export class ServiceHost<S> {
         return await spec.handler(req)
       } catch (err) {
         this.logger.error({ service: this.service, rid: req.rid, err: (err as Error).message }, 'command failed')
+        // A full disk is the device's condition, not a fault of the request: 507, as the upgrade actor answers it.
+        if (isStorageFull(err)) return fail(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
+        const fault = faultOf(err)
+        if (fault) this.reportFault(fault)
+        if (fault === 'ENTROPY_FAILED') return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
         return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
       }
     }

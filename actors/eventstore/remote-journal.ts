@@ -1,10 +1,16 @@
-import type { NatsConnection } from '@nats-io/transport-node'
+import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/transport-node'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { JournalWriteError } from '../../eventstore/errors.js'
+import { StorageFullError } from '../../hal/errors.js'
 import type { JournalEntry, JournalPosition } from '../../eventstore/types.js'
 import { decode, encode } from '../bus/codec.js'
 import { BusUnavailableError } from '../bus/errors.js'
 import { Subjects } from '../bus/subjects.js'
 import type { CommandReply } from '../bus/types.js'
 import type { JournalPort, JournalStatus } from '../host/journal-port.js'
+
+/** How long to wait before asking a journal that had no responder again. */
+const RESUBSCRIBE_POLL_MS = 20
 
 /** The journal of a device whose eventstore runs in another process (`--split`). */
 export class RemoteJournal implements JournalPort {
@@ -26,17 +32,36 @@ export class RemoteJournal implements JournalPort {
     return this.call<JournalStatus>('status', undefined)
   }
 
+  /**
+   * One request to the eventstore, asked again while it has no responder: after a bus outage
+   * each process resubscribes on its own reconnect, and a service may be back (and have run a
+   * command) a moment before the eventstore is; failing then would fail an operation the journal
+   * takes a few milliseconds later. Only "no responder" is asked again: such a request reached
+   * no eventstore, so it cannot be appended twice.
+   */
   private async call<T>(op: string, body: unknown): Promise<T> {
+    const deadline = Date.now() + this.timeoutMs
+    const payload = encode({ rid: 'journal', tls: false, body })
     let reply: CommandReply<T>
-    try {
-      const msg = await this.nc.request(this.subjects.command('eventstore', op), encode({ rid: 'journal', tls: false, body }), {
-        timeout: this.timeoutMs,
-      })
-      reply = decode<CommandReply<T>>(msg.data)
-    } catch (err) {
-      throw new BusUnavailableError(`the journal did not answer ${op}`, { cause: err })
+    for (;;) {
+      try {
+        const msg = await this.nc.request(this.subjects.command('eventstore', op), payload, { timeout: Math.max(1, deadline - Date.now()) })
+        reply = decode<CommandReply<T>>(msg.data)
+        break
+      } catch (err) {
+        if (!noResponder(err) || Date.now() + RESUBSCRIBE_POLL_MS >= deadline) {
+          throw new BusUnavailableError(`the journal did not answer ${op}`, { cause: err })
+        }
+        await sleep(RESUBSCRIBE_POLL_MS)
+      }
     }
+    // The eventstore's full disk, across the bus: the failed write a local journal reports, with its cause.
+    if (reply.status === 507) throw new JournalWriteError(`the journal could not ${op}: no space`, { cause: new StorageFullError('the data disk is full') })
     if (reply.status !== 200) throw new Error(`the journal refused ${op} (${reply.status})`)
     return reply.body as T
   }
+}
+
+function noResponder(err: unknown): boolean {
+  return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders())
 }

@@ -1,4 +1,5 @@
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import { isStorageFull } from '../../hal/errors.js'
 import { decodeBase64, encodeBase64 } from '../host/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
 import { fail } from '../bus/fail.js'
@@ -50,17 +51,32 @@ function typeOf(body: Body) {
   return body.type
 }
 
-/** Adds a key and journals it; a journal that cannot record it takes the key back out. */
-async function addJournaled(actor: KeystoreActor, req: CommandRequest, record: KeyRecord, type: number): Promise<CommandReply> {
-  await actor.repository.add(record)
+/**
+ * Journals a change of the repository, then makes it: a change the journal cannot record does
+ * not happen, and on a full disk nothing at all is written. Should the repository fail after
+ * the record (its memory is then unchanged), a second record, result ERROR, says the change did
+ * not happen, if the journal can still take one; the failure is thrown.
+ */
+async function journaled(actor: KeystoreActor, entry: JournalEntry, change: () => Promise<unknown>): Promise<void> {
+  await actor.journal([entry])
   try {
-    await actor.journal([{ type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type } }])
+    await change()
   } catch (err) {
-    await actor.repository.remove(record.kid)
+    const undone: JournalEntry = { ...entry, result: LogResult.ERROR, data: { ...entry.data, source: isStorageFull(err) ? 507 : 500 } }
+    await actor.journal([undone]).catch((journalErr: unknown) =>
+      actor.o.logger.error({ err: (journalErr as Error).message, kid: entry.data?.kid }, 'a key change that failed could not be journaled as failed'),
+    )
     throw err
   } finally {
     actor.publish()
   }
+}
+
+/** Stores a new key, journaled first; a repository without a slot left refuses it before anything is journaled. */
+async function addJournaled(actor: KeystoreActor, req: CommandRequest, record: KeyRecord, type: number): Promise<CommandReply> {
+  if (!actor.repository.hasRoom()) throw new RepositoryFullError()
+  const entry: JournalEntry = { type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type } }
+  await journaled(actor, entry, () => actor.repository.add(record))
   return { status: 200, body: { kid: record.kid } }
 }
 
@@ -136,7 +152,8 @@ export function deleteKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     const kid = kidParam(req)
     const key = actor.repository.get(kid)
     if (!key) return notFound()
-    // Journaled first: a deletion the journal cannot record does not happen.
+    // Journaled first: a deletion the journal cannot record does not happen. One recorded has
+    // happened: should the tombstone fail, the key is gone all the same and the failure answered.
     await actor.journal([{ type: LogType.KEY_DELETE, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, type: key.type } }])
     await actor.repository.remove(kid)
     actor.publish()
@@ -154,17 +171,12 @@ export function updateKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     const key = actor.repository.get(kid)
     if (!key) return notFound()
     const updated: KeyRecord = { ...key, label, updated: actor.now(), ...(descr ? { descr } : {}) }
-    await actor.repository.replace(updated)
-    try {
-      await actor.journal([
-        { type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined } },
-      ])
-    } catch (err) {
-      await actor.repository.replace(key)
-      throw err
-    } finally {
-      actor.publish()
+    // A new version needs a spare slot: refused before anything is journaled.
+    if (!actor.repository.hasRoom()) throw new RepositoryFullError()
+    const entry: JournalEntry = {
+      type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined },
     }
+    await journaled(actor, entry, () => actor.repository.replace(updated))
     return { status: 200, body: {} }
   })
 }

@@ -10,6 +10,13 @@
 // `serial` keeps the creation order across updates and reboots; `generation` counts the
 // versions of one key, so that an update interrupted between writing the new version and
 // tombstoning the old one resolves to the new one.
+//
+// A live slot is never written over: a new key or version goes into a spare slot, and only a
+// tombstone replaces a record. A write that fails (a full disk tears it, landing part of the
+// record) therefore never loses a stored key. Memory does not follow a failed write: the slot
+// is queued to be written again with what memory says it holds (zeros, or a tombstone) before
+// the next change and at the next open. A torn slot that a reboot finds before it was mended
+// does not open and is reported like any other damage.
 
 import { UnsealError } from '../../hal/errors.js'
 import type { KeySlotMedia, Sealer } from '../../hal/types.js'
@@ -49,8 +56,8 @@ export class KeyRepository {
   #states: SlotState[]
   #entries: Map<string, Entry>
   #problems: string[]
-  /** Slots marked deleted whose tombstone is not on the media yet: written before the next change. */
-  #unburied: Set<number>
+  /** Slots whose bytes on the media are not yet what memory says they hold, and those bytes: written before the next change. */
+  #pending: Map<number, Uint8Array>
   #nextSerial: number
   #queue: Promise<unknown> = Promise.resolve()
 
@@ -61,7 +68,7 @@ export class KeyRepository {
     this.#states = read.states
     this.#entries = read.entries
     this.#problems = read.problems
-    this.#unburied = read.superseded
+    this.#pending = new Map([...read.superseded].map((index) => [index, tombstone()]))
     this.#nextSerial = nextSerial(read.entries)
   }
 
@@ -82,8 +89,8 @@ export class KeyRepository {
       throw new RangeError(`the media did not return ${media.slotCount} slots of ${media.slotSize} bytes`)
     }
     const repository = new KeyRepository(options, await readSlots(slots, options))
-    // A failed tombstone stays pending: the next change writes it first, and so does the next open.
-    await repository.#bury().catch(() => undefined)
+    // A failed write stays pending: the next change writes it first, and so does the next open.
+    await repository.#mend().catch(() => undefined)
     return repository
   }
 
@@ -124,12 +131,17 @@ export class KeyRepository {
     }
   }
 
+  /** Whether a new key, or a new version of one, has a slot to go to: one free, or one deleted. */
+  hasRoom(): boolean {
+    return this.#states.some((state) => state === 'free' || state === 'deleted')
+  }
+
   /** Stores a new key. DuplicateKeyError for a known KID, RepositoryFullError when no slot is left. */
   add(record: KeyRecord): Promise<void> {
     return this.#serialised(async () => {
       const plaintext = encodeKeyRecord(record)
       if (this.#entries.has(record.kid)) throw new DuplicateKeyError(record.kid)
-      await this.#bury()
+      await this.#mend()
       await this.#store(plaintext, 1, this.#nextSerial)
       this.#nextSerial += 1
     })
@@ -145,27 +157,40 @@ export class KeyRepository {
       const plaintext = encodeKeyRecord(record)
       const old = this.#entries.get(record.kid)
       if (!old) throw new UnknownKeyError(record.kid)
-      await this.#bury()
+      await this.#mend()
       await this.#store(plaintext, old.generation + 1, old.serial)
       // The new version is durable: the update has happened. Should the tombstone fail, the
       // old slot still counts as deleted and is retried before the next change (or by open).
       this.#states[old.index] = 'deleted'
-      this.#unburied.add(old.index)
-      await this.#bury().catch(() => undefined)
+      this.#pending.set(old.index, tombstone())
+      await this.#mend().catch(() => undefined)
     })
   }
 
-  /** Deletes a key, overwriting its sealed bytes; false when the KID is not stored. */
+  /**
+   * Deletes a key, overwriting its sealed bytes; false when the KID is not stored. Should the
+   * tombstone fail, the key is gone all the same (callers journaled its end, or never its
+   * start) and the tombstone is retried before the next change; the failure is thrown.
+   */
   remove(kid: string): Promise<boolean> {
     return this.#serialised(async () => {
       const entry = this.#entries.get(kid)
       if (!entry) return false
-      await this.#bury()
-      await this.#media.write(entry.index, tombstone())
+      await this.#mend()
       this.#states[entry.index] = 'deleted'
       this.#entries.delete(kid)
+      this.#pending.set(entry.index, tombstone())
+      await this.#mend()
       return true
     })
+  }
+
+  /**
+   * Writes what failed writes left pending, as the next change would first; throws while the
+   * media still refuses. Before a reboot it spares the next open a torn slot it would report.
+   */
+  mend(): Promise<void> {
+    return this.#serialised(() => this.#mend())
   }
 
   /** Erases the media: every key, tombstone and invalid slot is gone. */
@@ -175,7 +200,7 @@ export class KeyRepository {
       this.#states = this.#states.map(() => 'free')
       this.#entries = new Map()
       this.#problems = []
-      this.#unburied = new Set()
+      this.#pending = new Map()
       this.#nextSerial = 1
     })
   }
@@ -190,7 +215,13 @@ export class KeyRepository {
     slot.set(header)
     new DataView(slot.buffer).setUint16(LENGTH_AT, sealed.length)
     slot.set(sealed, HEADER)
-    await this.#media.write(index, slot)
+    try {
+      await this.#media.write(index, slot)
+    } catch (err) {
+      // The slot may hold a part of the record now: it is put back to what it was.
+      this.#pending.set(index, this.#states[index] === 'free' ? new Uint8Array(0) : tombstone())
+      throw err
+    }
     const record = decodeKeyRecord(plaintext)
     this.#states[index] = 'live'
     this.#entries.set(record.kid, { index, generation, serial, record })
@@ -204,10 +235,11 @@ export class KeyRepository {
     throw new RepositoryFullError()
   }
 
-  async #bury(): Promise<void> {
-    for (const index of [...this.#unburied].sort((a, b) => a - b)) {
-      await this.#media.write(index, tombstone())
-      this.#unburied.delete(index)
+  /** Writes what the pending slots must hold, in slot order; stops at the first write that fails. */
+  async #mend(): Promise<void> {
+    for (const [index, bytes] of [...this.#pending].sort(([a], [b]) => a - b)) {
+      await this.#media.write(index, bytes)
+      this.#pending.delete(index)
     }
   }
 

@@ -40,6 +40,7 @@ export class KeystoreActor {
   readonly random: RandomSource
   private readonly identity: ReadModelBus
   private fls = 0
+  private katFailures: string[] = []
 
   private constructor(
     readonly o: KeystoreActorOptions,
@@ -70,10 +71,11 @@ export class KeystoreActor {
     const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave.sealer('keys'), devid: o.hal.devid })
     const actor = new KeystoreActor(o, choice.engine, repository)
     const problems: JournalEntry[] = []
+    // The health machine journals it (NON_SECURE_STATE), with the failed KATs from the read model.
     if (choice.failed.length > 0) {
       actor.fls |= FLS_KAT
+      actor.katFailures = choice.failed
       o.logger.error({ engine: choice.engine.name, failed: choice.failed }, 'crypto self-tests failed')
-      problems.push({ type: LogType.NON_SECURE_STATE, result: LogResult.ERROR, data: { fls: FLS_KAT, engine: choice.engine.name, failed: choice.failed } })
     }
     if (!repository.intact) {
       actor.fls |= FLS_INTEGRITY
@@ -96,10 +98,17 @@ export class KeystoreActor {
   async stop(): Promise<void> {
     this.identity.close()
     await this.host.stop()
+    // A slot torn by a full disk is put back now if it can be, so that the next boot finds no bad record.
+    await this.repository.mend().catch(() => undefined)
   }
 
   publish(): void {
-    this.host.publishState({ fls: this.fls, engine: this.engine.name, repo_stats: this.repository.stats() })
+    this.host.publishState({
+      fls: this.fls,
+      engine: this.engine.name,
+      ...(this.katFailures.length > 0 ? { kat_failed: this.katFailures } : {}),
+      repo_stats: this.repository.stats(),
+    })
   }
 
   now(): number {

@@ -40,5 +40,7 @@ export interface KeystoreState {
   fls: number
   /** `native` or `noble`: the crypto engine chosen at boot. */
   engine: string
+  /** The engine's failed KATs at boot (with fls 0x01), for the health machine's record. */
+  kat_failed?: string[]
   repo_stats: RepoStats
 }

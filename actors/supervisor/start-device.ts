@@ -11,6 +11,7 @@ import { concretePort, deviceServices, runService, type RunningService, type Ser
 import { startSplitServices } from './split-services.js'
 import { loadTlsFiles } from './tls-files.js'
 import { writeSimControl } from './sim-control-file.js'
+import { everyStep } from './every-step.js'
 import type { Device, DeviceOptions } from './types.js'
 
 /**
@@ -85,19 +86,15 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     const stop = () =>
       (stopping ??= (async () => {
         await restarting.catch(() => undefined)
-        // Every step runs even when one before failed, so that the data dir is always released.
-        let failure: unknown
-        for (const step of [() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()]) {
-          try {
-            await step()
-          } catch (err) {
-            failure ??= err
-            o.logger.error({ err: (err as Error).message }, 'stopping the device: a step failed')
-          }
+        // The data dir is released whatever failed before.
+        try {
+          await everyStep([() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()], (err) =>
+            o.logger.error({ err: err.message }, 'stopping the device: a step failed'),
+          )
+        } finally {
+          services = undefined
+          stopped()
         }
-        services = undefined
-        stopped()
-        if (failure !== undefined) throw failure
       })())
     const upgrade = async () => {
       if (!o.onFirmwareInstalled) {
@@ -219,9 +216,12 @@ async function startInProcess(
     ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
   }
   const running: RunningService[] = []
-  const stop = async () => {
-    for (const service of running.reverse()) await service.stop()
-  }
+  // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.
+  const stop = () =>
+    everyStep(
+      running.reverse().map((service) => () => service.stop()),
+      (err) => o.logger.error({ err: err.message }, 'stopping a service failed'),
+    )
   try {
     for (const name of deviceServices) {
       const service = await runService(name, ctx)

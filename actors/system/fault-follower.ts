@@ -71,7 +71,9 @@ export class FaultFollower {
     const keystore = this.models.readModel<KeystoreState>('keystore')
     if (!keystore) return
     for (const [bit, fault] of FAULT_OF_BIT) {
-      if ((keystore.fls & bit) !== 0) this.raise({ fault, source: 'keystore', detail: { engine: keystore.engine } })
+      if ((keystore.fls & bit) !== 0) {
+        this.raise({ fault, source: 'keystore', detail: { engine: keystore.engine, ...(fault === 'KAT_FAILED' ? { failed: keystore.kat_failed ?? [] } : {}) } })
+      }
     }
   }
 

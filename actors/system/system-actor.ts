@@ -107,14 +107,19 @@ export class SystemActor {
     this.faults.close()
     await this.host.stop()
     const by = this.shutdownBy
-    await this.lifecycle.send({ type: 'STOP' }, [
-      {
-        type: LogType.SHUTDOWN,
-        result: LogResult.OK,
-        ...(by?.subject !== undefined ? { subject: by.subject } : {}),
-        ...(by ? { data: { source: 200, rid: by.rid } } : {}),
-      },
-    ])
+    try {
+      await this.lifecycle.send({ type: 'STOP' }, [
+        {
+          type: LogType.SHUTDOWN,
+          result: LogResult.OK,
+          ...(by?.subject !== undefined ? { subject: by.subject } : {}),
+          ...(by ? { data: { source: 200, rid: by.rid } } : {}),
+        },
+      ])
+    } catch (err) {
+      // The device stops all the same; the next boot finds a run without SHUTDOWN and seals its tail as recovered.
+      this.o.logger.error({ err: (err as Error).message }, 'SHUTDOWN could not be journaled')
+    }
   }
 
   /** `GET /api/system/selftest`: the known-answer tests and an entropy health test, now. */

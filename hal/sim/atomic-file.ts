@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { link, open, rename, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { diskSpaceHolding } from './disk-space.js'
 
 /** Replaces `path` with `data` so that a crash leaves either the old or the new file, never a torn one. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode: number): Promise<void> {
@@ -20,11 +21,15 @@ export async function writeFileOnce(path: string, data: string | Uint8Array, mod
   await syncDirectory(dirname(path))
 }
 
+/** The new bytes in a temporary file beside `path`; a write that fails (a full disk) leaves no temporary behind. */
 async function writeTemp(path: string, data: string | Uint8Array, mode: number): Promise<string> {
+  const space = await diskSpaceHolding(path)
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
   const file = await open(temp, 'wx', mode)
   try {
-    await file.writeFile(data)
+    if (space) await space.write(file, bytes, 0, temp)
+    else await file.writeFile(bytes)
     await file.sync()
   } catch (err) {
     await file.close()

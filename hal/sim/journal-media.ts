@@ -1,9 +1,12 @@
-// Journal segments as files `<dir>/<id>.log`, each append made durable before it resolves.
+// Journal segments as files `<dir>/<id>.log`, each append made durable before it resolves. The
+// directory lies in the data dir, whose simulated disk may be full: an append then lands a part
+// of its bytes and fails (ENOSPC), which is what the journal's writer must cut back.
 
 import { constants, createReadStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { AppendHandle, JournalMedia } from '../types.js'
+import { SimDiskSpace } from './disk-space.js'
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
 const SEGMENT_FILE = /^([0-9a-f]{8})\.log$/
@@ -12,6 +15,8 @@ class FileAppendHandle implements AppendHandle {
   constructor(
     private readonly file: FileHandle,
     private stored: number,
+    private readonly path: string,
+    private readonly space: SimDiskSpace,
   ) {}
 
   get size(): number {
@@ -20,14 +25,11 @@ class FileAppendHandle implements AppendHandle {
 
   /** The file is opened O_DSYNC: each write returns once durable, one thread-pool hop instead of two. */
   async append(data: Uint8Array): Promise<void> {
-    let written = 0
-    while (written < data.length) {
-      const { bytesWritten } = await this.file.write(data, written, data.length - written)
-      written += bytesWritten
-    }
+    await this.space.write(this.file, data, null, this.path)
     this.stored += data.length
   }
 
+  /** Works on a full disk too: cutting a file back frees space, it takes none. */
   async truncate(length: number): Promise<void> {
     await this.file.truncate(length)
     await this.file.datasync()
@@ -40,7 +42,11 @@ class FileAppendHandle implements AppendHandle {
 }
 
 export class FileJournalMedia implements JournalMedia {
-  constructor(private readonly dir: string) {}
+  /** `dir` is a directory of the data dir, as the sim HAL lays it out; `space` is that data dir's. */
+  constructor(
+    private readonly dir: string,
+    private readonly space = new SimDiskSpace(dirname(dir)),
+  ) {}
 
   async list(): Promise<string[]> {
     let names: string[]
@@ -92,7 +98,7 @@ export class FileJournalMedia implements JournalMedia {
     try {
       const { size } = await file.stat()
       await this.syncDir()
-      return new FileAppendHandle(file, size)
+      return new FileAppendHandle(file, size, path, this.space)
     } catch (err) {
       await file.close()
       throw err

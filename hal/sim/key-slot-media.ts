@@ -1,5 +1,6 @@
 // Key slots as one sparse file `<dir>/slots.bin`: slot i lives at i * slotSize, so a slot that
-// was never written reads as zeros without taking space.
+// was never written reads as zeros without taking space. On a full disk (the data dir's, see
+// disk-space.ts) a write tears: the first half of the record lands over the slot, then ENOSPC.
 
 import { constants } from 'node:fs'
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises'
@@ -7,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { HalCorruptError } from '../errors.js'
 import type { KeySlotMedia } from '../types.js'
 import { syncDirectory } from './atomic-file.js'
+import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
 
 export interface KeySlotGeometry {
@@ -14,20 +16,27 @@ export interface KeySlotGeometry {
   slotSize?: number
 }
 
+export interface KeySlotMediaOptions extends KeySlotGeometry {
+  /** The space of the data dir the slots live in; default that of `dir`'s parent, as the sim HAL lays it out. */
+  space?: SimDiskSpace
+}
+
 export class FileKeySlotMedia implements KeySlotMedia {
   readonly slotCount: number
   readonly slotSize: number
   readonly #dir: string
   readonly #path: string
+  readonly #space: SimDiskSpace
   #file: Promise<FileHandle> | undefined
 
-  constructor(dir: string, { slotCount = 1024, slotSize = 512 }: KeySlotGeometry = {}) {
+  constructor(dir: string, { slotCount = 1024, slotSize = 512, space = new SimDiskSpace(dirname(dir)) }: KeySlotMediaOptions = {}) {
     if (!Number.isSafeInteger(slotCount) || slotCount < 1) throw new RangeError('slotCount must be a positive integer')
     if (!Number.isSafeInteger(slotSize) || slotSize < 1) throw new RangeError('slotSize must be a positive integer')
     this.slotCount = slotCount
     this.slotSize = slotSize
     this.#dir = dir
     this.#path = join(dir, 'slots.bin')
+    this.#space = space
   }
 
   async readAll(): Promise<Uint8Array[]> {
@@ -56,8 +65,9 @@ export class FileKeySlotMedia implements KeySlotMedia {
     const slot = new Uint8Array(this.slotSize)
     slot.set(data)
     const file = await this.handle()
-    await writeAt(file, slot, index * this.slotSize)
-    await file.datasync()
+    // Torn inside the record, not in its zero padding: what lands is neither the old slot nor the new.
+    await this.#space.write(file, slot, index * this.slotSize, this.#path, Math.floor(data.length / 2))
+    await this.#space.datasync(file, this.#path)
   }
 
   async erase(): Promise<void> {
@@ -66,8 +76,8 @@ export class FileKeySlotMedia implements KeySlotMedia {
     // Truncating alone would hand the old blocks back to the file system with the sealed keys
     // still in them; overwrite first, then drop the length.
     if (size > 0) {
-      await writeAt(file, new Uint8Array(size), 0)
-      await file.datasync()
+      await this.#space.write(file, new Uint8Array(size), 0, this.#path)
+      await this.#space.datasync(file, this.#path)
     }
     await file.truncate(0)
     await file.datasync()
@@ -103,13 +113,5 @@ export class FileKeySlotMedia implements KeySlotMedia {
       await file.close()
       throw err
     }
-  }
-}
-
-async function writeAt(file: FileHandle, data: Uint8Array, position: number): Promise<void> {
-  let written = 0
-  while (written < data.length) {
-    const { bytesWritten } = await file.write(data, written, data.length - written, position + written)
-    written += bytesWritten
   }
 }

@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError, HalCorruptError, HalError } from '../errors.js'
 import type { DiskCipher, DiskHandle, DiskLayout, DiskMode, DiskStore, EntropySource, Sealer } from '../types.js'
 import { writeFileAtomic } from './atomic-file.js'
+import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
 
 const SECTOR = 512
@@ -34,18 +35,23 @@ export type DiskKeySealer = Sealer
  * zeros of a format) and reads as zeros; every sector a user writes is stored encrypted, zeros
  * included, so the image never holds what the user wrote. (A ciphertext that is all zeros
  * has probability 2^-4096.) The image shows which sectors were ever written, not what they hold.
+ *
+ * The images live in the data dir, whose simulated disk may be full (disk-space.ts): a format is
+ * then refused before it changes anything, and a sector write fails after half its sectors land.
  */
 export class SimDisks implements DiskStore {
   readonly #handles = new Set<SimDiskHandle>()
   /** Format, erase and open run one at a time: an open must not straddle the bytes changing under it. */
   #queue: Promise<unknown> = Promise.resolve()
 
+  /** `dir` is a directory of the data dir, as the sim HAL lays it out; `space` is that data dir's. */
   constructor(
     private readonly dir: string,
     private readonly capacitySectors: number,
     private readonly reservedSectors: number,
     private readonly sealer: DiskKeySealer,
     private readonly entropy: EntropySource,
+    private readonly space = new SimDiskSpace(dirname(dir)),
   ) {}
 
   layout(): DiskLayout | undefined {
@@ -77,6 +83,8 @@ export class SimDisks implements DiskStore {
   }
 
   private async reformat(disk0Sectors: number, disk1Sectors: number, onProgress: (percent: number) => void): Promise<void> {
+    // Before the layout goes: a format refused for want of space leaves the disks as they were.
+    this.space.check('open', join(this.dir, DISK_KEY))
     await this.lockAll()
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     await rm(join(this.dir, 'layout.json'), { force: true })
@@ -91,12 +99,14 @@ export class SimDisks implements DiskStore {
     let step = 0
     for (const [index, sectors] of [disk0Sectors, disk1Sectors].entries()) {
       // 'w' truncates: the image starts as one hole, all zeros by the sparse-zero convention.
-      const image = await open(join(this.dir, `disk${index}.img`), 'w', 0o600)
+      const path = join(this.dir, `disk${index}.img`)
+      const image = await open(path, 'w', 0o600)
       try {
         await image.truncate(sectors * SECTOR)
         const half = Buffer.alloc(FORMATTED_HEAD / 2)
         for (let offset = 0; offset < FORMATTED_HEAD; offset += half.length) {
-          await image.write(half, 0, half.length, offset)
+          await this.space.write(image, half, offset, path)
+          this.space.check('fsync', path)
           await image.sync()
           onProgress(Math.round((++step * 100) / STEPS))
         }
@@ -112,11 +122,12 @@ export class SimDisks implements DiskStore {
     if (!layout) throw new DiskNotFormattedError()
     const sectors = disk === 0 ? layout.disk0Sectors : layout.disk1Sectors
     const sectorCipher = cipher === undefined ? undefined : new SectorCipher(cipher, await this.diskKey())
-    const file = await openImage(join(this.dir, `disk${disk}.img`), mode, disk, sectors).catch((err: unknown) => {
+    const path = join(this.dir, `disk${disk}.img`)
+    const file = await openImage(path, mode, disk, sectors).catch((err: unknown) => {
       sectorCipher?.destroy()
       throw err
     })
-    const handle = new SimDiskHandle(disk, sectors, mode, file, sectorCipher, () => this.#handles.delete(handle))
+    const handle = new SimDiskHandle(disk, sectors, mode, file, sectorCipher, { path, space: this.space }, () => this.#handles.delete(handle))
     this.#handles.add(handle)
     return handle
   }
@@ -184,6 +195,7 @@ class SimDiskHandle implements DiskHandle {
     readonly mode: DiskMode,
     file: FileHandle,
     private readonly cipher: SectorCipher | undefined,
+    private readonly image: { path: string; space: SimDiskSpace },
     private readonly onClose: () => void,
   ) {
     this.#file = file
@@ -223,13 +235,13 @@ class SimDiskHandle implements DiskHandle {
     const stored = cipher
       ? Buffer.concat(Array.from({ length: count }, (_, i) => cipher.encrypt(sector + i, plain.subarray(i * SECTOR, (i + 1) * SECTOR))))
       : plain
-    const { bytesWritten } = await file.write(stored, 0, stored.length, sector * SECTOR)
-    if (bytesWritten !== stored.length) throw new HalError(`Disk ${this.disk} took only part of a write`)
+    // A write torn by a full disk lands whole sectors, as a block device's does.
+    await this.image.space.write(file, stored, sector * SECTOR, this.image.path, Math.floor(count / 2) * SECTOR)
   }
 
   async flush(): Promise<void> {
     const file = this.unlocked()
-    if (this.mode === 'rw') await file.datasync()
+    if (this.mode === 'rw') await this.image.space.datasync(file, this.image.path)
   }
 
   close(): Promise<void> {

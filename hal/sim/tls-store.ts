@@ -75,10 +75,16 @@ export class TlsStore {
     const { certChainDer, keyPkcs8 } = material
     const temp = join(this.dir, `${STAGED}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
     await mkdir(temp, { mode: 0o700 })
-    await writeFileAtomic(join(temp, CHAIN), certChainDer.map((der) => toPem('CERTIFICATE', der)).join(''), 0o600)
-    // Written as node re-encodes it: exactly the key that was checked, nothing trailing.
-    const key = keyPkcs8 && parsePkcs8(keyPkcs8)
-    if (key) await writeFileAtomic(join(temp, KEY), key.export({ type: 'pkcs8', format: 'pem' }), 0o600)
+    try {
+      await writeFileAtomic(join(temp, CHAIN), certChainDer.map((der) => toPem('CERTIFICATE', der)).join(''), 0o600)
+      // Written as node re-encodes it: exactly the key that was checked, nothing trailing.
+      const key = keyPkcs8 && parsePkcs8(keyPkcs8)
+      if (key) await writeFileAtomic(join(temp, KEY), key.export({ type: 'pkcs8', format: 'pem' }), 0o600)
+    } catch (err) {
+      // A set that could not be written whole (a full disk) leaves nothing behind; what was staged before stays.
+      await rm(temp, { recursive: true, force: true })
+      throw err
+    }
     await rm(join(this.dir, STAGED), { recursive: true, force: true })
     await rename(temp, join(this.dir, STAGED))
     await syncDirectory(this.dir)

@@ -1,21 +1,30 @@
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { ImageKindName, StagedImage, StagingWriter, UpgradeStaging } from '../types.js'
+import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
 
 /**
  * `<data>/upgrade/<kind>.img`: an upload is written to `<kind>.part` and renamed over the
  * image only when complete and durable, so a crash mid-upload never leaves a staged image.
+ * On a full disk (the data dir's, see disk-space.ts) nothing new is begun, and a running upload
+ * fails at its next write or at its final fsync.
  */
 export class SimUpgradeStaging implements UpgradeStaging {
-  constructor(private readonly dir: string) {}
+  /** `dir` is a directory of the data dir, as the sim HAL lays it out; `space` is that data dir's. */
+  constructor(
+    private readonly dir: string,
+    private readonly space = new SimDiskSpace(dirname(dir)),
+  ) {}
 
   async begin(kind: ImageKindName): Promise<StagingWriter> {
+    const part = this.path(kind, 'part')
+    // Checked before the discard: an upload refused for want of space leaves the image staged before it.
+    this.space.check('open', part)
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     await this.discard(kind)
-    const part = this.path(kind, 'part')
     const file = await open(part, 'w', 0o600)
-    return new SimStagingWriter(file, part, this.path(kind, 'img'))
+    return new SimStagingWriter(file, part, this.path(kind, 'img'), this.space)
   }
 
   async staged(kind: ImageKindName): Promise<StagedImage | undefined> {
@@ -58,6 +67,7 @@ class SimStagingWriter implements StagingWriter {
     private readonly file: FileHandle,
     private readonly part: string,
     private readonly image: string,
+    private readonly space: SimDiskSpace,
   ) {}
 
   get written(): number {
@@ -66,15 +76,17 @@ class SimStagingWriter implements StagingWriter {
 
   async write(data: Uint8Array): Promise<void> {
     if (!this.#open) throw new Error('the upload is over')
-    const { bytesWritten } = await this.file.write(data, 0, data.length, this.#written)
-    this.#written += bytesWritten
-    if (bytesWritten !== data.length) throw new Error('the staging file took only part of a write')
+    await this.space.write(this.file, data, this.#written, this.part)
+    this.#written += data.length
   }
 
   async finish(): Promise<void> {
     this.#open = false
-    await this.file.datasync()
-    await this.file.close()
+    try {
+      await this.space.datasync(this.file, this.part)
+    } finally {
+      await this.file.close()
+    }
     await rename(this.part, this.image)
   }
 
