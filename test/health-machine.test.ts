@@ -2,6 +2,8 @@
 import t, { type Test } from 'tap'
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import { HealthMonitor, type HeapReading } from '../actors/system/health-monitor.js'
+import { faultOf } from '../actors/host/fault-of.js'
+import { EntropyError, EntropyHealthError } from '../hal/index.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import { LogResult, LogType, type JournalEntry } from '../eventstore/types.js'
 import { openHal } from '../hal/index.js'
@@ -116,4 +118,15 @@ t.test('the entropy source: a stuck source found by the sampler raises 0x02 with
   const rebooted = new HealthMonitor({ hal, journal: { append: async () => [], status: async () => ({ fileId: 'x', intact: true }) }, logger: silentLogger, temperatureRange: { min: 0, max: 50 }, onChange: () => undefined })
   await rebooted.start()
   t.equal(rebooted.fls, 0, 'and the next boot starts secure')
+})
+
+t.test('which errors are faults of the device rather than of a request', async (t) => {
+  t.equal(faultOf(new EntropyHealthError({ test: 'repetition_count' })), 'ENTROPY_FAILED')
+  t.equal(faultOf(new EntropyError('gone')), 'ENTROPY_FAILED')
+  t.equal(faultOf(new RangeError('Maximum call stack size exceeded')), 'STACK_OVERFLOW')
+  t.equal(faultOf(new RangeError('Array buffer allocation failed')), 'ALLOCATION_FAILED')
+  t.equal(faultOf(Object.assign(new RangeError('Cannot create a Buffer'), { code: 'ERR_MEMORY_ALLOCATION_FAILED' })), 'ALLOCATION_FAILED')
+  t.equal(faultOf(new RangeError('offset out of range')), undefined)
+  t.equal(faultOf(new Error('Maximum call stack size exceeded')), undefined, 'only the RangeError V8 throws')
+  t.equal(faultOf('boom'), undefined)
 })

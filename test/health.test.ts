@@ -10,6 +10,7 @@ import { api, b64, createKey, Tokens } from './helpers/keys.js'
 import { bearer, login, owned, type Owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { bootDevice } from './helpers/device.js'
+import { nativeEngine, nobleEngine, type CryptoEngine } from '../hal/crypto/index.js'
 
 async function sim(o: Owned, command: SimCommand): Promise<Record<string, unknown>> {
   const reply = await sendSimCommand(o.device.dataDir, command)
@@ -162,4 +163,29 @@ t.test('sim commands are checked', async (t) => {
   }
   t.same((await sendSimCommand(o.device.dataDir, { action: 'corrupt-key' })).status, 404, 'no key to corrupt')
   t.same(await sim(o, { action: 'status' }), { fls_state: 0 })
+})
+
+t.test('a stack overflow in a service\'s command: 500 for that request, 0x20 raised, held while the temperature comes and goes', async (t) => {
+  let fault: 'stack' | undefined
+  const overflow = (depth: number): number => overflow(depth + 1) + 1
+  const faulty: CryptoEngine = {
+    ...nativeEngine,
+    aesGcmEncrypt: (...args) => {
+      if (fault === 'stack') overflow(0)
+      return nativeEngine.aesGcmEncrypt(...args)
+    },
+  }
+  const o = await owned(t, { boot: { cryptoEngines: { native: faulty, noble: nobleEngine } } })
+  const tokens = new Tokens(o.base)
+  const kid = await createKey(o.https, await tokens.get('keymgmt:gen'), { label: 'deep', type: 'AES256' })
+  await tokens.get(`keymgmt:use:${kid}`)
+  fault = 'stack'
+  t.match(await encrypt(o, tokens, kid), { status: 500, json: { error: 'internal_error' } })
+  await failState(o, 0x20, 'stack overflow')
+  fault = undefined
+  await sim(o, { action: 'temperature', celsius: 95 })
+  await sim(o, { action: 'temperature', celsius: null })
+  t.equal((await encrypt(o, tokens, kid)).status, 409, 'the fail state holds: nothing more reaches the engine')
+  t.match((await healthRecords(o)).map((r) => r.decoded?.event), ['STACK_OVERFLOW', 'TEMPERATURE_OUT_OF_RANGE', 'TEMPERATURE_IN_RANGE'])
+  t.match((await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.NON_SECURE_STATE)[0], { decoded: { raised: 0x20, source: 'keystore' } })
 })
