@@ -163,6 +163,12 @@ t.test('sim commands are checked', async (t) => {
   }
   t.same((await sendSimCommand(o.device.dataDir, { action: 'corrupt-key' })).status, 404, 'no key to corrupt')
   t.same(await sim(o, { action: 'status' }), { fls_state: 0 })
+
+  const gen = await login(o.base, 'keymgmt:gen')
+  t.same(await sim(o, { action: 'disk', full: true }), { fls_state: 0 }, 'a full disk is no fail state...')
+  t.match(await api(`${o.https}/api/keymgmt/create`, gen, { label: 'full', type: 'AES256' }), { status: 507, json: { error: 'no_space' } }, '...but nothing is stored')
+  await sim(o, { action: 'disk', full: false })
+  t.equal((await api(`${o.https}/api/keymgmt/create`, gen, { label: 'room', type: 'AES256' })).status, 200, 'space returned')
 })
 
 t.test('a stack overflow in a service\'s command: 500 for that request, 0x20 raised, held while the temperature comes and goes', async (t) => {
