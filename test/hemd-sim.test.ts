@@ -20,7 +20,7 @@ t.test('commands and their arguments', async (t) => {
   for (const bad of [[], ['warp'], ['temperature'], ['temperature', 'hot'], ['temperature', '1e9'], ['entropy', 'none'], ['disk'], ['corrupt', 'disk'], ['status', 'now'], ['disk', 'full', 'now']]) {
     t.throws(() => parseSimCommand(bad), Error, bad.join(' ') || '(nothing)')
   }
-  t.match(parseHemdArgs(['--temp-range', '-10:60']), { temperatureRange: { min: -10, max: 60 } })
+  t.match(parseHemdArgs(['--temp-range=-10:60']), { temperatureRange: { min: -10, max: 60 } })
   t.notOk('temperatureRange' in (parseHemdArgs([]) as object), 'the default range is the device\'s')
   for (const bad of ['10', '10:12', 'a:b', '10:-10', '1000:2000']) t.throws(() => parseHemdArgs(['--temp-range', bad]), { name: 'UsageError' }, bad)
 })

@@ -7,6 +7,7 @@ import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from './typ
 import type { FaultEventType } from '../../machines/health.js'
 import { faultOf } from '../host/fault-of.js'
 import { fail } from './fail.js'
+import { BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../../hal/errors.js'
 
 export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
@@ -105,6 +106,8 @@ export class ServiceHost<S> {
         const fault = faultOf(err)
         if (fault) this.reportFault(fault)
         if (fault === 'ENTROPY_FAILED') return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+        // The journal (or another service) out of reach: nothing was acknowledged, so the caller may try again.
+        if (err instanceof BusUnavailableError) return fail(503, 'bus_unavailable', 'A device service is not reachable; try again')
         return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
       }
     }

@@ -25,7 +25,7 @@ Options:
                          socket (mode 0600); the export has no authentication (default off)
   --split                run each service in its own process
   --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
-                         (default -40:85)
+                         (default -40:85; write --temp-range=-10:60 for a negative MIN)
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
   -h, --help             show this help
 `

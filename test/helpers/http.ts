@@ -8,6 +8,15 @@ export interface Answer {
   json: any
 }
 
+/** The body as JSON, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): any {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** One HTTP(S) request; HTTPS accepts the device's self-signed certificate. */
 export function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   const target = new URL(url)
@@ -19,15 +28,7 @@ export function call(url: string, init: { method?: string; headers?: Record<stri
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        res.on('end', () => {
-          let json: unknown
-          try {
-            json = JSON.parse(text)
-          } catch {
-            json = undefined
-          }
-          resolve({ status: res.statusCode!, headers: res.headers, text, json })
-        })
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: jsonOrUndefined(text) }))
       },
     )
     req.on('error', reject)
