@@ -138,8 +138,10 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
   if (userkey?.length !== 32 || nonce?.length !== 32 || hmac?.length !== 32) {
     throw new ConfigRuleError(400, 'bad_request', '`userkey` (32 bytes), `userkey_nonce` (32 bytes) and `userkey_hmac` (32 bytes) must be base64')
   }
+  const shared = actor.session.agree(userkey)
+  if (!shared) throw new ConfigRuleError(400, 'bad_request', '`userkey` is a point of small order, not a usable X25519 public key')
   if (!actor.nonces.consume(body.userkey_nonce, actor.now())) throw new ConfigRuleError(406, 'stale_nonce', 'The nonce is unknown, used or expired')
-  const expected = createHmac('sha256', actor.session.agree(userkey)).update(nonce).digest()
+  const expected = createHmac('sha256', shared).update(nonce).digest()
   if (!timingSafeEqual(expected, hmac)) throw new ConfigRuleError(406, 'bad_hmac', 'The passphrase change is not authenticated')
   // The user key must stay distinct from the master key, or the master would log in as the user.
   const { master } = actor.hal.enclave.credentials()!

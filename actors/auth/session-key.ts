@@ -19,8 +19,15 @@ export class SessionKey {
     verifyEjwt(parsed, this.#privateKey, claimedPublicKey)
   }
 
-  /** X25519 with a client's key: the HMAC key of a passphrase change. */
-  agree(publicKey: Uint8Array): Uint8Array {
-    return x25519.getSharedSecret(this.#privateKey, publicKey)
+  /**
+   * X25519 with a client's key: the HMAC key of a passphrase change. Undefined for a point of
+   * small order, whose shared secret is all zeros whoever computes it (noble throws on it).
+   */
+  agree(publicKey: Uint8Array): Uint8Array | undefined {
+    try {
+      return x25519.getSharedSecret(this.#privateKey, publicKey)
+    } catch {
+      return undefined
+    }
   }
 }
