@@ -120,15 +120,27 @@ export class Dispatcher {
     }
     const body = new UploadBody(res, () => exchange.open)
     exchange.onAbort(() => body.abandon())
+    // dosprot bounds an upload too: a stalled one would hold its kind's pipeline (409 for every other).
+    const dosprot = device?.identity.transport.dosprot ?? 0
+    const deadline =
+      dosprot > 0
+        ? setTimeout(() => {
+            body.abandon()
+            exchange.fail(new HttpError(408, 'request_timeout', 'The request was not received in time'))
+          }, dosprot * 500)
+        : undefined
     const handler = match.route.handler as Extract<Route['handler'], { kind: 'upload' }>
     const run = async () => {
       const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
       const length = uploadLength(uploadHead, handler)
       const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
+      clearTimeout(deadline)
       if (reply) exchange.send(reply, !complete)
     }
-    run().catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid), true))
+    run()
+      .catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid), true))
+      .finally(() => clearTimeout(deadline))
   }
 
   /** Without the read models the transport rules (CORS above all) are unknown: fail closed. */

@@ -78,6 +78,8 @@ t.test('init refusals: replayed challenge, wrong signer, bad cfg, garbage', asyn
   const { hostname: _dropped, ...noHostname } = cfg
   t.equal((await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims(noHostname) }))).status, 400, 'hostname missing')
   t.equal((await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, storage_mode: 0x51 }) }))).status, 400, 'storage on E')
+  t.match(await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, userkey: cfg.masterkey }) })), { status: 400, json: { message: /must differ/ } }, 'the user key is the master key (issue 7 fuzzing)')
+  t.match(await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, userkey: b64(new Uint8Array(32)) }) })), { status: 400, json: { message: /small order/ } }, 'a user key nobody can log in with')
   const good = buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims(cfg) })
   t.equal((await post(good)).status, 200)
   t.equal((await post(good)).status, 406, 'once personalised')

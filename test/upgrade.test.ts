@@ -12,6 +12,7 @@ import { api } from './helpers/keys.js'
 import { login, owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { firmwareImage, imageOf, upload } from './helpers/upload.js'
+import { rawExchange, requestHead } from './helpers/raw-http.js'
 
 /** The device's data dir and an app's files, side by side (t.testdir() twice in one test would reuse the folder). */
 function dirs(t: Test, app: Record<string, string | Record<string, string>>): { data: string; app: string } {
@@ -174,4 +175,31 @@ t.test('E: firmware routes answer, management-app routes are 404', async (t) => 
   // A reboot starts a journal file: wait for it, and for the device to answer from it.
   await until('back after the restart', async () => (await readJournal(data)).files.length === 2 && (await api(`${base}/api/system/status`, undefined)).status === 200)
   t.match(JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')), { active: 'A', trial: { slot: 'B', version: '7.0.0' } })
+})
+
+t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipeline (issue 7 fuzzing)', async (t) => {
+  const o = await owned(t, { dataDir: dirs(t, {}).data })
+  t.equal((await api(`${o.base}/api/system/config`, o.token, { http_option_dosprot_mode: 1 })).status, 200)
+  const token = await login(o.base, 'system:upgrade')
+  await until('the gateway knows the new dosprot', async () => (await api(`${o.base}/api/system/status`, undefined)).status === 200)
+  const started = Date.now()
+  const stalled = await rawExchange(
+    { port: Number(new URL(o.base).port), tls: false },
+    {
+      steps: [
+        requestHead('POST', '/api/system/upgrade/upload_fw', [
+          ['Host', '127.0.0.1'],
+          ['Authorization', `Bearer ${token}`],
+          ['Content-Type', 'application/octet-stream'],
+          ['Content-Disposition', 'attachment; filename="firmware.bin"'],
+          ['Content-Length', '100000'],
+        ]),
+        Buffer.alloc(1000),
+      ],
+      timeoutMs: 5000,
+    },
+  )
+  t.equal(stalled.responses[0]?.status, 408, 'the stalled upload timed out')
+  t.ok(Date.now() - started < 3000, `within ${Date.now() - started} ms`)
+  await until('the next upload is taken', async () => (await upload(o.base, 'fw', Buffer.alloc(64), {}, token)).status === 200)
 })

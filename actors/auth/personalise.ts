@@ -39,6 +39,7 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     const claims = validateInitClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
     cfg = claims.cfg
     keys = { user: publicKey(cfg.userkey, 'userkey'), master: publicKey(cfg.masterkey, 'masterkey') }
+    usableKeys(actor, keys)
     if (!Buffer.from(claims.iss).equals(Buffer.from(keys.master))) throw new EjwtError('unknown_key', 'init must be signed with the master key')
     actor.session.verify(parsed, keys.master)
     const changes = personalisationFields(cfg, actor.hal.variant, usableSectors(actor.hal.storage))
@@ -92,6 +93,14 @@ export async function formatDisks(actor: AuthActor): Promise<void> {
 export function genuineOf(actor: AuthActor): Uint8Array {
   const { enclave } = actor.hal
   return enclave.provisioning()?.genuine ?? enclave.attestation().genuine
+}
+
+/** Keys nobody could log in with, or with which the master would log in as the user, are refused. */
+function usableKeys(actor: AuthActor, keys: { user: Uint8Array; master: Uint8Array }): void {
+  if (Buffer.from(keys.user).equals(Buffer.from(keys.master))) throw new ConfigRuleError(400, 'bad_request', '`cfg.userkey` and `cfg.masterkey` must differ')
+  for (const [field, key] of [['userkey', keys.user], ['masterkey', keys.master]] as const) {
+    if (!actor.session.agree(key)) throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` is a point of small order: no passphrase logs in with it`)
+  }
 }
 
 function publicKey(value: unknown, field: string): Uint8Array {
