@@ -32,6 +32,8 @@ export class Dispatcher {
   private readonly router: Router
   private readonly schemas = new Map<Route, TypeCheck<TSchema>>()
   private readonly inflight = new Set<Exchange>()
+  /** Requests whose body has not all arrived: no command has acted on them, so a stop may refuse them. */
+  private readonly receiving = new Map<Exchange, () => void>()
   private readonly waiting: (() => void)[] = []
 
   constructor(private readonly options: GatewayOptions) {
@@ -58,23 +60,31 @@ export class Dispatcher {
     if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
 
     const body = readBody(res, BODY_LIMIT)
+    this.receiving.set(exchange, () => exchange.fail(stopping(), true))
     if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
     this.process(exchange, head, device, match, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
   }
 
-  /** Resolves once no request is in flight. */
+  /**
+   * Resolves once no request is in flight. A request still waiting for its body is answered 503
+   * and closed: a client that stalls must not hold up a reboot until the idle timeout.
+   */
   idle(): Promise<void> {
+    for (const refuse of this.receiving.values()) refuse()
+    this.receiving.clear()
     if (this.inflight.size === 0) return Promise.resolve()
     return new Promise((resolve) => this.waiting.push(resolve))
   }
 
   private settled(exchange: Exchange): void {
     this.inflight.delete(exchange)
+    this.receiving.delete(exchange)
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
   }
 
   private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch | undefined, body: Promise<Buffer>): Promise<void> {
     const raw = await body
+    this.receiving.delete(exchange)
     exchange.clearDeadline()
     const known = this.known(head, device)
     if (exchange.method === 'OPTIONS') {
@@ -129,12 +139,17 @@ export class Dispatcher {
             exchange.fail(new HttpError(408, 'request_timeout', 'The request was not received in time'))
           }, dosprot * 500)
         : undefined
+    this.receiving.set(exchange, () => {
+      body.abandon()
+      exchange.fail(stopping(), true)
+    })
     const handler = match.route.handler as Extract<Route['handler'], { kind: 'upload' }>
     const run = async () => {
       const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
       const length = uploadLength(uploadHead, handler)
       const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
+      this.receiving.delete(exchange)
       clearTimeout(deadline)
       if (reply) exchange.send(reply, !complete)
     }
@@ -232,6 +247,10 @@ export class Dispatcher {
     this.options.logger.error({ rid, err: error }, 'request failed')
     return new HttpError(500, 'internal_error', 'The request could not be completed')
   }
+}
+
+function stopping(): HttpError {
+  return new HttpError(503, 'stopping', 'The device is restarting or stopping; try again')
 }
 
 /** Set before the body is read, so that even an early 408 or 413 carries them. */
