@@ -1,0 +1,87 @@
+import type { Route } from './types.js'
+
+/** The largest upload image (device contract §3). */
+const UPLOAD_LIMIT = 16 * 1024 * 1024
+
+type Json = Record<string, unknown>
+
+/**
+ * The API as the route table defines it, as an OpenAPI 3.0 document: paths, methods, bearer
+ * security, body schemas (TypeBox schemas are JSON Schema) and every status the gateway's rules
+ * give a route. hemd's own facts travel as `x-hem-*`: variants, scopes, roles, TLS, fail-state gating.
+ */
+export function openApiDocument(routes: readonly Route[], version: string): Json {
+  const paths: Record<string, Json> = {}
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}')
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) }
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'hemd device API', version, description: 'The device-local JSON-over-HTTP API of a hemd hardware security module (variants P and E).' },
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error', 'message'],
+          properties: { error: { type: 'string', description: 'snake_case code' }, message: { type: 'string' } },
+        },
+      },
+    },
+  }
+}
+
+function operation(route: Route): Json {
+  const params = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
+  return {
+    operationId: `${route.handler.kind === 'read' ? 'read' : route.handler.service}_${route.method.toLowerCase()}_${route.path.split('/').slice(2).join('_').replace(/:/g, '')}`,
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...requestBody(route),
+    security: security(route),
+    responses: responses(route),
+    'x-hem-variants': route.variants,
+    'x-hem-tls': route.tls,
+    ...(route.scopes ? { 'x-hem-scopes': route.scopes } : {}),
+    ...(route.roles ? { 'x-hem-roles': route.roles } : {}),
+    ...(route.healthy ? { 'x-hem-fail-state-gated': true } : {}),
+  }
+}
+
+function requestBody(route: Route): Json {
+  if (route.handler.kind === 'upload') {
+    return {
+      requestBody: {
+        required: true,
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: UPLOAD_LIMIT } } },
+      },
+    }
+  }
+  if (!route.body) return {}
+  return { requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(route.body)) as Json } } } }
+}
+
+function security(route: Route): Json[] {
+  if (route.auth === 'open') return []
+  // `token-unless-fresh`: no token while the device is not personalised.
+  return route.auth === 'token' ? [{ bearer: [] }] : [{ bearer: [] }, {}]
+}
+
+function responses(route: Route): Json {
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
+  const writes = route.handler.kind === 'command' || route.handler.kind === 'upload'
+  return {
+    '200': { description: route.handler.kind === 'stream' ? 'the content, with its Content-Length' : 'done' },
+    ...(route.body || route.handler.kind === 'upload' || route.path.includes(':') ? { '400': error('malformed request') } : {}),
+    '401': error('a present but invalid or expired token, or a missing one where a token is needed'),
+    ...(route.scopes || route.roles ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') } : {}),
+    ...(route.path.includes(':') ? { '404': error('no such resource') } : {}),
+    ...(route.healthy ? { '409': error('the device is in a fail state (fls_state ≠ 0)') } : {}),
+    '412': error('the request Origin is not allowed'),
+    ...(route.body ? { '413': error('body above the limit') } : {}),
+    ...(route.tls === 'required' ? { '418': error('served over HTTPS only') } : {}),
+    '503': error('a device service is not reachable, or the device is stopping; try again'),
+    ...(writes ? { '507': error('the device has no room left to store this') } : {}),
+  }
+}

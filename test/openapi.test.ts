@@ -1,0 +1,31 @@
+// The OpenAPI document is generated from the route table; deploy/openapi.json must stay that document.
+import { readFile } from 'node:fs/promises'
+import t from 'tap'
+import { openApiDocument } from '../gateway/openapi.js'
+import { routeTable } from '../gateway/routes.js'
+import { repoRoot } from './helpers/device.js'
+
+const pkg = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { version: string }
+const document = openApiDocument(routeTable, pkg.version) as { paths: Record<string, Record<string, any>> }
+
+t.test('deploy/openapi.json is the route table\'s document (npm run openapi writes it)', async (t) => {
+  t.same(JSON.parse(await readFile(`${repoRoot}deploy/openapi.json`, 'utf8')), document)
+})
+
+t.test('every route, as the gateway treats it', async (t) => {
+  const operations = Object.values(document.paths).flatMap((methods) => Object.keys(methods))
+  t.equal(operations.length, routeTable.length, 'one operation per route')
+  for (const route of routeTable) {
+    const op = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
+    t.ok(op, `${route.method} ${route.path}`)
+    t.same(op['x-hem-variants'], route.variants)
+    t.same((op.parameters ?? []).map((p: { name: string }) => p.name), [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name), 'path parameters')
+    t.same(op.security, route.auth === 'open' ? [] : route.auth === 'token' ? [{ bearer: [] }] : [{ bearer: [] }, {}], `${route.path}: security`)
+    t.equal('409' in op.responses, route.healthy === true, `${route.path}: 409 exactly where the fail state gates`)
+    t.equal('418' in op.responses, route.tls === 'required')
+    if (route.handler.kind === 'upload') t.ok(op.requestBody.content['application/octet-stream'], 'uploads are octet-stream')
+    else t.equal(op.requestBody?.content['application/json'] !== undefined, route.body !== undefined, 'a JSON body exactly where a schema is')
+  }
+  const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
+  t.equal(new Set(ids).size, ids.length, 'operation ids are unique')
+})
