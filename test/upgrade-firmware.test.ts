@@ -48,7 +48,9 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
 
   t.same(await upgrade(base, await readFile(up)), { upload: 200, check: 200, install: 200 }, 'the new build installs')
   await until('the new firmware runs', async () => (await fwv(base)) === '0.2.0-up', 60_000)
-  t.equal((await call(`${base}/api/system/status`)).json.fw_upgrade, true, 'status.fw_upgrade after the upgrade reboot')
+  // The trial confirms its health just after the device answers: fw_upgrade shows once it has.
+  await until('status.fw_upgrade after the upgrade reboot', async () => (await call(`${base}/api/system/status`)).json.fw_upgrade === true, 30_000)
+  t.pass('status.fw_upgrade after the upgrade reboot')
   await until('the launcher keeps it', async () => JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')).active === 'B')
   t.match(JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')), { active: 'B', floor: 2 }, 'slot B active, the floor raised to 2')
 
