@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
+import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
 import type { Variant } from '../hal/types.js'
 import type { Route } from './types.js'
@@ -64,6 +65,7 @@ const cipherBody = Type.Object({
 export const routeTable: readonly Route[] = [
   { method: 'GET', path: '/api/system/version', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderVersion } },
   { method: 'GET', path: '/api/system/status', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderStatus } },
+  { method: 'GET', path: '/api/openapi.json', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: apiDescription(() => routeTable) } },
 
   { method: 'GET', path: '/api/auth/init', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'init_challenge' } },
   {

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { openApiDocument } from '../gateway/openapi.js'
 import { routeTable } from '../gateway/routes.js'
-import { repoRoot } from './helpers/device.js'
+import { bootDevice, repoRoot } from './helpers/device.js'
+import { call } from './helpers/http.js'
 
 const pkg = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { version: string }
 const document = openApiDocument(routeTable, pkg.version) as { paths: Record<string, Record<string, any>> }
@@ -28,4 +29,17 @@ t.test('every route, as the gateway treats it', async (t) => {
   }
   const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
   t.equal(new Set(ids).size, ids.length, 'operation ids are unique')
+})
+
+t.test('the device serves the document of its own firmware at /api/openapi.json, without a token', async (t) => {
+  const dir = t.testdir({ P: {}, E: {} })
+  for (const variant of ['P', 'E'] as const) {
+    const device = await bootDevice(t, { dataDir: `${dir}/${variant}`, variant })
+    const { fwv } = (await call(`${device.httpUrl}/api/system/version`)).json as { fwv: string }
+    const served = await call(`${device.httpUrl}/api/openapi.json`)
+    t.equal(served.status, 200, `${variant}: 200`)
+    t.match(served.headers['content-type'], /^application\/json/, `${variant}: JSON`)
+    t.same(served.json, openApiDocument(routeTable, fwv), `${variant}: the route table's document, versioned as the running firmware`)
+    t.same((await call(`${device.httpsUrl}/api/openapi.json`)).json, served.json, `${variant}: the same over HTTPS`)
+  }
 })

@@ -16,6 +16,8 @@ import { LogResult, LogType } from '../eventstore/types.js'
 import { routeTable } from '../gateway/routes.js'
 import type { Role, Route } from '../gateway/types.js'
 import type { Device } from '../actors/supervisor/types.js'
+import { hostClock } from '../hal/sim/host-clock.js'
+import type { Clock } from '../hal/types.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
@@ -130,7 +132,7 @@ async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<bo
 
 /** Past authentication and authorisation: whatever the handler made of it, not 401 or 403. */
 function notRefused(t: Test, answer: Answer, what: string): void {
-  t.notOk(answer.status === 401 || answer.status === 403, `${what} → not 401/403 (got ${answer.status} ${answer.text})`)
+  t.notOk(answer.status === 401 || answer.status === 403, `${what} → not 401/403 (got ${answer.status} ${answer.text.slice(0, 120)})`)
 }
 
 async function scopeRecords(device: Device) {
@@ -142,6 +144,13 @@ interface Personalised {
   variant: Variant
   /** Tokens by `${role} ${scope}`. */
   tokens: Map<string, string>
+  /** Minted for a minute, then outlived: the device's clock was moved on two minutes. */
+  expired: string
+}
+
+/** The host's time, moved on by `skew` ms: tokens expire without the test waiting for them. */
+function skewableClock(): Clock & { skew: number } {
+  return { skew: 0, now() { return Date.now() + this.skew }, monotonic: hostClock.monotonic, isSet: () => true }
 }
 
 /** Every (role, scope) the matrix will need, logged in once each (a login costs ≥ 500 ms). */
@@ -162,14 +171,20 @@ function neededLogins(variant: Variant): [LoginRole, string][] {
 }
 
 async function personalisedDevice(t: Test, dir: string, variant: Variant): Promise<Personalised> {
-  const { device } = await owned(t, { variant, dataDir: `${dir}/${variant}` })
+  const clock = skewableClock()
+  const { device } = await owned(t, { variant, dataDir: `${dir}/${variant}`, boot: { clock } })
   const tokens = new Map<string, string>()
   for (const [role, scope] of neededLogins(variant)) tokens.set(`${role} ${scope}`, await login(device.httpUrl!, scope, PASSPHRASE[role]))
-  return { device, variant, tokens }
+  const expired = await login(device.httpUrl!, WRONG_SCOPE_CANDIDATES[0]!, USER_PASS, Math.floor(Date.now() / 1000) + 60)
+  const route = routeTable.find((r) => keyOf(r) === 'GET /api/keymgmt/list')!
+  t.equal((await send(device, route, expired)).status, 200, `${variant}: the short-lived token works while it lives`)
+  // The hour-long tokens above still have 58 minutes; logins after this would need the skew too.
+  clock.skew = 120_000
+  return { device, variant, tokens, expired }
 }
 
 /** Runs the matrix on one personalised device; `foreign` is a well-formed token this device never minted. */
-async function matrix(t: Test, { device, variant, tokens }: Personalised, foreign: string): Promise<void> {
+async function matrix(t: Test, { device, variant, tokens, expired }: Personalised, foreign: string): Promise<void> {
   const token = (role: LoginRole, scope: string) => {
     const value = tokens.get(`${role} ${scope}`)
     if (!value) throw new Error(`no ${role} token for ${scope}`)
@@ -207,9 +222,11 @@ async function matrix(t: Test, { device, variant, tokens }: Personalised, foreig
       continue
     }
 
-    const invalid = await send(device, route, foreign)
-    t.equal(invalid.status, 401, `${name}, invalid token → 401`)
-    t.equal(invalid.json?.error, 'invalid_token', `${name}, invalid token: error body`)
+    for (const [label, refusedToken] of [['invalid token', foreign], ['expired token', expired]] as const) {
+      const answer = await send(device, route, refusedToken)
+      t.equal(answer.status, 401, `${name}, ${label} → 401`)
+      t.equal(answer.json?.error, 'invalid_token', `${name}, ${label}: error body`)
+    }
 
     const anonymous = await send(device, route)
     if (route.auth === 'open') {
@@ -220,7 +237,7 @@ async function matrix(t: Test, { device, variant, tokens }: Personalised, foreig
       t.equal(anonymous.status, 401, `${name}, no token → 401 once personalised`)
       t.equal(anonymous.json?.error, 'token_required', `${name}, no token: error body`)
     }
-    await noAudit(`${name}, invalid or no token`)
+    await noAudit(`${name}, invalid, expired or no token`)
 
     if (route.scopes) await refused(`${name}, wrong scope`, route, 'U', wrongScopeFor(route))
 
@@ -258,7 +275,7 @@ async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void
     t.equal((await send(device, route, garbage)).status, 401, `${name}, invalid token → 401`)
     const answer = await send(device, route)
     const expected = FRESH_WITHOUT_TOKEN[key] ?? (route.auth === 'token' ? 401 : undefined)
-    if (expected !== undefined) t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text})`)
+    if (expected !== undefined) t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text.slice(0, 120)})`)
     else notRefused(t, answer, `${name}, no token`)
   }
   t.equal((await scopeRecords(device)).length, 0, `fresh ${variant}: no FAILED_SCOPE_CHECK`)
@@ -282,7 +299,7 @@ t.test('fresh devices without a token', async (t) => {
   await Promise.all([freshDevice(t, dir, 'P'), freshDevice(t, dir, 'E')])
 })
 
-t.test('personalised P and E: every route × no / invalid / wrong-scope / wrong-role / right-scope token', async (t) => {
+t.test('personalised P and E: every route × no / invalid / expired / wrong-scope / wrong-role / right-scope token', async (t) => {
   const dir = newDir('personalised')
   const [p, e] = await Promise.all([personalisedDevice(t, dir, 'P'), personalisedDevice(t, dir, 'E')])
   const anyToken = (d: Personalised) => d.tokens.get(`U ${WRONG_SCOPE_CANDIDATES[0]}`)!
