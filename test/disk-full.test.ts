@@ -17,7 +17,8 @@ import { main as auditCli } from '../eventstore/audit-cli.js'
 import { isStorageFull } from '../hal/errors.js'
 import { setSimDiskFull } from '../hal/sim/disk-space.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
-import type { AppendHandle, JournalMedia } from '../hal/types.js'
+import type { AppendHandle } from '../hal/types.js'
+import { DelegatingJournalMedia, overrideHandle } from './helpers/delegating-media.js'
 import { options, readSet, signer } from './helpers/journal-fixtures.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { Tokens, api, b64, createKey } from './helpers/keys.js'
@@ -32,31 +33,21 @@ const ENTRY = { type: LogType.KEY_USAGE_PKEY, result: 0 as const }
  * The sim HAL's journal media on the disk of `dataDir` (a full disk tears its appends), with
  * truncates a test can make fail, and the file's size seen by each truncate before it cuts.
  */
-class TornMedia implements JournalMedia {
+class TornMedia extends DelegatingJournalMedia {
   failTruncate = false
   readonly sizesBeforeCut: number[] = []
-  readonly inner: FileJournalMedia
   constructor(dataDir: string) {
-    this.inner = new FileJournalMedia(join(dataDir, 'journal'))
+    super(new FileJournalMedia(join(dataDir, 'journal')))
   }
-  list() { return this.inner.list() }
-  read(id: string) { return this.inner.read(id) }
-  stream(id: string, end?: number) { return this.inner.stream(id, end) }
-  size(id: string) { return this.inner.size(id) }
-  readRange(id: string, start: number, length: number) { return this.inner.readRange(id, start, length) }
-  async open(id: string): Promise<AppendHandle> {
+  override async open(id: string): Promise<AppendHandle> {
     const handle = await this.inner.open(id)
-    const media = this
-    return {
-      get size() { return handle.size },
-      append: (data) => handle.append(data),
-      async truncate(length) {
-        media.sizesBeforeCut.push((await media.inner.size(id))!)
-        if (media.failTruncate) throw new Error('EIO truncate')
+    return overrideHandle(handle, {
+      truncate: async (length) => {
+        this.sizesBeforeCut.push((await this.inner.size(id))!)
+        if (this.failTruncate) throw new Error('EIO truncate')
         await handle.truncate(length)
       },
-      close: () => handle.close(),
-    }
+    })
   }
 }
 

@@ -8,6 +8,7 @@ import {
   Journal, JournalClosedError, JournalWriteError, LogType, decodeRecordData, parseSealData,
   verifyClientStyle, verifyJournal, type JournalOptions,
 } from '../eventstore/index.js'
+import { DelegatingJournalMedia, overrideHandle } from './helpers/delegating-media.js'
 import { START, chainOver, fixedClock, options as journalOptions, readSet, records, signer } from './helpers/journal-fixtures.js'
 
 const BANNER = '# hemd 0.1.0 journal {id} devid 0011223344556677 variant P'
@@ -21,37 +22,28 @@ function seals(bytes: Uint8Array): string[] {
 }
 
 /** Counts durable appends and can fail the next ones, after really writing (fsync failed) or before. */
-class WatchedMedia implements JournalMedia {
+class WatchedMedia extends DelegatingJournalMedia {
   appends = 0
   failNext: 'before' | 'after' | undefined
   failTruncate = false
   failOpen = false
-  constructor(private readonly inner: JournalMedia) {}
-  list() { return this.inner.list() }
-  read(id: string) { return this.inner.read(id) }
-  stream(id: string, end?: number) { return this.inner.stream(id, end) }
-  size(id: string) { return this.inner.size(id) }
-  readRange(id: string, start: number, length: number) { return this.inner.readRange(id, start, length) }
-  async open(id: string): Promise<AppendHandle> {
+  override async open(id: string): Promise<AppendHandle> {
     if (this.failOpen) throw new Error('EIO open')
     const handle = await this.inner.open(id)
-    const watched = this
-    return {
-      get size() { return handle.size },
-      async append(data) {
-        const fail = watched.failNext
-        watched.failNext = undefined
+    return overrideHandle(handle, {
+      append: async (data) => {
+        const fail = this.failNext
+        this.failNext = undefined
         if (fail === 'before') throw new Error('EIO before')
         await handle.append(data)
         if (fail === 'after') throw new Error('EIO after')
-        watched.appends++
+        this.appends++
       },
-      async truncate(length) {
-        if (watched.failTruncate) throw new Error('EIO truncate')
+      truncate: async (length) => {
+        if (this.failTruncate) throw new Error('EIO truncate')
         await handle.truncate(length)
       },
-      close: () => handle.close(),
-    }
+    })
   }
 }
 

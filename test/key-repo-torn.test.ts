@@ -1,7 +1,7 @@
 // Torn writes in the key repository: a write that a full disk tears never loses a stored key and
 // is mended by the next change; a torn slot that a boot finds is reported as damage (fls 0x08,
 // KEY_INTEGRITY_ERROR) and keys and ciphers are refused.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -12,9 +12,10 @@ import type { KeyRecord } from '../actors/keystore/types.js'
 import { LogResult, LogType, type JournalEntry } from '../eventstore/index.js'
 import { nativeEngine } from '../hal/crypto/index.js'
 import { isStorageFull } from '../hal/errors.js'
-import { UnsealError, type KeySlotMedia, type Sealer } from '../hal/index.js'
+import type { KeySlotMedia, Sealer } from '../hal/index.js'
 import { noSpaceError, setSimDiskFull } from '../hal/sim/disk-space.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
+import { testSealer } from './helpers/test-sealer.js'
 import { bootDevice } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
 import { Tokens, api, b64, createKey } from './helpers/keys.js'
@@ -28,26 +29,6 @@ const LENGTH_AT = 12
 const HEADER = 14
 
 /** AES-256-GCM as the sim enclave seals, under a key of the test's own. */
-function testSealer(): Sealer {
-  const key = randomBytes(32)
-  return {
-    async seal(plaintext, aad) {
-      const nonce = randomBytes(12)
-      const cipher = createCipheriv('aes-256-gcm', key, nonce).setAAD(aad)
-      return Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()])
-    },
-    async unseal(sealed, aad) {
-      const bytes = Buffer.from(sealed)
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(aad).setAuthTag(bytes.subarray(bytes.length - 16))
-        return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()])
-      } catch {
-        throw new UnsealError('does not open')
-      }
-    },
-  }
-}
-
 function aesKey(label: string): KeyRecord {
   return { kid: randomBytes(16).toString('hex'), type: 'AES256', label, created: 1_700_000_000, updated: 1_700_000_000, secret: Uint8Array.from(randomBytes(32)) }
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Packr } from 'msgpackr'
@@ -8,8 +8,9 @@ import { KeyRepository } from '../actors/keystore/key-repository.js'
 import { decodeKeyRecord, encodeKeyRecord } from '../actors/keystore/key-record-codec.js'
 import { keyTypes, type KeyType } from '../actors/keystore/key-types.js'
 import type { KeyRecord } from '../actors/keystore/types.js'
-import { openHal, UnsealError, type KeySlotMedia, type Sealer as HalSealer } from '../hal/index.js'
+import { openHal, type KeySlotMedia, type Sealer as HalSealer } from '../hal/index.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
+import { testSealer } from './helpers/test-sealer.js'
 import { builtFirmware } from './helpers/device.js'
 
 const DEVID = '0123456789abcdef'
@@ -18,28 +19,6 @@ const SLOT = 512
 type Sealer = HalSealer
 
 /** AES-256-GCM as the sim enclave does it (nonce || ciphertext || tag), with a key of the test's own. */
-function testSealer(): Sealer {
-  const key = randomBytes(32)
-  return {
-    async seal(plaintext, aad) {
-      const nonce = randomBytes(12)
-      const cipher = createCipheriv('aes-256-gcm', key, nonce).setAAD(aad)
-      return Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()])
-    },
-    async unseal(sealed, aad) {
-      const bytes = Buffer.from(sealed)
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12))
-          .setAAD(aad)
-          .setAuthTag(bytes.subarray(bytes.length - 16))
-        return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()])
-      } catch {
-        throw new UnsealError('does not open')
-      }
-    },
-  }
-}
-
 /** A media that fails the writes (or the erase) a test asks it to, and passes the rest on. */
 class FlakyMedia implements KeySlotMedia {
   failWrite: (index: number, data: Uint8Array) => boolean = () => false
