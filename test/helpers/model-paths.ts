@@ -1,0 +1,125 @@
+// Model-based testing: paths generated from a machine definition (xstate/graph), run step by
+// step against a real device. A state or transition added to a machine adds paths here without
+// new test code; an event no driver knows fails the test until one is written (or the event is
+// declared undrivable, with the reason).
+import type { Test } from 'tap'
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
+import { getShortestPaths, getSimplePaths } from 'xstate/graph'
+import { LogType, type TransitionData } from '../../eventstore/types.js'
+import { stateName } from '../../machines/replay.js'
+import type { VersionedMachine } from '../../machines/types.js'
+import { readJournal } from './journal.js'
+
+export interface ModelStep {
+  event: string
+  /** The machine's state after the event, as TRANSITION records name it. */
+  to: string
+  from: string
+}
+
+export interface ModelPath {
+  /** `init → EVENT → EVENT`, the test's name. */
+  name: string
+  steps: ModelStep[]
+  /** The state the path ends in. */
+  end: string
+}
+
+export interface PathOptions {
+  input?: unknown
+  /** Events the device can be made to produce; the traversal offers only these. */
+  drivable: readonly string[]
+  /** Paths reach states by name: context (such as the health bits) does not multiply them. */
+  byStateName?: boolean
+  /** Only simple paths up to this many steps (shortest paths are always kept). */
+  maxSteps?: number
+  /** Narrows what is explored, e.g. a state the device only reaches across a reboot. */
+  filter?: (snapshot: AnyMachineSnapshot, event: { type: string }) => boolean
+}
+
+/** Every event type a machine's states name, so that a new transition is noticed. */
+export function machineEvents(machine: AnyStateMachine): string[] {
+  const types = new Set<string>()
+  const visit = (node: { on: Record<string, unknown>; states: Record<string, unknown> }) => {
+    for (const type of Object.keys(node.on)) types.add(type)
+    for (const child of Object.values(node.states)) visit(child as typeof node)
+  }
+  visit(machine.root as unknown as { on: Record<string, unknown>; states: Record<string, unknown> })
+  return [...types].sort()
+}
+
+/**
+ * Shortest paths to every state, each extended by every event that changes it (so every
+ * transition is taken at least once, the ones back to a visited state too), and simple paths
+ * up to `maxSteps`; every path that is a prefix of another is dropped: checking after each step
+ * of the longer one covers it.
+ */
+export function modelPaths(machine: AnyStateMachine, o: PathOptions): ModelPath[] {
+  const events = o.drivable.map((type) => ({ type }))
+  const offered = (snapshot: AnyMachineSnapshot) => (o.filter ? events.filter((e) => o.filter!(snapshot, e)) : events)
+  const traversal = {
+    input: o.input,
+    events: offered,
+    ...(o.byStateName ? { serializeState: (snapshot: AnyMachineSnapshot) => stateName(snapshot) } : {}),
+  } as Parameters<typeof getShortestPaths<AnyStateMachine>>[1]
+  const paths = new Map<string, ModelPath>()
+  // Snapshots are recomputed from the events: a traversal that merges states by name keeps
+  // whichever snapshot it saw last under that name, not the one its steps lead to.
+  const walk = (types: string[]): AnyMachineSnapshot[] => {
+    const snapshots = [initialTransition(machine, o.input)[0]]
+    for (const type of types) snapshots.push(transition(machine, snapshots.at(-1)!, { type })[0])
+    return snapshots
+  }
+  const add = (types: string[]): AnyMachineSnapshot => {
+    const snapshots = walk(types)
+    const steps = types.map((event, i) => ({ event, from: stateName(snapshots[i]!), to: stateName(snapshots[i + 1]!) }))
+    const name = ['init', ...types].join(' → ')
+    paths.set(name, { name, steps, end: stateName(snapshots.at(-1)!) })
+    return snapshots.at(-1)!
+  }
+  // Step 0 of a generated path is xstate.init, in the state the machine starts in.
+  const typesOf = (path: { steps: { event: { type: string } }[] }) => path.steps.slice(1).map((s) => s.event.type)
+  for (const path of getSimplePaths(machine, traversal)) if (path.steps.length - 1 <= (o.maxSteps ?? Infinity)) add(typesOf(path))
+  for (const path of getShortestPaths(machine, traversal)) {
+    const types = typesOf(path)
+    const reached = add(types)
+    for (const event of offered(reached)) {
+      const [next] = transition(machine, reached, event)
+      if (stateName(next) !== stateName(reached) || next.context !== reached.context) add([...types, event.type])
+    }
+  }
+  const all = [...paths.values()]
+  return all.filter((p) => !all.some((q) => q !== p && q.name.startsWith(`${p.name} → `))).sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** Fails when the machine names an event that is neither driven nor declared undrivable. */
+export function checkDrivers(t: Test, machine: AnyStateMachine, drivable: readonly string[], undrivable: Record<string, string>): void {
+  for (const type of machineEvents(machine)) {
+    t.ok(drivable.includes(type) || type in undrivable, `${machine.id}: ${type} has a driver or a reason it has none`)
+  }
+  for (const type of [...drivable, ...Object.keys(undrivable)]) t.ok(machineEvents(machine).includes(type), `${machine.id}: ${type} is still an event`)
+}
+
+/**
+ * The TRANSITION records of one machine (and instance) in a device's journal, in order: what the
+ * device says it did, to compare with what the model says after each step.
+ */
+export async function journaledTransitions(dataDir: string, spec: Pick<VersionedMachine, 'machine' | 'instance'>): Promise<TransitionData[]> {
+  const { records } = await readJournal(dataDir)
+  return records
+    .filter((r) => r.type === LogType.TRANSITION)
+    .map((r) => r.decoded as unknown as TransitionData)
+    .filter((d) => d.machine === spec.machine.id && d.instance === spec.instance)
+}
+
+/** The step as a TRANSITION record would state it, for `t.match` against the journal. */
+export function expectedRecord(spec: VersionedMachine, step: ModelStep): TransitionData {
+  return {
+    machine: spec.machine.id,
+    ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
+    version: spec.version,
+    from: step.from,
+    to: step.to,
+    event: step.event,
+  }
+}
