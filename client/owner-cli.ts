@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from './command-line.js'
 import { deviceRequest } from './device-http.js'
 import { DeviceRefusedError, loginToDevice, personaliseDevice } from './owner.js'
+import { readPassphrase } from './read-passphrase.js'
 
 export interface OwnerCliIo {
   stdout(text: string): void
@@ -94,8 +94,8 @@ async function init(args: string[], io: Io): Promise<number> {
       ? { ip: values.ip, storage_mode: Number(values['storage-mode']), storage_disk0size: Number(values['disk0-sectors']), dnsd: false }
       : {}),
   }
-  const user = await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'New user passphrase: ')
-  const master = await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'New master passphrase: ')
+  const user = await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'New user passphrase: ')
+  const master = await readPassphrase(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'New master passphrase: ')
   const answer = await personaliseDevice(values.url, { user, master }, cfg, o)
   io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`)
   return 0
@@ -114,17 +114,8 @@ async function login(args: string[], io: Io): Promise<number> {
   const lifetime = Number(values.lifetime)
   if (!Number.isInteger(lifetime) || lifetime < 1) throw new UsageError('--lifetime must be a whole number of seconds')
   const passphrase = values.master
-    ? await secret(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'Master passphrase: ')
-    : await secret(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
+    ? await readPassphrase(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'Master passphrase: ')
+    : await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
   io.stdout.write(`${await loginToDevice(values.url, passphrase, values.scope, lifetime, { insecure: values.insecure })}\n`)
   return 0
-}
-
-async function secret(io: Io, variable: string, file: string | undefined, prompt: string): Promise<string> {
-  if (file !== undefined) return (await readFile(file, 'utf8')).replace(/\r?\n$/, '')
-  const fromEnv = io.env[variable]
-  if (fromEnv) return fromEnv
-  const asked = await io.askSecret(prompt)
-  if (!asked) throw new UsageError(`no passphrase: set ${variable}, give a passphrase file, or run on a terminal`)
-  return asked
 }

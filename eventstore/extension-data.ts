@@ -1,6 +1,6 @@
-// Shape checks for the data of the LINK and SEAL extension records.
+// Shape checks for the data of the LINK, SEAL and TRANSITION extension records.
 
-import type { LinkData, SealData, SealReason } from './types.js'
+import type { LinkData, SealData, SealReason, TransitionData } from './types.js'
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
 const REASONS: readonly SealReason[] = ['periodic', 'close', 'recovered', 'rotate']
@@ -24,6 +24,22 @@ export function parseSealData(data: Record<string, unknown> | undefined): SealDa
   const { head, sig, reason } = data
   if (!isBytes(head, 32) || !isBytes(sig, 64) || !REASONS.includes(reason as SealReason)) return undefined
   return { head: new Uint8Array(head), sig: new Uint8Array(sig), reason: reason as SealReason }
+}
+
+export function parseTransitionData(data: Record<string, unknown> | undefined): TransitionData | undefined {
+  if (!data) return undefined
+  const { machine, instance, version, from, to, event } = data
+  const texts = [machine, from, to, event]
+  if (!texts.every((text) => typeof text === 'string') || !Number.isSafeInteger(version)) return undefined
+  if (instance !== undefined && typeof instance !== 'string') return undefined
+  return {
+    machine: machine as string,
+    ...(instance !== undefined ? { instance } : {}),
+    version: version as number,
+    from: from as string,
+    to: to as string,
+    event: event as string,
+  }
 }
 
 export function isTerminalSeal(reason: SealReason | undefined): boolean {

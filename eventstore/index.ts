@@ -1,8 +1,8 @@
-// The public face of eventstore: the journal writer, the verifier, and readers for later tools.
+// The public face of eventstore: the journal writer, the verifier, and the readers the audit tools
+// build on (replay, timeline).
 
 export * from './types.js'
 export { Journal } from './journal.js'
-export { JournalClosedError, JournalWriteError } from './errors.js'
 export { verifyJournal, type JournalFile, type VerifyOptions } from './verify-journal.js'
 export { verifyClientStyle } from './verify-client-style.js'
 export { parseLine, type ParsedLine } from './record-line.js'
@@ -13,3 +13,11 @@ export { formatProblem } from './format-problem.js'
 export { fromBase64Url, toBase64Url } from './base64url.js'
 export { MAX_DATA_CHARS, MAX_SUBJECT_CHARS } from './encode-entry.js'
 export { readHistory, type HistoryRecord, type JournalHistory } from './journal-history.js'
+export { JournalClosedError, JournalReplayError, JournalWriteError, TamperedJournalError } from './errors.js'
+export { journalLayout, type BootSpan, type BootEnd, type JournalGap, type JournalLayout } from './journal-layout.js'
+export { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
+export { replayDevice, type DeviceReplay, type ReplayOptions } from './device-replay.js'
+export { parseReplayPoint, parseTime, formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
+export type { KeyMetadata } from './key-catalogue.js'
+export { timeline, formatTimelineEvent, type TimelineEvent, type TimelineFilter, type Fact } from './timeline.js'
+export { logTypeName, logTypePhrase, parseLogType } from './log-type-names.js'

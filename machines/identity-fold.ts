@@ -1,7 +1,7 @@
 import type { AnyMachineSnapshot } from 'xstate'
 import { LogResult, LogType, type TransitionData } from '../eventstore/types.js'
 import type { Variant } from '../hal/types.js'
-import { factoryConfig, reduceConfig, type ConfigChanges, type DeviceConfig } from './config.js'
+import { factoryConfig, reduceConfig, type ConfigChanges, type ConfigEvent, type DeviceConfig } from './config.js'
 import { personalisationMachine, personalisationVersion } from './personalisation.js'
 import { provisioningMachine, provisioningVersion } from './provisioning.js'
 import { replayTransitions } from './replay.js'
@@ -32,6 +32,26 @@ export interface UpdatedData {
   uts: number
 }
 
+/** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
+export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
+  const data = record.decoded
+  if (!data) return undefined
+  if (record.type === LogType.TRANSITION) {
+    const transition = data as unknown as TransitionData
+    return transition.machine === personalisationMachine.id && transition.to === 'fresh' ? { kind: 'wiped' } : undefined
+  }
+  if (record.result !== LogResult.OK) return undefined
+  if (record.type === LogType.DEVICE_INITED) {
+    const { cfg, instanceid, at } = data as unknown as PersonalisedData
+    return { kind: 'personalised', cfg, instanceid, at }
+  }
+  if (record.type === LogType.CONFIG_UPDATED && 'changed' in data) {
+    const { changed, uts } = data as unknown as UpdatedData
+    return { kind: 'updated', changed, uts }
+  }
+  return undefined
+}
+
 /**
  * Personalisation, provisioning and configuration as the journal tells them, folded through
  * the same machines and reducer the identity actor runs live.
@@ -40,20 +60,9 @@ export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant
   const transitions: TransitionData[] = []
   let config = factoryConfig(variant)
   for (const record of records) {
-    const data = record.decoded
-    if (record.type === LogType.TRANSITION && data) {
-      const transition = data as unknown as TransitionData
-      transitions.push(transition)
-      if (transition.machine === personalisationMachine.id && transition.to === 'fresh') {
-        config = reduceConfig(config, { kind: 'wiped' }, variant)
-      }
-    } else if (record.type === LogType.DEVICE_INITED && record.result === LogResult.OK && data) {
-      const { cfg, instanceid, at } = data as unknown as PersonalisedData
-      config = reduceConfig(config, { kind: 'personalised', cfg, instanceid, at }, variant)
-    } else if (record.type === LogType.CONFIG_UPDATED && record.result === LogResult.OK && data && 'changed' in data) {
-      const { changed, uts } = data as unknown as UpdatedData
-      config = reduceConfig(config, { kind: 'updated', changed, uts }, variant)
-    }
+    if (record.type === LogType.TRANSITION && record.decoded) transitions.push(record.decoded as unknown as TransitionData)
+    const event = configEvent(record)
+    if (event) config = reduceConfig(config, event, variant)
   }
   return {
     personalisation: replayTransitions(personalisationMachine, personalisationVersion, transitions, { variant }),

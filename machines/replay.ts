@@ -11,27 +11,59 @@ export function stateName(snapshot: { value: unknown }): string {
 }
 
 /**
- * Folds one machine's recorded transitions through the machine itself, checking that each
- * record starts where the last one ended and that the machine, given the recorded event,
- * really goes where the record says. A record of an unknown machine version is refused.
+ * One machine (one instance of it, where it runs more than once) moved by its recorded
+ * transitions through the machine itself: each record must start where the last one ended,
+ * and the machine, given the recorded event, must really go where the record says. A record
+ * of an unknown machine version is refused; records of other machines or instances are ignored.
  */
+export class TransitionFold {
+  private current: AnyMachineSnapshot
+
+  constructor(
+    private readonly machine: AnyStateMachine,
+    private readonly version: number,
+    input?: unknown,
+    private readonly instance?: string,
+  ) {
+    this.current = initialTransition(machine, input)[0]
+  }
+
+  get snapshot(): AnyMachineSnapshot {
+    return this.current
+  }
+
+  get state(): string {
+    return stateName(this.current)
+  }
+
+  /** Whether the record is one of this machine's (and instance's) transitions. */
+  owns(record: TransitionData): boolean {
+    return record.machine === this.machine.id && record.instance === this.instance
+  }
+
+  apply(record: TransitionData): void {
+    if (!this.owns(record)) return
+    const name = this.instance === undefined ? this.machine.id : `${this.machine.id} ${this.instance}`
+    if (record.version !== this.version) throw new ReplayError(`${name} version ${record.version} is unknown (this runtime knows ${this.version})`)
+    const from = this.state
+    if (record.from !== from) throw new ReplayError(`${name}: a transition from ${record.from} while in ${from}`)
+    const next = transition(this.machine, this.current, { type: record.event })[0]
+    if (stateName(next) !== record.to) {
+      throw new ReplayError(`${name}: ${record.event} leads from ${from} to ${stateName(next)}, not ${record.to}`)
+    }
+    this.current = next
+  }
+}
+
+/** Folds one machine's recorded transitions (see TransitionFold) and returns where it ends. */
 export function replayTransitions(
   machine: AnyStateMachine,
   version: number,
   records: Iterable<TransitionData>,
   input?: unknown,
+  instance?: string,
 ): AnyMachineSnapshot {
-  let snapshot = initialTransition(machine, input)[0]
-  for (const record of records) {
-    if (record.machine !== machine.id) continue
-    if (record.version !== version) throw new ReplayError(`${machine.id} version ${record.version} is unknown (this runtime knows ${version})`)
-    const from = stateName(snapshot)
-    if (record.from !== from) throw new ReplayError(`${machine.id}: a transition from ${record.from} while in ${from}`)
-    const next = transition(machine, snapshot, { type: record.event })[0]
-    if (stateName(next) !== record.to) {
-      throw new ReplayError(`${machine.id}: ${record.event} leads from ${from} to ${stateName(next)}, not ${record.to}`)
-    }
-    snapshot = next
-  }
-  return snapshot
+  const fold = new TransitionFold(machine, version, input, instance)
+  for (const record of records) fold.apply(record)
+  return fold.snapshot
 }

@@ -1,11 +1,11 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { main } from '../eventstore/audit-cli.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { Journal, LogType } from '../eventstore/index.js'
-import { START, fixedClock, options, signer } from './helpers/journal-fixtures.js'
+import { START, fixedClock, options, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')
 
@@ -32,16 +32,21 @@ t.test('verify a good directory', async (t) => {
   const dir = t.testdir()
   const ids = await writeJournal(dir)
   const result = await run('verify', '--key', KEY, dir)
+  const at = new Date(START).toISOString()
   t.same(result, {
     code: 0, stderr: '',
-    stdout: `files: 2, records: 10, seals: 2\nfirst record: ${new Date(START).toISOString()}, last record: ${new Date(START).toISOString()}\nOK\n`,
+    stdout: `files: 2, records: 10, seals: 2\nfirst record: ${at}, last record: ${at}\nboots: 2\n` +
+      `  boot 1: ${ids[0]}, ${at} to ${at}, closed\n  boot 2: ${ids[1]}, ${at} to ${at}, closed\nOK\n`,
   })
   const urlSafe = Buffer.from(signer.publicKey).toString('base64url')
   t.equal((await run('verify', `--key=${urlSafe}`, join(dir, `${ids[1]}.log`), join(dir, `${ids[0]}.log`))).code, 0, 'files in any order')
 
   const json = await run('verify', '--json', '--key', KEY, dir)
   t.equal(json.code, 0)
-  t.match(JSON.parse(json.stdout), { ok: true, problems: [], summary: { files: 2, records: 10, seals: 2, firstTimeIso: new Date(START).toISOString() } })
+  t.match(JSON.parse(json.stdout), {
+    ok: true, problems: [],
+    summary: { files: 2, records: 10, seals: 2, firstTimeIso: at, gaps: [], boots: [{ files: [ids[0]], end: 'close', firstTimeIso: at }, { files: [ids[1]] }] },
+  })
 
   await writeFile(join(dir, 'key.b64'), `${KEY}\n`)
   await writeFile(join(dir, 'key.raw'), signer.publicKey)
@@ -86,7 +91,7 @@ t.test('usage', async (t) => {
   const help = await run('--help')
   t.equal(help.code, 0)
   t.match(help.stdout, /^Usage: hem-audit COMMAND/)
-  t.match(help.stdout, /\n {2}verify {2}check signatures/)
+  for (const command of ['verify', 'replay', 'timeline', 'fetch']) t.match(help.stdout, new RegExp(`\\n {2}${command} +[a-z]`))
   const verifyHelp = await run('verify', '--help')
   t.equal(verifyHelp.code, 0)
   t.match(verifyHelp.stdout, /^Usage: hem-audit verify \[--key BASE64 \| --key-file FILE\]/)
@@ -103,6 +108,7 @@ t.test('usage', async (t) => {
     [['verify', '--key', KEY, join(dir, 'nothere')], /cannot read .*nothere/],
     [['verify', '--key', KEY, join(dir, 'empty')], /no \*\.log files in/],
     [['verify', '--frob', '--key', KEY, dir], /Unknown option '--frob'/],
+    [['fetch', '--url', 'http://127.0.0.1:9'], /no passphrase: set HEM_PASSPHRASE, give a passphrase file, or run on a terminal/],
   ]
   for (const [argv, message] of cases) {
     const result = await run(...argv)
@@ -111,4 +117,30 @@ t.test('usage', async (t) => {
     t.match(result.stderr, message)
     if (argv[0] === 'verify') t.match(result.stderr, /\n\nUsage: hem-audit verify/)
   }
+})
+
+t.test('verify tells the boots (rotated files, a crash) and the gaps in the files', async (t) => {
+  const dir = t.testdir()
+  const { boots } = await writeDeviceJournal(dir)
+  const [[first], second, [third]] = boots as [[string], string[], [string]]
+  const text = (await run('verify', '--key', KEY, dir)).stdout
+  t.match(text, /\nboots: 3\n {2}boot 1: 6553f100, \S+ to \S+, closed\n/)
+  t.match(text, `\n  boot 2: ${second[0]}..${second.at(-1)} (${second.length} files), `)
+  t.match(text, /, crashed \(sealed as recovered at the next boot\)\n {2}boot 3: /)
+  t.notMatch(text, /gap:/)
+
+  await rm(join(dir, `${first}.log`))
+  const older = await run('verify', '--key', KEY, dir)
+  t.equal(older.code, 0, 'older files missing is no problem')
+  t.match(older.stdout, `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, which is not among the files given: older files are missing\n`)
+  t.match(JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout).summary.gaps, [{ file: second[0], missing: first, atStart: true }])
+
+  await rm(join(dir, `${second[3]}.log`))
+  const between = await run('verify', '--key', KEY, dir)
+  t.equal(between.code, 1, 'files missing between others is')
+  t.match(between.stdout, `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, which is not among the files given: files between are missing\n`)
+  t.match(between.stdout, `${join(dir, `${second[4]}.log`)}:seq 1: LINK names previous file ${second[3]}`)
+  t.match(between.stdout, `\nboots: 3\n  boot 1: ${second[0]}..${second[2]} (3 files), `, 'what follows a gap cannot be told to be the same boot')
+  t.match(between.stdout, `\n  boot 2: ${second[4]}..${second.at(-1)} `)
+  t.match(between.stdout, `\n  boot 3: ${third}, `)
 })

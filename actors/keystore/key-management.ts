@@ -75,7 +75,7 @@ async function journaled(actor: KeystoreActor, entry: JournalEntry, change: () =
 /** Stores a new key, journaled first; a repository without a slot left refuses it before anything is journaled. */
 async function addJournaled(actor: KeystoreActor, req: CommandRequest, record: KeyRecord, type: number): Promise<CommandReply> {
   if (!actor.repository.hasRoom()) throw new RepositoryFullError()
-  const entry: JournalEntry = { type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type } }
+  const entry: JournalEntry = { type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type, ...(record.mode ? { mode: record.mode } : {}), at: record.created } }
   await journaled(actor, entry, () => actor.repository.add(record))
   return { status: 200, body: { kid: record.kid } }
 }
@@ -174,7 +174,7 @@ export function updateKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     // A new version needs a spare slot: refused before anything is journaled.
     if (!actor.repository.hasRoom()) throw new RepositoryFullError()
     const entry: JournalEntry = {
-      type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined },
+      type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined, at: updated.updated },
     }
     await journaled(actor, entry, () => actor.repository.replace(updated))
     return { status: 200, body: {} }
