@@ -145,7 +145,9 @@ export class Exchange {
     this.send({ status: error.status, body: { error: error.code, message: error.message } }, close)
   }
 
+  /** `X-Request-Id` is the `rid` the journal records of this request carry: a client can cite it to an auditor. */
   private writeHeaders(): void {
+    this.res.writeHeader('X-Request-Id', this.rid)
     for (const [name, value] of this.headers) this.res.writeHeader(name, value)
   }
 

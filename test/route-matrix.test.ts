@@ -139,6 +139,20 @@ async function scopeRecords(device: Device) {
   return (await readJournal(device.dataDir)).records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK)
 }
 
+/** The journal records of one request: they carry the `rid` its answer names in `X-Request-Id`. */
+async function recordsOf(device: Device, answer: Answer) {
+  const rid = answer.headers['x-request-id']
+  return (await readJournal(device.dataDir)).records.filter((r) => r.decoded?.rid !== undefined && r.decoded.rid === rid)
+}
+
+/** Whatever the request journaled states the status it was answered with. */
+async function journaledAs(t: Test, device: Device, answer: Answer, what: string): Promise<void> {
+  t.match(answer.headers['x-request-id'], /^[0-9a-f]{16}$/, `${what}: X-Request-Id`)
+  for (const record of await recordsOf(device, answer)) {
+    if (record.decoded?.source !== undefined) t.equal(record.decoded.source, answer.status, `${what}: record ${record.type} states the answer's status`)
+  }
+}
+
 interface Personalised {
   device: Device
   variant: Variant
@@ -206,7 +220,7 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
     if (!record) return
     t.equal(record.result, LogResult.FAILED, `${what}: result FAILED`)
     t.equal(record.subject, role, `${what}: subject`)
-    t.match(record.decoded, { source: 403, scope }, `${what}: source 403 and the token's scope`)
+    t.match(record.decoded, { source: 403, scope, rid: answer.headers['x-request-id'] }, `${what}: source 403, the token's scope and the request's id`)
     audited = records.length
   }
 
@@ -226,6 +240,7 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
       const answer = await send(device, route, refusedToken)
       t.equal(answer.status, 401, `${name}, ${label} → 401`)
       t.equal(answer.json?.error, 'invalid_token', `${name}, ${label}: error body`)
+      t.same(await recordsOf(device, answer), [], `${name}, ${label}: nothing journaled`)
     }
 
     const anonymous = await send(device, route)
@@ -255,6 +270,7 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
         if (expected !== undefined) t.equal(answer.status, expected, `${what} → ${expected} (by design)`)
         else notRefused(t, answer, what)
         await noAudit(what)
+        await journaledAs(t, device, answer, what)
       }
     }
   }
