@@ -1,0 +1,141 @@
+// The path generator of the model-based tests (helpers/model-paths.ts), on every machine in
+// machines/, without a device: every transition is taken by some path, no path is a prefix of
+// another, names are the events in order and stable, and an event without a driver fails.
+import { readdirSync } from 'node:fs'
+import t, { type Test } from 'tap'
+import { initialTransition, setup, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
+import { stateName } from '../machines/replay.js'
+import { checkDrivers, machineEvents, modelPaths, type ModelPath, type PathOptions } from './helpers/model-paths.js'
+
+/** What each machine is generated with: every input it runs with, and the options its model test passes. */
+const GENERATED: Record<string, { inputs: unknown[]; options?: Omit<PathOptions, 'drivable' | 'input'>; gap?: string }> = {
+  disk: { inputs: [{ disk: 0 }, { disk: 1 }] },
+  // Context (the fls bits) would multiply the states: by name, and simple paths of three steps, as model-health.
+  health: {
+    inputs: [undefined],
+    options: { byStateName: true, maxSteps: 3 },
+    // Paths by name extend only the one snapshot the shortest path reaches a state with (failed with
+    // the allocation bit): a transition that needs other bits (failed → secure when only the
+    // temperature bit is up) is not taken. A gap of modelPaths, reported to the lead.
+    gap: 'byStateName misses transitions that depend on the context',
+  },
+  lifecycle: { inputs: [undefined] },
+  personalisation: { inputs: [{ variant: 'P' }, { variant: 'E' }] },
+  provisioning: { inputs: [undefined] },
+  upgrade: { inputs: [{ kind: 'ui' }, { kind: 'fw' }] },
+}
+
+/** Every state machine that machines/ exports: a new one fails here until it has its inputs above. */
+async function machines(): Promise<AnyStateMachine[]> {
+  const dir = new URL('../machines/', import.meta.url)
+  const found = new Map<string, AnyStateMachine>()
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+    const module = (await import(new URL(file.replace(/\.ts$/, '.js'), dir).href)) as Record<string, unknown>
+    for (const value of Object.values(module)) {
+      if (typeof value === 'object' && value !== null && 'root' in value && 'id' in value) found.set((value as AnyStateMachine).id, value as AnyStateMachine)
+    }
+  }
+  return [...found.values()]
+}
+
+const triple = (from: string, event: string, to: string) => `${from} —${event}→ ${to}`
+
+/**
+ * Every transition the machine can take from a reachable snapshot, by state name: each state ×
+ * event that changes the snapshot (a move, or new context), found breadth-first over whole
+ * snapshots (context included), so that a transition only some context allows is found too.
+ */
+function reachableTransitions(machine: AnyStateMachine, input: unknown): Set<string> {
+  const events = machineEvents(machine)
+  const key = (s: AnyMachineSnapshot) => `${stateName(s)} ${JSON.stringify(s.context)}`
+  const start = initialTransition(machine, input)[0]
+  const seen = new Set([key(start)])
+  const queue = [start]
+  const transitions = new Set<string>()
+  for (let snapshot = queue.shift(); snapshot; snapshot = queue.shift()) {
+    for (const type of events) {
+      const [next] = transition(machine, snapshot, { type })
+      if (stateName(next) === stateName(snapshot) && next.context === snapshot.context) continue
+      transitions.add(triple(stateName(snapshot), type, stateName(next)))
+      if (!seen.has(key(next))) {
+        seen.add(key(next))
+        queue.push(next)
+      }
+    }
+  }
+  return transitions
+}
+
+const taken = (paths: ModelPath[]) => new Set(paths.flatMap((p) => p.steps.map((s) => triple(s.from, s.event, s.to))))
+
+t.test('every machine in machines/ has its inputs here', async (t) => {
+  const ids = (await machines()).map((m) => m.id).sort()
+  t.strictSame(ids, Object.keys(GENERATED).sort(), ids.join(', '))
+})
+
+t.test('on every machine and input', async (t) => {
+  for (const machine of await machines()) {
+    for (const input of GENERATED[machine.id]?.inputs ?? []) {
+      t.test(`${machine.id} ${JSON.stringify(input) ?? ''}`, async (t) => {
+        const options = { input, drivable: machineEvents(machine), ...GENERATED[machine.id]!.options }
+        const paths = modelPaths(machine, options)
+        t.ok(paths.length > 0, `${paths.length} paths`)
+        const missing = [...reachableTransitions(machine, input)].filter((tr) => !taken(paths).has(tr))
+        t.strictSame(missing, [], 'every transition is taken by some path', GENERATED[machine.id]!.gap ? { todo: GENERATED[machine.id]!.gap } : {})
+        t.notOk(paths.some((p) => paths.some((q) => q !== p && q.name.startsWith(`${p.name} → `))), 'no path is a prefix of another')
+        for (const path of paths) walks(t, machine, input, path)
+        t.strictSame(modelPaths(machine, options), paths, 'generated again: the same paths')
+      })
+    }
+  }
+})
+
+/** The name is the events in order, and each step is where the machine really goes. */
+function walks(t: Test, machine: AnyStateMachine, input: unknown, path: ModelPath): void {
+  let snapshot = initialTransition(machine, input)[0]
+  const steps = path.steps.map(({ event }) => {
+    const from = stateName(snapshot)
+    snapshot = transition(machine, snapshot, { type: event })[0]
+    return { event, from, to: stateName(snapshot) }
+  })
+  t.strictSame({ name: path.name, steps: path.steps, end: path.end }, { name: ['init', ...steps.map((s) => s.event)].join(' → '), steps, end: stateName(snapshot) }, path.name)
+}
+
+t.test('names are stable', async (t) => {
+  const byName = new Map((await machines()).map((m) => [m.id, m]))
+  const names = (id: string, input?: unknown) => modelPaths(byName.get(id)!, { input, drivable: machineEvents(byName.get(id)!) }).map((p) => p.name)
+  t.strictSame(names('personalisation', { variant: 'P' }), ['init → PERSONALISE → FORMAT_DONE → WIPEOUT', 'init → PERSONALISE → WIPEOUT'], 'personalisation P')
+  t.strictSame(names('personalisation', { variant: 'E' }), ['init → PERSONALISE → WIPEOUT'], 'personalisation E')
+  t.strictSame(names('provisioning'), ['init → PROVISION'], 'provisioning')
+  t.strictSame(names('lifecycle'), ['init → FAULT → STOP', 'init → READY → FAULT → STOP', 'init → READY → STOP', 'init → STOP'], 'lifecycle')
+})
+
+t.test('drivable, filter and maxSteps narrow what is explored', async (t) => {
+  const byName = new Map((await machines()).map((m) => [m.id, m]))
+  const lifecycle = byName.get('lifecycle')!
+  const noFault = modelPaths(lifecycle, { drivable: ['READY', 'STOP'] })
+  t.strictSame(noFault.map((p) => p.name), ['init → READY → STOP', 'init → STOP'], 'an event not offered is never taken')
+  const filtered = modelPaths(lifecycle, { drivable: machineEvents(lifecycle), filter: (s, e) => !(s.value === 'running' && e.type === 'FAULT') })
+  t.notOk(filtered.some((p) => p.steps.some((s) => s.from === 'running' && s.event === 'FAULT')), 'a filtered transition is never taken')
+  const health = byName.get('health')!
+  const short = modelPaths(health, { drivable: machineEvents(health), byStateName: true, maxSteps: 1 })
+  const longest = Math.max(...short.map((p) => p.steps.length))
+  t.ok(longest <= 2, `maxSteps 1: simple paths of one step, shortest paths extended by one (${longest})`)
+})
+
+t.test('checkDrivers fails for an event with neither a driver nor a reason', async (t) => {
+  const tiny = setup({ types: { events: {} as { type: 'GO' } | { type: 'HALT' } } }).createMachine({
+    id: 'tiny',
+    initial: 'a',
+    states: { a: { on: { GO: 'b' } }, b: { on: { HALT: 'a' } } },
+  })
+  const verdicts = (drivable: string[], undrivable: Record<string, string>) => {
+    const seen: [boolean, string][] = []
+    checkDrivers({ ok: (value: unknown, message: string) => seen.push([Boolean(value), message]) } as unknown as Test, tiny, drivable, undrivable)
+    return seen.filter(([ok]) => !ok).map(([, message]) => message)
+  }
+  t.strictSame(verdicts(['GO', 'HALT'], {}), [], 'all driven')
+  t.strictSame(verdicts(['GO'], { HALT: 'no way to halt' }), [], 'one declared undrivable, with its reason')
+  t.strictSame(verdicts(['GO'], {}), ['tiny: HALT has a driver or a reason it has none'], 'an event without a driver fails')
+  t.strictSame(verdicts(['GO', 'HALT', 'JUMP'], {}), ['tiny: JUMP is still an event'], 'a driver for an event the machine no longer names fails')
+})

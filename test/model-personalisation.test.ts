@@ -1,0 +1,117 @@
+// Model-based tests of the personalisation machine (issue 8), on P (fresh → formatting →
+// personalised) and on E (fresh → personalised): every path generated from
+// machines/personalisation.ts runs on its own device; after each step the journal holds exactly
+// the step's TRANSITION record and the device answers as the state says (status `inited` and
+// `format`, the init challenge, login, the disks).
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import type { Variant } from '../hal/types.js'
+import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
+import { bootDevice } from './helpers/device.js'
+import { call } from './helpers/http.js'
+import { api } from './helpers/keys.js'
+import { status, wipeout } from './helpers/model-device.js'
+import { checkDrivers, modelPaths } from './helpers/model-paths.js'
+import { checkObservations, nextEvent, walkPaths, type ModelRun } from './helpers/model-walk.js'
+import { loginAnswer, personalise } from './helpers/owner.js'
+import { until } from './helpers/until.js'
+
+interface Owner {
+  dataDir: string
+  base: string
+  /** The init token (system:config), until a reboot kills it. */
+  token?: string
+  /** The format was made to fail, so that the device stays in `formatting`. */
+  stalled: boolean
+}
+
+/** Disk 0's image taken by a directory: the sim HAL's format fails, as on a broken card, and nothing finishes personalisation until a reboot resumes it. */
+const stallFormat = (d: Owner) => mkdir(join(d.dataDir, 'disks', 'disk0.img'), { recursive: true })
+
+function makeRun(variant: Variant): ModelRun<Owner> {
+  return {
+    spec: { machine: personalisationMachine, version: personalisationVersion },
+    input: { variant },
+    async boot(t) {
+      const device = await bootDevice(t, { variant, dataDir: t.testdir() })
+      return { dataDir: device.dataDir, base: device.httpUrl!, stalled: false }
+    },
+    drivers: {
+      PERSONALISE: async (d, walk) => {
+        // A format left to run ends within moments: only where the path finishes it does it run.
+        if (variant === 'P' && nextEvent(walk) !== 'FORMAT_DONE') {
+          await stallFormat(d)
+          d.stalled = true
+        }
+        const init = await personalise(d.base, variant)
+        if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
+        d.token = init.json.token as string
+      },
+      // The device finishes the format it started on its own.
+      FORMAT_DONE: async () => undefined,
+      WIPEOUT: async (d) => {
+        await wipeout(d.base, d.dataDir, d.token!)
+        d.token = undefined
+        d.stalled = false
+      },
+    },
+    transient: ['formatting'],
+    observations: {
+      fresh: async (t, d) => {
+        const shown = await status(d.base)
+        t.equal(shown.inited, false, 'status.inited: false')
+        t.notOk('format' in shown, 'no format')
+        const challenge = await call(`${d.base}/api/auth/init`)
+        t.match(challenge, { status: 200, json: { spk: String, jti: String, eid: String } }, 'the init challenge is offered')
+        t.equal('genuine' in challenge.json, variant === 'P', 'with `genuine` on P only')
+        t.match(await call(`${d.base}/api/auth/token`), { status: 409, json: { error: 'not_personalised' } }, 'no login before personalisation')
+      },
+      formatting: async (t, d, walk) => {
+        const shown = await status(d.base)
+        t.notOk('inited' in shown, 'no `inited`: the owner is set')
+        await refusesSecondInit(t, d)
+        if (!d.stalled) {
+          t.match(shown.format, /^status\d+$|^done$/, `the format runs (or has just ended): ${shown.format}`)
+          return
+        }
+        // The format gives up a moment after it started.
+        let format = shown.format
+        await until('the format ends', async () => !/^status/.test((format = (await status(d.base)).format))).catch(() => undefined)
+        t.equal(format, 'failed', 'status.format: failed')
+        // An owner's token reaches the disks, which have no layout yet.
+        const disk = await api(`${d.base}/api/storage/unlock`, (await loginAnswer(d.base, 'storage:disk0')).json?.token)
+        t.match(disk, { status: 409, json: { error: 'not_formatted' } }, `unlocking Disk 0: 409 not_formatted (${nextEvent(walk) ?? 'end'})`)
+      },
+      personalised: async (t, d) => {
+        const shown = await status(d.base)
+        t.notOk('inited' in shown, 'no `inited`')
+        t.equal(shown.format, variant === 'P' ? 'done' : undefined, variant === 'P' ? 'status.format: done' : 'no format on E')
+        await refusesSecondInit(t, d)
+        t.equal((await loginAnswer(d.base, 'system:config')).status, 200, 'the owner logs in')
+      },
+    },
+  }
+}
+
+async function refusesSecondInit(t: Test, d: Owner): Promise<void> {
+  t.match(await call(`${d.base}/api/auth/init`), { status: 406, json: { error: 'already_personalised' } }, 'GET init: 406 already_personalised')
+  const again = await call(`${d.base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init: 'a.b.c' }) })
+  t.match(again, { status: 406, json: { error: 'already_personalised' } }, 'a second init: 406 already_personalised')
+}
+
+const UNDRIVABLE: Record<Variant, Record<string, string>> = {
+  P: {},
+  E: { FORMAT_DONE: 'E has no disks to format: personalisation ends at once' },
+}
+
+for (const variant of ['P', 'E'] as const) {
+  const run = makeRun(variant)
+  const drivable = Object.keys(run.drivers).filter((event) => !(event in UNDRIVABLE[variant]))
+  const paths = modelPaths(personalisationMachine, { input: { variant }, drivable })
+  t.test(`${variant}: ${paths.length} paths, each on its own device`, async (t) => {
+    checkDrivers(t, personalisationMachine, drivable, UNDRIVABLE[variant])
+    checkObservations(t, run)
+    walkPaths(t, run, paths, 3)
+  })
+}
