@@ -59,7 +59,8 @@ export class AuthActor {
   wipedOut = false
   /** This incarnation (published in the read model): the gateway caches token checks per boot. */
   readonly boot = randomBytes(8).toString('hex')
-  private readonly intact: boolean
+  /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
+  readonly intact: boolean
   private loginQueue: Promise<unknown> = Promise.resolve()
 
   constructor(
@@ -88,8 +89,13 @@ export class AuthActor {
     return this.o.hal
   }
 
+  /**
+   * No owner. A history that does not verify may have lost the records of a personalisation,
+   * so then the owner's keys in the enclave count too: a broken journal must never make a
+   * device look new, or its keys and disks would be wiped and a stranger let in.
+   */
   get fresh(): boolean {
-    return this.personalisation.state === 'fresh'
+    return this.personalisation.state === 'fresh' && (this.intact || this.o.hal.enclave.credentials() === undefined)
   }
 
   start(): void {

@@ -8,18 +8,21 @@ import { ConfigRuleError, personalisationFields, usableSectors } from './config-
 import { decodeBase64, encodeBase64 } from '../host/base64.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
-/**
- * Between a wipeout and its reboot the device is not yet clean (the key store erases its
- * repository on its own schedule, and at the latest at the next boot): no new owner until then.
- */
-function rebootPending(): CommandReply {
-  return fail(409, 'reboot_pending', 'The device is resetting after a wipeout; try again once it has rebooted')
+/** Why the device takes no new owner now, if it does not. */
+function refusal(actor: AuthActor): CommandReply | undefined {
+  // Between a wipeout and its reboot the device is not yet clean (the key store erases its
+  // repository on its own schedule, and at the latest at the next boot).
+  if (actor.wipedOut) return fail(409, 'reboot_pending', 'The device is resetting after a wipeout; try again once it has rebooted')
+  // Who owned it and what it held cannot be known from a broken history: an auditor's case.
+  if (!actor.intact) return fail(409, 'device_fault', 'The journal does not verify: the device takes no owner (see fls_state in status)')
+  if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
+  return undefined
 }
 
 /** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
 export function initChallenge(actor: AuthActor): CommandReply {
-  if (actor.wipedOut) return rebootPending()
-  if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
+  const refused = refusal(actor)
+  if (refused) return refused
   const { jti, exp } = actor.challenges.issue(actor.now())
   const genuine = actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
   return { status: 200, body: { exp, spk: actor.session.spk, jti, ...genuine, eid: encodeBase64(actor.hal.enclave.identityPublicKey) } }
@@ -30,8 +33,8 @@ export function initChallenge(actor: AuthActor): CommandReply {
  * owner's. Journaled (the transition and DEVICE_INITED) before the keys are stored.
  */
 export async function personalise(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
-  if (actor.wipedOut) return rebootPending()
-  if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
+  const refused = refusal(actor)
+  if (refused) return refused
   let cfg: Record<string, unknown>
   let keys: { user: Uint8Array; master: Uint8Array }
   try {
