@@ -6,7 +6,7 @@ import { ImageFormatError } from './errors.js'
  * The images' payload: a ustar archive of regular files and directories. Packing is
  * deterministic (sorted, mtime 0, owner 0) so that one build gives one image. Unpacking reads
  * what GNU tar, bsdtar and this packer write (ustar, GNU magic, pax `path`/`size` records) and
- * refuses everything else: links, devices, absolute paths, `..`, names twice.
+ * refuses everything else: links, devices, absolute paths, `..`, names twice, files with entries inside.
  */
 const BLOCK = 512
 const PIECE = 1024 * 1024
@@ -64,6 +64,8 @@ export async function walkArchive(
   onData?: (entry: ArchiveEntry, piece: Buffer) => Promise<void>,
 ): Promise<ArchiveEntry[]> {
   const seen = new Set<string>()
+  // Directories count once any entry lies inside them, so a file cannot take a directory's name later.
+  const kinds = new Map<string, ArchiveEntry['type']>()
   const entries: ArchiveEntry[] = []
   let position = 0
   let pax: Record<string, string> = {}
@@ -92,6 +94,7 @@ export async function walkArchive(
     seen.add(path)
     if (seen.size > MAX_ENTRIES) throw new ImageFormatError(`more than ${MAX_ENTRIES} entries`)
     const entry: ArchiveEntry = { path, type: type === '5' ? 'dir' : 'file', size: type === '5' ? 0 : size }
+    claimPath(kinds, entry)
     await onEntry(entry)
     for (let done = 0; done < entry.size; done += PIECE) {
       const piece = await source.read(position + done, Math.min(PIECE, entry.size - done))
@@ -100,6 +103,17 @@ export async function walkArchive(
     entries.push(entry)
     position += size + padding(size)
   }
+}
+
+function claimPath(kinds: Map<string, ArchiveEntry['type']>, entry: ArchiveEntry): void {
+  const parts = entry.path.split('/')
+  for (let depth = 1; depth < parts.length; depth++) {
+    const parent = parts.slice(0, depth).join('/')
+    if (kinds.get(parent) === 'file') throw new ImageFormatError(`${entry.path} lies inside ${parent}, which is a file`)
+    kinds.set(parent, 'dir')
+  }
+  if (entry.type === 'file' && kinds.get(entry.path) === 'dir') throw new ImageFormatError(`${entry.path} is a file, but other entries lie inside it`)
+  kinds.set(entry.path, entry.type)
 }
 
 /** Unpacks into `dest`, which must not exist yet: nothing is ever written outside it or over anything. */

@@ -141,6 +141,7 @@ t.test('archive: what could escape or confuse is refused', async (t) => {
   const archive = (...entries: Buffer[]) => Buffer.concat([...entries, Buffer.alloc(1024)])
   const walk = (bytes: Buffer) => walkArchive(bufferSource(bytes), { length: bytes.length }, async () => undefined)
   t.same((await walk(archive(entry('./ok.txt')))).map((e) => e.path), ['ok.txt'])
+  t.same((await walk(archive(entry('d/f'), entry('d/', '5')))).map((e) => e.path), ['d/f', 'd'], 'a directory named after its contents is fine')
   const refusals: [string, Buffer, RegExp][] = [
     ['parent', archive(entry('../evil')), /not a safe relative path/],
     ['nested parent', archive(entry('a/../../evil')), /not a safe/],
@@ -150,6 +151,9 @@ t.test('archive: what could escape or confuse is refused', async (t) => {
     ['hard link', archive(entry('link', '1')), /entry type "1"/],
     ['device', archive(entry('dev', '3')), /entry type "3"/],
     ['twice', archive(entry('a'), entry('a')), /appears twice/],
+    ['a file, then inside it', archive(entry('x'), entry('x/y')), /x\/y lies inside x, which is a file/],
+    ['inside, then a file of its name', archive(entry('x/y'), entry('x')), /x is a file, but other entries lie inside it/],
+    ['deeper inside, then a file of its name', archive(entry('x/y/z'), entry('x/y')), /x\/y is a file/],
     ['no end', entry('a'), /no end marker/],
     ['past the end', entry('a', '0', 'x'.repeat(600)).subarray(0, 1024), /runs past/],
   ]

@@ -26,9 +26,6 @@ const NEW_FIRMWARE = '0.9.0-model'
 
 const root = t.testdir({
   app: { 'index.html': '<h1>model</h1>' },
-  // Together an archive the check passes and no file system holds: a file x/y, then a file x.
-  nested: { x: { y: 'inner' } },
-  flat: { x: 'outer' },
   work: {},
 })
 
@@ -42,16 +39,15 @@ type ImageRole = 'good' | 'foreign' | 'uninstallable' | 'broken'
 const stranger = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
 const foreign = (kind: UpgradeKind) => async () => buildImage({ kind, hardware: ['P', 'E'], floor: 0, version: 'model' }, await packDirectory(join(root, 'app')), stranger)
 
+const app = once(() => imageOf(join(root, 'app'), 'ui', 'model', ['P']))
+
 const images: Record<UpgradeKind, Partial<Record<ImageRole, () => Promise<Buffer>>>> = {
   ui: {
-    good: once(() => imageOf(join(root, 'app'), 'ui', 'model', ['P'])),
+    good: app,
     foreign: once(foreign('ui')),
-    uninstallable: once(async () => {
-      const nested = await packDirectory(join(root, 'nested'))
-      // Without its directory entry (the first block) and its end marker (the last two).
-      const payload = Buffer.concat([nested.subarray(512, nested.length - 1024), await packDirectory(join(root, 'flat'))])
-      return buildImage({ kind: 'ui', hardware: ['P'], floor: 0, version: 'model' }, payload, await DEV_VENDOR_PEM)
-    }),
+    // A ui image that passes its check always unpacks (the check walks the very archive the
+    // install extracts): its staged bytes are changed under the device before the install instead.
+    uninstallable: app,
   },
   fw: {
     good: once(async () => {
@@ -223,7 +219,10 @@ function makeRun(kind: UpgradeKind): ModelRun<Pipeline> {
       CHECK_PASSED: (p) => checkEnds(p, 200),
       CHECK_FAILED: (p) => checkEnds(p, 406, { error: 'rejected', message: /^signature/ }),
       // Answered only once the install has ended: the next step waits for the answer.
-      INSTALL_STARTED: async (p) => void (p.install = call(url(p, 'install'))),
+      INSTALL_STARTED: async (p, walk) => {
+        if (kind === 'ui' && nextEvent(walk) === 'INSTALL_FAILED') p.staged = await tamperStaged(p)
+        p.install = call(url(p, 'install'))
+      },
       INSTALL_FINISHED: async (p) => {
         const boots = await startups(p)
         await expectAnswer('install', p.install, 200)
@@ -234,7 +233,7 @@ function makeRun(kind: UpgradeKind): ModelRun<Pipeline> {
       },
       INSTALL_FAILED: (p) =>
         kind === 'ui'
-          ? expectAnswer('install', p.install, 500, { error: 'storage_error' })
+          ? expectAnswer('install', p.install, 406, { error: 'not_verified', message: /changed after its check/ })
           : expectAnswer('install', p.install, 406, { error: 'not_verified', message: /no bootable build/ }),
       TRIAL_BOOT: (p, walk) => installAndReboot(p, walk, 'good'),
       // The launcher has the trial confirm its health as soon as it is up.
@@ -254,8 +253,18 @@ async function checkAnswers(t: Test, p: Pipeline, status: number, json?: Record<
 }
 
 /** `<data>/upgrade/<kind>.img`, the sim HAL's staging slot. */
+const stagingSlot = (p: Pipeline) => join(p.dataDir, 'upgrade', `${p.kind}.img`)
+
+/** Flips the last byte of the staged image's payload, as an attacker with the data disk could. */
+async function tamperStaged(p: Pipeline): Promise<Buffer> {
+  const bytes = await readFile(stagingSlot(p))
+  bytes[bytes.length - 1]! ^= 0x01
+  await writeFile(stagingSlot(p), bytes)
+  return bytes
+}
+
 async function staged(t: Test, p: Pipeline, bytes: Buffer | undefined): Promise<void> {
-  const held = await readFile(join(p.dataDir, 'upgrade', `${p.kind}.img`)).catch(() => undefined)
+  const held = await readFile(stagingSlot(p)).catch(() => undefined)
   t.ok(bytes ? held?.equals(bytes) : held === undefined, bytes ? 'the uploaded bytes are staged' : 'nothing is staged')
 }
 
