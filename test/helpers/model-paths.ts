@@ -50,9 +50,9 @@ export function machineEvents(machine: AnyStateMachine): string[] {
 
 /**
  * Shortest paths to every state, each extended by every event that changes it (so every
- * transition is taken at least once, the ones back to a visited state too), and simple paths
- * up to `maxSteps`; every path that is a prefix of another is dropped: checking after each step
- * of the longer one covers it.
+ * transition is taken at least once, the ones back to a visited state too), simple paths up to
+ * `maxSteps`, and a shortest path through each transition still missing; every path that is a
+ * prefix of another is dropped: checking after each step of the longer one covers it.
  */
 export function modelPaths(machine: AnyStateMachine, o: PathOptions): ModelPath[] {
   const events = o.drivable.map((type) => ({ type }))
@@ -84,12 +84,48 @@ export function modelPaths(machine: AnyStateMachine, o: PathOptions): ModelPath[
     const types = typesOf(path)
     const reached = add(types)
     for (const event of offered(reached)) {
-      const [next] = transition(machine, reached, event)
-      if (stateName(next) !== stateName(reached) || next.context !== reached.context) add([...types, event.type])
+      if (changes(reached, transition(machine, reached, event)[0])) add([...types, event.type])
+    }
+  }
+  // Merging states by name loses the transitions only some context allows (failed → secure
+  // needs the temperature bit alone): every snapshot is reached once more, context included,
+  // and each transition no path takes yet gets the shortest path to it.
+  const taken = new Set([...paths.values()].flatMap((p) => p.steps.map(stepKey)))
+  for (const { types, snapshot } of everySnapshot(machine, o.input, offered)) {
+    for (const event of offered(snapshot)) {
+      const [next] = transition(machine, snapshot, event)
+      const key = stepKey({ from: stateName(snapshot), event: event.type, to: stateName(next) })
+      if (changes(snapshot, next) && !taken.has(key)) {
+        taken.add(key)
+        add([...types, event.type])
+      }
     }
   }
   const all = [...paths.values()]
   return all.filter((p) => !all.some((q) => q !== p && q.name.startsWith(`${p.name} → `))).sort((a, b) => a.name.localeCompare(b.name))
+}
+
+const stepKey = (step: ModelStep) => `${step.from} ${step.event} ${step.to}`
+
+/** An event that leaves the snapshot as it was is no transition. */
+const changes = (from: AnyMachineSnapshot, to: AnyMachineSnapshot) => stateName(to) !== stateName(from) || to.context !== from.context
+
+/** Breadth-first over whole snapshots (state and context): each one, and the fewest events that reach it. */
+function everySnapshot(
+  machine: AnyStateMachine,
+  input: unknown,
+  offered: (snapshot: AnyMachineSnapshot) => { type: string }[],
+): { types: string[]; snapshot: AnyMachineSnapshot }[] {
+  const identity = (snapshot: AnyMachineSnapshot) => JSON.stringify([stateName(snapshot), snapshot.context])
+  const start = { types: [] as string[], snapshot: initialTransition(machine, input)[0] }
+  const reached = new Map([[identity(start.snapshot), start]])
+  for (const { types, snapshot } of reached.values()) {
+    for (const event of offered(snapshot)) {
+      const [next] = transition(machine, snapshot, event)
+      if (!reached.has(identity(next))) reached.set(identity(next), { types: [...types, event.type], snapshot: next })
+    }
+  }
+  return [...reached.values()]
 }
 
 /** Fails when the machine names an event that is neither driven nor declared undrivable. */
