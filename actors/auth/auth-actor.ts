@@ -9,7 +9,11 @@ import { reduceConfig, type ConfigEvent, type DeviceConfig } from '../../machine
 import { foldIdentity } from '../../machines/identity-fold.js'
 import { personalisationMachine, personalisationVersion } from '../../machines/personalisation.js'
 import { provisioningMachine, provisioningVersion } from '../../machines/provisioning.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { inboxPrefix } from '../bus/services.js'
 import { ServiceHost, type OperationSpec } from '../bus/service-host.js'
+import type { KeystoreState } from '../keystore/types.js'
+import type { StorageState } from '../storage/types.js'
 import { fail } from '../bus/fail.js'
 import type { CommandReply, CommandRequest, Principal } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
@@ -62,6 +66,9 @@ export class AuthActor {
   /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
   readonly intact: boolean
   private loginQueue: Promise<unknown> = Promise.resolve()
+  /** The keystore's and the storage service's read models: a wipeout reboots once both have followed it. */
+  private readonly followers: ReadModelBus
+  private readonly followerWatches = new Set<() => void>()
 
   constructor(
     readonly o: AuthActorOptions,
@@ -83,6 +90,14 @@ export class AuthActor {
     )
     this.provisioning = new MachineRunner({ machine: provisioningMachine, version: provisioningVersion }, o.journal, facts.provisioning)
     this.host = new ServiceHost<IdentityState>(o.nc, o.hal.devid, 'auth', operations(this), o.logger)
+    this.followers = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['keystore', 'storage'],
+      inboxPrefix: inboxPrefix('auth'),
+      logger: o.logger,
+      onChange: () => this.followerWatches.forEach((watch) => watch()),
+    })
   }
 
   get hal(): Hal {
@@ -104,7 +119,28 @@ export class AuthActor {
   }
 
   stop(): Promise<void> {
+    this.followers.close()
     return this.host.stop()
+  }
+
+  /**
+   * Resolves once the keystore and the disks show they have followed the wipeout, so that
+   * their records land in this boot; after `timeoutMs` regardless: they finish at the next boot.
+   */
+  wipeoutFollowed(timeoutMs: number): Promise<void> {
+    const erased = () =>
+      this.followers.readModel<KeystoreState>('keystore')?.inited === false && this.followers.readModel<StorageState>('storage')?.inited === false
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.followerWatches.delete(watch)
+        resolve()
+      }
+      const watch = () => void (erased() && done())
+      const timer = setTimeout(done, timeoutMs)
+      this.followerWatches.add(watch)
+      watch()
+    })
   }
 
   publish(): void {

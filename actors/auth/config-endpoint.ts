@@ -149,6 +149,9 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
   return userkey
 }
 
+/** How long a wipeout waits for the keys and disks to be erased before it reboots anyway. */
+const WIPEOUT_FOLLOW_MS = 5_000
+
 /** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
 async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
   await actor.personalisation.send({ type: 'WIPEOUT' }, [
@@ -160,6 +163,9 @@ async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject
   actor.applyConfig({ kind: 'wiped' })
   actor.format = undefined
   actor.publish()
-  setTimeout(() => void actor.o.reboot().catch((err: Error) => actor.o.logger.error({ err: err.message }, 'reboot after wipeout failed')), 50)
+  void actor
+    .wipeoutFollowed(WIPEOUT_FOLLOW_MS)
+    .then(() => actor.o.reboot())
+    .catch((err: Error) => actor.o.logger.error({ err: err.message }, 'reboot after wipeout failed'))
   return { status: 200, body: { updated: true, reboot_required: true } }
 }

@@ -21,7 +21,8 @@ export const services: readonly ServiceSpec[] = [
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
-  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor', 'system.checkin'], listens: [] },
+  // Reboots after a wipeout once the keystore and the disks have followed it.
+  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor', 'system.checkin'], listens: ['keystore', 'storage'] },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
   // and the fail state: no key is used while it is not 0.
   { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },

@@ -41,6 +41,7 @@ export class KeystoreActor {
   private readonly identity: ReadModelBus
   private fls = 0
   private katFailures: string[] = []
+  private followed: boolean | undefined
 
   private constructor(
     readonly o: KeystoreActorOptions,
@@ -108,6 +109,7 @@ export class KeystoreActor {
       engine: this.engine.name,
       ...(this.katFailures.length > 0 ? { kat_failed: this.katFailures } : {}),
       repo_stats: this.repository.stats(),
+      ...(this.followed !== undefined ? { inited: this.followed } : {}),
     })
   }
 
@@ -149,9 +151,12 @@ export class KeystoreActor {
   private followIdentity(): Promise<void> {
     this.wiping = this.wiping.catch(() => undefined).then(async () => {
       const identity = this.identityState
-      if (!identity || identity.inited || this.repository.stats().total === 0) return
-      await this.repository.wipe()
-      this.o.logger.info('device wiped out: the key repository is erased')
+      if (!identity || identity.inited === this.followed) return
+      if (!identity.inited && this.repository.stats().total > 0) {
+        await this.repository.wipe()
+        this.o.logger.info('device wiped out: the key repository is erased')
+      }
+      this.followed = identity.inited
       this.publish()
     })
     return this.wiping

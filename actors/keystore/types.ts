@@ -43,4 +43,6 @@ export interface KeystoreState {
   /** The engine's failed KATs at boot (with fls 0x01), for the health machine's record. */
   kat_failed?: string[]
   repo_stats: RepoStats
+  /** The identity's `inited` the repository last followed: false once a wipeout has erased it. */
+  inited?: boolean
 }

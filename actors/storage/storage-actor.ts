@@ -43,6 +43,7 @@ interface Disk {
 export class StorageActor {
   readonly host: ServiceHost<StorageState>
   private readonly identity: ReadModelBus
+  private followed: boolean | undefined
   private readonly disks: Disk[]
   private following: Promise<void> = Promise.resolve()
   private nbd: NbdServer | undefined
@@ -127,6 +128,7 @@ export class StorageActor {
         if (mode !== 'locked' && !failed) await this.open(index as DiskNumber, mode)
       }
     }
+    this.followed = identity?.inited
     this.publish()
   }
 
@@ -137,11 +139,12 @@ export class StorageActor {
 
   private publish(): void {
     const { disks, storage } = this.o.hal
-    if (!disks) return this.host.publishState({})
+    const followed = this.followed !== undefined ? { inited: this.followed } : {}
+    if (!disks) return this.host.publishState(followed)
     const layout = disks.layout() ?? storage
     const sectors = [layout.disk0Sectors, layout.disk1Sectors]
     const shown = this.disks.map((disk, i) => `${sectors[i]}:${disk.runner.state === 'ro' || disk.runner.state === 'rw' ? disk.runner.state : '-'}`)
-    this.host.publishState({ storage: shown as [string, string] })
+    this.host.publishState({ storage: shown as [string, string], ...followed })
   }
 
   /** `GET /api/storage/unlock[/ro|/rw]`: the disk, and without a suffix the mode, from the token scope. */
