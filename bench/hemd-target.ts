@@ -3,9 +3,8 @@ import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { deviceRequest } from '../client/device-http.js'
 import { LOGIN_MAX_LIFETIME } from '../actors/auth/bearer.js'
-import { DeviceRefusedError, loginToDevice, personaliseDevice } from '../client/owner.js'
+import { HemClient } from '../client/hem-client.js'
 import type { ServerProcess } from './baseline-process.js'
 import { HEMD_NODE_FLAGS } from '../actors/supervisor/node-flags.js'
 
@@ -50,7 +49,7 @@ export async function startHemdTarget(dataDir: string): Promise<HemdTarget> {
     const field = (name: string) => new RegExp(`^\\s+${name}\\s+(\\S+)`, 'm').exec(banner)?.[1] ?? ''
     const url = field('http')
     const httpsUrl = field('https')
-    await personaliseDevice(url, PASSPHRASES, {
+    await new HemClient({ url }).personalise(PASSPHRASES, {
       user: 'bench',
       email: 'bench@example.com',
       hostname: 'hem.example',
@@ -60,11 +59,9 @@ export async function startHemdTarget(dataDir: string): Promise<HemdTarget> {
       allow_keysearch: false,
     })
     // Tokens as long-lived as the device allows: the bench never logs in again.
-    const genToken = await loginToDevice(url, PASSPHRASES.user, 'keymgmt:gen', LOGIN_MAX_LIFETIME)
-    const created = await deviceRequest(`${httpsUrl}/api/keymgmt/create`, 'POST', { label: 'bench', type: 'AES256' }, { insecure: true, token: genToken })
-    if (created.status !== 200) throw new DeviceRefusedError(created.status, created.body, 'POST /api/keymgmt/create')
-    const kid = (created.body as { kid: string }).kid
-    const token = await loginToDevice(url, PASSPHRASES.user, `keymgmt:use:${kid}`, LOGIN_MAX_LIFETIME)
+    const client = new HemClient({ url: httpsUrl, insecure: true, passphrase: PASSPHRASES.user, tokenLifetime: LOGIN_MAX_LIFETIME })
+    const { kid } = await client.createKey({ label: 'bench', type: 'AES256' })
+    const token = await client.token(`keymgmt:use:${kid}`)
     return { url, httpsUrl, pid: child.pid!, kid, token, stop, peakRss: () => peakRss(child.pid!) }
   } catch (error) {
     await stop()

@@ -19,8 +19,8 @@ export interface CommandLine<Io extends CliIo = CliIo> {
   commands: Record<string, Command<Io>>
   /** Starts a command's error messages instead of `PROGRAM COMMAND`. */
   prefix?: string
-  /** The message for an error that means exit 1, or undefined to rethrow the error. */
-  failure?(err: unknown): string | undefined
+  /** The message for an error that means exit 1 (or the exit status given), or undefined to rethrow the error. */
+  failure?(err: unknown): string | { message: string; exit: number } | undefined
 }
 
 /** Bad invocation: exit code 2, message and the command's usage on stderr. */
@@ -54,10 +54,11 @@ export async function runCommandLine<Io extends CliIo>(cli: CommandLine<Io>, arg
       io.stderr.write(`${prefix}: ${err.message}\n\n${command.usage}`)
       return 2
     }
-    const message = cli.failure?.(err)
-    if (message === undefined) throw err
+    const failure = cli.failure?.(err)
+    if (failure === undefined) throw err
+    const { message, exit } = typeof failure === 'string' ? { message: failure, exit: 1 } : failure
     io.stderr.write(`${prefix}: ${message}\n`)
-    return 1
+    return exit
   }
 }
 

@@ -1,6 +1,6 @@
 import { parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from './command-line.js'
-import { deviceRequest } from './device-http.js'
-import { DeviceRefusedError, loginToDevice, personaliseDevice } from './owner.js'
+import { DeviceRefusedError, DeviceUnreachableError, FingerprintMismatchError } from './errors.js'
+import { HemClient } from './hem-client.js'
 import { readPassphrase } from './read-passphrase.js'
 
 export interface OwnerCliIo {
@@ -43,7 +43,7 @@ const cli: CommandLine<Io> = {
     init: { summary: 'personalise a fresh device', usage: USAGE, run: init },
     login: { summary: 'log in and print a bearer token', usage: USAGE, run: login },
   },
-  failure: (err) => (err instanceof DeviceRefusedError ? err.message : `cannot reach the device: ${(err as Error).message}`),
+  failure: (err) => (err instanceof DeviceRefusedError || err instanceof DeviceUnreachableError || err instanceof FingerprintMismatchError ? err.message : undefined),
 }
 
 export function main(argv: string[], io: OwnerCliIo): Promise<number> {
@@ -78,9 +78,8 @@ async function init(args: string[], io: Io): Promise<number> {
     },
   })
   if (!values.user || !values.email) throw new UsageError('init needs --user and --email')
-  const o = { insecure: values.insecure }
-  const version = await deviceRequest(`${values.url}/api/system/version`, 'GET', undefined, o)
-  const hasDisks = typeof version.body?.hwv === 'string' && version.body.hwv.includes('PPA')
+  const client = new HemClient({ url: values.url, insecure: values.insecure })
+  const hasDisks = (await client.version()).hwv.includes('PPA')
   const cfg: Record<string, unknown> = {
     user: values.user,
     email: values.email,
@@ -96,7 +95,7 @@ async function init(args: string[], io: Io): Promise<number> {
   }
   const user = await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'New user passphrase: ')
   const master = await readPassphrase(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'New master passphrase: ')
-  const answer = await personaliseDevice(values.url, { user, master }, cfg, o)
+  const answer = await client.personalise({ user, master }, cfg)
   io.stdout.write(`${JSON.stringify(answer, null, 2)}\n`)
   return 0
 }
@@ -116,6 +115,7 @@ async function login(args: string[], io: Io): Promise<number> {
   const passphrase = values.master
     ? await readPassphrase(io, 'HEM_MASTER_PASSPHRASE', values['master-passphrase-file'], 'Master passphrase: ')
     : await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
-  io.stdout.write(`${await loginToDevice(values.url, passphrase, values.scope, lifetime, { insecure: values.insecure })}\n`)
+  const client = new HemClient({ url: values.url, insecure: values.insecure, passphrase, tokenLifetime: lifetime })
+  io.stdout.write(`${await client.token(values.scope)}\n`)
   return 0
 }

@@ -1,7 +1,7 @@
 // hem-audit: forensics on a device's journal. A thin shell over eventstore/: each subcommand
 // parses its arguments, loads files and prints what the library found. Only fetch goes online.
 
-import { DeviceRefusedError } from '../client/owner.js'
+import { DeviceRefusedError } from '../client/errors.js'
 import { commandsUsage, runCommandLine, type CliIo, type CommandLine } from '../client/command-line.js'
 import type { PassphraseSources } from '../client/read-passphrase.js'
 import { FETCH_USAGE, runFetch, type FetchIo } from './audit-fetch.js'

@@ -4,8 +4,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseOptions, UsageError, type CliIo } from '../client/command-line.js'
-import type { DeviceHttpOptions } from '../client/device-http.js'
-import { loginToDevice } from '../client/owner.js'
+import { DeviceUnreachableError } from '../client/errors.js'
+import { HemClient } from '../client/hem-client.js'
 import { readPassphrase, type PassphraseSources } from '../client/read-passphrase.js'
 import { AuditFinding, usage } from './audit-input.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from './fetch-journal.js'
@@ -50,19 +50,16 @@ export async function runFetch(args: string[], io: FetchIo): Promise<number> {
   })
   const url = deviceUrl(values.url)
   if (values.insecure && values.ca !== undefined) throw new UsageError('give --insecure or --ca, not both')
-  const http: DeviceHttpOptions = {
-    insecure: values.insecure,
-    ...(values.ca !== undefined ? { ca: await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`)) } : {}),
-  }
+  const ca = values.ca !== undefined ? await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`)) : undefined
   const passphrase = await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
+  const client = new HemClient({ url, passphrase, tokenLifetime: TOKEN_SECONDS, insecure: values.insecure, ...(ca ? { ca } : {}) })
   const out = values.out
   const keyPath = join(out, KEY_FILE)
-  const online = { ...http, token: await reaching(() => loginToDevice(url, passphrase, 'logger:get', TOKEN_SECONDS, http)) }
-  const publicKey = await reaching(() => fetchLogKey(url, online))
+  const publicKey = await reaching(() => fetchLogKey(client))
   await writing(out, () => mkdir(out, { recursive: true }))
   // Saved first: an E device serves its key but not its files.
   await writing(keyPath, () => writeFile(keyPath, `${Buffer.from(publicKey).toString('base64')}\n`))
-  const files = await reaching(() => fetchLogFiles(url, online)).catch((err: unknown) => {
+  const files = await reaching(() => fetchLogFiles(client)).catch((err: unknown) => {
     if (err instanceof FetchJournalError) throw new AuditFinding(`${err.message}; the log key is saved in ${keyPath}`, { cause: err })
     throw err
   })
@@ -82,10 +79,10 @@ async function reaching<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (err) {
-    const code = (err as { code?: unknown }).code
-    if (typeof code !== 'string') throw err
-    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(code) ? ' (give --ca FILE, or --insecure for a self-signed certificate)' : ''
-    throw new AuditFinding(`cannot reach the device: ${(err as Error).message}${hint}`, { cause: err })
+    if (!(err instanceof DeviceUnreachableError)) throw err
+    const cause = err.cause as Error & { code?: unknown }
+    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(String(cause.code)) ? ' (give --ca FILE, or --insecure for a self-signed certificate)' : ''
+    throw new AuditFinding(`cannot reach the device: ${cause.message}${hint}`, { cause: err })
   }
 }
 

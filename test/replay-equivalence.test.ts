@@ -18,7 +18,7 @@ import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { api, createKey, Tokens } from './helpers/keys.js'
 import { startNats } from './helpers/nats.js'
-import { bearer, MASTER_PASS, login, personalise } from './helpers/owner.js'
+import { bearer, MASTER_PASS, login, ownerClient, personalise } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { imageOf, upload } from './helpers/upload.js'
 
@@ -84,8 +84,7 @@ async function liveState(live: Live): Promise<Partial<DeviceReplay>> {
 }
 
 async function replayed(live: Live): Promise<DeviceReplay> {
-  const token = await live.tokens.get('logger:get')
-  const files = await fetchLogFiles(live.device.httpsUrl!, { token, insecure: true })
+  const files = await fetchLogFiles(ownerClient(live.device.httpsUrl!))
   return replayDevice(files, live.device.logPublicKey, { allowOpenTail: true })
 }
 
@@ -270,7 +269,7 @@ t.test('a long random scenario on P: the replayed logs equal the live device at 
   await compare(t, live, checkpoints, 'the end')
 
   // The final logs, replayed up to each checkpoint's position, tell what the device showed then.
-  const files = await fetchLogFiles(device.httpsUrl!, { token: await live.tokens.get('logger:get'), insecure: true })
+  const files = await fetchLogFiles(ownerClient(device.httpsUrl!))
   for (const { when, at, live: then } of checkpoints) {
     assertEquivalent(t, replayDevice(files, device.logPublicKey, { allowOpenTail: true, at: { file: at.file, seq: at.seq } }), then, `--at ${at.file}:${at.seq} (${when})`)
   }

@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
-import { PassphraseKeyCache, buildEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
+import { HemClient, PassphraseKeyCache, buildEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
 import { b64 } from './base64.js'
 import { bootDevice } from './device.js'
 import { call, type Answer } from './http.js'
@@ -11,6 +11,11 @@ export const MASTER_PASS = 'master of puppets 1986'
 
 /** Seeds derived once per (passphrase, eid) in a test process. */
 export const keys = new PassphraseKeyCache()
+
+/** The client library as an owner's program uses it, with this process's seeds (self-signed TLS accepted). */
+export function ownerClient(url: string, passphrase = USER_PASS): HemClient {
+  return new HemClient({ url, passphrase, insecure: true, deriveKey: (secret, eid) => keys.get(secret, eid) })
+}
 
 export function defaultCfg(variant: 'P' | 'E', user: PassphraseKey, master: PassphraseKey): Record<string, unknown> {
   return {

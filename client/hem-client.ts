@@ -1,0 +1,378 @@
+// The whole device API for a program: typed calls, typed errors, and logins it makes itself.
+import { buildEjwt, buildLoginEjwt } from './ejwt-builder.js'
+import { refusal, UnexpectedAnswerError } from './errors.js'
+import { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
+import { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
+import type * as T from './types.js'
+
+export interface HemClientOptions extends TransportOptions {
+  url: string
+  /** The passphrase logins use (the user's, or the master's with `role: 'M'`); asked for only when a login is needed. */
+  passphrase?: string | (() => Promise<string>)
+  /** Token lifetime asked for at login, in seconds (default 3600; the device caps it). */
+  tokenLifetime?: number
+  /** How a passphrase becomes its key (PBKDF2, 600000 iterations): replaceable for a test's cache. */
+  deriveKey?(passphrase: string, eid: string): Promise<PassphraseKey>
+  /** Unix seconds, for token expiry (default the system clock). */
+  now?(): number
+}
+
+interface CachedToken {
+  token: string
+  exp: number
+}
+
+const LOG_FILE_ID = /^[0-9a-f]{8}$/
+/** More than any device keeps: a list claiming more is not believed. */
+const MAX_LOG_FILES = 1 << 20
+
+/** Renew a token this long before the device would refuse it. */
+const RENEW_MARGIN_S = 30
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+const bytes = (text: string | undefined) => (text === undefined ? undefined : new Uint8Array(Buffer.from(text, 'base64')))
+
+/**
+ * A client of one device. Each call logs in for the scope it needs (once: tokens are cached per
+ * scope, renewed before they expire and once more when the device answers 401, as after a
+ * reboot). The passphrase's key is derived once per device identity (`eid`).
+ */
+export class HemClient {
+  readonly transport: Transport
+  private readonly tokens = new Map<string, Promise<CachedToken>>()
+  private readonly keys = new Map<string, Promise<PassphraseKey>>()
+  private passphrase: Promise<string> | undefined
+
+  constructor(private readonly o: HemClientOptions) {
+    this.transport = new Transport(o.url, o)
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Math.floor(Date.now() / 1000)
+  }
+
+  // ---- the exchange ----
+
+  /** One request; a status other than `ok` throws the error class of that status. */
+  async call(method: string, path: string, input: RequestInput = {}, ok: readonly number[] = [200]): Promise<Exchange> {
+    const answer = await this.transport.request(method, path, input)
+    if (!ok.includes(answer.status)) throw refusal(answer.status, parse(answer.bytes), `${method} ${path}`)
+    return answer
+  }
+
+  async json<R>(method: string, path: string, input: RequestInput = {}): Promise<R> {
+    return parse((await this.call(method, path, input)).bytes) as R
+  }
+
+  /** A request with a token for `scope`; a 401 (the token died with a reboot) logs in once more. */
+  async authorized(scope: string, method: string, path: string, input: RequestInput = {}, ok: readonly number[] = [200]): Promise<Exchange> {
+    const first = await this.transport.request(method, path, { ...input, token: await this.token(scope) })
+    const answer = first.status === 401 ? await this.transport.request(method, path, { ...input, token: await this.token(scope, true) }) : first
+    if (!ok.includes(answer.status)) throw refusal(answer.status, parse(answer.bytes), `${method} ${path}`)
+    return answer
+  }
+
+  private async authorizedJson<R>(scope: string, method: string, path: string, input: RequestInput = {}): Promise<R> {
+    return parse((await this.authorized(scope, method, path, input)).bytes) as R
+  }
+
+  // ---- identity and access ----
+
+  /** A bearer token for `scope`, from the cache unless it is about to expire or `renew` is asked. */
+  async token(scope: string, renew = false): Promise<string> {
+    const cached = this.tokens.get(scope)
+    if (cached && !renew) {
+      const held = await cached.catch(() => undefined)
+      if (held && held.exp - RENEW_MARGIN_S > this.now()) return held.token
+    }
+    const fresh = this.login(scope)
+    this.tokens.set(scope, fresh)
+    fresh.catch(() => this.tokens.delete(scope))
+    return (await fresh).token
+  }
+
+  /** Forgets every token (they die at the device's next reboot anyway). */
+  forgetTokens(): void {
+    this.tokens.clear()
+  }
+
+  private async login(scope: string): Promise<CachedToken> {
+    const challenge = await this.json<T.TokenChallenge>('GET', '/api/auth/token')
+    const key = await this.keyFor(challenge.eid)
+    const lifetime = this.o.tokenLifetime ?? 3600
+    const auth = buildLoginEjwt(key, challenge, scope, lifetime)
+    const { token } = await this.json<{ token: string }>('POST', '/api/auth/token', { json: { auth } })
+    return { token, exp: tokenExpiry(token) ?? this.now() + lifetime }
+  }
+
+  private keyFor(eid: string): Promise<PassphraseKey> {
+    let key = this.keys.get(eid)
+    if (!key) {
+      key = this.secret().then((passphrase) => (this.o.deriveKey ?? derivePassphraseKeyAsync)(passphrase, eid))
+      this.keys.set(eid, key)
+      key.catch(() => this.keys.delete(eid))
+    }
+    return key
+  }
+
+  private secret(): Promise<string> {
+    const source = this.o.passphrase
+    if (source === undefined) return Promise.reject(new Error('this request needs a login, and the client was given no passphrase'))
+    this.passphrase ??= typeof source === 'string' ? Promise.resolve(source) : source()
+    this.passphrase.catch(() => (this.passphrase = undefined))
+    return this.passphrase
+  }
+
+  /**
+   * Makes a fresh device its owner's: the master passphrase signs `cfg`, which carries both
+   * passphrases' public keys. Answers the init token (the user's, `system:config`).
+   */
+  async personalise(passphrases: { user: string; master: string }, cfg: Record<string, unknown>): Promise<T.Personalised> {
+    const challenge = await this.json<T.InitChallenge>('GET', '/api/auth/init')
+    const derive = this.o.deriveKey ?? derivePassphraseKeyAsync
+    const [user, master] = await Promise.all([derive(passphrases.user, challenge.eid), derive(passphrases.master, challenge.eid)])
+    const init = buildEjwt({
+      seed: master.seed,
+      spk: challenge.spk,
+      claims: {
+        jti: challenge.jti,
+        aud: challenge.spk,
+        exp: challenge.exp,
+        iat: this.now(),
+        iss: b64(master.publicKey),
+        cfg: { ...cfg, masterkey: b64(master.publicKey), userkey: b64(user.publicKey) },
+      },
+    })
+    return this.json('POST', '/api/auth/init', { json: { init } })
+  }
+
+  // ---- system ----
+
+  status(): Promise<T.Status> {
+    return this.json('GET', '/api/system/status')
+  }
+
+  version(): Promise<T.Version> {
+    return this.json('GET', '/api/system/version')
+  }
+
+  openapi(): Promise<Record<string, unknown>> {
+    return this.json('GET', '/api/openapi.json')
+  }
+
+  config(): Promise<T.Config> {
+    return this.authorizedJson('system:config', 'GET', '/api/system/config')
+  }
+
+  /** Changes configuration fields; `reboot_required` says whether they apply only after a reboot. */
+  setConfig(changes: Record<string, unknown>): Promise<T.ConfigUpdated> {
+    return this.authorizedJson('system:config', 'POST', '/api/system/config', { json: changes })
+  }
+
+  /** Factory reset: keys, disks and configuration are erased, the device reboots fresh. */
+  wipeout(): Promise<T.ConfigUpdated> {
+    return this.setConfig({ wipeout: true })
+  }
+
+  attestation(): Promise<T.Attestation> {
+    return this.json('GET', '/api/system/config/attestation')
+  }
+
+  /** As the owner, once personalised (attestation needs any valid token then). */
+  ownedAttestation(): Promise<T.Attestation> {
+    return this.authorizedJson('system:config', 'GET', '/api/system/config/attestation')
+  }
+
+  async provision(body: Record<string, unknown>): Promise<void> {
+    await this.call('POST', '/api/system/config/provisioning', { json: body })
+  }
+
+  /** Runs every self-test; a failure shows in `fls_state`. Fresh devices need no token. */
+  async selftest(): Promise<T.Selftest> {
+    const fresh = (await this.status()).inited === false
+    return fresh ? this.json('GET', '/api/system/selftest') : this.authorizedJson('system:config', 'GET', '/api/system/selftest')
+  }
+
+  async reboot(): Promise<void> {
+    await this.authorized('system:config', 'GET', '/api/system/reboot')
+    this.forgetTokens()
+  }
+
+  async shutdown(): Promise<void> {
+    await this.authorized('system:config', 'GET', '/api/system/shutdown')
+  }
+
+  // ---- keys ----
+
+  createKey(input: T.KeySpec): Promise<{ kid: string }> {
+    return this.authorizedJson('keymgmt:gen', 'POST', '/api/keymgmt/create', { json: withDescr(input) })
+  }
+
+  importKey(input: T.KeySpec & { pubkey: Uint8Array }): Promise<{ kid: string }> {
+    return this.authorizedJson('keymgmt:imp', 'POST', '/api/keymgmt/import', { json: { ...withDescr(input), pubkey: b64(input.pubkey) } })
+  }
+
+  /** One page (at most 15 keys) from `offset`. */
+  listKeys(offset = 0, count = 15): Promise<T.KeyList> {
+    return this.authorizedJson('keymgmt:list', 'GET', `/api/keymgmt/list/${offset}/${count}`)
+  }
+
+  /** Every key, page after page. */
+  async allKeys(): Promise<T.KeyEntry[]> {
+    const keys: T.KeyEntry[] = []
+    for (let page = await this.listKeys(0); ; page = await this.listKeys(keys.length)) {
+      keys.push(...page.list)
+      if (page.list.length === 0 || keys.length >= page.total) return keys
+    }
+  }
+
+  getKey(kid: string): Promise<T.KeyDetails> {
+    return this.authorizedJson('keymgmt:get', 'GET', `/api/keymgmt/get/${kidPath(kid)}`)
+  }
+
+  async deleteKey(kid: string): Promise<void> {
+    await this.authorized('keymgmt:del', 'DELETE', `/api/keymgmt/delete/${kidPath(kid)}`)
+  }
+
+  async updateKey(kid: string, label: string, descr?: Uint8Array): Promise<void> {
+    await this.authorized('keymgmt:upd', 'POST', '/api/keymgmt/update', { json: { kid, label, ...(descr ? { descr: b64(descr) } : {}) } })
+  }
+
+  /** Keys whose `descr` bytes match: `^` + base64 for a prefix, base64 + `$` for a suffix, else a substring. */
+  searchKeys(descr: string, offset?: number, limit?: number): Promise<T.KeyList> {
+    const body = { descr, ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) }
+    return this.authorizedJson('keymgmt:search', 'POST', '/api/keymgmt/search', { json: body })
+  }
+
+  // ---- ciphers ----
+
+  async encrypt(input: T.EncryptInput): Promise<T.Encrypted> {
+    const answer = await this.authorizedJson<{ ciphertext: string; iv?: string; tag?: string }>(`keymgmt:use:${input.kid}`, 'POST', '/api/crypto/cipher/encrypt', {
+      json: cipherBody(input),
+    })
+    return { ciphertext: bytes(answer.ciphertext)!, ...(answer.iv ? { iv: bytes(answer.iv)! } : {}), ...(answer.tag ? { tag: bytes(answer.tag)! } : {}) }
+  }
+
+  async decrypt(input: T.DecryptInput): Promise<Uint8Array> {
+    const json = { ...cipherBody(input), ...(input.iv ? { iv: b64(input.iv) } : {}), ...(input.tag ? { tag: b64(input.tag) } : {}) }
+    const { plaintext } = await this.authorizedJson<{ plaintext: string }>(`keymgmt:use:${input.kid}`, 'POST', '/api/crypto/cipher/decrypt', { json })
+    return bytes(plaintext)!
+  }
+
+  // ---- disks (P) ----
+
+  async unlockDisk(disk: 0 | 1, mode: 'ro' | 'rw' = 'ro'): Promise<void> {
+    await this.authorized(diskScope(disk, mode), 'GET', `/api/storage/unlock/${mode}`)
+  }
+
+  async lockDisk(disk: 0 | 1): Promise<void> {
+    await this.authorized(diskScope(disk, 'ro'), 'GET', '/api/storage/lock')
+  }
+
+  // ---- the audit log ----
+
+  logKey(): Promise<T.LogKey> {
+    return this.authorizedJson('logger:get', 'GET', '/api/logger/key')
+  }
+
+  /** Every log file id, oldest first. An E device keeps none it serves: NotFoundError. */
+  async logFiles(): Promise<string[]> {
+    const ids: string[] = []
+    for (;;) {
+      // Past the last file: 404 (a device with a multiple of 128 files can list one page too far).
+      const answer = await this.authorized('logger:get', 'GET', `/api/logger/list/${ids.length}`, {}, ids.length === 0 ? [200] : [200, 404])
+      if (answer.status === 404) return ids
+      const { total, id } = (parse(answer.bytes) ?? {}) as { total?: unknown; id?: unknown }
+      const wellFormed = Number.isSafeInteger(total) && (total as number) <= MAX_LOG_FILES && Array.isArray(id) && id.length > 0 && id.every((x) => typeof x === 'string' && LOG_FILE_ID.test(x))
+      if (!wellFormed) throw new UnexpectedAnswerError('the device sent a malformed log list')
+      ids.push(...(id as string[]))
+      if (ids.length >= (total as number)) return [...new Set(ids)]
+    }
+  }
+
+  /** A log file, byte for byte as the device stores it. */
+  async logFile(id: string): Promise<Buffer> {
+    if (!LOG_FILE_ID.test(id)) throw new RangeError(`${JSON.stringify(id)} is not a log file id (8 hex digits)`)
+    return (await this.authorized('logger:get', 'GET', `/api/logger/${id}`)).bytes
+  }
+
+  // ---- upgrades ----
+
+  /** Stages an image (fw on P and E, ui on P); nothing is checked or installed yet. */
+  async upload(kind: T.UpgradeKind, image: Uint8Array, onProgress?: (sent: number, total: number) => void): Promise<void> {
+    const filename = kind === 'fw' ? 'firmware.bin' : 'webroot.tar'
+    await this.authorized('system:upgrade', 'POST', `/api/system/upgrade/upload_${kind}`, {
+      body: image,
+      headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${filename}"` },
+      ...(onProgress ? { onProgress } : {}),
+    })
+  }
+
+  /** One look at the check: started (201), running (202) or verified (200); a rejected image throws NotAcceptableError. */
+  async check(kind: T.UpgradeKind): Promise<T.CheckState> {
+    const { status } = await this.authorized('system:upgrade', 'GET', `/api/system/upgrade/check_${kind}`, {}, [200, 201, 202])
+    return status === 200 ? 'verified' : status === 201 ? 'started' : 'running'
+  }
+
+  /** Starts the check and polls it until the image is verified (or throws why it is not). */
+  async verify(kind: T.UpgradeKind, o: { intervalMs?: number; onPoll?(state: T.CheckState): void } = {}): Promise<void> {
+    for (let state = await this.check(kind); ; state = await this.check(kind)) {
+      o.onPoll?.(state)
+      if (state === 'verified') return
+      await new Promise((resolve) => setTimeout(resolve, o.intervalMs ?? 250))
+    }
+  }
+
+  /** Installs the verified image: the app at once; firmware reboots the device into it. */
+  async install(kind: T.UpgradeKind): Promise<void> {
+    await this.authorized('system:upgrade', 'GET', `/api/system/upgrade/install_${kind}`)
+    if (kind === 'fw') this.forgetTokens()
+  }
+}
+
+function parse(body: Buffer): unknown {
+  if (body.length === 0) return undefined
+  const text = body.toString('utf8')
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** The `exp` claim of a bearer token (a JWT), if it has one. */
+function tokenExpiry(token: string): number | undefined {
+  try {
+    const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }).exp
+    return typeof exp === 'number' ? exp : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function withDescr<K extends T.KeySpec>(input: K): Record<string, unknown> {
+  const { descr, ...rest } = input
+  return { ...rest, ...(descr ? { descr: b64(descr) } : {}) }
+}
+
+function cipherBody(input: T.EncryptInput): Record<string, unknown> {
+  return {
+    alg: input.alg,
+    kid: input.kid,
+    msg: b64(input.msg),
+    ...(input.aad ? { aad: b64(input.aad) } : {}),
+    ...(input.ctx ? { ctx: b64(input.ctx) } : {}),
+    ...(input.extKid ? { ext_kid: input.extKid } : {}),
+    ...(input.pubkey ? { pubkey: b64(input.pubkey) } : {}),
+  }
+}
+
+function kidPath(kid: string): string {
+  if (!/^[0-9a-f]{32}$/.test(kid)) throw new RangeError(`${JSON.stringify(kid)} is not a KID (32 hex digits)`)
+  return kid
+}
+
+function diskScope(disk: 0 | 1, mode: 'ro' | 'rw'): string {
+  if (disk !== 0 && disk !== 1) throw new RangeError('the device has Disk 0 and Disk 1')
+  return `storage:disk${disk}${mode === 'rw' ? ':rw' : ''}`
+}

@@ -1,0 +1,123 @@
+// One HTTP exchange with a device, over plain HTTP or TLS. TLS trust is one of: a CA (`ca`),
+// a fingerprint pinned on first use (`pins`), nothing (`insecure`), or the system's CAs. The
+// TLS connection is made and its certificate judged before any byte of the request is sent.
+import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { connect as tlsConnect, type TLSSocket } from 'node:tls'
+import { DeviceUnreachableError, FingerprintMismatchError } from './errors.js'
+import type { PinStore } from './pin-store.js'
+
+export interface TransportOptions {
+  /** Trust this CA (PEM) for the device's certificate. */
+  ca?: string | Buffer
+  /** Accept any certificate: only by the user's explicit choice. */
+  insecure?: boolean
+  /** Trust on first use: the first certificate an origin presents is pinned, and must not change. */
+  pins?: PinStore
+  /** A request whose connection is idle this long fails (default 60 s). */
+  timeoutMs?: number
+}
+
+export interface RequestInput {
+  token?: string
+  /** Sent as JSON. */
+  json?: unknown
+  /** Sent as is, with `headers` describing it; `onProgress` hears of every chunk written. */
+  body?: Uint8Array
+  headers?: Record<string, string>
+  onProgress?(sent: number, total: number): void
+}
+
+export interface Exchange {
+  status: number
+  headers: IncomingHttpHeaders
+  bytes: Buffer
+}
+
+const CHUNK = 64 * 1024
+
+export class Transport {
+  readonly base: URL
+
+  constructor(
+    url: string,
+    private readonly o: TransportOptions = {},
+  ) {
+    this.base = new URL(url)
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new RangeError(`${url}: the device URL must be http:// or https://`)
+    if (o.insecure && o.ca !== undefined) throw new RangeError('a CA and insecure exclude each other')
+  }
+
+  get origin(): string {
+    return this.base.origin
+  }
+
+  async request(method: string, path: string, input: RequestInput = {}): Promise<Exchange> {
+    const url = new URL(path, this.base)
+    const payload = input.json !== undefined ? Buffer.from(JSON.stringify(input.json)) : input.body
+    const headers: Record<string, string> = {
+      ...(input.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(payload !== undefined ? { 'Content-Length': String(payload.length) } : {}),
+      ...(input.token ? { Authorization: `Bearer ${input.token}` } : {}),
+      ...input.headers,
+    }
+    try {
+      const socket = url.protocol === 'https:' ? await this.secureSocket(url) : undefined
+      return await this.exchange(url, { method, headers, ...(socket ? { createConnection: () => socket } : {}) }, payload, input.onProgress)
+    } catch (err) {
+      if (err instanceof FingerprintMismatchError) throw err
+      throw new DeviceUnreachableError(url.origin, { cause: err })
+    }
+  }
+
+  private exchange(url: URL, options: RequestOptions, payload: Uint8Array | undefined, onProgress?: RequestInput['onProgress']): Promise<Exchange> {
+    return new Promise((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+      const req = send(url, { ...options, timeout: this.o.timeoutMs ?? 60_000 }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
+        res.on('error', reject)
+      })
+      req.on('timeout', () => req.destroy(new Error('the device stopped answering')))
+      req.on('error', reject)
+      if (!payload) return void req.end()
+      void writeChunks(req, payload, onProgress).catch((err: Error) => req.destroy(err))
+    })
+  }
+
+  private async secureSocket(url: URL): Promise<TLSSocket> {
+    const verify = this.o.ca !== undefined || (!this.o.insecure && !this.o.pins)
+    const socket = await new Promise<TLSSocket>((resolve, reject) => {
+      const s = tlsConnect({
+        host: url.hostname,
+        port: Number(url.port || 443),
+        servername: url.hostname,
+        rejectUnauthorized: verify,
+        ...(this.o.ca !== undefined ? { ca: this.o.ca } : {}),
+        ALPNProtocols: ['http/1.1'],
+      })
+      s.once('secureConnect', () => resolve(s))
+      s.once('error', reject)
+    })
+    if (verify || this.o.insecure || !this.o.pins) return socket
+    const presented = socket.getPeerCertificate().fingerprint256
+    const pinned = await this.o.pins.get(url.origin)
+    if (pinned === undefined) await this.o.pins.set(url.origin, presented)
+    else if (pinned !== presented) {
+      socket.destroy()
+      throw new FingerprintMismatchError(url.origin, pinned, presented)
+    }
+    return socket
+  }
+}
+
+async function writeChunks(req: NodeJS.WritableStream, payload: Uint8Array, onProgress?: RequestInput['onProgress']): Promise<void> {
+  for (let sent = 0; sent < payload.length; ) {
+    const piece = payload.subarray(sent, sent + CHUNK)
+    await new Promise<void>((resolve, reject) => req.write(piece, (err) => (err ? reject(err) : resolve())))
+    sent += piece.length
+    onProgress?.(sent, payload.length)
+  }
+  req.end()
+}
