@@ -72,6 +72,12 @@ export class HemClient {
     return answer
   }
 
+  /** As `authorized`, but without a token while the device is fresh: some routes are open until it has an owner. */
+  private async openWhileFresh(scope: string, method: string, path: string, input: RequestInput = {}, ok: readonly number[] = [200]): Promise<Exchange> {
+    if ((await this.status()).inited !== false) return this.authorized(scope, method, path, input, ok)
+    return this.call(method, path, input, ok)
+  }
+
   private async authorizedJson<R>(scope: string, method: string, path: string, input: RequestInput = {}): Promise<R> {
     return parse((await this.authorized(scope, method, path, input)).bytes) as R
   }
@@ -189,8 +195,7 @@ export class HemClient {
 
   /** Runs every self-test; a failure shows in `fls_state`. Fresh devices need no token. */
   async selftest(): Promise<T.Selftest> {
-    const fresh = (await this.status()).inited === false
-    return fresh ? this.json('GET', '/api/system/selftest') : this.authorizedJson('system:config', 'GET', '/api/system/selftest')
+    return parse((await this.openWhileFresh('system:config', 'GET', '/api/system/selftest')).bytes) as T.Selftest
   }
 
   async reboot(): Promise<void> {
@@ -301,7 +306,7 @@ export class HemClient {
   /** Stages an image (fw on P and E, ui on P); nothing is checked or installed yet. */
   async upload(kind: T.UpgradeKind, image: Uint8Array, onProgress?: (sent: number, total: number) => void): Promise<void> {
     const filename = kind === 'fw' ? 'firmware.bin' : 'webroot.tar'
-    await this.authorized('system:upgrade', 'POST', `/api/system/upgrade/upload_${kind}`, {
+    await this.openWhileFresh('system:upgrade', 'POST', `/api/system/upgrade/upload_${kind}`, {
       body: image,
       headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${filename}"` },
       ...(onProgress ? { onProgress } : {}),
@@ -310,7 +315,7 @@ export class HemClient {
 
   /** One look at the check: started (201), running (202) or verified (200); a rejected image throws NotAcceptableError. */
   async check(kind: T.UpgradeKind): Promise<T.CheckState> {
-    const { status } = await this.authorized('system:upgrade', 'GET', `/api/system/upgrade/check_${kind}`, {}, [200, 201, 202])
+    const { status } = await this.openWhileFresh('system:upgrade', 'GET', `/api/system/upgrade/check_${kind}`, {}, [200, 201, 202])
     return status === 200 ? 'verified' : status === 201 ? 'started' : 'running'
   }
 
@@ -325,7 +330,7 @@ export class HemClient {
 
   /** Installs the verified image: the app at once; firmware reboots the device into it. */
   async install(kind: T.UpgradeKind): Promise<void> {
-    await this.authorized('system:upgrade', 'GET', `/api/system/upgrade/install_${kind}`)
+    await this.openWhileFresh('system:upgrade', 'GET', `/api/system/upgrade/install_${kind}`)
     if (kind === 'fw') this.forgetTokens()
   }
 }

@@ -1,8 +1,9 @@
 import uWS, { type TemplatedApp, type us_listen_socket } from 'uWebSockets.js'
 import { Dispatcher } from './dispatch.js'
+import { ListenError } from './errors.js'
 import type { Gateway, GatewayOptions } from './types.js'
 
-export { BusUnavailableError, HttpError } from './errors.js'
+export { BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
 export { CachedTokenVerifier } from './cached-token-verifier.js'
 export { scopeAudit } from './scope-audit.js'
@@ -77,7 +78,7 @@ function listen(app: TemplatedApp, at: { host: string; port: number }, tls: bool
   return new Promise((resolve, reject) => {
     // Exclusive: without it a second device on the same port would silently share its traffic.
     ;(app as unknown as ExclusiveListen).listen(at.host, at.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
-      if (!socket) return reject(new Error(`cannot listen on ${at.host}:${at.port}`))
+      if (!socket) return reject(new ListenError(`cannot listen on ${at.host}:${at.port}`))
       resolve({ app: app as Listener['app'], socket, port: uWS.us_socket_local_port(socket) })
     })
   })

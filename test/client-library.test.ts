@@ -37,6 +37,7 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
   const client = ownerClient(device.httpsUrl!)
   t.match(await client.status(), { inited: false })
   await t.rejects(client.token('system:config'), ConflictError, 'no login before personalisation: 409')
+  t.match(await new HemClient({ url: device.httpsUrl!, insecure: true }).selftest(), { fls_state: 0 }, 'open routes of a fresh device need no passphrase')
 
   const eid = (await client.json<{ eid: string }>('GET', '/api/auth/init')).eid
   const [user, master] = [await keys.get(USER_PASS, eid), await keys.get(MASTER_PASS, eid)]

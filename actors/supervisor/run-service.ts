@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import { createServer, type AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { Journal } from '../../eventstore/index.js'
-import { CachedTokenVerifier, scopeAudit, startGateway, type Gateway } from '../../gateway/index.js'
+import { CachedTokenVerifier, ListenError, scopeAudit, startGateway, type Gateway } from '../../gateway/index.js'
 import { readHistory } from '../../eventstore/index.js'
 import { AuthActor } from '../auth/auth-actor.js'
 import { authOperations } from '../auth/operations.js'
@@ -199,6 +199,9 @@ function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
   })
 }
 
+/** How often the gateway picks free ports again when one was taken before it could listen. */
+const PORT_ATTEMPTS = 5
+
 function runGateway(ctx: ServiceContext): Promise<RunningService> {
   let readModels: ReadModelBus | undefined
   return connected(
@@ -210,22 +213,34 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
       try {
         await bus.whenReady()
         const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
-        // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
-        // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
-        // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
-        const http = ctx.http && (await concretePort(ctx.http))
-        const https = ctx.https && (await concretePort(ctx.https))
-        const gateway = await startGateway({
-          variant: ctx.hal.variant,
-          bus,
-          clock: ctx.hal.clock,
-          tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
-          onScopeFailure: scopeAudit(bus),
-          ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
-          logger: ctx.logger,
-          ...(http ? { http } : {}),
-          ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
-        })
+        const start = async () => {
+          // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
+          // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
+          // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
+          const http = ctx.http && (await concretePort(ctx.http))
+          const https = ctx.https && (await concretePort(ctx.https))
+          return startGateway({
+            variant: ctx.hal.variant,
+            bus,
+            clock: ctx.hal.clock,
+            tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
+            onScopeFailure: scopeAudit(bus),
+            ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
+            logger: ctx.logger,
+            ...(http ? { http } : {}),
+            ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+          })
+        }
+        // A port picked free may be taken by another process before the gateway listens: pick again.
+        const picked = ctx.http?.port === 0 || ctx.https?.port === 0
+        let gateway: Gateway | undefined
+        for (let attempt = 1; !gateway; attempt++) {
+          try {
+            gateway = await start()
+          } catch (err) {
+            if (!(picked && err instanceof ListenError && attempt < PORT_ATTEMPTS)) throw err
+          }
+        }
         return {
           gateway,
           stop: async () => {
