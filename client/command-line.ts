@@ -1,4 +1,4 @@
-// The command table runner shared by hem-audit, hem-factory and hem-owner.
+// The command table runner shared by hem-audit, hem-factory and hemctl.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 

@@ -103,6 +103,8 @@ export class HemClient {
   }
 
   private async login(scope: string): Promise<CachedToken> {
+    // A login that cannot happen fails before it asks anything of the device.
+    await this.secret()
     const challenge = await this.json<T.TokenChallenge>('GET', '/api/auth/token')
     const key = await this.keyFor(challenge.eid)
     const lifetime = this.o.tokenLifetime ?? 3600

@@ -3,6 +3,7 @@
 // TLS connection is made and its certificate judged before any byte of the request is sent.
 import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { isIP } from 'node:net'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
 import { DeviceUnreachableError, FingerprintMismatchError } from './errors.js'
 import type { PinStore } from './pin-store.js'
@@ -89,10 +90,12 @@ export class Transport {
   private async secureSocket(url: URL): Promise<TLSSocket> {
     const verify = this.o.ca !== undefined || (!this.o.insecure && !this.o.pins)
     const socket = await new Promise<TLSSocket>((resolve, reject) => {
+      // URL keeps an IPv6 address in brackets; SNI names hosts, never addresses (RFC 6066).
+      const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
       const s = tlsConnect({
-        host: url.hostname,
+        host,
         port: Number(url.port || 443),
-        servername: url.hostname,
+        ...(isIP(host) ? {} : { servername: host }),
         rejectUnauthorized: verify,
         ...(this.o.ca !== undefined ? { ca: this.o.ca } : {}),
         ALPNProtocols: ['http/1.1'],

@@ -1,5 +1,5 @@
 // Builds the management app (webroot/) into a web root: its page and style as they are, its
-// TypeScript (with the client code it shares with hem-owner) bundled into one app.js.
+// TypeScript (with the client code it shares with hemctl) bundled into one app.js.
 // `node dist/deploy/build-webroot.js [OUT]`, default dist-webroot/; hem-image packs the result.
 import { copyFile, mkdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'

@@ -179,5 +179,5 @@ ui.logout.addEventListener('click', () => {
 
 void run('Reading the device…', async () => {
   const status = await refresh()
-  return status.inited === false ? 'This device has no owner yet: personalise it first (hem-owner init).' : ''
+  return status.inited === false ? 'This device has no owner yet: personalise it first (hemctl init).' : ''
 })

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { askSecret } from '../client/ask-secret.js'
+import { main } from '../client/hemctl/cli.js'
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  askSecret,
+  stdin: process.stdin,
+  stderrIsTTY: process.stderr.isTTY === true,
+})
