@@ -33,7 +33,10 @@ export interface AuditInput {
   names: Map<string, string>
 }
 
-export async function loadInput(values: { key?: string | undefined; 'key-file'?: string | undefined }, paths: string[]): Promise<AuditInput> {
+/** Where an offline command's journal comes from: by default the files and key the command line names. */
+export type InputLoader = (values: { key?: string | undefined; 'key-file'?: string | undefined }, paths: string[]) => Promise<AuditInput>
+
+export const loadInput: InputLoader = async (values, paths) => {
   const publicKey = await loadKey(values.key, values['key-file'])
   if (paths.length === 0) throw new UsageError('no files given')
   return { publicKey, ...(await loadFiles(paths)) }

@@ -100,7 +100,7 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
 
     const live = await hemctl(['logs', 'verify'])
     t.equal(live.code, 0, live.stdout + live.stderr)
-    t.match(live.stdout, /\nopen: [0-9a-f]{8}\.log ends with \d+ unsealed record\(s\)\n/, 'the open tail is allowed, and named without a temporary path')
+    t.match(live.stdout, /\nopen: [0-9a-f]{8} ends with \d+ unsealed record\(s\)\n/, 'the open tail is allowed, and named by its id')
     t.match(live.stdout, /\nOK\n$/)
     const liveTold = await hemctl(['logs', 'timeline', '--type', 'LOGGER_LIST_LOG', '--json'])
     t.equal(liveTold.code, 0, liveTold.stderr)

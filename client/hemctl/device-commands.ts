@@ -1,9 +1,8 @@
 // hemctl's commands on the disks, the audit log and upgrades.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, sep } from 'node:path'
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { KEY_FILE } from '../../eventstore/audit-fetch.js'
-import { AuditFinding } from '../../eventstore/audit-input.js'
+import { AuditFinding, type InputLoader } from '../../eventstore/audit-input.js'
 import { runTimeline } from '../../eventstore/audit-timeline.js'
 import { runVerify } from '../../eventstore/audit-verify.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../eventstore/fetch-journal.js'
@@ -113,9 +112,9 @@ wrote it), the files DIR/*.log are used with the key DIR/${KEY_FILE}.`
 const SOURCE_OPTIONS = `  --key-file FILE    with DIR: the log key (default DIR/${KEY_FILE})
   --allow-open       with DIR: the newest file may still be open (as pulled from a running device)`
 
-type AuditRun = (args: string[], io: CliIo) => Promise<number>
+type AuditRun = (args: string[], io: CliIo, load?: InputLoader) => Promise<number>
 
-/** Runs a hem-audit command on DIR, or on the device's files in a directory of their own. */
+/** Runs a hem-audit command on DIR, or on the files the device serves now. */
 async function onJournal(
   name: string,
   command: AuditRun,
@@ -132,28 +131,11 @@ async function onJournal(
     return finding(io, name, () => command([...key, ...(values['allow-open'] ? ['--allow-open'] : []), ...json, ...forwarded, dir], io))
   }
   if (values['key-file'] !== undefined) throw new UsageError("--key-file goes with a DIR: the device's files are read with its own key")
-  return finding(io, name, async () => {
+  const fromDevice: InputLoader = async () => {
     const client = await connect(values, io)
-    const key = Buffer.from(await fetchLogKey(client)).toString('base64')
-    const files = await fetchLogFiles(client)
-    // hem-audit's commands read files: the device's go to a private directory, gone when done and
-    // taken out of what is printed.
-    const tmp = await mkdtemp(join(tmpdir(), 'hemctl-logs-'))
-    const local = (text: string) => text.replaceAll(`${tmp}${sep}`, '')
-    try {
-      for (const file of files) await writeFile(join(tmp, `${file.id}.log`), file.bytes)
-      let out = ''
-      const code = await command(['--key', key, '--allow-open', ...json, ...forwarded, tmp], { stdout: { write: (text: string) => (out += text) }, stderr: io.stderr }).catch(
-        (err: unknown) => {
-          throw err instanceof AuditFinding ? new AuditFinding(local(err.message)) : err
-        },
-      )
-      io.stdout.write(local(out))
-      return code
-    } finally {
-      await rm(tmp, { recursive: true, force: true })
-    }
-  })
+    return { publicKey: await fetchLogKey(client), files: await fetchLogFiles(client), names: new Map() }
+  }
+  return finding(io, name, () => command(['--allow-open', ...json, ...forwarded], io, fromDevice))
 }
 
 const verify: Command<HemctlIo> = {
