@@ -125,6 +125,9 @@ t.test('keys, encrypt and decrypt', async (t) => {
     t.equal(overridden.code, 0, overridden.stderr)
     t.same(JSON.parse(overridden.stdout), { plaintext: (await readFile(join(dir, 'plain.bin'))).toString('base64') })
 
+    const endless = await hemctl(['encrypt', '--kid', aes, '--alg', 'AES256-GCM'], { stdin: Array.from({ length: 65 }, () => Buffer.alloc(1024)) })
+    t.match(endless, { code: 2, stderr: /larger than 65536 bytes/ }, 'stdin is not read without end')
+
     const tag = Buffer.from(envelope.tag, 'base64')
     tag[0]! ^= 1
     const forged = await hemctl(['decrypt'], { stdin: [Buffer.from(JSON.stringify({ ...envelope, tag: tag.toString('base64') }))] })

@@ -226,10 +226,23 @@ function optional(text: string | undefined, what: string): Uint8Array | undefine
   return text === undefined ? undefined : fromBase64(text, what)
 }
 
+/** More than any cipher request holds (2048 bytes of plaintext, its envelope): stdin is not read past it. */
+const MAX_INPUT = 64 * 1024
+
 async function readInput(io: HemctlIo, file: string | undefined): Promise<Uint8Array> {
-  if (file !== undefined) return readBytes(file)
+  const tooLarge = () => new UsageError(`the input is larger than ${MAX_INPUT} bytes; the device encrypts at most 2048 bytes at a time`)
+  if (file !== undefined) {
+    const bytes = await readBytes(file)
+    if (bytes.length > MAX_INPUT) throw tooLarge()
+    return bytes
+  }
   const chunks: Uint8Array[] = []
-  for await (const chunk of io.stdin) chunks.push(chunk)
+  let length = 0
+  for await (const chunk of io.stdin) {
+    length += chunk.length
+    if (length > MAX_INPUT) throw tooLarge()
+    chunks.push(chunk)
+  }
   return new Uint8Array(Buffer.concat(chunks))
 }
 
