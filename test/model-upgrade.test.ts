@@ -321,7 +321,10 @@ const observations: ModelRun<Pipeline>['observations'] = {
   },
   committed: async (t, p) => {
     t.equal(await fwv(p.base), NEW_FIRMWARE, 'the new firmware runs')
-    t.equal((await call(`${p.base}/api/system/status`)).json.fw_upgrade, true, 'status.fw_upgrade')
+    // Status is a projection: the upgrade service publishes the commit just after it journals it.
+    const upgraded = async () => (await call(`${p.base}/api/system/status`)).json.fw_upgrade === true
+    await until('status.fw_upgrade', upgraded, 5000).catch(() => undefined)
+    t.ok(await upgraded(), 'status.fw_upgrade')
     await checkAnswers(t, p, 404, { error: 'not_uploaded' })
   },
   rolled_back: async (t, p) => {
