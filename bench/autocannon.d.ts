@@ -12,6 +12,8 @@ declare module 'autocannon' {
       connections?: number
       /** Seconds. */
       duration?: number
+      /** Requests in all, instead of a duration. */
+      amount?: number
       /** SNI name; without it autocannon sends the IP address, which Node warns about. */
       servername?: string
     }

@@ -2,6 +2,7 @@
 // parent over IPC, and stops when told to or when the parent goes away.
 import { serveBusBaseline } from './baseline-bus.js'
 import { serveCryptoBaseline } from './baseline-crypto.js'
+import { serveDownloadBaseline, serveUploadBaseline } from './baseline-files.js'
 import { serveGetBaseline } from './baseline-get.js'
 import type { BaselineConfig } from './baseline-process.js'
 import type { ListeningServer } from './types.js'
@@ -11,11 +12,15 @@ const config = JSON.parse(process.argv[2] ?? '{}') as BaselineConfig
 function serve(): Promise<ListeningServer> {
   switch (config.kind) {
     case 'crypto':
-      return serveCryptoBaseline(config.tls)
+      return serveCryptoBaseline(config.tls, config.keys!)
     case 'bus':
       return serveBusBaseline(config.tls, config.workDir)
     case 'get':
       return serveGetBaseline()
+    case 'download':
+      return serveDownloadBaseline(config.tls, config.file!)
+    case 'upload':
+      return serveUploadBaseline(config.tls, config.workDir)
   }
 }
 

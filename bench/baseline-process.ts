@@ -1,14 +1,19 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import type { CryptoBaselineKeys } from './baseline-crypto.js'
 import type { BaselineKind, TlsFiles } from './types.js'
 
 /** What a baseline's process is told on its command line (as JSON). */
 export interface BaselineConfig {
   kind: BaselineKind
   tls: TlsFiles
-  /** Where it may keep files (the bus baseline's nats-server). */
+  /** Where it may keep files (the bus baseline's nats-server, the uploads). */
   workDir: string
+  /** The crypto baseline's decrypt keys. */
+  keys?: CryptoBaselineKeys
+  /** The file the download baseline serves. */
+  file?: string
 }
 
 /** A server under test running in a process of its own. */

@@ -1,11 +1,21 @@
 import autocannon from 'autocannon'
-import type { LoadSettings, Sample, Scenario } from './types.js'
+import type { HttpLoad, LoadSettings, Sample, Scenario, SerialLoad } from './types.js'
+
+/** A serial exchange answered, but not 2xx. */
+export class Non2xxError extends Error {
+  override readonly name = 'Non2xxError'
+}
+
+/** Runs one scenario's load for the settings' duration (cut short when `signal` aborts). */
+export function measure(scenario: Scenario, load: LoadSettings, signal: AbortSignal): Promise<Sample> {
+  return scenario.load.kind === 'http' ? measureHttp(scenario.load, load, signal) : measureSerial(scenario.load, load, signal)
+}
 
 /**
- * Runs one scenario's load with autocannon (cut short when `signal` aborts). Latencies are taken
- * from each 2xx response rather than from autocannon's histogram, which keeps whole milliseconds only.
+ * autocannon's load. Latencies are taken from each 2xx response rather than from autocannon's
+ * histogram, which keeps whole milliseconds only.
  */
-export function measure(scenario: Scenario, load: LoadSettings, signal: AbortSignal): Promise<Sample> {
+function measureHttp(scenario: HttpLoad, load: LoadSettings, signal: AbortSignal): Promise<Sample> {
   const latencies: number[] = []
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -14,22 +24,14 @@ export function measure(scenario: Scenario, load: LoadSettings, signal: AbortSig
         method: scenario.method,
         headers: scenario.headers,
         ...(scenario.body === undefined ? {} : { body: scenario.body }),
-        connections: load.connections,
+        connections: scenario.connections ?? load.connections,
         duration: load.duration,
         servername: 'localhost',
       },
       (error, result) => {
         signal.removeEventListener('abort', stop)
         if (error) return reject(error)
-        latencies.sort((x, y) => x - y)
-        resolve({
-          requestsPerSecond: result['2xx'] / result.duration,
-          p50: percentile(latencies, 0.5),
-          p99: percentile(latencies, 0.99),
-          ok: result['2xx'],
-          errors: result.errors,
-          non2xx: result.non2xx,
-        })
+        resolve(sample(latencies, result['2xx'], result.duration, result.errors, result.non2xx))
       },
     )
     const stop = () => instance.stop()
@@ -38,6 +40,31 @@ export function measure(scenario: Scenario, load: LoadSettings, signal: AbortSig
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime)
     })
   })
+}
+
+/** One exchange after the other until the duration is over; the last one is let finish. */
+async function measureSerial(scenario: SerialLoad, load: LoadSettings, signal: AbortSignal): Promise<Sample> {
+  const latencies: number[] = []
+  let errors = 0
+  let non2xx = 0
+  const start = performance.now()
+  const end = start + load.duration * 1000
+  while (performance.now() < end && !signal.aborted) {
+    const sent = performance.now()
+    try {
+      await scenario.run()
+      latencies.push(performance.now() - sent)
+    } catch (error) {
+      if (error instanceof Non2xxError) non2xx++
+      else errors++
+    }
+  }
+  return sample(latencies, latencies.length, (performance.now() - start) / 1000, errors, non2xx)
+}
+
+function sample(latencies: number[], ok: number, seconds: number, errors: number, non2xx: number): Sample {
+  latencies.sort((x, y) => x - y)
+  return { requestsPerSecond: ok / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), ok, errors, non2xx }
 }
 
 /** Nearest-rank percentile of sorted values; NaN when there are none. */

@@ -1,27 +1,41 @@
 import type { BenchSummary } from './run-bench.js'
 import type { TargetCheck } from './check-targets.js'
 
-/** The human report: one line per scenario (medians of the rounds), then each target with PASS or MISS. */
+const MB = 1024 * 1024
+
+/**
+ * The human report: one line per scenario (medians of the rounds), the boots, then each target
+ * with PASS or MISS.
+ */
 export function renderReport(summary: BenchSummary): string {
-  const { settings, machine } = summary
-  const rows = summary.scenarios.map(({ id, title, median: m }) =>
+  const { settings, machine, boot } = summary
+  const rows = summary.scenarios.map(({ id, title, median: m, megabytesPerSecond, peakRssBytes }) =>
     [
-      id.padEnd(7),
-      m.requestsPerSecond.toFixed(0).padStart(8),
-      m.p50.toFixed(3).padStart(8),
-      m.p99.toFixed(3).padStart(8),
-      String(m.ok).padStart(9),
+      id.padEnd(10),
+      m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0).padStart(8),
+      (megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1)).padStart(8),
+      m.p50.toFixed(3).padStart(9),
+      m.p99.toFixed(3).padStart(9),
+      String(m.ok).padStart(8),
       String(m.errors).padStart(7),
       String(m.non2xx).padStart(8),
+      (peakRssBytes === undefined ? '-' : (peakRssBytes / MB).toFixed(0)).padStart(7),
       `  ${title}`,
     ].join(''),
   )
+  const boots = boot
+    ? [`boot to ready, ${settings.journalRecords} journal records: median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms (${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`]
+    : []
+  const rss = summary.peakRssBytes === undefined ? [] : [`hemd peak RSS over the run (the runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
   return [
     `hemd bench: ${settings.connections} connections, ${settings.duration} s per load, ${settings.rounds} round(s) interleaved, median of rounds`,
     `machine: ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${machine.platform}`,
     '',
-    `${'id'.padEnd(7)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'2xx'.padStart(9)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}  scenario`,
+    `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
     ...rows,
+    '',
+    ...boots,
+    ...rss,
     '',
     'targets (against the baselines of this run)',
     ...summary.targets.map(renderTarget),
@@ -32,5 +46,5 @@ export function renderReport(summary: BenchSummary): string {
 function renderTarget(t: TargetCheck): string {
   const unit = t.unit ? ` ${t.unit}` : ''
   const measured = `${t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
-  return `  ${t.label.padEnd(36)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(64) + (t.pass ? 'PASS' : 'MISS')
+  return `  ${t.label.padEnd(38)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(68) + (t.pass ? 'PASS' : 'MISS')
 }

@@ -1,25 +1,39 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeBenchCertificate } from './bench-certificate.js'
 import { startBaseline, type ServerProcess } from './baseline-process.js'
+import { bootDataDir, copyDataDir } from './boot-journal.js'
+import { measureBoots, type BootSample } from './boot-time.js'
 import { checkTargets, type TargetCheck } from './check-targets.js'
-import { startHemdTarget } from './hemd-target.js'
+import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
+import { startHemdTarget, type HemdTarget } from './hemd-target.js'
 import { measure } from './measure.js'
 import { medianSample } from './median-sample.js'
 import { preflight } from './preflight.js'
-import { benchScenarios } from './scenarios.js'
-import type { LoadSettings, Sample, Scenario } from './types.js'
+import { benchScenarios, type Group, type ScenarioInputs } from './scenarios.js'
+import type { BaselineKind, LoadSettings, Sample, TlsFiles } from './types.js'
+import { uiImage } from './upload-image.js'
 
 export interface BenchSettings extends LoadSettings {
   rounds: number
+  /** Boots timed with the long journal. */
+  boots: number
+  /** Records of the journal the boots replay (and hemd runs with). */
+  journalRecords: number
+  groups: readonly Group[]
 }
 
 export interface ScenarioResult {
-  id: Scenario['id']
+  id: string
   title: string
   /** The median of the rounds (counts summed). */
   median: Sample
+  /** MB/s of the median, for transfers. */
+  megabytesPerSecond?: number
+  /** hemd's peak RSS during this scenario's rounds, for loads on hemd. */
+  peakRssBytes?: number
   rounds: Sample[]
 }
 
@@ -28,14 +42,29 @@ export interface BenchSummary {
   machine: { cpus: number; cpuModel: string; node: string; platform: string }
   scenarios: ScenarioResult[]
   targets: TargetCheck[]
-  peakRssBytes: number
+  /** hemd's runtime's peak resident set over the whole run, when hemd ran. */
+  peakRssBytes: number | undefined
+  boot: BootSample | undefined
+}
+
+/** The baselines each group measures against. */
+const BASELINES: Record<Group, BaselineKind[]> = {
+  encrypt: ['crypto', 'bus'],
+  decrypt: ['crypto'],
+  ecdh: ['crypto'],
+  status: ['get'],
+  login: [],
+  download: ['download'],
+  upload: ['upload'],
+  boot: [],
 }
 
 /**
- * Starts the baselines and hemd, each in its own process, then runs every scenario once per
- * round, interleaved (a, b, c, d-bare, d-hemd, then again), so that a slow phase of this noisy
- * machine falls on all of them alike. `progress` hears what is going on; `signal` stops the run
- * (every server is stopped all the same).
+ * Builds (or takes from the cache) a data dir whose journal holds `journalRecords` records, times
+ * the boots of copies of it, then starts the baselines and hemd (on another copy), each in its
+ * own process, and runs every scenario once per round, interleaved (a, b, c, …, then again), so
+ * that a slow phase of this noisy machine falls on all of them alike. `progress` hears what is
+ * going on; `signal` stops the run (every server is stopped all the same).
  */
 export async function runBench(settings: BenchSettings, progress: (line: string) => void, signal: AbortSignal): Promise<BenchSummary> {
   const workDir = await mkdtemp(join(tmpdir(), 'hemd-bench-'))
@@ -46,43 +75,109 @@ export async function runBench(settings: BenchSettings, progress: (line: string)
     return s
   }
   try {
+    const dataDir = await bootDataDir(settings.journalRecords, progress)
+    let boot: BootSample | undefined
+    if (settings.groups.includes('boot')) {
+      progress(`timing ${settings.boots} boot(s) with ${settings.journalRecords} journal records`)
+      boot = await measureBoots(dataDir, workDir, settings.boots, signal)
+    }
+    const loads = settings.groups.filter((g) => g !== 'boot')
+    if (loads.length === 0) return summary(settings, [], undefined, boot)
+
     progress('starting the baselines and hemd')
     const tls = await writeBenchCertificate(workDir)
-    const crypto = started(startBaseline({ kind: 'crypto', tls, workDir }))
-    const bus = started(startBaseline({ kind: 'bus', tls, workDir }))
-    const get = started(startBaseline({ kind: 'get', tls, workDir }))
-    const hemdStart = started(startHemdTarget(join(workDir, 'hemd')))
-    // Settled together, so that whatever did start is in `running` (stopped below) before a failure is thrown.
-    await Promise.allSettled([crypto, bus, get, hemdStart])
-    const hemd = await hemdStart
-    const scenarios = benchScenarios(
-      { crypto: (await crypto).url, bus: (await bus).url, get: (await get).url, hemdHttp: hemd.url, hemdHttps: hemd.httpsUrl },
-      hemd.kid,
-      hemd.token,
+    const hemdDir = join(workDir, 'hemd')
+    await copyDataDir(dataDir, hemdDir)
+    const hemd = await started(startHemdTarget(hemdDir, true))
+    const bench = benchKeys()
+    const inputs = await hemdInputs(hemd, bench, workDir, loads)
+    const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
+    const baselines = kinds.map((kind) =>
+      started(startBaseline({ kind, tls, workDir, keys: { aes: bench.aes.toString('base64'), x25519: exportPrivate(bench.x25519.privateKey) }, file: inputs.logFile.path })),
     )
+    // Settled together, so that whatever did start is in `running` (stopped below) before a failure is thrown.
+    await Promise.allSettled(baselines)
+    const urls = Object.fromEntries(await Promise.all(kinds.map(async (kind, i) => [kind, (await baselines[i]!).url])))
+    const scenarios = benchScenarios(loads, { ...inputs, urls: { ...urls, hemdHttp: hemd.url, hemdHttps: hemd.httpsUrl } })
     for (const scenario of scenarios) await preflight(scenario)
 
-    const rounds = new Map<Scenario['id'], Sample[]>(scenarios.map((s) => [s.id, []]))
+    const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
+    const peaks = new Map<string, number>()
+    // The whole run's peak, setup and preflights included, before the per-scenario peaks reset it.
+    let peakRssBytes = await hemd.peakRss()
     for (let round = 1; round <= settings.rounds; round++) {
       for (const scenario of scenarios) {
         signal.throwIfAborted()
         progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
+        if (scenario.hemd) await hemd.resetPeakRss()
         rounds.get(scenario.id)!.push(await measure(scenario, settings, signal))
+        if (scenario.hemd) {
+          const peak = await hemd.peakRss()
+          peaks.set(scenario.id, Math.max(peaks.get(scenario.id) ?? 0, peak))
+          peakRssBytes = Math.max(peakRssBytes, peak)
+        }
       }
     }
     signal.throwIfAborted()
-    const results = scenarios.map((s) => ({ id: s.id, title: s.title, median: medianSample(rounds.get(s.id)!), rounds: rounds.get(s.id)! }))
-    const peakRssBytes = await hemd.peakRss()
-    const medians = Object.fromEntries(results.map((r) => [r.id, r.median])) as Record<Scenario['id'], Sample>
-    return {
-      settings,
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
-      scenarios: results,
-      targets: checkTargets(medians, peakRssBytes),
-      peakRssBytes,
-    }
+    const results = scenarios.map((s) => {
+      const median = medianSample(rounds.get(s.id)!)
+      const mbps = s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
+      const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
+      return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)! }
+    })
+    return summary(settings, results, Math.max(peakRssBytes, await hemd.peakRss()), boot)
   } finally {
     await Promise.all(running.map((s) => s.stop()))
     await rm(workDir, { recursive: true, force: true })
+  }
+}
+
+function summary(settings: BenchSettings, scenarios: ScenarioResult[], peakRssBytes: number | undefined, boot: BootSample | undefined): BenchSummary {
+  const samples = Object.fromEntries(scenarios.map((r) => [r.id, r.median]))
+  return {
+    settings,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
+    scenarios,
+    targets: checkTargets({ samples, peakRssBytes, boot: boot && { ms: boot.medianMs, records: settings.journalRecords } }),
+    peakRssBytes,
+    boot,
+  }
+}
+
+/** The bench's own keys: the bare ceiling decrypts with them what the bench sealed. */
+function benchKeys() {
+  return { aes: randomBytes(32), x25519: x25519Pair() }
+}
+
+type Inputs = Omit<ScenarioInputs, 'urls'> & { logFile: ScenarioInputs['logFile'] & { path: string } }
+
+/**
+ * What hemd's side of the scenarios needs, made through its API as a client would: keys, tokens,
+ * requests sealed under its keys, the journal file to download.
+ */
+async function hemdInputs(hemd: HemdTarget, bench: ReturnType<typeof benchKeys>, workDir: string, groups: readonly Group[]): Promise<Inputs> {
+  const { client } = hemd
+  const peer = x25519Pair()
+  const { kid: ecdhKid } = await client.createKey({ label: 'bench-ecdh', type: 'CURVE25519' })
+  const devicePublic = Buffer.from((await client.getKey(ecdhKid)).pubkey!, 'base64')
+  const sealed = await client.encrypt({ alg: 'AES256-GCM', kid: hemd.kid, msg: randomBytes(64) })
+  const b64 = (bytes: Uint8Array | undefined) => Buffer.from(bytes!).toString('base64')
+  const hemdDecrypt = JSON.stringify({ kid: hemd.kid, alg: 'AES256-GCM', msg: b64(sealed.ciphertext), iv: b64(sealed.iv), tag: b64(sealed.tag) })
+  // The oldest file: closed, rotated at its full size, never written again.
+  const [logId] = await client.logFiles()
+  const logPath = join(workDir, `${logId!}.log`)
+  await copyFile(join(workDir, 'hemd', 'journal', `${logId!}.log`), logPath)
+  const loginScope = `keymgmt:use:${hemd.kid}`
+  return {
+    aes: { kid: hemd.kid, token: hemd.token },
+    ecdh: { kid: ecdhKid, token: await client.token(`keymgmt:use:${ecdhKid}`) },
+    decryptBodies: { hemd: hemdDecrypt, bare: decryptRequestBody(hemd.kid, bench.aes) },
+    ecdhBodies: {
+      hemd: decryptRequestBody(ecdhKid, ecdhAesKey(peer.privateKey, devicePublic), peer.publicRaw),
+      bare: decryptRequestBody(ecdhKid, ecdhAesKey(peer.privateKey, bench.x25519.publicRaw), peer.publicRaw),
+    },
+    login: async () => void (await client.token(loginScope, true)),
+    logFile: { id: logId!, bytes: (await stat(logPath)).size, token: await client.token('logger:get'), path: logPath },
+    upload: { image: groups.includes('upload') ? await uiImage(workDir) : Buffer.alloc(0), token: await client.token('system:upgrade') },
   }
 }

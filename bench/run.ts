@@ -1,19 +1,28 @@
-// `npm run bench`: hemd against its baselines under a real load generator (issue 4's performance record).
+// `npm run bench`: hemd against its baselines under a real load generator (the performance record).
 import { parseArgs } from 'node:util'
 import { renderReport } from './render-report.js'
 import { runBench, type BenchSettings } from './run-bench.js'
+import { GROUPS, type Group } from './scenarios.js'
 
-const USAGE = `Usage: node dist/bench/run.js [--duration SECONDS] [--connections N] [--rounds N] [--json]
+const USAGE = `Usage: node dist/bench/run.js [--duration SECONDS] [--connections N] [--rounds N]
+                         [--boots N] [--journal-records N] [--only GROUP[,GROUP]] [--json]
 
-Measures, interleaved and in one run: (a) uWS + node:crypto AES-256-GCM, (b) uWS -> NATS -> echo,
-(c) hemd's POST /api/crypto/cipher/encrypt, (d) a bare uWS GET and hemd's GET /api/system/status;
-prints req/s, p50/p99, the ratios against the targets, and hemd's peak RSS.
+Measures, interleaved and in one run, hemd (variant P, its journal holding --journal-records
+records) against a baseline in its own process for each: encrypt (a: uWS + node:crypto, b: uWS ->
+NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), status (a bare
+uWS GET), login (against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS
+moving the same bytes); then hemd's peak RSS and its boot to ready replaying that journal.
+Prints req/s, MB/s, p50/p99, and each target with PASS or MISS.
 
-  --duration SECONDS   per scenario and round (default 10)
-  --connections N      concurrent connections of the load generator (default 32)
-  --rounds N           interleaved rounds; the report takes the median (default 3)
-  --json               print the whole result as JSON instead of the report
-  -h, --help           this text
+  --duration SECONDS     per scenario and round (default 6)
+  --connections N        concurrent connections of the request loads (default 32; the download 4)
+  --rounds N             interleaved rounds; the report takes the median (default 3)
+  --boots N              boots timed (default 3)
+  --journal-records N    records of the journal hemd boots with (default 100000; the data dir is
+                         built once per build and kept in var/bench-cache/)
+  --only GROUP[,GROUP]   run only these of: ${GROUPS.join(', ')}
+  --json                 print the whole result as JSON instead of the report
+  -h, --help             this text
 
 Exit codes: 0 done, 1 a scenario had errors or non-2xx answers (or a server did not start), 2 usage.
 `
@@ -22,9 +31,12 @@ function parseSettings(argv: string[]): (BenchSettings & { json: boolean }) | 'h
   const { values } = parseArgs({
     args: argv,
     options: {
-      duration: { type: 'string', default: '10' },
+      duration: { type: 'string', default: '6' },
       connections: { type: 'string', default: '32' },
       rounds: { type: 'string', default: '3' },
+      boots: { type: 'string', default: '3' },
+      'journal-records': { type: 'string', default: '100000' },
+      only: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -35,6 +47,9 @@ function parseSettings(argv: string[]): (BenchSettings & { json: boolean }) | 'h
     duration: positive('--duration', values.duration, false),
     connections: positive('--connections', values.connections, true),
     rounds: positive('--rounds', values.rounds, true),
+    boots: positive('--boots', values.boots, true),
+    journalRecords: positive('--journal-records', values['journal-records'], true),
+    groups: values.only === undefined ? GROUPS : groups(values.only),
     json: values.json,
   }
 }
@@ -43,6 +58,13 @@ function positive(flag: string, text: string, integer: boolean): number {
   const value = Number(text)
   if (!(value > 0) || (integer && !Number.isInteger(value))) throw new TypeError(`${flag} wants a positive ${integer ? 'integer' : 'number'}, not ${text}`)
   return value
+}
+
+function groups(text: string): Group[] {
+  const names = text.split(',')
+  for (const name of names) if (!(GROUPS as readonly string[]).includes(name)) throw new TypeError(`--only knows ${GROUPS.join(', ')}, not ${name}`)
+  // In the order a round runs them, each once.
+  return GROUPS.filter((g) => names.includes(g))
 }
 
 async function main(): Promise<number> {

@@ -1,34 +1,93 @@
 import { encryptRequestBody } from './encrypt-request.js'
+import { postImage } from './upload-image.js'
 import type { Scenario } from './types.js'
 
 const ENCRYPT = '/api/crypto/cipher/encrypt'
+const DECRYPT = '/api/crypto/cipher/decrypt'
 const STATUS = '/api/system/status'
+const UPLOAD = '/api/system/upgrade/upload_ui'
 
-export interface ScenarioUrls {
-  crypto: string
-  bus: string
-  get: string
-  /** hemd's HTTP and HTTPS base URLs. */
-  hemdHttp: string
-  hemdHttps: string
+/** The groups of scenarios `--only` picks from, in the order a round runs them. */
+export const GROUPS = ['encrypt', 'decrypt', 'ecdh', 'status', 'login', 'download', 'upload', 'boot'] as const
+export type Group = (typeof GROUPS)[number]
+
+/** Transfers run on few connections: 32 parallel 8 MiB downloads would measure the socket buffers. */
+const TRANSFER_CONNECTIONS = 4
+
+/** Everything the load scenarios need from the servers under test (see run-bench.ts). */
+export interface ScenarioInputs {
+  /** Base URLs of the baselines that run (per group) and of hemd. */
+  urls: { crypto?: string; bus?: string; get?: string; download?: string; upload?: string; hemdHttp: string; hemdHttps: string }
+  /** The AES-256 key of encrypt and direct decrypt, and a token for it. */
+  aes: { kid: string; token: string }
+  /** A CURVE25519 key for the indirect decrypt, and a token for it. */
+  ecdh: { kid: string; token: string }
+  /** Decrypt bodies, each sealed with its server's own key (hemd's, or the bench's for the bare ceiling). */
+  decryptBodies: { hemd: string; bare: string }
+  ecdhBodies: { hemd: string; bare: string }
+  /** One whole login (challenge, key, eJWT, token); throws unless it succeeded. */
+  login(): Promise<void>
+  /** The journal file downloaded, and a `logger:get` token. */
+  logFile: { id: string; bytes: number; token: string }
+  /** The 16 MiB signed image, and a `system:upgrade` token. */
+  upload: { image: Buffer; token: string }
 }
 
 /**
- * The five loads, in the order a round runs them. The three encrypt loads send byte for byte the
- * same request (the baselines ignore the token), so that they differ only in what serves them.
+ * Each group's loads: the baselines first, then hemd. The cipher loads of a group send requests
+ * of the same shape and size to each server (the baselines ignore the token), so that they differ
+ * only in what serves them.
  */
-export function benchScenarios(urls: ScenarioUrls, kid: string, token: string): Scenario[] {
-  const encrypt = {
-    method: 'POST' as const,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: encryptRequestBody(kid),
+export function benchScenarios(groups: readonly Group[], inputs: ScenarioInputs): Scenario[] {
+  const { urls } = inputs
+  const json = (token: string) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${token}` })
+  const post = (url: string, token: string, body: string, connections?: number) => ({
+    kind: 'http' as const, url, method: 'POST' as const, headers: json(token), body, ...(connections ? { connections } : {}),
+  })
+  const scenarios: Record<Exclude<Group, 'boot'>, () => Scenario[]> = {
+    encrypt: () => {
+      const body = encryptRequestBody(inputs.aes.kid)
+      return [
+        { id: 'a', title: 'bare ceiling: uWS + node:crypto AES-256-GCM encrypt (HTTPS)', load: post(urls.crypto! + ENCRYPT, inputs.aes.token, body) },
+        { id: 'b', title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)', load: post(urls.bus! + ENCRYPT, inputs.aes.token, body) },
+        { id: 'c', hemd: true, title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)', load: post(urls.hemdHttps + ENCRYPT, inputs.aes.token, body) },
+      ]
+    },
+    decrypt: () => [
+      { id: 'dec-bare', title: 'bare: uWS + node:crypto AES-256-GCM decrypt (HTTPS)', load: post(urls.crypto! + DECRYPT, inputs.aes.token, inputs.decryptBodies.bare) },
+      { id: 'dec-hemd', hemd: true, title: 'hemd POST /api/crypto/cipher/decrypt, AES256-GCM (HTTPS, journaled)', load: post(urls.hemdHttps + DECRYPT, inputs.aes.token, inputs.decryptBodies.hemd) },
+    ],
+    ecdh: () => [
+      { id: 'ecdh-bare', title: 'bare: uWS + node:crypto X25519 + HKDF + AES-256-GCM decrypt (HTTPS)', load: post(urls.crypto! + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.bare) },
+      { id: 'ecdh-hemd', hemd: true, title: 'hemd decrypt, CURVE25519 key with `pubkey` (HTTPS, journaled)', load: post(urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd) },
+    ],
+    status: () => {
+      const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
+      return [
+        { id: 'd-bare', title: 'bare uWS GET (HTTP)', load: { ...get, url: urls.get! + STATUS } },
+        { id: 'd-hemd', hemd: true, title: 'hemd GET /api/system/status (HTTP)', load: { ...get, url: urls.hemdHttp + STATUS } },
+      ]
+    },
+    login: () => [{ id: 'login', hemd: true, title: 'hemd login: GET + POST /api/auth/token, one at a time (HTTPS)', load: { kind: 'serial', run: inputs.login } }],
+    download: () => {
+      const { id, bytes, token } = inputs.logFile
+      const get = { kind: 'http' as const, method: 'GET' as const, headers: { Authorization: `Bearer ${token}` }, connections: TRANSFER_CONNECTIONS }
+      return [
+        { id: 'log-bare', title: `bare uWS: a ${mib(bytes)} file in 128 KiB chunks (HTTPS)`, load: { ...get, url: `${urls.download!}/api/logger/${id}` }, payloadBytes: bytes },
+        { id: 'log-hemd', hemd: true, title: `hemd GET /api/logger/${id} (${mib(bytes)}, HTTPS)`, load: { ...get, url: `${urls.hemdHttps}/api/logger/${id}` }, payloadBytes: bytes },
+      ]
+    },
+    upload: () => {
+      const { image, token } = inputs.upload
+      return [
+        { id: 'up-bare', title: `bare uWS: ${mib(image.length)} body to a file, fsync (HTTPS, one at a time)`, load: { kind: 'serial', run: () => postImage(urls.upload! + UPLOAD, image) }, payloadBytes: image.length },
+        { id: 'up-hemd', hemd: true, title: `hemd POST ${UPLOAD} (${mib(image.length)}, HTTPS, one at a time)`, load: { kind: 'serial', run: () => postImage(urls.hemdHttps + UPLOAD, image, token) }, payloadBytes: image.length },
+      ]
+    },
   }
-  const status = { method: 'GET' as const, headers: {} }
-  return [
-    { id: 'a', title: 'bare ceiling: uWS + node:crypto AES-256-GCM (HTTPS)', url: urls.crypto + ENCRYPT, ...encrypt },
-    { id: 'b', title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)', url: urls.bus + ENCRYPT, ...encrypt },
-    { id: 'c', title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)', url: urls.hemdHttps + ENCRYPT, ...encrypt },
-    { id: 'd-bare', title: 'bare uWS GET (HTTP)', url: urls.get + STATUS, ...status },
-    { id: 'd-hemd', title: 'hemd GET /api/system/status (HTTP)', url: urls.hemdHttp + STATUS, ...status },
-  ]
+  return groups.flatMap((group) => (group === 'boot' ? [] : scenarios[group]()))
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
 }

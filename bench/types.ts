@@ -11,16 +11,35 @@ export interface ListeningServer {
 }
 
 /** The baselines hemd is measured against, each served by its own child process. */
-export type BaselineKind = 'crypto' | 'bus' | 'get'
+export type BaselineKind = 'crypto' | 'bus' | 'get' | 'download' | 'upload'
 
-/** One load to generate: a single request repeated on every connection. */
-export interface Scenario {
-  id: 'a' | 'b' | 'c' | 'd-bare' | 'd-hemd'
-  title: string
+/** The request a load repeats on every connection (autocannon). */
+export interface HttpLoad {
+  kind: 'http'
   url: string
   method: 'GET' | 'POST'
   headers: Record<string, string>
   body?: string
+  /** Connections of this load, when not the bench's (large transfers need fewer). */
+  connections?: number
+}
+
+/** A whole exchange repeated one at a time (a login, an upload), each timed from start to answer. */
+export interface SerialLoad {
+  kind: 'serial'
+  /** One exchange; it throws unless it was answered 2xx (a non-2xx answer throws a Non2xxError). */
+  run(): Promise<void>
+}
+
+/** One load to generate against one server. */
+export interface Scenario {
+  id: string
+  title: string
+  load: HttpLoad | SerialLoad
+  /** Bytes of each request's or answer's payload, for the MB/s column of transfers. */
+  payloadBytes?: number
+  /** The load is on hemd (whose peak RSS is taken per scenario), not on a baseline. */
+  hemd?: boolean
 }
 
 export interface LoadSettings {

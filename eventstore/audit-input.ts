@@ -20,11 +20,19 @@ export const inputOptions = {
   'key-file': { type: 'string' },
   'allow-open': { type: 'boolean' },
   json: { type: 'boolean' },
+  stream: { type: 'string' },
+  device: { type: 'string' },
+  domain: { type: 'string' },
 } as const
 
 export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base64 (standard or url-safe)
   --key-file FILE   a file holding that key as base64 text or as the raw 32 bytes
-  --allow-open      the newest file may still be open (no close seal yet), as on a running device`
+  --allow-open      the newest file may still be open (no close seal yet), as on a running device
+  --stream URL --device DEVID
+                    read the device's journal from its stream on the fleet backend (nats:// URL
+                    of the backend's JetStream) instead of from files; problems of the stream
+                    itself name the stream's message sequence and the FILE:seq it holds
+  --domain NAME     the backend's JetStream domain, when not the one of the server at URL`
 
 export interface AuditInput {
   publicKey: Uint8Array
@@ -34,10 +42,23 @@ export interface AuditInput {
 }
 
 /** Where an offline command's journal comes from: by default the files and key the command line names. */
-export type InputLoader = (values: { key?: string | undefined; 'key-file'?: string | undefined }, paths: string[]) => Promise<AuditInput>
+export type InputLoader = (values: InputValues, paths: string[]) => Promise<AuditInput>
+
+export interface InputValues {
+  key?: string | undefined
+  'key-file'?: string | undefined
+  stream?: string | undefined
+  device?: string | undefined
+  domain?: string | undefined
+}
 
 export const loadInput: InputLoader = async (values, paths) => {
   const publicKey = await loadKey(values.key, values['key-file'])
+  if (values.stream !== undefined || values.device !== undefined) {
+    // Loaded only for a stream: the offline commands need no NATS client.
+    const { loadStreamFiles, streamSource } = await import('./stream-input.js')
+    return { publicKey, ...(await loadStreamFiles(streamSource(values, paths))) }
+  }
   if (paths.length === 0) throw new UsageError('no files given')
   return { publicKey, ...(await loadFiles(paths)) }
 }

@@ -1,11 +1,10 @@
 // What the writer does at open with the files a previous run left behind.
 
 import type { AppendHandle, JournalMedia } from '../hal/types.js'
-import { ed25519Verifier } from './ed25519-verifier.js'
+import { checkSegmentOnce, prefetchChecks } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
 import { readLines } from './read-lines.js'
-import { checkSegment } from './segment-check.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
 import type { LinkData, RecoveryReport } from './types.js'
 
@@ -42,6 +41,8 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps): Pr
     tail = await cutTornLine(media, ids.pop(), report)
   }
   if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId }
+  // The boot's history checks the older files next: on the other core while this one checks the tail.
+  prefetchChecks(await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))), deps.signer.publicKey)
   try {
     return { report, link: await settle(tail, deps, report), reuseId }
   } finally {
@@ -73,7 +74,7 @@ function recordLines(bytes: Uint8Array): number {
 /** Checks the newest file, seals it as recovered when it was left open, and says what to link to. */
 async function settle(tail: Tail, deps: SegmentDeps, report: RecoveryReport): Promise<LinkData> {
   report.previous = tail.id
-  const check = checkSegment(tail.id, tail.bytes, ed25519Verifier(deps.signer.publicKey))
+  const check = checkSegmentOnce(tail.id, tail.bytes, deps.signer.publicKey)
   if (check.problems.length > 0 || !check.key || check.lastSeq === undefined) {
     report.intact = false
     report.problems = check.problems.map((p) => formatProblem(p))

@@ -3,10 +3,10 @@
 
 import { bytesEqual } from './bytes-equal.js'
 import { chainStart, chainStep } from './chain.js'
-import { ed25519Verifier } from './ed25519-verifier.js'
+import { checkSegmentOnce } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { readLines } from './read-lines.js'
-import { checkSegment, type SegmentCheck } from './segment-check.js'
+import type { SegmentCheck } from './segment-check.js'
 import type { VerifyProblem, VerifyResult, VerifySummary } from './types.js'
 
 export interface JournalFile {
@@ -23,11 +23,10 @@ const SEGMENT_ID = /^[0-9a-f]{8}$/
 const hex = (n: number): string => n.toString(16)
 
 export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts: VerifyOptions = {}): VerifyResult {
-  const verify = ed25519Verifier(publicKey)
   const sorted = [...files].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const problems: VerifyProblem[] = []
   const summary: VerifySummary = { files: 0, records: 0, seals: 0, firstTime: undefined, lastTime: undefined }
-  let previous: { check: SegmentCheck; bytes: Uint8Array } | undefined
+  let previous: { check: Readonly<SegmentCheck>; bytes: Uint8Array } | undefined
 
   sorted.forEach((file, i) => {
     if (!SEGMENT_ID.test(file.id)) {
@@ -38,7 +37,7 @@ export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts:
       problems.push({ file: file.id, message: 'file appears twice in the set' })
       return
     }
-    const check = checkSegment(file.id, file.bytes, verify)
+    const check = checkSegmentOnce(file.id, file.bytes, publicKey)
     const found = [...check.problems]
     const linkIssue = previous && linkProblem(check, previous.check, previous.bytes)
     if (linkIssue) found.push(linkIssue)

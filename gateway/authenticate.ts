@@ -4,6 +4,11 @@ import type { TokenVerifier } from './types.js'
 
 const BEARER = /^Bearer +(\S+) *$/i
 
+/** The token of an `Authorization: Bearer` header, if it is one. */
+export function bearerToken(header: string): string | undefined {
+  return BEARER.exec(header)?.[1]
+}
+
 /**
  * The principal behind a request's Authorization header (`''` when absent). A header that is
  * present but not a valid bearer token is refused on every route, open ones included.
@@ -13,7 +18,7 @@ export async function authenticate(header: string, needed: boolean, tokens: Toke
     if (needed) throw new HttpError(401, 'token_required', 'This request needs a bearer token')
     return undefined
   }
-  const token = BEARER.exec(header)?.[1]
+  const token = bearerToken(header)
   const principal = token === undefined ? undefined : await tokens.verify(token)
   if (!principal) throw new HttpError(401, 'invalid_token', 'The bearer token is invalid or has expired')
   return principal

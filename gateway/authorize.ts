@@ -21,6 +21,9 @@ export function scopeSatisfies(tokenScope: string, required: string, values: Rea
   return tokenScope.startsWith(prefix) && tokenScope.slice(prefix.length).toLowerCase() === value.toLowerCase()
 }
 
+/** Storage, key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
+export const USER_ROLES: readonly Role[] = ['U', 'ExtAuth']
+
 export function roleOf(principal: Principal): Role {
   return principal.sub === 'U' || principal.sub === 'M' ? principal.sub : 'ExtAuth'
 }
@@ -30,7 +33,7 @@ export function roleOf(principal: Principal): Role {
  * With `deferMalformed`, a placeholder whose value is missing or malformed passes the scope check:
  * the request is malformed, and the actor behind the route answers (and journals) the 400.
  */
-export function authorized(route: Route, principal: Principal, values: Readonly<Record<string, unknown>>, deferMalformed = false): boolean {
+export function authorized(route: Pick<Route, 'roles' | 'scopes'>, principal: Principal, values: Readonly<Record<string, unknown>>, deferMalformed = false): boolean {
   if (route.roles && !route.roles.includes(roleOf(principal))) return false
   if (!route.scopes) return true
   return route.scopes.some((scope) => scopeSatisfies(principal.scope, scope, values) || (deferMalformed && placeholderMalformed(scope, values)))

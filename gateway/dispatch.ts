@@ -3,7 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
 import type { TransportConfig } from '../actors/auth/identity-state.js'
-import { authenticate } from './authenticate.js'
+import { authenticate, bearerToken } from './authenticate.js'
 import { authorized } from './authorize.js'
 import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObject, validateBody } from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
@@ -235,7 +235,8 @@ export class Dispatcher {
       })
     }
     if (handler.kind !== 'command') throw new Error(`a ${handler.kind} route is not run as a command`)
-    const request: CommandRequest = { rid, tls: head.tls, params, ...(principal ? { principal } : {}), ...(body ? { body } : {}) }
+    const bearer = handler.bearer && principal ? bearerToken(head.authorization) : undefined
+    const request: CommandRequest = { rid, tls: head.tls, params, ...(principal ? { principal } : {}), ...(bearer ? { bearer } : {}), ...(body ? { body } : {}) }
     return bus.request(handler.service, handler.op, request)
   }
 

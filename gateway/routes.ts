@@ -1,5 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { keyOperationScopes, type KeyOperation } from '../actors/keystore/key-access.js'
 import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
+import { USER_ROLES } from './authorize.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
 import type { Variant } from '../hal/types.js'
@@ -7,8 +9,6 @@ import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
 const ALL_ROLES: Route['roles'] = ['U', 'M', 'ExtAuth']
-/** Storage, key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
-const USER_ROLES: Route['roles'] = ['U', 'ExtAuth']
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
 const bool = () => Type.Optional(Type.Boolean())
 const int = () => Type.Optional(Type.Integer())
@@ -43,9 +43,13 @@ const configUpdate = Type.Object(
 const kid = () => Type.String({ maxLength: 64 })
 const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
 
-/** A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a fail state. */
-function keyRoute(method: Route['method'], path: string, op: string, scopes: string[], extra: { body?: TSchema } & Partial<Route> = {}): Route {
-  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: USER_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op }, ...extra }
+/**
+ * A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a
+ * fail state. The key store checks the token and its scope again (key-access.ts).
+ */
+function keyRoute(method: Route['method'], path: string, op: KeyOperation, extra: { body?: TSchema } & Partial<Route> = {}): Route {
+  const scopes = [...keyOperationScopes[op]]
+  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: USER_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op, bearer: true }, ...extra }
 }
 
 /** Types only: the key store checks the values and answers (and journals) the 400 of a malformed request itself. */
@@ -209,24 +213,24 @@ export const routeTable: readonly Route[] = [
     }),
   ),
 
-  keyRoute('POST', '/api/keymgmt/create', 'create', ['keymgmt:gen'], {
+  keyRoute('POST', '/api/keymgmt/create', 'create', {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),
   }),
-  keyRoute('POST', '/api/keymgmt/import', 'import', ['keymgmt:imp'], {
+  keyRoute('POST', '/api/keymgmt/import', 'import', {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16), pubkey: Type.String({ maxLength: 256 }) }),
   }),
-  keyRoute('GET', '/api/keymgmt/list', 'list', ['keymgmt:list']),
-  keyRoute('GET', '/api/keymgmt/list/:offset', 'list', ['keymgmt:list']),
-  keyRoute('GET', '/api/keymgmt/list/:offset/:count', 'list', ['keymgmt:list']),
-  keyRoute('GET', '/api/keymgmt/get/:kid', 'get', ['keymgmt:get', 'keymgmt:use:<kid>']),
-  keyRoute('DELETE', '/api/keymgmt/delete/:kid', 'delete', ['keymgmt:del']),
-  keyRoute('POST', '/api/keymgmt/update', 'update', ['keymgmt:upd'], { body: Type.Object({ ...keyAttributes, kid: kid() }) }),
-  keyRoute('POST', '/api/keymgmt/search', 'search', ['keymgmt:search'], {
+  keyRoute('GET', '/api/keymgmt/list', 'list'),
+  keyRoute('GET', '/api/keymgmt/list/:offset', 'list'),
+  keyRoute('GET', '/api/keymgmt/list/:offset/:count', 'list'),
+  keyRoute('GET', '/api/keymgmt/get/:kid', 'get'),
+  keyRoute('DELETE', '/api/keymgmt/delete/:kid', 'delete'),
+  keyRoute('POST', '/api/keymgmt/update', 'update', { body: Type.Object({ ...keyAttributes, kid: kid() }) }),
+  keyRoute('POST', '/api/keymgmt/search', 'search', {
     body: Type.Object({ descr: Type.String({ maxLength: 256 }), offset: int(), limit: int() }),
     anonymous: (body, identity) => anonymousSearchAllowed(body, identity.allow_keysearch),
   }),
-  keyRoute('POST', '/api/crypto/cipher/encrypt', 'encrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
-  keyRoute('POST', '/api/crypto/cipher/decrypt', 'decrypt', ['keymgmt:use:<kid>'], { body: cipherBody, bodyCheck: 'actor' }),
+  keyRoute('POST', '/api/crypto/cipher/encrypt', 'encrypt', { body: cipherBody, bodyCheck: 'actor' }),
+  keyRoute('POST', '/api/crypto/cipher/decrypt', 'decrypt', { body: cipherBody, bodyCheck: 'actor' }),
 ]
 
 /**

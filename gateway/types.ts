@@ -52,7 +52,8 @@ export interface ReadContext {
 
 export type RouteHandler =
   | { kind: 'read'; render(ctx: ReadContext): CommandReply }
-  | { kind: 'command'; service: string; op: string }
+  /** `bearer`: the service checks the caller's token itself, so the gateway forwards it. */
+  | { kind: 'command'; service: string; op: string; bearer?: true }
   /**
    * A body too large for one bus message: `op` answers `{size, data}` (the first chunk and the
    * whole length), then `chunk` answers `{data}` for `{offset, end}` until `size` bytes are sent.
@@ -76,7 +77,7 @@ export interface Route {
    * takes `name` from the path parameters or the body and must then match exactly.
    */
   scopes?: string[]
-  roles?: Role[]
+  roles?: readonly Role[]
   tls: 'any' | 'required'
   /** JSON body schema; routes without one ignore any body sent. */
   body?: TSchema

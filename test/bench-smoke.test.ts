@@ -6,23 +6,33 @@ import { distDir } from './helpers/device.js'
 import { runToEnd } from './helpers/hemd-process.js'
 
 const bench = `${distDir}/bench/run.js`
-const SCENARIOS = ['a', 'b', 'c', 'd-bare', 'd-hemd']
+const SCENARIOS = ['a', 'b', 'c', 'dec-bare', 'dec-hemd', 'ecdh-bare', 'ecdh-hemd', 'd-bare', 'd-hemd', 'login', 'log-bare', 'log-hemd', 'up-bare', 'up-hemd']
+const RECORDS = 2000
 const TARGETS = [
   'encrypt req/s / bare ceiling (a)',
   'encrypt req/s / bus ceiling (b)',
   'encrypt p99 / bare ceiling (a) p99',
+  'decrypt req/s / bare decrypt',
+  'decrypt p99 / bare decrypt p99',
+  'ECDH decrypt req/s / bare ECDH',
+  'ECDH decrypt p99 / bare ECDH p99',
   'status req/s / bare GET',
+  'login p50 / the 500 ms floor',
+  'log download MB/s / bare file',
+  '16 MiB upload MB/s / bare upload',
   'hemd peak RSS (VmHWM)',
+  `boot to ready, ${RECORDS} records`,
 ]
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 t.test('one tiny run: every scenario answered 2xx only, and the report has every target line', async (t) => {
-  const run = await runToEnd(bench, ['--duration', '1', '--connections', '2', '--rounds', '1'])
+  // A small journal keeps the data dir's first build (once per build) short.
+  const run = await runToEnd(bench, ['--duration', '1', '--connections', '2', '--rounds', '1', '--boots', '1', '--journal-records', String(RECORDS)])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   for (const id of SCENARIOS) {
-    // id, req/s, p50, p99, 2xx, errors, non-2xx, title
-    const row = new RegExp(`^${escape(id)}\\s+\\d+\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s`, 'm').exec(run.stdout)
+    // id, req/s, MB/s, p50, p99, 2xx, errors, non-2xx, title
+    const row = new RegExp(`^${escape(id)}\\s+[\\d.]+\\s+(?:[\\d.]+|-)\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s`, 'm').exec(run.stdout)
     if (!row) {
       t.fail(`no report line for ${id}`, { stdout: run.stdout })
       continue
@@ -32,11 +42,27 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
     t.equal(Number(row[3]), 0, `${id}: no non-2xx answers`)
   }
   for (const label of TARGETS) t.match(run.stdout, new RegExp(`^  ${escape(label)} .*(PASS|MISS)$`, 'm'), label)
+  t.match(run.stdout, new RegExp(`^boot to ready, ${RECORDS} journal records: median \\d+ ms`, 'm'), 'the boots are reported')
   t.match(run.stdout, /^machine: \d+ cpus .*node v\d+/m)
 })
 
-t.test('a bad flag is a usage error, before anything starts', async (t) => {
-  const run = await runToEnd(bench, ['--rounds', '0'])
-  t.equal(run.code, 2)
-  t.match(run.stderr, /--rounds wants a positive integer/)
+t.test('--only runs the groups named, and --json has their results', async (t) => {
+  const run = await runToEnd(bench, ['--duration', '1', '--connections', '2', '--rounds', '1', '--journal-records', String(RECORDS), '--only', 'status', '--json'])
+  t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
+  const summary = JSON.parse(run.stdout) as { scenarios: { id: string; median: { ok: number } }[]; targets: { label: string; pass: boolean }[]; boot?: unknown }
+  t.same(summary.scenarios.map((s) => s.id), ['d-bare', 'd-hemd'])
+  t.ok(summary.scenarios.every((s) => s.median.ok > 0), 'both answered 2xx')
+  t.same(summary.targets.map((x) => x.label), ['status req/s / bare GET', 'hemd peak RSS (VmHWM)'])
+  t.equal(summary.boot, undefined, 'no boots without the boot group')
+})
+
+t.test('bad flags are usage errors, before anything starts', async (t) => {
+  for (const [args, message] of [
+    [['--rounds', '0'], /--rounds wants a positive integer/],
+    [['--only', 'encrypt,nope'], /--only knows encrypt, .*, not nope/],
+  ] as const) {
+    const run = await runToEnd(bench, [...args])
+    t.equal(run.code, 2, args.join(' '))
+    t.match(run.stderr, message)
+  }
 })

@@ -6,7 +6,8 @@ import { BusUnavailableError } from '../actors/bus/errors.js'
 import { ReadModelBus } from '../actors/bus/read-model-bus.js'
 import { ServiceHost } from '../actors/bus/service-host.js'
 import { Subjects } from '../actors/bus/subjects.js'
-import { inboxPrefix } from '../actors/bus/services.js'
+import { inboxPrefix, services } from '../actors/bus/services.js'
+import { gatewayProjections } from '../gateway/device-view.js'
 import { startOwnBus } from '../actors/supervisor/bus-setup.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
@@ -41,9 +42,9 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   const { connect } = await ownBus(t)
   const order: number[] = []
   const host = new ServiceHost<{ n: number }>(
-    await connect('logger'),
+    await connect('upgrade'),
     devid,
-    'logger',
+    'upgrade',
     {
       echo: {
         handler: async (req) => {
@@ -60,34 +61,36 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   host.start()
   t.teardown(() => host.stop())
   const gateway = await connect('gateway')
-  const reads = new ReadModelBus({ nc: gateway, devid, services: ['logger'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  const reads = new ReadModelBus({ nc: gateway, devid, services: ['upgrade'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads.close())
-  t.equal(reads.readModel('logger'), undefined, 'nothing known before the actor publishes')
+  t.equal(reads.readModel('upgrade'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
-  await until('state n = 1', () => reads.readModel<{ n: number }>('logger')?.n === 1, 10_000)
+  await until('state n = 1', () => reads.readModel<{ n: number }>('upgrade')?.n === 1, 10_000)
   host.publishState({ n: 2 })
-  await until('state n = 2', () => reads.readModel<{ n: number }>('logger')?.n === 2, 10_000)
+  await until('state n = 2', () => reads.readModel<{ n: number }>('upgrade')?.n === 2, 10_000)
 
-  const replies = await Promise.all([1, 2].map((n) => reads.request('logger', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
+  const replies = await Promise.all([1, 2].map((n) => reads.request('upgrade', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
   t.same(replies.map((r) => r.body), [{ n: 1, rid: 'r1' }, { n: 2, rid: 'r2' }])
   t.same(order, [1, 2], 'exclusive operations run in arrival order')
 
-  const failed = await reads.request('logger', 'boom', { rid: 'x', tls: false })
+  const failed = await reads.request('upgrade', 'boom', { rid: 'x', tls: false })
   t.equal(failed.status, 500)
   t.notMatch(JSON.stringify(failed.body), /secret detail/, 'internal errors do not leak')
-  const unknown = await reads.request('logger', 'nope', { rid: 'x', tls: false })
+  const unknown = await reads.request('upgrade', 'nope', { rid: 'x', tls: false })
   t.equal(unknown.status, 404)
   await t.rejects(reads.request('eventstore', 'append', { rid: 'x', tls: false }, 500), BusUnavailableError)
 })
 
 t.test('permissions: each service only where the table lets it', async (t) => {
   const { connect } = await ownBus(t)
-  const journalHost = new ServiceHost(await connect('eventstore'), devid, 'eventstore', {
+  const journalNc = await connect('eventstore')
+  const journalHost = new ServiceHost(journalNc, devid, 'eventstore', {
     append: { handler: () => ({ status: 200, body: 'appended' }) },
   }, silentLogger)
   journalHost.start()
   t.teardown(() => journalHost.stop())
   const system = await connect('system')
+  await journalNc.flush()
   const ok = decode<{ status: number }>((await system.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }))).data)
   t.equal(ok.status, 200, 'the system actor may append to the journal')
 
@@ -109,14 +112,21 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   }, silentLogger)
   systemHost.start()
   t.teardown(() => systemHost.stop())
+  // The server must have its subscriptions before the gateway asks (else: no responders).
+  await system.flush()
   t.equal(decode<{ status: number }>((await gateway.request(subjects.command('system', 'selftest'), encode({ rid: 's', tls: false }))).data).status, 200, 'the gateway may run a selftest')
   await t.rejects(gateway.request(subjects.command('system', 'checkin'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'but not order what only a verified check-in may')
   await t.rejects(gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'nor the simulator\'s fault injection')
 })
 
+t.test('the gateway reads the state events its projections render, and no others', async (t) => {
+  const gateway = services.find((s) => s.name === 'gateway')!
+  t.same([...gateway.listens].sort(), [...gatewayProjections].sort())
+})
+
 t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
   const { bus, connect } = await ownBus(t)
-  const host = new ServiceHost<{ v: string }>(await connect('logger'), devid, 'logger', {
+  const host = new ServiceHost<{ v: string }>(await connect('upgrade'), devid, 'upgrade', {
     ping: { handler: () => ({ status: 200, body: 'pong' }) },
   }, silentLogger)
   host.start()
@@ -124,15 +134,15 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   host.publishState({ v: 'before' })
   let reads: ReadModelBus | undefined
   const gateway = await connect('gateway', (up) => reads?.setConnected(up))
-  reads = new ReadModelBus({ nc: gateway, devid, services: ['logger'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  reads = new ReadModelBus({ nc: gateway, devid, services: ['upgrade'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => reads!.close())
-  await until('the system state', () => reads!.readModel('logger') !== undefined, 10_000)
+  await until('the system state', () => reads!.readModel('upgrade') !== undefined, 10_000)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until('no state while the bus is down', () => reads!.readModel('logger') === undefined, 10_000)
-  await t.rejects(reads.request('logger', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
+  await until('no state while the bus is down', () => reads!.readModel('upgrade') === undefined, 10_000)
+  await t.rejects(reads.request('upgrade', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
-  await until('the state again', () => reads!.readModel<{ v: string }>('logger')?.v === 'before', 20_000)
-  const reply = await reads.request('logger', 'ping', { rid: 'y', tls: false })
+  await until('the state again', () => reads!.readModel<{ v: string }>('upgrade')?.v === 'before', 20_000)
+  const reply = await reads.request('upgrade', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
 })

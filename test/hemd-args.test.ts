@@ -31,6 +31,11 @@ t.test('every flag', async (t) => {
   )
   t.same((parseHemdArgs(['--nbd', 'unix:/run/hemd/nbd.sock']) as HemdArgs).nbd, { path: '/run/hemd/nbd.sock' })
   t.same((parseHemdArgs(['--nbd', '[::1]:0']) as HemdArgs).nbd, { host: '::1', port: 0 })
+  t.equal((parseHemdArgs(['--bus', '/run/hemd-bus']) as HemdArgs).busDir, '/run/hemd-bus')
+  t.equal((parseHemdArgs(['--bus', 'bus']) as HemdArgs).busDir, resolve('bus'), 'a relative --bus is resolved')
+  t.same((parseHemdArgs(['--backend', 'nats://fleet.example:7422']) as HemdArgs).backend, { url: 'nats://fleet.example:7422', domain: 'hem' })
+  t.same((parseHemdArgs(['--backend', 'tls://10.0.0.1:7422', '--backend-domain', 'fleet-1']) as HemdArgs).backend, { url: 'tls://10.0.0.1:7422', domain: 'fleet-1' })
+  t.equal((parseHemdArgs([]) as HemdArgs).backend, undefined, 'no backend unless given')
   t.equal(parseHemdArgs(['--help']), 'help')
 })
 
@@ -41,7 +46,13 @@ t.test('bad input is a usage error naming the flag', async (t) => {
     [['--https', '127.0.0.1:70000'], /--https/],
     [['--tls-cert', 'c.pem'], /go together/],
     [['--nats', 'http://x'], /--nats/],
+    [['--nats', 'nats://127.0.0.1:4222', '--bus', '/run/hemd-bus'], /exclude each other/],
     [['--log-level', 'loud'], /--log-level/],
+    [['--backend', 'http://fleet.example:7422'], /--backend must be a nats:\/\/ or tls:\/\/ URL/],
+    [['--backend', 'nats://fleet.example:7422" }'], /--backend must be/],
+    [['--backend', 'nats://fleet.example:7422', '--backend-domain', 'a.b'], /--backend-domain/],
+    [['--backend-domain', 'hem'], /goes with --backend/],
+    [['--backend', 'nats://fleet.example:7422', '--nats', 'nats://127.0.0.1:4222'], /own nats-server/],
     [['extra'], /unexpected argument/],
     [['--nbd', '0.0.0.0:10809'], /loopback only/],
     [['--nbd', '10809'], /--nbd must be HOST:PORT/],

@@ -1,7 +1,6 @@
 // Keys at rest: sealed by the enclave, checked at boot, surviving reboots, erased by a wipeout;
 // and the boot KATs that choose the crypto engine.
 import { createCipheriv } from 'node:crypto'
-import { spawnSync } from 'node:child_process'
 import { readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -13,6 +12,7 @@ import { bootDevice, builtFirmware } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, bytesOf, createKey } from './helpers/keys.js'
 import { login, owned, personalise, type Owned } from './helpers/owner.js'
+import { serviceProcesses } from './helpers/service-processes.js'
 import { until } from './helpers/until.js'
 
 const BLOCK = Buffer.alloc(16, 0x5a)
@@ -161,17 +161,6 @@ t.test('boot KATs: native failing falls back to noble; both failing raise fls 0x
     t.equal((await api(`${o.https}/api/keymgmt/create`, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' })).status, 409)
   })
 })
-
-/** The pids of this process's children whose command line names `--service NAME`, by name. */
-function serviceProcesses(): Map<string, number> {
-  const lines = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')
-  const found = new Map<string, number>()
-  for (const line of lines) {
-    const match = /^\s*(\d+)\s.*--service (\w+)/.exec(line)
-    if (match) found.set(match[2]!, Number(match[1]))
-  }
-  return found
-}
 
 async function opens(pid: number, file: string): Promise<boolean> {
   const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])

@@ -6,7 +6,7 @@ import { inboxPrefix } from '../actors/bus/services.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import type { KeystoreState } from '../actors/keystore/types.js'
 import { silentLogger } from './helpers/logger.js'
-import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 import { until } from './helpers/until.js'
 
 t.test('no key service before personalisation; a wipeout erases the repository', async (t) => {
@@ -15,9 +15,9 @@ t.test('no key service before personalisation; a wipeout erases the repository',
   t.teardown(() => keystore.stop())
   const gateway = new ReadModelBus({ nc: await connect('gateway'), devid: hal.devid, services: ['keystore'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
   t.teardown(() => gateway.close())
-  const principal = { sub: 'U', scope: 'keymgmt:gen' }
+  const bearer = scriptedBearer('U', 'keymgmt:gen')
 
-  const created = await gateway.request('keystore', 'create', { rid: 'r1', tls: true, principal, body: { label: 'k', type: 'AES256' } })
+  const created = await gateway.request('keystore', 'create', { rid: 'r1', tls: true, bearer, body: { label: 'k', type: 'AES256' } })
   t.equal(created.status, 200)
   const kid = (created.body as { kid: string }).kid
   await until('the read model counts the key', () => gateway.readModel<KeystoreState>('keystore')?.repo_stats.total === 1)
@@ -27,16 +27,16 @@ t.test('no key service before personalisation; a wipeout erases the repository',
   const refused = await gateway.request('keystore', 'encrypt', {
     rid: 'r2',
     tls: true,
-    principal: { sub: 'U', scope: `keymgmt:use:${kid}` },
+    bearer: scriptedBearer('U', `keymgmt:use:${kid}`),
     body: { raw: JSON.stringify({ alg: 'AES256-GCM', kid, msg: 'AAAA' }) },
   })
   t.equal(refused.status, 409, 'not personalised: 409')
   t.equal((refused.body as { error: string }).error, 'not_personalised')
-  t.equal((await gateway.request('keystore', 'list', { rid: 'r3', tls: true, principal: { sub: 'U', scope: 'keymgmt:list' } })).status, 409)
+  t.equal((await gateway.request('keystore', 'list', { rid: 'r3', tls: true, bearer: scriptedBearer('U', 'keymgmt:list') })).status, 409)
   t.notOk(journaled.some((e) => e.data?.rid === 'r2'), 'a 409 is not journaled')
 
   auth.publishState(identity(true))
-  await until('personalised again', async () => (await gateway.request('keystore', 'list', { rid: 'r4', tls: true, principal: { sub: 'U', scope: 'keymgmt:list' } })).status === 200)
-  const list = await gateway.request('keystore', 'list', { rid: 'r5', tls: true, principal: { sub: 'U', scope: 'keymgmt:list' } })
+  await until('personalised again', async () => (await gateway.request('keystore', 'list', { rid: 'r4', tls: true, bearer: scriptedBearer('U', 'keymgmt:list') })).status === 200)
+  const list = await gateway.request('keystore', 'list', { rid: 'r5', tls: true, bearer: scriptedBearer('U', 'keymgmt:list') })
   t.equal((list.body as { total: number }).total, 0, 'the new owner starts with no key')
 })

@@ -11,7 +11,14 @@ export interface ServiceSpec {
   readonly calls: readonly string[]
   /** Services whose events it may read (`*` = all). */
   readonly listens: readonly string[]
+  /** Further subjects it may publish to, outside the device's own namespace; `{devid}` stands for the device's id. */
+  readonly publishes?: readonly string[]
+  /** The NATS account it lives in, when not the device's own (the global account): nothing crosses between accounts. */
+  readonly account?: string
 }
+
+/** The account of the fleet backend's leaf-node link and of the mirror, apart from the device's services. */
+export const FLEET_ACCOUNT = 'FLEET'
 
 export const services: readonly ServiceSpec[] = [
   { name: 'eventstore', serves: true, calls: [], listens: [] },
@@ -35,14 +42,26 @@ export const services: readonly ServiceSpec[] = [
   { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor,
   // and of the system's operations only those behind routes (not a check-in order, not the simulator's).
+  // It reads the state events its projections render (gateway/device-view.ts), no others.
   {
     name: 'gateway',
     serves: false,
     calls: ['system.selftest', 'system.reboot', 'system.shutdown', 'auth', 'keystore', 'logger', 'storage', 'upgrade'],
-    listens: ['*'],
+    listens: ['system', 'auth', 'keystore', 'storage', 'upgrade'],
   },
   // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
   { name: 'simctl', serves: false, calls: ['system.sim'], listens: [] },
+  // Mirrors the journal to the fleet backend (actors/mirror/): alone in the account the backend's
+  // leaf-node link is bound to, so that the backend reaches nothing of the device; it publishes its
+  // stream's records and asks the backend's JetStream (any domain) about that one stream only.
+  {
+    name: 'mirror',
+    serves: false,
+    calls: [],
+    listens: [],
+    account: FLEET_ACCOUNT,
+    publishes: ['hem.fleet.{devid}.journal', ...['INFO', 'CREATE', 'MSG.GET'].map((api) => `$JS.*.API.STREAM.${api}.HEM_JOURNAL_{devid}`)],
+  },
 ]
 
 /** Each connection's private reply inbox, so no service can read another's replies. */

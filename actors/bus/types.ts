@@ -13,6 +13,11 @@ export interface CommandRequest<B = unknown> {
   /** Request id, also written to the journal so HTTP traffic and audit records correlate. */
   rid: string
   principal?: Principal
+  /**
+   * The caller's bearer token, for a service that does not take the gateway's word for the
+   * principal (the keystore): the gateway's bus credentials alone then cannot use a key.
+   */
+  bearer?: string
   /** True when the request arrived over TLS. */
   tls: boolean
   /** Path parameters of the route, e.g. `{ id: '65a1b2c3' }`. */

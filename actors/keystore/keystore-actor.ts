@@ -11,6 +11,7 @@ import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply, CommandRequest } from '../bus/types.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { scopeCheckEntry } from '../host/scope-check-entry.js'
+import { KeyAccess } from './key-access.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
@@ -38,6 +39,7 @@ export interface KeystoreActorOptions {
 export class KeystoreActor {
   readonly host: ServiceHost<KeystoreState>
   readonly random: RandomSource
+  readonly access: KeyAccess
   private readonly identity: ReadModelBus
   private fls = 0
   private katFailures: string[] = []
@@ -59,6 +61,7 @@ export class KeystoreActor {
       onChange: () =>
         void this.followIdentity().catch((err: Error) => o.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it')),
     })
+    this.access = new KeyAccess(this.identity, o.hal.clock)
   }
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
@@ -137,7 +140,7 @@ export class KeystoreActor {
     await this.o.journal.append(entries)
   }
 
-  /** FAILED_SCOPE_CHECK for a request the gateway should not have let through. */
+  /** FAILED_SCOPE_CHECK for a request the gateway should not have let through, or that did not come through it. */
   async denied(req: CommandRequest): Promise<CommandReply> {
     await this.journal([scopeCheckEntry(req)])
     return fail(403, 'forbidden', 'The token scope or role does not permit this request')

@@ -1,22 +1,36 @@
 import type { OperationSpec } from '../bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { cipher } from './cipher.js'
+import type { KeyOperation } from './key-access.js'
 import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKey } from './key-management.js'
 import type { KeystoreActor } from './keystore-actor.js'
 
 /**
- * The keystore's commands. Changes to the repository run one at a time; reads and ciphers
- * overlap, so that concurrent requests share the journal's group commit.
+ * The keystore's commands, each behind its own check of the caller (key-access.ts). Changes to
+ * the repository run one at a time; reads and ciphers overlap, so that concurrent requests share
+ * the journal's group commit.
  */
-export function keystoreOperations(actor: KeystoreActor): Record<string, OperationSpec> {
+export function keystoreOperations(actor: KeystoreActor): Record<KeyOperation, OperationSpec> {
+  const checked = (op: KeyOperation, run: (req: CommandRequest) => Promise<CommandReply> | CommandReply, exclusive = true): OperationSpec => ({
+    exclusive,
+    handler: async (req) => {
+      const admission = await actor.access.admit(op, req)
+      if ('refused' in admission) return admission.refused
+      // What the operation sees (and may journal) is the key store's own finding, never the token.
+      const { bearer: _bearer, principal: _claimed, ...request } = req
+      if ('denied' in admission) return actor.denied({ ...request, principal: admission.denied })
+      return run(admission.principal ? { ...request, principal: admission.principal } : request)
+    },
+  })
   return {
-    create: { handler: (req) => createKey(actor, req) },
-    import: { handler: (req) => importKey(actor, req) },
-    update: { handler: (req) => updateKey(actor, req) },
-    delete: { handler: (req) => deleteKey(actor, req) },
-    get: { exclusive: false, handler: (req) => getKey(actor, req) },
-    list: { exclusive: false, handler: (req) => listKeys(actor, req) },
-    search: { exclusive: false, handler: (req) => searchKeys(actor, req) },
-    encrypt: { exclusive: false, handler: (req) => cipher(actor, req, 'encrypt') },
-    decrypt: { exclusive: false, handler: (req) => cipher(actor, req, 'decrypt') },
+    create: checked('create', (req) => createKey(actor, req)),
+    import: checked('import', (req) => importKey(actor, req)),
+    update: checked('update', (req) => updateKey(actor, req)),
+    delete: checked('delete', (req) => deleteKey(actor, req)),
+    get: checked('get', (req) => getKey(actor, req), false),
+    list: checked('list', (req) => listKeys(actor, req), false),
+    search: checked('search', (req) => searchKeys(actor, req), false),
+    encrypt: checked('encrypt', (req) => cipher(actor, req, 'encrypt'), false),
+    decrypt: checked('decrypt', (req) => cipher(actor, req, 'decrypt'), false),
   }
 }

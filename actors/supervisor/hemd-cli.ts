@@ -10,14 +10,21 @@ import type { TemperatureRange } from '../system/types.js'
 const USAGE = `Usage: hemd [options]
 
 Starts a simulated HEM device: its own nats-server on loopback, the actors, and the HTTP(S) gateway.
-\`hemd sim --help\` shows how to inject faults into a running simulated device.
+\`hemd sim --help\` shows how to inject faults into a running simulated device;
+\`hemd bus-config --help\` how to configure a nats-server started on its own (systemd).
 
 Options:
   --variant P|E          hardware variant (default P)
   --data DIR             device data directory (default ./var/hemd)
   --http HOST:PORT       plain HTTP listener (default 127.0.0.1:8080)
   --https HOST:PORT      HTTPS listener (default 127.0.0.1:8443)
-  --nats URL             use this NATS server instead of starting one
+  --nats URL             use this NATS server instead of starting one (no per-service users)
+  --bus DIR              use the nats-server configured by hemd bus-config --out DIR,
+                         every service as its own user (DIR/bus-credentials.json)
+  --backend URL          mirror the journal to this fleet backend (nats:// or tls://, its
+                         leaf-node port) while the owner sets trusted_backend; needs the
+                         device's own nats-server (not with --nats)
+  --backend-domain NAME  the backend's JetStream domain (default hem)
   --tls-cert FILE        serve this certificate (PEM) instead of the device's own
   --tls-key FILE         the private key (PEM) of --tls-cert
   --nbd HOST:PORT|unix:PATH
@@ -40,6 +47,8 @@ export interface HemdArgs {
   http: Endpoint
   https: Endpoint
   natsUrl?: string
+  busDir?: string
+  backend?: { url: string; domain: string }
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
   split: boolean
@@ -58,6 +67,9 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       http: { type: 'string', default: '127.0.0.1:8080' },
       https: { type: 'string', default: '127.0.0.1:8443' },
       nats: { type: 'string' },
+      bus: { type: 'string' },
+      backend: { type: 'string' },
+      'backend-domain': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       nbd: { type: 'string' },
@@ -77,6 +89,11 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
   if (values.nats !== undefined && !/^(nats|tls):\/\/./.test(values.nats)) {
     throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
   }
+  if (values.nats !== undefined && values.bus !== undefined) throw new UsageError('--nats and --bus exclude each other')
+  const backend = values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
+  if (backend === undefined && values['backend-domain'] !== undefined) throw new UsageError('--backend-domain goes with --backend')
+  // The backend links to the device's own nats-server: an outside one is configured on its own (hemd bus-config --backend).
+  if (backend && values.nats !== undefined) throw new UsageError('--backend needs the device\'s own nats-server: not with --nats')
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
     throw new UsageError(`unknown --log-level ${values['log-level']}`)
   }
@@ -86,12 +103,21 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     http: parseEndpoint('--http', values.http),
     https: parseEndpoint('--https', values.https),
     ...(values.nats ? { natsUrl: values.nats } : {}),
+    ...(values.bus ? { busDir: resolve(values.bus) } : {}),
+    ...(backend ? { backend } : {}),
     ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
     ...(values.nbd ? { nbd: parseNbd(values.nbd) } : {}),
     split: values.split,
     ...(values['temp-range'] !== undefined ? { temperatureRange: parseTemperatureRange(values['temp-range']) } : {}),
     logLevel: values['log-level'],
   }
+}
+
+/** The URL goes into the nats-server configuration: nothing in it may end its quoted string. */
+function parseBackend(url: string, domain: string): { url: string; domain: string } {
+  if (!/^(nats|tls):\/\/[^\s"\\]+$/.test(url)) throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${url.slice(0, 200)}`)
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(domain)) throw new UsageError(`--backend-domain must be a JetStream domain name (letters, digits, _ and -), not ${domain.slice(0, 64)}`)
+  return { url, domain }
 }
 
 export function parseEndpoint(flag: string, text: string): Endpoint {
@@ -128,6 +154,7 @@ export async function main(argv: string[]): Promise<number> {
   // The device's code is loaded only by the processes that run it: the launcher stays small.
   if (argv[0] === '--service') return (await import('./service-child.js')).runServiceChild(argv[1] ?? '')
   if (argv[0] === 'sim') return (await import('./sim-cli.js')).runSimCli(argv.slice(1))
+  if (argv[0] === 'bus-config') return (await import('./bus-config-cli.js')).runBusConfigCli(argv.slice(1))
   const runtime = argv[0] === '--runtime'
   const own = runtime ? argv.slice(1) : argv
   let args: HemdArgs | 'help'
@@ -191,6 +218,11 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
     await device.stop()
   } catch (err) {
     process.stderr.write(`hemd: the stop was not clean: ${(err as Error).message}\n`)
+    return 1
+  }
+  // Not a clean stop: the launcher powers the runtime up again, as a watchdog would.
+  if (device.fault) {
+    process.stderr.write(`hemd: stopped by a fault: ${device.fault}\n`)
     return 1
   }
   if (upgrading) {

@@ -15,6 +15,7 @@ import { closeBus } from '../bus/connection.js'
 import { inboxPrefix } from '../bus/services.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { EventstoreActor } from '../eventstore/eventstore-actor.js'
+import { JournalMirror } from '../mirror/mirror-actor.js'
 import { RemoteJournal } from '../eventstore/remote-journal.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { SystemActor } from '../system/system-actor.js'
@@ -45,6 +46,8 @@ export interface ServiceContext {
   nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
   temperatureRange?: TemperatureRange
+  /** Mirror the journal to the fleet backend's JetStream (in this domain), on the `mirror` user's connection. */
+  mirror?: { domain: string }
 }
 
 export interface RunningService {
@@ -114,9 +117,12 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
     return await connected(ctx, 'eventstore', async (nc) => {
       const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
       await actor.start()
+      // It reads the journal's files and durable head, so it lives beside the journal's writer.
+      const mirror = ctx.mirror && startMirror(ctx, journal, ctx.mirror.domain)
       return {
         journal: actor.port,
         stop: async () => {
+          await mirror?.stop()
           await actor.stop()
           await journal.close()
         },
@@ -126,6 +132,18 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
     await journal.close()
     throw err
   }
+}
+
+function startMirror(ctx: ServiceContext, journal: Journal, domain: string): JournalMirror {
+  const { hal } = ctx
+  return JournalMirror.start({
+    devid: hal.devid,
+    variant: hal.variant,
+    journal: { media: hal.journal, durable: () => ({ file: journal.fileId, head: journal.head }) },
+    connect: () => ctx.connect('mirror'),
+    domain,
+    logger: ctx.logger,
+  })
 }
 
 function runSystem(ctx: ServiceContext): Promise<RunningService> {

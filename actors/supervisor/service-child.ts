@@ -28,18 +28,21 @@ export async function runServiceChild(name: string): Promise<number> {
       hal,
       logger,
       firmwareVersion: firmware.version,
-      connect: (svc, onConnectionChange) =>
-        connectBus({
+      connect: (svc, onConnectionChange) => {
+        const credentials = svc === 'mirror' ? config.mirror?.credentials : config.credentials
+        return connectBus({
           servers: config.natsUrl,
           service: svc,
-          ...(config.credentials ? { credentials: config.credentials } : {}),
+          ...(credentials ? { credentials } : {}),
           ...(onConnectionChange ? { onConnectionChange } : {}),
-        }),
+        })
+      },
       ...(config.http ? { http: config.http } : {}),
       ...(config.https ? { https: config.https } : {}),
       ...(config.tls ? { tls: config.tls } : {}),
       ...(config.nbd ? { nbd: config.nbd } : {}),
       ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
+      ...(config.mirror ? { mirror: { domain: config.mirror.domain } } : {}),
     })
     send({
       type: 'ready',

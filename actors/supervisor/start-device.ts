@@ -6,6 +6,7 @@ import { decode, encode } from '../bus/codec.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { Subjects } from '../bus/subjects.js'
 import type { CommandReply } from '../bus/types.js'
+import { readBusAccess } from './bus-config.js'
 import { startOwnBus, type OwnBus } from './bus-setup.js'
 import { concretePort, deviceServices, runService, type RunningService, type ServiceContext } from './run-service.js'
 import { startSplitServices } from './split-services.js'
@@ -33,24 +34,35 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
   let bus: OwnBus | undefined
   let services: StartedServices | undefined
   try {
-    bus = o.natsUrl
+    const external = o.busDir ? await readBusAccess(o.busDir, hal.devid) : undefined
+    bus = o.natsUrl || external
       ? undefined
       : await startOwnBus({
           devid: hal.devid,
           runDir: hal.runDir,
+          ...(o.backend ? { backend: o.backend } : {}),
           onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
         })
-    const natsUrl = o.natsUrl ?? bus!.url
-    if (hal.faults) await writeSimControl(hal.runDir, { devid: hal.devid, url: natsUrl, ...(bus ? { credentials: bus.credentials.get('simctl')! } : {}) })
+    // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with --nats).
+    const access = external ?? bus
+    const natsUrl = o.natsUrl ?? access!.url
+    if (hal.faults) await writeSimControl(hal.runDir, { devid: hal.devid, url: natsUrl, ...(access ? { credentials: access.credentials.get('simctl')! } : {}) })
     // Pinned once, so that clients find the export where it was after a reboot.
     const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
+    // A --split service that keeps crashing stops the whole device (set once the device can stop).
+    let stopDevice: (() => Promise<void>) | undefined
+    let fault: string | undefined
+    const giveUp = (service: string) => {
+      fault ??= `the ${service} service kept crashing`
+      void stopDevice?.()
+    }
     const boot = async () => {
       // A reboot is a power-up for the entropy source too: its start-up test runs again.
       startupTest(hal.entropy)
       const started = o.split
-        ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, bus?.credentials, tls)
-        : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, bus, tls)
+        ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, access?.credentials, tls, giveUp)
+        : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, access, tls)
       // A reboot must come back where the clients are: pin the ports port 0 picked (the gateway
       // resolves port 0 itself, so that the pinned port can be listened on again: see runGateway).
       endpoints = {
@@ -96,6 +108,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
           stopped()
         }
       })())
+    stopDevice = stop
     const upgrade = async () => {
       if (!o.onFirmwareInstalled) {
         o.logger.warn('no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd')
@@ -104,7 +117,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       o.onFirmwareInstalled()
       await stop()
     }
-    const supervisor = await startSupervisor(o, hal, natsUrl, bus, { restart, stop, upgrade })
+    const supervisor = await startSupervisor(o, hal, natsUrl, access, { restart, stop, upgrade })
     const trial = hal.boot.trial ? ((await supervisor.confirmTrial()) ? 'confirmed' : 'refused') : undefined
     return {
       variant: hal.variant,
@@ -120,6 +133,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       logPublicKey: hal.enclave.logSigner.publicKey,
       trial,
       stopped: whenStopped,
+      get fault() {
+        return fault
+      },
       restart,
       stop,
     }
@@ -140,7 +156,7 @@ async function startSupervisor(
   o: DeviceOptions,
   hal: Hal,
   natsUrl: string,
-  bus: OwnBus | undefined,
+  bus: Pick<OwnBus, 'credentials'> | undefined,
   device: { restart(): Promise<void>; stop(): Promise<void>; upgrade(): Promise<void> },
 ): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean> }> {
   const credentials = bus?.credentials.get('supervisor')
@@ -192,7 +208,7 @@ async function startInProcess(
   o: DeviceOptions,
   hal: Hal,
   natsUrl: string,
-  bus: OwnBus | undefined,
+  bus: Pick<OwnBus, 'credentials'> | undefined,
   tls: { certFile: string; keyFile: string } | undefined,
 ): Promise<StartedServices> {
   const ctx: ServiceContext = {
@@ -214,6 +230,7 @@ async function startInProcess(
     ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
     ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
+    ...(o.backend && bus ? { mirror: { domain: o.backend.domain } } : {}),
   }
   const running: RunningService[] = []
   // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.

@@ -23,6 +23,13 @@ export interface DeviceOptions {
   tls?: { certFile: string; keyFile: string }
   /** Use this NATS server instead of starting one. */
   natsUrl?: string
+  /** Connect every service as its own user to the outside nats-server that `hemd bus-config` configured in this dir. */
+  busDir?: string
+  /**
+   * The fleet backend: the device's own nats-server links to it as a leaf node, and the journal is
+   * mirrored into the backend's JetStream (domain `domain`) while the owner sets `trusted_backend`.
+   */
+  backend?: { url: string; domain: string }
   /** The firmware image the device runs (what `version` shows). */
   firmware: SignedComponent
   logger: Logger
@@ -61,8 +68,10 @@ export interface Device {
   readonly logPublicKey: Uint8Array
   /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */
   readonly trial: 'confirmed' | 'refused' | undefined
-  /** Resolves once the device has stopped, by `stop()` or by an API shutdown. */
+  /** Resolves once the device has stopped, by `stop()`, by an API shutdown, or by a fault. */
   readonly stopped: Promise<void>
+  /** Why the device stopped by itself, if a fault stopped it (a `--split` service that kept crashing). */
+  readonly fault: string | undefined
   /** Restarts every service (what `GET /api/system/reboot` does). */
   restart(): Promise<void>
   stop(): Promise<void>

@@ -4,6 +4,7 @@ import type { IdentityState } from '../../actors/auth/identity-state.js'
 import type { SystemState } from '../../actors/system/types.js'
 import { connectBus } from '../../actors/bus/connection.js'
 import { ServiceHost } from '../../actors/bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../../actors/bus/types.js'
 import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../actors/supervisor/bus-setup.js'
 import type { JournalEntry } from '../../eventstore/index.js'
@@ -23,6 +24,19 @@ export function identity(inited: boolean, extra: Partial<IdentityState> = {}): I
     intact: true,
     ...extra,
   }
+}
+
+/** A bearer token the scripted auth actor vouches for (see `verifyScripted`). */
+export function scriptedBearer(sub: string, scope: string): string {
+  return `scripted.${sub}.${scope}`
+}
+
+/** The auth actor's `verify`: a `scriptedBearer` token is valid, anything else is not. */
+function verifyScripted(req: CommandRequest): CommandReply {
+  const token = (req.body as { token?: unknown } | undefined)?.token
+  const [kind, sub, scope] = typeof token === 'string' ? token.split('.') : []
+  if (kind !== 'scripted' || !sub || scope === undefined) return { status: 401, body: { error: 'invalid_token', message: 'not a scripted token' } }
+  return { status: 200, body: { sub, scope, exp: 4_000_000_000, boot: 'b' } }
 }
 
 export interface ScriptedIdentity {
@@ -52,7 +66,7 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
     t.teardown(() => nc.close())
     return nc
   }
-  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', {}, silentLogger)
+  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', { verify: { exclusive: false, handler: verifyScripted } }, silentLogger)
   auth.start()
   auth.publishState(initial)
   const system = new ServiceHost<Pick<SystemState, 'status'>>(await connect('system'), hal.devid, 'system', {}, silentLogger)

@@ -1,0 +1,187 @@
+// The journal mirror: copies the device's journal, record by record and in order, into its
+// JetStream stream on the fleet backend, while the owner trusts the backend (`trusted_backend`).
+//
+// Exactly once: every (re)connection starts from the stream's own last record (not from memory),
+// checks that it is the journal's record of that file and seq, byte for byte, and publishes the
+// records after it, each expecting the previous one as the subject's last message. A publication
+// whose acknowledgement was lost, a second writer, or anything else that moved the stream makes
+// the next publication fail instead of duplicating or interleaving a record; the mirror then starts
+// over from the stream's last record. The deduplication id is a second guard within JetStream's window.
+
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { Logger } from 'pino'
+import { bytesEqual } from '../../eventstore/bytes-equal.js'
+import { StreamApi } from '../../eventstore/stream-api.js'
+import { FILE_HEADER, headerPosition, journalMsgId, journalStream, journalStreamConfig, journalSubject, SEQ_HEADER } from '../../eventstore/stream-names.js'
+import type { Variant } from '../../hal/types.js'
+import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
+import { OwnerConsent } from './owner-consent.js'
+
+export interface MirrorOptions {
+  devid: string
+  variant: Variant
+  journal: DurableJournal
+  /** The mirror's own connection to the device's bus (its user, in the account the backend link is bound to). */
+  connect(): Promise<NatsConnection>
+  /** The backend's JetStream domain. */
+  domain: string
+  logger: Logger
+  /** How often it looks for new durable records (a seal written on a timer tells no one). */
+  pollMs?: number
+  /** Waits between attempts while the backend cannot be reached: doubling from `min` up to `max`. */
+  retryMs?: { min: number; max: number }
+}
+
+/** A record was in the stream already: stored by a publication this session does not know of. */
+export class DuplicateRecordError extends Error {
+  override readonly name = 'DuplicateRecordError'
+}
+
+/** The stream does not continue this device's journal: the mirror publishes nothing to it. */
+export class StreamMismatchError extends Error {
+  override readonly name = 'StreamMismatchError'
+}
+
+interface Session {
+  api: StreamApi
+  tail: JournalTail
+  /** Stream sequence of the subject's last message: what the next publication expects. */
+  last: number
+  /** A record read but not yet covered by the owner's consent. */
+  pending: TailRecord | undefined
+}
+
+export class JournalMirror {
+  private stopped = false
+  private wake: (() => void) | undefined
+  private nc: NatsConnection | undefined
+  private session: Session | undefined
+  private readonly consent: OwnerConsent
+  /** Reads ahead of the publications: consent is what the journal says up to here. */
+  private readonly scan: JournalTail
+  private frontier: RecordPosition | undefined
+  private readonly done: Promise<void>
+
+  private constructor(private readonly o: MirrorOptions) {
+    this.consent = new OwnerConsent(o.variant)
+    this.scan = new JournalTail(o.journal)
+    this.done = this.run()
+  }
+
+  /** Starts following the journal; never throws, never holds up the device. */
+  static start(o: MirrorOptions): JournalMirror {
+    return new JournalMirror(o)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.wake?.()
+    // A request in flight fails at once instead of at its timeout; nothing is lost, the stream says where to resume.
+    await this.nc?.close()
+    await this.done
+    // Connected while stopping.
+    await this.nc?.close()
+  }
+
+  private async run(): Promise<void> {
+    const { logger } = this.o
+    const retry = this.o.retryMs ?? { min: 250, max: 5_000 }
+    let failures = 0
+    let mirroring = false
+    while (!this.stopped) {
+      try {
+        await this.follow()
+        if (this.consent.trustedBackend !== mirroring) {
+          mirroring = this.consent.trustedBackend
+          logger.info({ stream: journalStream(this.o.devid) }, mirroring ? 'mirror: the owner trusts the backend: mirroring the journal' : 'mirror: the owner does not trust the backend: not mirroring')
+        }
+        if (mirroring) await this.publish()
+        else this.session = undefined
+        if (failures > 0) logger.info({ attempts: failures }, 'mirror: the backend is reachable again')
+        failures = 0
+        await this.sleep(this.o.pollMs ?? 500)
+      } catch (err) {
+        this.session = undefined
+        failures++
+        const message = (err as Error).message
+        // Once per outage, not at every attempt.
+        if (failures === 1 && err instanceof StreamMismatchError) logger.error({ err: message }, 'mirror: the stream does not continue this journal; nothing is published to it')
+        else if (failures === 1) logger.warn({ err: message }, 'mirror: cannot mirror now; retrying')
+        await this.sleep(Math.min(retry.max, retry.min * 2 ** Math.min(failures - 1, 16)))
+      }
+    }
+  }
+
+  /** Folds what was durably written since the last look into the owner's consent. */
+  private async follow(): Promise<void> {
+    for (let record = await this.scan.next(); record; record = await this.scan.next()) {
+      this.consent.fold(record.record)
+      this.frontier = record
+    }
+  }
+
+  private async publish(): Promise<void> {
+    this.nc ??= await this.o.connect()
+    const session = (this.session ??= await this.open(new StreamApi(this.nc, this.o.domain)))
+    const subject = journalSubject(this.o.devid)
+    while (!this.stopped) {
+      const record = session.pending ?? (await session.tail.next())
+      session.pending = undefined
+      if (!record) return
+      if (!this.frontier || after(record, this.frontier)) {
+        session.pending = record
+        return
+      }
+      const ack = await session.api.publish(subject, record.bytes, {
+        'Nats-Msg-Id': journalMsgId(this.o.devid, record.file, record.seq),
+        'Nats-Expected-Last-Subject-Sequence': String(session.last),
+        [FILE_HEADER]: record.file,
+        [SEQ_HEADER]: record.seq.toString(16),
+      })
+      // Start over from the stream, which knows what it holds.
+      if (ack.duplicate) throw new DuplicateRecordError(`record ${record.file}:${record.seq.toString(16)} was in the stream already`)
+      session.last = ack.seq
+    }
+  }
+
+  /** Finds the stream (creating it when missing) and where the journal continues after its last record. */
+  private async open(api: StreamApi): Promise<Session> {
+    const { devid, journal, logger } = this.o
+    const stream = journalStream(devid)
+    if (!(await api.info(stream))) {
+      await api.create(journalStreamConfig(devid))
+      logger.info({ stream }, 'mirror: created the stream')
+    }
+    const last = await api.message(stream, { lastBySubject: journalSubject(devid) })
+    if (!last) return { api, tail: new JournalTail(journal), last: 0, pending: undefined }
+    const from = headerPosition(last.headers?.get(FILE_HEADER), last.headers?.get(SEQ_HEADER))
+    if (!from) throw new StreamMismatchError(`message ${last.seq} of ${stream} names no journal record`)
+    const tail = new JournalTail(journal, from)
+    const first = await tail.next()
+    const at = `${from.file}:${from.seq.toString(16)}`
+    if (first?.file === from.file && first.seq === from.seq) {
+      if (!bytesEqual(first.bytes, last.data)) throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
+      logger.info({ stream, after: at, seq: last.seq }, 'mirror: resuming after the stream\'s last record')
+      return { api, tail, last: last.seq, pending: undefined }
+    }
+    // The file is gone from the device (deleted): the journal goes on with the next one.
+    if (!(await journal.media.list()).includes(from.file)) return { api, tail, last: last.seq, pending: first }
+    throw new StreamMismatchError(`the journal has no record ${at} (message ${last.seq} of ${stream}) yet`)
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = done
+    })
+  }
+}
+
+function after(a: RecordPosition, b: RecordPosition): boolean {
+  return a.file > b.file || (a.file === b.file && a.seq > b.seq)
+}

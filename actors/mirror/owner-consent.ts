@@ -1,0 +1,35 @@
+// Whether the owner lets the journal leave the device: the configuration field `trusted_backend`,
+// as the journal tells it (personalisation, updates, wipeout), folded by the identity's own reducer.
+
+import { factoryConfig, reduceConfig, type DeviceConfig } from '../../machines/config.js'
+import { configEvent } from '../../machines/identity-fold.js'
+import { decodeRecordData } from '../../eventstore/record-data.js'
+import { LogType, type RecordLine } from '../../eventstore/types.js'
+import type { Variant } from '../../hal/types.js'
+
+const CONFIG_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
+
+export class OwnerConsent {
+  private config: DeviceConfig
+
+  constructor(private readonly variant: Variant) {
+    this.config = factoryConfig(variant)
+  }
+
+  get trustedBackend(): boolean {
+    return this.config.trusted_backend
+  }
+
+  /** Folds one record in order; records that change no configuration (or do not decode) change nothing. */
+  fold(record: RecordLine): void {
+    if (!CONFIG_TYPES.has(record.type)) return
+    let decoded: Record<string, unknown> | undefined
+    try {
+      decoded = decodeRecordData(record)
+    } catch {
+      return
+    }
+    const event = configEvent({ type: record.type, result: record.result, decoded })
+    if (event) this.config = reduceConfig(this.config, event, this.variant)
+  }
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Installs hemd from this checkout's build onto a Debian board as two systemd services
+# (hemd-bus.service, hemd.service). The file-system layout is deploy/LAYOUT.md.
+# Idempotent: a second run replaces the runtime and the units, and keeps the data dir and the env file.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: deploy/install.sh [options]        (as root, from a checkout built with deploy/setup.sh)
+
+Installs the built runtime into /opt/hemd, the units into /etc/systemd/system, the flags into
+/etc/hemd/hemd.env (kept if present), creates the hemd user and /var/lib/hemd, then enables
+and (re)starts hemd.service. See deploy/LAYOUT.md.
+
+Options:
+  --root DIR        install into DIR as if it were / (a staging tree; needs no root)
+  --variant P|E     the device's variant, written into a new env file (default P)
+  --no-apt          do not apt-get install nats-server
+  --no-user         do not create the hemd user and group
+  --no-systemctl    do not daemon-reload, enable or start the units
+  -h, --help        show this help
+EOF
+}
+
+say() { echo "install: $*"; }
+fail() {
+  echo "install: $*" >&2
+  exit 1
+}
+
+root=''
+variant=P
+apt=true
+user=true
+systemctl=true
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root)
+      [ $# -ge 2 ] || { usage >&2; exit 2; }
+      root="$2"
+      shift 2
+      ;;
+    --variant)
+      [ $# -ge 2 ] || { usage >&2; exit 2; }
+      variant="$2"
+      shift 2
+      ;;
+    --no-apt) apt=false; shift ;;
+    --no-user) user=false; shift ;;
+    --no-systemctl) systemctl=false; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "install: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+case "$variant" in P | E) ;; *) echo "install: --variant must be P or E, not $variant" >&2; exit 2 ;; esac
+if [ -n "$root" ]; then
+  mkdir -p "$root"
+  root="$(cd "$root" && pwd)"
+  [ "$root" != / ] || root=''
+fi
+
+src="$(cd "$(dirname "$0")/.." && pwd -P)"
+prefix="$root/opt/hemd"
+data="$root/var/lib/hemd"
+etc="$root/etc/hemd"
+units="$root/etc/systemd/system"
+node=/usr/bin/node
+
+# Installing onto this host's / changes the system: that is root's. A staging tree is not.
+if [ -z "$root" ] && [ "$(id -u)" != 0 ]; then fail "installing onto / needs root (or stage with --root DIR)"; fi
+owner=false
+[ "$(id -u)" = 0 ] && owner=true
+
+# The units run /usr/bin/node; hemd needs Node 20.10 or later (package.json engines).
+[ -x "$node" ] || fail "$node is missing: install Node.js 20.10 or later there (Debian's nodejs, or NodeSource's)"
+version="$("$node" -p 'process.versions.node')"
+IFS=. read -r major minor _ <<<"$version"
+if [ "$major" -lt 20 ] || { [ "$major" -eq 20 ] && [ "$minor" -lt 10 ]; }; then
+  fail "$node is Node $version; hemd needs 20.10 or later"
+fi
+
+[ -f "$src/dist/bin/hemd.js" ] && [ -f "$src/dist/firmware.json" ] ||
+  fail "no signed build in $src/dist: run deploy/setup.sh (or npm run build) first"
+[ -d "$src/node_modules" ] || fail "no node_modules in $src: run deploy/setup.sh first"
+# Variant P serves the management app: build it from this checkout when it was not built yet.
+if [ ! -d "$src/dist-webroot" ]; then
+  say "building the management app"
+  (cd "$src" && "$node" dist/deploy/build-webroot.js >/dev/null) || fail "building the management app failed"
+fi
+command -v npm >/dev/null || fail "npm is missing (it lists the production dependencies to copy)"
+
+if $apt; then
+  if [ ! -x /usr/sbin/nats-server ]; then
+    say "installing nats-server with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null
+  fi
+  # Debian's package starts its own nats-server.service; hemd-bus.service is the device's.
+  [ -x /usr/sbin/nats-server ] || fail "apt-get did not install /usr/sbin/nats-server"
+elif [ ! -x /usr/sbin/nats-server ]; then
+  say "warning: /usr/sbin/nats-server is missing (install it with: apt-get install nats-server)"
+fi
+
+if $user; then
+  getent group hemd >/dev/null || { groupadd --system hemd && say "created group hemd"; }
+  if ! id hemd >/dev/null 2>&1; then
+    useradd --system --gid hemd --home-dir /var/lib/hemd --no-create-home --shell /usr/sbin/nologin hemd
+    say "created user hemd (no login shell)"
+  fi
+fi
+
+# The runtime: replaced whole, so that nothing of an older build stays behind.
+say "installing the runtime into $prefix"
+rm -rf "$prefix.new"
+mkdir -p "$prefix.new"
+cp -a "$src/dist" "$prefix.new/dist"
+cp -a "$src/dist-webroot" "$prefix.new/dist-webroot"
+cp "$src/package.json" "$prefix.new/"
+[ -f "$src/package-lock.json" ] && cp "$src/package-lock.json" "$prefix.new/"
+mkdir -p "$prefix.new/deploy"
+cp "$src/deploy/LAYOUT.md" "$prefix.new/deploy/"
+# Only the production dependencies, as npm resolved them for this checkout (offline: no registry needed).
+deps="$(cd "$src" && npm ls --omit=dev --parseable --all 2>/dev/null | sed -n "s#^$src/##p" | sort)" || true
+[ -n "$deps" ] || fail "npm ls found no production dependencies in $src: run deploy/setup.sh first"
+# A package nested inside one already listed comes along with it.
+top="$(awk 'NR == 1 || index($0, last "/") != 1 { print; last = $0 }' <<<"$deps")"
+(cd "$src" && tar -cf - $top) | tar -C "$prefix.new" -xf -
+chmod -R u=rwX,go=rX "$prefix.new"
+$owner && chown -R root:root "$prefix.new"
+rm -rf "$prefix.old"
+[ -d "$prefix" ] && mv "$prefix" "$prefix.old"
+mv "$prefix.new" "$prefix"
+rm -rf "$prefix.old"
+# What the bootloader checks before it runs the build: the tree must match its signed manifest.
+"$node" --input-type=module -e "
+  const { loadFirmware } = await import('$prefix/dist/deploy/firmware-manifest.js')
+  const fw = await loadFirmware('$prefix/dist')
+  console.log('install: firmware ' + fw.version + ' verifies against its signed manifest')
+" || fail "the installed build does not verify against dist/firmware.json: rebuild with deploy/setup.sh"
+
+say "installing the units into $units"
+mkdir -p "$units"
+install -m 0644 "$src/deploy/systemd/hemd-bus.service" "$src/deploy/systemd/hemd.service" "$units/"
+
+mkdir -p "$etc"
+chmod 0755 "$etc"
+if [ -f "$etc/hemd.env" ]; then
+  say "keeping $etc/hemd.env"
+else
+  umask 022
+  cat >"$etc/hemd.env" <<EOF
+# hemd's flags on this board, read by hemd.service and hemd-bus.service (deploy/LAYOUT.md).
+# install.sh writes this file once and keeps it afterwards.
+
+# The device's hardware variant, P or E: a data dir keeps the variant it was created with.
+HEMD_VARIANT=$variant
+# hemd's other flags (hemd --help): the HTTPS API for the network, plain HTTP on loopback only.
+# An NBD export, if wanted: --nbd unix:/run/hemd/nbd.sock
+HEMD_OPTS="--http 127.0.0.1:8080 --https 0.0.0.0:8443"
+# hemd bus-config's flags (hemd bus-config --help): --listen 127.0.0.1:PORT, --backend URL.
+HEMD_BUS_OPTS=""
+EOF
+  chmod 0644 "$etc/hemd.env"
+  say "wrote $etc/hemd.env (variant $variant)"
+fi
+
+# The data dir is the device: it is never replaced or emptied here.
+if [ -d "$data" ]; then
+  say "keeping the data dir $data"
+else
+  mkdir -p "$data"
+  say "created the data dir $data"
+fi
+chmod 0700 "$data"
+$owner && $user && chown hemd:hemd "$data"
+
+if $systemctl; then
+  systemctl daemon-reload
+  systemctl enable hemd-bus.service hemd.service
+  systemctl restart hemd.service
+  say "hemd.service is $(systemctl is-active hemd.service); logs: journalctl -u hemd -u hemd-bus"
+fi
+say "done"

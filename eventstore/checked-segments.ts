@@ -1,0 +1,68 @@
+// A memo of segment checks: at boot the eventstore's recovery checks the newest journal file,
+// and the identity's history then checks every file, that one again. A check is a function of
+// the log key, the file id and the file's bytes only, so a file whose bytes were checked already
+// (by their SHA-256) need not be checked twice. Recovery also has the older files checked on the
+// machine's other core while it checks the newest (prefetchChecks): the history finds them done.
+
+import { createHash } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
+import { ed25519Verifier } from './ed25519-verifier.js'
+import { checkSegment, type SegmentCheck } from './segment-check.js'
+import type { JournalFile } from './verify-journal.js'
+
+/** Enough for the files of one boot (a file holds at most 8 MiB); a check is small, the files are not kept. */
+const KEPT = 64
+/** Below this, a worker's start costs more than the checks it takes over. */
+const PREFETCH_MIN_BYTES = 1024 * 1024
+const checked = new Map<string, Readonly<SegmentCheck>>()
+let prefetching: Promise<void> | undefined
+
+/** What a check is remembered by. */
+export function checkKey(id: string, bytes: Uint8Array, publicKey: Uint8Array): string {
+  return createHash('sha256').update(publicKey).update('\n').update(id).update('\n').update(bytes).digest('base64')
+}
+
+function remember(key: string, check: Readonly<SegmentCheck>): void {
+  checked.set(key, check)
+  if (checked.size > KEPT) checked.delete(checked.keys().next().value!)
+}
+
+/** checkSegment under the log key, remembered for the same key, id and bytes. Never mutate the result. */
+export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8Array): Readonly<SegmentCheck> {
+  const key = checkKey(id, bytes, publicKey)
+  const known = checked.get(key)
+  if (known) return known
+  const check = checkSegment(id, bytes, ed25519Verifier(publicKey))
+  remember(key, check)
+  return check
+}
+
+/**
+ * Checks `files` in a worker thread, into the memo. Best effort: should the worker fail, the
+ * files are checked when they are asked for, as without it.
+ */
+export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): void {
+  if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return
+  const previous = prefetching ?? Promise.resolve()
+  const run = new Promise<{ key: string; check: SegmentCheck }[]>((resolve, reject) => {
+    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), { workerData: { files, publicKey } })
+    worker.unref()
+    worker.once('message', resolve)
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`the check worker exited with ${code}`)))
+  })
+  prefetching = previous
+    .then(() => run)
+    .then((results) => results.forEach(({ key, check }) => remember(key, check)))
+    .catch(() => undefined)
+}
+
+/** Whether the check of these bytes is remembered (a prefetch's landed). */
+export function isChecked(id: string, bytes: Uint8Array, publicKey: Uint8Array): boolean {
+  return checked.has(checkKey(id, bytes, publicKey))
+}
+
+/** Resolves once the checks prefetchChecks started are in the memo (or failed). */
+export function prefetchedChecks(): Promise<void> {
+  return prefetching ?? Promise.resolve()
+}
