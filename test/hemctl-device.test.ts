@@ -33,27 +33,27 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
   const root = t.testdir({ app: { 'index.html': '<h1>hemctl</h1>' } })
   const o = await owned(t, { variant: 'P', dataDir: join(root, 'device') })
   const hemctl = hemctlOf(o, root)
-  const storage = async () => ((await call(`${o.base}/api/system/status`)).json.storage as string[]).map((disk) => disk.split(':')[1])
+  // Disk 1's mode in status: Disk 0's may still be settling into its power-up mode after the format (a CI flake).
+  const disk1 = async () => ((await call(`${o.base}/api/system/status`)).json.storage as string[])[1]!.split(':')[1]
 
   await t.test('disk unlock and lock', async (t) => {
     t.match((await hemctl(['disk', '--help'])).stdout, /^Usage: hemctl disk SUBCOMMAND/)
     const bad = await hemctl(['disk', 'unlock', '2'])
     t.equal(bad.code, 2)
     t.match(bad.stderr, /^hemctl disk unlock: '2' is no disk: 0 or 1\n\nUsage: hemctl disk unlock N \[--rw\]/)
-    const before = await storage()
-    t.equal(before[1], '-', 'Disk 1 starts locked')
+    t.equal(await disk1(), '-', 'Disk 1 starts locked')
     const ro = await hemctl(['disk', 'unlock', '1'])
     t.equal(ro.code, 0, ro.stderr)
     t.equal(ro.stdout, 'disk 1 unlocked ro\n')
-    t.same(await storage(), [before[0], 'ro'])
+    t.equal(await disk1(), 'ro')
     const rw = await hemctl(['disk', 'unlock', '1', '--rw', '--json'])
     t.equal(rw.code, 0, rw.stderr)
     t.same(JSON.parse(rw.stdout), { disk: 1, mode: 'rw' })
-    t.same(await storage(), [before[0], 'rw'])
+    t.equal(await disk1(), 'rw')
     const locked = await hemctl(['disk', 'lock', '1'])
     t.equal(locked.code, 0, locked.stderr)
     t.equal(locked.stdout, 'disk 1 locked\n')
-    t.same(await storage(), before)
+    t.equal(await disk1(), '-')
   })
 
   await t.test('logs list, pull, verify and timeline', async (t) => {
