@@ -30,7 +30,7 @@ import { imageOf, upload } from './helpers/upload.js'
 
 const SEED = 7_2028
 /** Runs per route and variant (a few ms each), then runs of the properties across routes (slow: up to 1 s each). */
-const RUNS = { route: 60, batches: 40, malformed: 100, slow: 10, login: 8 }
+const RUNS = { route: 40, batches: 25, malformed: 60, slow: 10, login: 8 }
 
 // ---- paths -----------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ import { answerProblems, rawExchange, requestHead, type RawOutcome, type RawPlan
 import { until } from './helpers/until.js'
 
 const SEED = 7_2029
-const RUNS = { upload: 150, concurrent: 30, init: 100, provisioning: 150, initP: 40 }
+const RUNS = { upload: 90, concurrent: 20, init: 60, provisioning: 90, initP: 25 }
 
 const UPLOAD_CHUNK = 256 * 1024
 const FILENAME = { fw: 'firmware.bin', ui: 'webroot.tar' } as const
