@@ -39,13 +39,16 @@ export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8
 
 /**
  * Checks `files` in a worker thread, into the memo. Best effort: should the worker fail, the
- * files are checked when they are asked for, as without it.
+ * files are checked when they are asked for, as without it. Takes the files' bytes: those that
+ * own their buffer move to the worker (a copy would cost a device the journal's size once more
+ * at its boot's peak) and are empty here afterwards.
  */
 export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): void {
   if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return
   const previous = prefetching ?? Promise.resolve()
+  const transferList = files.flatMap(({ bytes }) => (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []))
   const run = new Promise<{ key: string; check: SegmentCheck }[]>((resolve, reject) => {
-    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), { workerData: { files, publicKey } })
+    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), { workerData: { files, publicKey }, transferList })
     worker.unref()
     worker.once('message', resolve)
     worker.once('error', reject)

@@ -67,7 +67,7 @@ export class Journal {
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
-    const { report, link, reuseId } = await recoverJournal(media, settings.deps)
+    const { report, link, reuseId } = await recoverJournal(media, settings.deps, options.prefetchChecks ?? false)
     if (!report.intact) logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: previous file does not verify')
     else if (report.previous !== undefined) {
       logger?.info({ previous: report.previous, cutBytes: report.cutBytes, sealedRecovered: report.sealedRecovered }, 'journal: recovered')

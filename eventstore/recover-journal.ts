@@ -24,7 +24,7 @@ interface Tail {
 
 const NEWLINE = 0x0a
 
-export async function recoverJournal(media: JournalMedia, deps: SegmentDeps): Promise<Recovered> {
+export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, prefetch = false): Promise<Recovered> {
   const ids = await media.list()
   const report: RecoveryReport = { previous: undefined, cutBytes: 0, sealedRecovered: false, intact: true, problems: [] }
   let reuseId: string | undefined
@@ -41,8 +41,8 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps): Pr
     tail = await cutTornLine(media, ids.pop(), report)
   }
   if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId }
-  // The boot's history checks the older files next: on the other core while this one checks the tail.
-  prefetchChecks(await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))), deps.signer.publicKey)
+  // The history read next checks the older files: on the other core while this one checks the tail.
+  if (prefetch) prefetchChecks(await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))), deps.signer.publicKey)
   try {
     return { report, link: await settle(tail, deps, report), reuseId }
   } finally {

@@ -188,4 +188,9 @@ export interface JournalOptions {
   /** Start a new file once one reaches this size (default 8 MiB). */
   rotateBytes?: number
   logger?: JournalLogger
+  /**
+   * Have the older files checked on a worker thread while recovery checks the newest: for a
+   * process that reads the whole history next (readHistory finds the checks done). Default false.
+   */
+  prefetchChecks?: boolean
 }

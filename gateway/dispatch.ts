@@ -235,8 +235,10 @@ export class Dispatcher {
       })
     }
     if (handler.kind !== 'command') throw new Error(`a ${handler.kind} route is not run as a command`)
+    // A service that verifies the token itself (the key store) finds the principal there: it is not sent twice.
     const bearer = handler.bearer && principal ? bearerToken(head.authorization) : undefined
-    const request: CommandRequest = { rid, tls: head.tls, params, ...(principal ? { principal } : {}), ...(bearer ? { bearer } : {}), ...(body ? { body } : {}) }
+    const caller = bearer ? { bearer } : principal ? { principal } : {}
+    const request: CommandRequest = { rid, tls: head.tls, params, ...caller, ...(body ? { body } : {}) }
     return bus.request(handler.service, handler.op, request)
   }
 

@@ -30,15 +30,42 @@ t.test('the same key, id and bytes get the same check; changed bytes get a check
 t.test('prefetched checks land in the memo, from a worker thread of the build', async (t) => {
   // The worker runs compiled code: the build's copy of the module starts it.
   const built = (await import(`${distDir}/eventstore/checked-segments.js`)) as typeof import('../eventstore/checked-segments.js')
+  const big = new Uint8Array(Buffer.from(`# banner\n${'not a record\n'.repeat(100_000)}`))
+  const shared = new Uint8Array(64)
   const files = [
-    { id: '00000001', bytes: new Uint8Array(Buffer.from(`# banner\n${'not a record\n'.repeat(100_000)}`)) },
+    { id: '00000001', bytes: big },
     { id: '00000002', bytes: new Uint8Array(16) },
+    // A view of a buffer it shares cannot move: it is copied to the worker.
+    { id: '00000005', bytes: shared.subarray(8, 24) },
   ]
+  const copies = files.map((file) => ({ id: file.id, bytes: new Uint8Array(file.bytes) }))
   built.prefetchChecks(files, signer.publicKey)
+  t.same(files.map((file) => file.bytes.length), [0, 0, 16], 'the bytes that own their buffer moved to the worker, not copied')
   await built.prefetchedChecks()
-  for (const file of files) t.ok(built.isChecked(file.id, file.bytes, signer.publicKey), `${file.id} is remembered`)
-  t.match(built.checkSegmentOnce(files[0]!.id, files[0]!.bytes, signer.publicKey).problems[0], { line: 2 }, 'with its problems found')
-  t.notOk(built.isChecked('00000003', files[1]!.bytes, signer.publicKey), 'nothing else is')
+  for (const file of copies) t.ok(built.isChecked(file.id, file.bytes, signer.publicKey), `${file.id} is remembered`)
+  t.match(built.checkSegmentOnce(copies[0]!.id, copies[0]!.bytes, signer.publicKey).problems[0], { line: 2 }, 'with its problems found')
+  t.notOk(built.isChecked('00000003', copies[1]!.bytes, signer.publicKey), 'nothing else is')
+})
+
+t.test('a journal prefetches the older files only when asked to (its process reads the history next)', async (t) => {
+  const built = (await import(`${distDir}/eventstore/index.js`)) as typeof import('../eventstore/index.js')
+  const { isChecked, prefetchedChecks } = (await import(`${distDir}/eventstore/checked-segments.js`)) as typeof import('../eventstore/checked-segments.js')
+  const media = new FileJournalMedia(t.testdir())
+  // Over a MiB in older files: a set worth a worker.
+  const journal = await built.Journal.open(options(media, { clock: fixedClock(), rotateBytes: 256 * 1024 }))
+  const entry = { type: LogType.CRYPTO_ENCRYPT, result: 0 as const, subject: 'U', data: { source: 200, kid: 'k'.repeat(32) } }
+  for (let i = 0; i < 60; i++) await journal.append(Array.from({ length: 200 }, () => entry))
+  await journal.close()
+  const older = (await readSet(media)).slice(0, -1)
+  t.ok(older.reduce((sum, file) => sum + file.bytes.length, 0) > 1024 * 1024, 'older files of over a MiB')
+  const checked = () => older.filter((file) => isChecked(file.id, file.bytes, signer.publicKey)).length
+
+  await (await built.Journal.open(options(media, { clock: fixedClock() }))).close()
+  await prefetchedChecks()
+  t.equal(checked(), 0, 'by default (the eventstore of --split): none is checked ahead')
+  await (await built.Journal.open(options(media, { clock: fixedClock(), prefetchChecks: true }))).close()
+  await prefetchedChecks()
+  t.equal(checked(), older.length, 'asked to: every older file is checked ahead')
 })
 
 t.test('a small set is not worth a worker: it is checked when asked for', async (t) => {

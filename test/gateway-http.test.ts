@@ -127,6 +127,7 @@ const testRoutes: Route[] = [
     handler: { kind: 'command', service: 'test', op: 'cipher' },
   },
   { method: 'GET', path: '/api/test/key/:kid', variants: ['P', 'E'], auth: 'token', scopes: ['keymgmt:get', 'keymgmt:use:<kid>'], tls: 'any', handler: { kind: 'command', service: 'test', op: 'key' } },
+  { method: 'GET', path: '/api/test/checked-key/:kid', variants: ['P', 'E'], auth: 'token', scopes: ['keymgmt:use:<kid>'], tls: 'any', handler: { kind: 'command', service: 'test', op: 'checked', bearer: true } },
   { method: 'GET', path: '/api/test/fresh', variants: ['P', 'E'], auth: 'token-unless-fresh', tls: 'any', handler: { kind: 'command', service: 'test', op: 'fresh' } },
 ]
 
@@ -694,6 +695,11 @@ t.test('a command route sends rid, principal, tls, params and body, and writes t
   t.equal(op, 'cipher')
   t.match(req.rid, /^[0-9a-f]{8,}$/)
   t.strictSame({ ...req, rid: 'x' }, { rid: 'x', tls: true, params: {}, principal: { sub: 'U', scope: `keymgmt:use:${KID}` }, body: { kid: KID } })
+
+  // A service that verifies the token itself gets the token, and no principal beside it to be misled by.
+  const checked = await ask(https, { path: `/api/test/checked-key/${KID}`, tls: true, headers: { Authorization: 'Bearer user-kid' } })
+  t.equal(checked.status, 406)
+  t.strictSame({ ...bus.requests[1]!.req, rid: 'x' }, { rid: 'x', tls: true, params: { kid: KID }, bearer: 'user-kid' })
 
   bus.reply = async () => ({ status: 200, body: '0|1|2\n', contentType: 'text/plain' })
   const text = await ask(https, { path: '/api/test/p-only', tls: true })

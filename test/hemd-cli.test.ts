@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { connect } from 'node:tls'
 import { X509Certificate } from 'node:crypto'
+import { HEMD_MALLOC_ENV } from '../actors/supervisor/node-flags.js'
 import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { call } from './helpers/http.js'
 import { auditBin, hemdBin, runHemd, runToEnd } from './helpers/hemd-process.js'
@@ -73,6 +74,12 @@ t.test('--split runs every service in its own process and stops them all', async
   t.ok(runtime, 'the launcher runs the runtime')
   const children = childrenOf(Number(runtime![1]))
   for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway']) t.match(children, new RegExp(`--service ${service}`))
+  // The allocator's settings reach the runtime and, through it, every service process.
+  const gatewayPid = Number(/^(\d+) .*--service gateway/m.exec(children)![1])
+  for (const pid of [Number(runtime![1]), gatewayPid]) {
+    const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0')
+    for (const [name, value] of Object.entries(HEMD_MALLOC_ENV)) t.ok(environ.includes(`${name}=${value}`), `${name}=${value} in pid ${pid}'s environment`)
+  }
   const status = await call(`${hemd.httpUrl}/api/system/status`)
   t.equal(status.status, 200)
   t.notOk('storage' in status.json)

@@ -8,7 +8,7 @@ import { abandonTrial, chooseBoot, commitTrial, slotDir } from '../../hal/sim/bo
 import { DataDirLock } from '../../hal/sim/data-dir-lock.js'
 import { killOrphan } from '../../hal/sim/orphan-process.js'
 import type { SlotName } from '../../hal/types.js'
-import { HEMD_NODE_FLAGS } from './node-flags.js'
+import { HEMD_MALLOC_ENV, HEMD_NODE_FLAGS } from './node-flags.js'
 
 /** The runtime's exit code that asks for the newly installed firmware to be booted. */
 export const EXIT_UPGRADE = 75
@@ -74,7 +74,7 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
       }
       child = spawn(process.execPath, [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv], {
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}` },
+        env: { ...process.env, ...HEMD_MALLOC_ENV, HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}` },
       })
       await writeFile(runtimePidFile, `${child.pid}\n`, { mode: 0o600 })
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>

@@ -48,6 +48,8 @@ export interface ServiceContext {
   temperatureRange?: TemperatureRange
   /** Mirror the journal to the fleet backend's JetStream (in this domain), on the `mirror` user's connection. */
   mirror?: { domain: string }
+  /** Auth runs in this process too and reads the whole journal at its start (not so with --split). */
+  historyInProcess?: boolean
 }
 
 export interface RunningService {
@@ -112,6 +114,7 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
     random: (n) => hal.entropy.read(n),
     banner: `# hemd ${ctx.firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
     logger: ctx.logger,
+    prefetchChecks: ctx.historyInProcess ?? false,
   })
   try {
     return await connected(ctx, 'eventstore', async (nc) => {

@@ -215,6 +215,7 @@ async function startInProcess(
     hal,
     logger: o.logger,
     firmwareVersion: o.firmware.version,
+    historyInProcess: true,
     connect: (service, onConnectionChange) => {
       const credentials = bus?.credentials.get(service)
       return connectBus({
