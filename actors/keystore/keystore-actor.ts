@@ -18,6 +18,13 @@ import { RandomPool } from './random-pool.js'
 import type { KeystoreState } from './types.js'
 import type { SystemState } from '../system/types.js'
 
+/**
+ * noble's KATs (about 0.3 s of pure-JS curve arithmetic on the main thread) only tell whether the
+ * fallback engine is sound: they wait until the other services have started, so that they do not
+ * delay the device's readiness.
+ */
+const FALLBACK_KATS_DELAY_MS = 2_000
+
 const FLS_KAT = 0x01
 const FLS_INTEGRITY = 0x08
 
@@ -67,10 +74,10 @@ export class KeystoreActor {
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
   static async start(o: KeystoreActorOptions): Promise<KeystoreActor> {
     const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine }, (run) =>
-      setImmediate(() => {
+      setTimeout(() => {
         run()
         if (choice.kats.noble?.ok === false) o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
-      }),
+      }, FALLBACK_KATS_DELAY_MS).unref(),
     )
     const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave.sealer('keys'), devid: o.hal.devid })
     const actor = new KeystoreActor(o, choice.engine, repository)
