@@ -4,6 +4,8 @@ import { join, relative, sep } from 'node:path'
 import { ed25519PublicKey } from '../hal/crypto/ed25519-key.js'
 import type { SignedComponent } from '../hal/types.js'
 
+const READS_IN_FLIGHT = 16
+
 /** The signed identity of a runtime build: what `version` shows as `fwv`, `fwk` and `fws`. */
 export interface FirmwareManifest {
   version: string
@@ -72,10 +74,17 @@ async function treeHash(dir: string): Promise<string> {
     .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
     .filter((path) => path !== MANIFEST_NAME)
     .sort()
-  const tree = createHash('sha256')
-  for (const path of files) {
-    const content = await readFile(join(dir, path))
-    tree.update(`${path}\0${content.length}\0`).update(createHash('sha256').update(content).digest())
+  // Many reads in flight: one after another, their thread-pool round trips took about 0.2 s of every boot.
+  const digests: { length: number; sha256: Buffer }[] = new Array(files.length)
+  let next = 0
+  const reader = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      const content = await readFile(join(dir, files[i]!))
+      digests[i] = { length: content.length, sha256: createHash('sha256').update(content).digest() }
+    }
   }
+  await Promise.all(Array.from({ length: READS_IN_FLIGHT }, reader))
+  const tree = createHash('sha256')
+  files.forEach((path, i) => tree.update(`${path}\0${digests[i]!.length}\0`).update(digests[i]!.sha256))
   return tree.digest('hex')
 }

@@ -70,12 +70,12 @@ t.test('--split runs every service in its own process and stops them all', async
   const hemd = await runHemd(t, ['--data', data, '--split', '--variant', 'E'])
   t.match(hemd.stdout(), /split into processes/)
   // hemd is the launcher; the device's runtime is its child, and the services are the runtime's.
-  const runtime = /^(\d+) .*--runtime/m.exec(childrenOf(hemd.child.pid!))
+  const runtime = /^\s*(\d+) .*--runtime/m.exec(childrenOf(hemd.child.pid!))
   t.ok(runtime, 'the launcher runs the runtime')
   const children = childrenOf(Number(runtime![1]))
   for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway']) t.match(children, new RegExp(`--service ${service}`))
   // The allocator's settings reach the runtime and, through it, every service process.
-  const gatewayPid = Number(/^(\d+) .*--service gateway/m.exec(children)![1])
+  const gatewayPid = Number(/^\s*(\d+) .*--service gateway/m.exec(children)![1])
   for (const pid of [Number(runtime![1]), gatewayPid]) {
     const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0')
     for (const [name, value] of Object.entries(HEMD_MALLOC_ENV)) t.ok(environ.includes(`${name}=${value}`), `${name}=${value} in pid ${pid}'s environment`)

@@ -50,6 +50,8 @@ export interface ServiceContext {
   mirror?: { domain: string }
   /** Auth runs in this process too and reads the whole journal at its start (not so with --split). */
   historyInProcess?: boolean
+  /** The journal, opened while the bus started (a one-process boot): the eventstore takes it over. */
+  journalOpening?: Promise<Journal>
 }
 
 export interface RunningService {
@@ -105,17 +107,22 @@ async function connected(
   }
 }
 
-async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
-  const { hal } = ctx
-  const journal = await Journal.open({
+/** The device's journal, recovered and open for appends; `prefetchChecks` when this process reads the history next. */
+export function openDeviceJournal(hal: Hal, firmwareVersion: string, logger: Logger, prefetchChecks: boolean): Promise<Journal> {
+  return Journal.open({
     media: hal.journal,
     signer: hal.enclave.logSigner,
     clock: hal.clock,
     random: (n) => hal.entropy.read(n),
-    banner: `# hemd ${ctx.firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
-    logger: ctx.logger,
-    prefetchChecks: ctx.historyInProcess ?? false,
+    banner: `# hemd ${firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
+    logger,
+    prefetchChecks,
   })
+}
+
+async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  const journal = await (ctx.journalOpening ?? openDeviceJournal(hal, ctx.firmwareVersion, ctx.logger, ctx.historyInProcess ?? false))
   try {
     return await connected(ctx, 'eventstore', async (nc) => {
       const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
