@@ -15,7 +15,7 @@ export interface TransportOptions {
   insecure?: boolean
   /** Trust on first use: the first certificate an origin presents is pinned, and must not change. */
   pins?: PinStore
-  /** A request whose connection is idle this long fails (default 60 s). */
+  /** A TLS handshake that takes, or a request whose connection is idle, this long fails (default 60 s). */
   timeoutMs?: number
 }
 
@@ -100,7 +100,16 @@ export class Transport {
         ...(this.o.ca !== undefined ? { ca: this.o.ca } : {}),
         ALPNProtocols: ['http/1.1'],
       })
-      s.once('secureConnect', () => resolve(s))
+      // A device that accepts the connection and never completes the handshake (one that is
+      // going down, or not a device at all) must not hold the caller for ever.
+      const stalled = () => s.destroy(new Error('the device did not complete the TLS handshake'))
+      s.setTimeout(this.o.timeoutMs ?? 60_000)
+      s.once('timeout', stalled)
+      s.once('secureConnect', () => {
+        s.setTimeout(0)
+        s.off('timeout', stalled)
+        resolve(s)
+      })
       s.once('error', reject)
     })
     if (verify || this.o.insecure || !this.o.pins) return socket

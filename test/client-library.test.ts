@@ -1,6 +1,7 @@
 // Issue 9: the client library (`hemd/client`) against a real device: every call, the token
 // cache and its renewal, typed errors per status, and trust on first use.
 import { generateKeyPairSync } from 'node:crypto'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'
 import {
@@ -140,6 +141,21 @@ t.test('a 401 renews the token once; errors carry status and code', async (t) =>
 
   await t.rejects(new HemClient({ url: 'http://127.0.0.1:9' }).status(), DeviceUnreachableError)
   t.throws(() => new HemClient({ url: 'ftp://device' }), RangeError)
+})
+
+// A server that takes the connection and never answers the handshake held a client for ever:
+// the request's idle timeout starts only once the TLS socket is up.
+t.test('a TLS handshake that never completes fails within the timeout', async (t) => {
+  const silent = createServer(() => undefined)
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    silent.close()
+    silent.unref()
+  })
+  const { port } = silent.address() as AddressInfo
+  const started = Date.now()
+  await t.rejects(new HemClient({ url: `https://127.0.0.1:${port}`, insecure: true, timeoutMs: 300 }).status(), DeviceUnreachableError)
+  t.ok(Date.now() - started < 10_000, 'given up after the timeout, not held')
 })
 
 t.test('trust on first use: the first certificate is pinned, another one is refused before anything is sent', async (t) => {
