@@ -48,9 +48,7 @@ export interface ServiceContext {
   temperatureRange?: TemperatureRange
   /** Mirror the journal to the fleet backend's JetStream (in this domain), on the `mirror` user's connection. */
   mirror?: { domain: string }
-  /** Auth runs in this process too and reads the whole journal at its start (not so with --split). */
-  historyInProcess?: boolean
-  /** The journal, opened while the bus started (a one-process boot): the eventstore takes it over. */
+  /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
   journalOpening?: Promise<Journal>
 }
 
@@ -122,7 +120,8 @@ export function openDeviceJournal(hal: Hal, firmwareVersion: string, logger: Log
 
 async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
-  const journal = await (ctx.journalOpening ?? openDeviceJournal(hal, ctx.firmwareVersion, ctx.logger, ctx.historyInProcess ?? false))
+  // A service process of --split opens it itself; the history is read in the auth process, so no prefetch.
+  const journal = await (ctx.journalOpening ?? openDeviceJournal(hal, ctx.firmwareVersion, ctx.logger, false))
   try {
     return await connected(ctx, 'eventstore', async (nc) => {
       const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)

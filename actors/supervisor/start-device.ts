@@ -66,7 +66,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     const boot = async () => {
       // A reboot is a power-up for the entropy source too: its start-up test runs again.
       startupTest(hal.entropy)
-      const opened = journalOpening
+      // Auth reads the whole history next in this process: recovery has the older files checked ahead.
+      const opened = o.split ? undefined : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
       journalOpening = undefined
       const started = o.split
         ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, access?.credentials, tls, giveUp)
@@ -227,7 +228,6 @@ async function startInProcess(
     ...(journalOpening ? { journalOpening } : {}),
     logger: o.logger,
     firmwareVersion: o.firmware.version,
-    historyInProcess: true,
     connect: (service, onConnectionChange) => {
       const credentials = bus?.credentials.get(service)
       return connectBus({
