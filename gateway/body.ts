@@ -1,10 +1,31 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpResponse } from 'uWebSockets.js'
+import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { HttpError } from './errors.js'
 
 /** The largest request body the API accepts (contract §1). */
 export const BODY_LIMIT = 7300
+
+/**
+ * Whether a body the device answers before reading it is read and dropped first: closing the
+ * connection on a client still sending resets it, and the answer is lost to EPIPE or ECONNRESET.
+ * Only a length given up front, and no longer than an image, is worth the wait.
+ */
+export function drainable(contentLength: string, transferEncoding: string): boolean {
+  const length = declaredLength(contentLength)
+  return transferEncoding === '' && length !== undefined && length <= MAX_IMAGE_BYTES
+}
+
+/** A `Content-Length` value; undefined when it is not a plain decimal number. */
+export function declaredLength(contentLength: string): number | undefined {
+  return /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : undefined
+}
+
+/** Reads a body and drops it; resolves once it is all in. Must be called synchronously inside the uWS request handler. */
+export function dropBody(res: HttpResponse): Promise<void> {
+  return new Promise((resolve) => res.onData((_chunk, isLast) => isLast && resolve()))
+}
 
 export function payloadTooLarge(): HttpError {
   return new HttpError(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT} bytes`)

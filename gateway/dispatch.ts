@@ -5,10 +5,10 @@ import type { CommandReply, CommandRequest, Principal } from '../actors/bus/type
 import type { TransportConfig } from '../actors/auth/identity-state.js'
 import { authenticate, bearerToken } from './authenticate.js'
 import { authorized } from './authorize.js'
-import { BODY_LIMIT, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObject, validateBody } from './body.js'
+import { BODY_LIMIT, drainable, dropBody, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObject, validateBody } from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
-import { Exchange } from './exchange.js'
+import { errorReply, Exchange } from './exchange.js'
 import { STATIC_HEADERS, staticFile } from './static-site.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
@@ -57,9 +57,11 @@ export class Dispatcher {
     if (device) setTransportHeaders(exchange, head, device.identity.transport)
     const match = this.router.match(exchange.method, exchange.path)
     if (match?.route.handler.kind === 'upload') return this.upload(res, req, exchange, head, device, match)
-    if (Number(req.getHeader('content-length')) > BODY_LIMIT) return exchange.fail(payloadTooLarge())
+    const contentLength = req.getHeader('content-length')
+    const tooLarge = Number(contentLength) > BODY_LIMIT
+    if (tooLarge && !drainable(contentLength, req.getHeader('transfer-encoding'))) return exchange.fail(payloadTooLarge())
 
-    const body = readBody(res, BODY_LIMIT)
+    const body = tooLarge ? dropBody(res).then(() => Promise.reject(payloadTooLarge())) : readBody(res, BODY_LIMIT)
     this.receiving.set(exchange, () => exchange.fail(stopping(), true))
     if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
     this.process(exchange, head, device, match, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
@@ -118,8 +120,8 @@ export class Dispatcher {
 
   /**
    * `upload_fw` / `upload_ui`: every check of an ordinary request, then the headers, and only
-   * then is the body read, chunk by chunk, into the service. An answer before the whole body was
-   * read closes the connection, which cannot carry another request.
+   * then is the body read, chunk by chunk, into the service. A refusal before the whole body was
+   * read waits for the rest of it, dropped (see `drainable`); else it closes the connection.
    */
   private upload(res: HttpResponse, req: HttpRequest, exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch): void {
     const uploadHead: UploadHead = {
@@ -144,17 +146,22 @@ export class Dispatcher {
       exchange.fail(stopping(), true)
     })
     const handler = match.route.handler as Extract<Route['handler'], { kind: 'upload' }>
+    const drain = drainable(uploadHead.contentLength, uploadHead.transferEncoding)
+    const refuse = async (reply: CommandReply) => {
+      if (drain) await body.dropRest()
+      exchange.send(reply, !drain)
+    }
     const run = async () => {
       const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
       const length = uploadLength(uploadHead, handler)
       const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
-      this.receiving.delete(exchange)
-      clearTimeout(deadline)
-      if (reply) exchange.send(reply, !complete)
+      if (!reply) return
+      if (complete) exchange.send(reply)
+      else await refuse(reply)
     }
     run()
-      .catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid), true))
+      .catch((error: unknown) => refuse(errorReply(this.httpError(error, exchange.rid))))
       .finally(() => clearTimeout(deadline))
   }
 

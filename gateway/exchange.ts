@@ -142,7 +142,7 @@ export class Exchange {
    * connection cannot carry another request and is closed; so does `close`.
    */
   fail(error: HttpError, close = error.status === 408 || error.status === 413): void {
-    this.send({ status: error.status, body: { error: error.code, message: error.message } }, close)
+    this.send(errorReply(error), close)
   }
 
   /** `X-Request-Id` is the `rid` the journal records of this request carry: a client can cite it to an auditor. */
@@ -157,6 +157,11 @@ export class Exchange {
     this.logger.debug({ rid: this.rid, method: this.method, path: this.path, status, ms }, 'http')
     this.onSettled()
   }
+}
+
+/** The API's error body: `{"error": "<snake_case_code>", "message": "<human text>"}`. */
+export function errorReply(error: HttpError): CommandReply {
+  return { status: error.status, body: { error: error.code, message: error.message } }
 }
 
 function encode(reply: CommandReply): string | Uint8Array {

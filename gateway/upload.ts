@@ -1,6 +1,7 @@
 import type { HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest } from '../actors/bus/types.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
+import { declaredLength } from './body.js'
 import { HttpError } from './errors.js'
 import type { GatewayBus, Route } from './types.js'
 
@@ -22,8 +23,8 @@ export function uploadLength(head: UploadHead, handler: UploadHandler): number {
   if (head.transferEncoding !== '' || head.contentLength === '') {
     throw new HttpError(411, 'length_required', 'An upload needs a Content-Length (chunked encoding is not accepted)')
   }
-  if (!/^\d{1,15}$/.test(head.contentLength)) throw new HttpError(400, 'bad_length', 'Content-Length is not a number')
-  const length = Number(head.contentLength)
+  const length = declaredLength(head.contentLength)
+  if (length === undefined) throw new HttpError(400, 'bad_length', 'Content-Length is not a number')
   if (length > MAX_IMAGE_BYTES) throw new HttpError(413, 'payload_too_large', `An image is at most ${MAX_IMAGE_BYTES} bytes`)
   if (length === 0) throw new HttpError(400, 'empty_upload', 'The upload is empty')
   if (head.contentType.split(';')[0]!.trim().toLowerCase() !== 'application/octet-stream') {
@@ -49,6 +50,9 @@ export class UploadBody {
   private size = 0
   private last = false
   private gone = false
+  private dropping = false
+  /** uWS's resume() on a response never paused stops its reads for good. */
+  private paused = false
   private wake: (() => void) | undefined
 
   constructor(
@@ -57,14 +61,41 @@ export class UploadBody {
     private readonly live: () => boolean,
   ) {
     res.onData((chunk, isLast) => {
-      // uWS neuters the chunk when this callback returns.
-      const copy = Buffer.from(chunk.slice(0))
-      this.pending.push(copy)
-      this.size += copy.length
       this.last ||= isLast
-      if (this.size >= UPLOAD_CHUNK && !this.last) res.pause()
+      if (!this.dropping) {
+        // uWS neuters the chunk when this callback returns.
+        const copy = Buffer.from(chunk.slice(0))
+        this.pending.push(copy)
+        this.size += copy.length
+        if (this.size >= UPLOAD_CHUNK && !this.last && !this.paused) {
+          this.paused = true
+          res.pause()
+        }
+      }
       this.wake?.()
     })
+  }
+
+  /** Reads what is left of the body and drops it; resolves once it is all in, or the client is gone. */
+  async dropRest(): Promise<void> {
+    this.dropping = true
+    this.pending = []
+    this.size = 0
+    this.resume()
+    await this.until(() => this.last)
+  }
+
+  private resume(): void {
+    if (!this.paused || !this.live()) return
+    this.paused = false
+    this.res.resume()
+  }
+
+  private async until(done: () => boolean): Promise<void> {
+    while (!this.gone && !done()) {
+      await new Promise<void>((resolve) => (this.wake = resolve))
+      this.wake = undefined
+    }
   }
 
   /** The client went away: whoever waits for the next chunk gets none. */
@@ -75,17 +106,14 @@ export class UploadBody {
 
   /** The next chunk (at most UPLOAD_CHUNK bytes) and whether it ends the body; undefined when the client is gone. */
   async next(): Promise<{ data: Buffer; last: boolean } | undefined> {
-    while (!this.gone && this.size < UPLOAD_CHUNK && !this.last) {
-      await new Promise<void>((resolve) => (this.wake = resolve))
-      this.wake = undefined
-    }
+    await this.until(() => this.size >= UPLOAD_CHUNK || this.last)
     if (this.gone) return undefined
     const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)
     const data = all.subarray(0, UPLOAD_CHUNK)
     const rest = all.subarray(data.length)
     this.pending = rest.length > 0 ? [rest] : []
     this.size = rest.length
-    if (this.size < UPLOAD_CHUNK && !this.last && this.live()) this.res.resume()
+    if (this.size < UPLOAD_CHUNK) this.resume()
     return { data, last: this.last && this.size === 0 }
   }
 }
@@ -93,7 +121,7 @@ export class UploadBody {
 /**
  * Streams an upload to the service behind the route: `begin` (with the length), the chunks in
  * order (each acknowledged before the next is read), then `upload_end`. `complete` says whether
- * the whole body was read: if not, the connection cannot carry another request.
+ * the whole body was read.
  */
 export async function forwardUpload(
   bus: GatewayBus,

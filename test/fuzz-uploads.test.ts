@@ -132,6 +132,7 @@ interface BuiltUpload {
   head: Buffer
   /** The request is exactly what its framing says: it must be answered. */
   whole: boolean
+  chunked: boolean
 }
 
 function buildUpload(fd: FuzzDevice, route: Route, p: UploadPlan): BuiltUpload {
@@ -172,8 +173,9 @@ function buildUpload(fd: FuzzDevice, route: Route, p: UploadPlan): BuiltUpload {
   // Without a length a request has no body: bytes sent anyway read as the next request, which uWS
   // may drop the connection over before the answer to this one is out.
   const whole = length.kind === 'exact' || length.kind === 'chunked' || (length.kind === 'missing' && body.length === 0)
-  if (length.kind === 'more') return { plan: { steps: [...steps, { pause: 5 }], after: length.then, timeoutMs: 3000 }, head, whole }
-  return { plan: { steps, timeoutMs: 10_000 }, head, whole }
+  const chunked = length.kind === 'chunked'
+  if (length.kind === 'more') return { plan: { steps: [...steps, { pause: 5 }], after: length.then, timeoutMs: 3000 }, head, whole, chunked }
+  return { plan: { steps, timeoutMs: 10_000 }, head, whole, chunked }
 }
 
 /**
@@ -204,14 +206,13 @@ async function pipelineProblems(fd: FuzzDevice, route: Route): Promise<string[]>
 
 /**
  * What is wrong with the outcome of one upload: no or a bad answer to a whole one, a bad answer
- * to a broken one. An upload refused before its body is read is answered and its connection
- * closed at once (gateway/dispatch.ts); a client still sending then gets a reset, and over TLS
- * that often destroys the answer before the client reads it. That case, a known bug of the
- * dispatcher (issue 7), is let pass here until it drains such bodies instead.
+ * to a broken one. An upload refused before its body is read is answered once the rest of it is
+ * in, dropped, when its length was given (gateway/body.ts `drainable`); a chunked one is
+ * answered and closed at once, and a client still sending it may lose the answer to a reset.
  */
 function uploadProblems(built: BuiltUpload, outcome: RawOutcome): string[] {
   const [first] = outcome.responses
-  if (built.whole && !(outcome.writeFailed && !first)) return outcomeProblems(outcome)
+  if (built.whole && !(built.chunked && outcome.writeFailed && !first)) return outcomeProblems(outcome)
   return first ? answerProblems(first) : []
 }
 

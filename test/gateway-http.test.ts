@@ -6,6 +6,7 @@ import net from 'node:net'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import tls from 'node:tls'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
 import t, { type Test } from 'tap'
 import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
@@ -543,13 +544,28 @@ t.test('CORS: wildcard origins', async (t) => {
 
 // ---- bodies --------------------------------------------------------------------------------
 
-t.test('413 as soon as Content-Length exceeds 7300, and the connection closes', async (t) => {
+t.test('413 when Content-Length exceeds 7300: once the body is in (read and dropped, so a client still sending gets it), then closed', async (t) => {
+  const { http, https, bus } = await start(t)
+  for (const secure of [false, true]) {
+    const c = await RawClient.connect(secure ? https : http, secure)
+    c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: 7301\r\n\r\n{"n":')
+    await sleep(100)
+    t.equal(c.take(), '', `${secure ? 'https' : 'http'}: no answer while the body is still coming`)
+    c.write(' '.repeat(7301 - 5))
+    const r = await c.response()
+    t.match(r.head, /^HTTP\/1\.1 413 /)
+    t.equal(JSON.parse(r.body).error, 'payload_too_large')
+    await c.closed
+  }
+  t.equal(bus.requests.length, 0)
+})
+
+t.test('413 at once, and closed, when Content-Length exceeds what the device would read to drop (16 MiB)', async (t) => {
   const { http } = await start(t)
   const c = await RawClient.connect(http)
-  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: 7301\r\n\r\n{"n":')
+  c.write(`POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: ${16 * 1024 * 1024 + 1}\r\n\r\n{"n":`)
   const r = await c.response()
   t.match(r.head, /^HTTP\/1\.1 413 /)
-  t.equal(JSON.parse(r.body).error, 'payload_too_large')
   await c.closed
 })
 
@@ -791,7 +807,7 @@ t.test('a client that goes away mid-body or mid-command leaves nothing behind', 
 t.test('an early 413 still carries the CORS headers of a matching origin', async (t) => {
   const { http } = await start(t)
   const c = await RawClient.connect(http)
-  c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nOrigin: https://app.example.com\r\nContent-Length: 9000\r\n\r\n')
+  c.write(`POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nOrigin: https://app.example.com\r\nContent-Length: 9000\r\n\r\n${' '.repeat(9000)}`)
   const r = await c.response()
   t.match(r.head, /^HTTP\/1\.1 413 /)
   t.match(r.head, /\r\nAccess-Control-Allow-Origin: https:\/\/app\.example\.com\r\n/)

@@ -276,7 +276,7 @@ const observations: ModelRun<Pipeline>['observations'] = {
   },
   receiving: async (t, p) => {
     await checkAnswers(t, p, 404, { error: 'not_uploaded' })
-    t.match(await refusedUpload(p), { status: 409, json: { error: 'busy' } }, 'a second upload waits its turn')
+    t.match(await upload(p.base, p.kind, p.staged!), { status: 409, json: { error: 'busy' } }, 'a second upload waits its turn')
     await notVerified(t, p)
   },
   // A check would start here: the install's refusal and the staged bytes show the state.
@@ -362,20 +362,4 @@ for (const kind of ['ui', 'fw'] as const) {
     checkObservations(t, run)
     walkPaths(t, run, paths, 3)
   })
-}
-
-/**
- * An upload the device refuses before reading its body. The device answers and closes at once,
- * so a client still writing may lose the answer to EPIPE or a reset (a CI flake; the README's
- * "early refusals" limit): asked again then, up to 5 times.
- */
-async function refusedUpload(p: { base: string; kind: UpgradeKind; staged?: Uint8Array }): Promise<Awaited<ReturnType<typeof upload>>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await upload(p.base, p.kind, p.staged!)
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if (attempt >= 5 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw err
-    }
-  }
 }
