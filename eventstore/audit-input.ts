@@ -3,7 +3,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { UsageError } from '../client/command-line.js'
+import { UsageError, type CliIo } from '../client/command-line.js'
 import { JournalReplayError, TamperedJournalError } from './errors.js'
 import { formatProblem } from './format-problem.js'
 import type { VerifyProblem } from './types.js'
@@ -23,6 +23,7 @@ export const inputOptions = {
   stream: { type: 'string' },
   device: { type: 'string' },
   domain: { type: 'string' },
+  'tls-ca': { type: 'string' },
 } as const
 
 export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base64 (standard or url-safe)
@@ -32,7 +33,10 @@ export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base6
                     read the device's journal from its stream on the fleet backend (nats:// URL
                     of the backend's JetStream) instead of from files; problems of the stream
                     itself name the stream's message sequence and the FILE:seq it holds
-  --domain NAME     the backend's JetStream domain, when not the one of the server at URL`
+  --domain NAME     the backend's JetStream domain, when not the one of the server at URL
+  --tls-ca FILE     the CA certificate (PEM) a tls:// backend's certificate is checked against
+                    (default: the system's); the backend's user and password come from
+                    HEM_NATS_USER and HEM_NATS_PASSWORD, or a token from HEM_NATS_TOKEN`
 
 export interface AuditInput {
   publicKey: Uint8Array
@@ -41,8 +45,15 @@ export interface AuditInput {
   names: Map<string, string>
 }
 
+/** The commands that read a journal see the environment only for a backend's credentials. */
+export interface AuditIo extends CliIo {
+  env?: Environment
+}
+
+export type Environment = Record<string, string | undefined>
+
 /** Where an offline command's journal comes from: by default the files and key the command line names. */
-export type InputLoader = (values: InputValues, paths: string[]) => Promise<AuditInput>
+export type InputLoader = (values: InputValues, paths: string[], env: Environment) => Promise<AuditInput>
 
 export interface InputValues {
   key?: string | undefined
@@ -50,14 +61,15 @@ export interface InputValues {
   stream?: string | undefined
   device?: string | undefined
   domain?: string | undefined
+  'tls-ca'?: string | undefined
 }
 
-export const loadInput: InputLoader = async (values, paths) => {
+export const loadInput: InputLoader = async (values, paths, env) => {
   const publicKey = await loadKey(values.key, values['key-file'])
   if (values.stream !== undefined || values.device !== undefined) {
     // Loaded only for a stream: the offline commands need no NATS client.
     const { loadStreamFiles, streamSource } = await import('./stream-input.js')
-    return { publicKey, ...(await loadStreamFiles(streamSource(values, paths))) }
+    return { publicKey, ...(await loadStreamFiles(streamSource(values, paths, env))) }
   }
   if (paths.length === 0) throw new UsageError('no files given')
   return { publicKey, ...(await loadFiles(paths)) }

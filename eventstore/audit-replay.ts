@@ -1,7 +1,7 @@
 // hem-audit replay: the state of every machine of the device, at the end or at a given point.
 
-import { parseOptions, type CliIo } from '../client/command-line.js'
-import { audited, INPUT_HELP, inputOptions, iso, loadInput, usage } from './audit-input.js'
+import { parseOptions } from '../client/command-line.js'
+import { audited, INPUT_HELP, inputOptions, iso, loadInput, usage, type AuditIo } from './audit-input.js'
 import { replayDevice, type DeviceReplay } from './device-replay.js'
 import { parseReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
 
@@ -24,10 +24,10 @@ ${INPUT_HELP}
 Exit status: 0 replayed, 1 the files do not verify or a record cannot be replayed, 2 usage error.
 `
 
-export async function runReplay(args: string[], io: CliIo): Promise<number> {
+export async function runReplay(args: string[], io: AuditIo): Promise<number> {
   const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...inputOptions, at: { type: 'string' } } })
   const at = values.at === undefined ? undefined : point(values.at)
-  const { publicKey, files, names } = await loadInput(values, positionals)
+  const { publicKey, files, names } = await loadInput(values, positionals, io.env ?? {})
   let state: DeviceReplay
   try {
     state = audited(names, () => replayDevice(files, publicKey, { allowOpenTail: values['allow-open'] ?? false, ...(at ? { at } : {}) }))

@@ -1,8 +1,8 @@
 // hem-audit timeline: what happened on the device, one line per event.
 
-import { parseOptions, type CliIo } from '../client/command-line.js'
+import { parseOptions } from '../client/command-line.js'
 import { readAuditJournal } from './audit-journal.js'
-import { audited, INPUT_HELP, inputOptions, loadInput, usage, type InputLoader } from './audit-input.js'
+import { audited, INPUT_HELP, inputOptions, loadInput, usage, type InputLoader, type AuditIo } from './audit-input.js'
 import { parseLogType } from './log-type-names.js'
 import { parseTime } from './replay-point.js'
 import { formatTimelineEvent, timeline, type TimelineFilter } from './timeline.js'
@@ -29,7 +29,7 @@ ${INPUT_HELP}
 Exit status: 0 told, 1 the files do not verify, 2 usage error.
 `
 
-export async function runTimeline(args: string[], io: CliIo, load: InputLoader = loadInput): Promise<number> {
+export async function runTimeline(args: string[], io: AuditIo, load: InputLoader = loadInput): Promise<number> {
   const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
@@ -49,7 +49,7 @@ export async function runTimeline(args: string[], io: CliIo, load: InputLoader =
     ...(values.since !== undefined ? { since: time('--since', values.since) } : {}),
     ...(values.until !== undefined ? { until: time('--until', values.until) } : {}),
   }
-  const { publicKey, files, names } = await load(values, positionals)
+  const { publicKey, files, names } = await load(values, positionals, io.env ?? {})
   const journal = audited(names, () => readAuditJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false }))
   const events = timeline(journal.records, filter)
   const lines = events.map((event) => (values.json ? JSON.stringify(event) : formatTimelineEvent(event)))

@@ -1,7 +1,7 @@
 // hem-audit verify: are the files what the device wrote, and how do they hang together.
 
-import { parseOptions, type CliIo } from '../client/command-line.js'
-import { formatFinding, INPUT_HELP, inputOptions, iso, loadInput, type InputLoader } from './audit-input.js'
+import { parseOptions } from '../client/command-line.js'
+import { formatFinding, INPUT_HELP, inputOptions, iso, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
 import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from './journal-layout.js'
 import type { VerifyResult } from './types.js'
 import { verifyJournal } from './verify-journal.js'
@@ -22,9 +22,9 @@ ${INPUT_HELP}
 Exit status: 0 verified, 1 problems found, 2 usage error.
 `
 
-export async function runVerify(args: string[], io: CliIo, load: InputLoader = loadInput): Promise<number> {
+export async function runVerify(args: string[], io: AuditIo, load: InputLoader = loadInput): Promise<number> {
   const { values, positionals } = parseOptions({ args, allowPositionals: true, options: inputOptions })
-  const { publicKey, files, names } = await load(values, positionals)
+  const { publicKey, files, names } = await load(values, positionals, io.env ?? {})
   const result = verifyJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false })
   const layout = journalLayout(files)
   io.stdout.write(values.json ? renderJson(result, layout, names) : renderText(result, layout, names))

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -10,9 +10,15 @@ export interface ExternalNats {
   stop(): Promise<void>
 }
 
-/** A plain nats-server on loopback, as an operator would run one for `--nats URL`. */
-export async function startNats(dir: string, port = -1): Promise<ExternalNats> {
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '--ports_file_dir', dir], { stdio: 'ignore' })
+/** A plain nats-server on loopback, as an operator would run one for `--nats URL`; `config` adds to its configuration. */
+export async function startNats(dir: string, port = -1, config?: string): Promise<ExternalNats> {
+  const args = ['-a', '127.0.0.1', '-p', String(port), '--ports_file_dir', dir]
+  if (config !== undefined) {
+    const file = join(dir, 'nats-server.conf')
+    await writeFile(file, config)
+    args.push('-c', file)
+  }
+  const child = spawn('nats-server', args, { stdio: 'ignore' })
   const portsFile = join(dir, `nats-server_${child.pid}.ports`)
   const deadline = Date.now() + 10_000
   let actual = 0

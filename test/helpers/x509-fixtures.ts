@@ -5,6 +5,7 @@ import {
   BasicConstraintsExtension,
   KeyUsageFlags,
   KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   X509Certificate,
   X509CertificateGenerator,
@@ -44,7 +45,7 @@ export async function makeCa(name: string, validity: Validity = {}): Promise<Tes
 }
 
 /** A certificate for `key` (either half of a pair) issued by `issuer`. */
-export async function issue(issuer: TestCa, key: KeyObject, name: string, options: Validity & { ca?: boolean } = {}): Promise<Uint8Array> {
+export async function issue(issuer: TestCa, key: KeyObject, name: string, options: Validity & { ca?: boolean; altNames?: { type: 'ip' | 'dns'; value: string }[] } = {}): Promise<Uint8Array> {
   const spki = (key.type === 'public' ? key : createPublicKey(key)).export({ type: 'spki', format: 'der' })
   const issuerCert = new X509Certificate(issuer.cert)
   const keyId = issuerCert.getExtension(SubjectKeyIdentifierExtension)?.keyId
@@ -60,6 +61,7 @@ export async function issue(issuer: TestCa, key: KeyObject, name: string, option
       new BasicConstraintsExtension(options.ca ?? false, undefined, true),
       await SubjectKeyIdentifierExtension.create(spki),
       ...(keyId ? [new AuthorityKeyIdentifierExtension(keyId)] : []),
+      ...(options.altNames ? [new SubjectAlternativeNameExtension(options.altNames)] : []),
     ],
   })
   return new Uint8Array(cert.rawData)
