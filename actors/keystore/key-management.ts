@@ -10,6 +10,7 @@ import { checkDescr, checkLabel, importedKid, isKeyType, keyMode, keyTypes, KeyA
 import type { KeystoreActor } from './keystore-actor.js'
 import { normalisePublicKey } from './public-key.js'
 import type { KeyRecord } from './types.js'
+import { wholeNumber } from '../host/whole-number.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15
@@ -196,15 +197,12 @@ function entry(key: KeyRecord) {
   }
 }
 
-const DIGITS = /^\d{1,9}$/
-
 function pageOf(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback
   const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value
-  if (typeof text !== 'string' || !DIGITS.test(text) || Number(text) < min) {
-    throw new KeyAttributeError(`\`${name}\` must be a whole number${min > 0 ? ` from ${min}` : ''}`)
-  }
-  return Number(text)
+  const number = typeof text === 'string' ? wholeNumber(text) : undefined
+  if (number === undefined || number < min) throw new KeyAttributeError(`\`${name}\` must be a whole number${min > 0 ? ` from ${min}` : ''}`)
+  return number
 }
 
 function page(keys: KeyRecord[], offset: number, count: number) {

@@ -9,6 +9,7 @@ import type { CommandReply, CommandRequest } from '../bus/types.js'
 import { encodeBase64 } from '../host/base64.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
+import { wholeNumber } from '../host/whole-number.js'
 
 /** Log file ids per list answer (seed §4 rule 3). */
 export const LIST_PAGE = 128
@@ -17,7 +18,6 @@ export const CHUNK_BYTES = 128 * 1024
 /** How far back from the end of a file its last complete line is looked for. */
 const TAIL_PROBE = 64 * 1024
 const FILE_ID = /^[0-9a-f]{8}$/
-const DIGITS = /^\d{1,9}$/
 
 export interface LoggerActorOptions {
   nc: NatsConnection
@@ -78,8 +78,8 @@ export class LoggerActor {
   /** `GET /api/logger/list[/:offset]`: up to 128 file ids, oldest first, and how many there are. */
   async list(req: CommandRequest): Promise<CommandReply> {
     const text = req.params?.offset ?? '0'
-    if (!DIGITS.test(text)) return fail(400, 'bad_request', '`offset` must be a whole number')
-    const offset = Number(text)
+    const offset = wholeNumber(text)
+    if (offset === undefined) return fail(400, 'bad_request', '`offset` must be a whole number')
     const ids = await this.o.hal.journal.list()
     const found = offset < ids.length
     await this.audit(LogType.LOGGER_LIST_LOG, req, found ? 200 : 404, { offset })
