@@ -1,6 +1,6 @@
 import type { JournalMedia } from '../hal/types.js'
 import { prefetchedChecks } from './checked-segments.js'
-import { readLines } from './read-lines.js'
+import { readLines, readRecordLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import type { RecordLine, VerifyProblem } from './types.js'
 import { verifyJournal, type JournalFile } from './verify-journal.js'
@@ -24,9 +24,10 @@ export interface JournalHistory {
 
 /**
  * Everything the journal holds, verified (MACs, chain, seals, links) so that a replay never
- * folds a record an attacker could have written. The newest file may be open.
+ * folds a record an attacker could have written; with `types`, only the records of those types.
+ * The newest file may be open.
  */
-export async function readHistory(media: JournalMedia, publicKey: Uint8Array): Promise<JournalHistory> {
+export async function readHistory(media: JournalMedia, publicKey: Uint8Array, types?: ReadonlySet<number>): Promise<JournalHistory> {
   const files = await Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
   // Files the journal's recovery had checked in the background are then remembered checks.
   await prefetchedChecks()
@@ -34,12 +35,12 @@ export async function readHistory(media: JournalMedia, publicKey: Uint8Array): P
   const firstBad = result.problems[0]
   // A chain is only vouched for by its next seal, so nothing of a bad file is trusted.
   const trusted = firstBad ? files.filter((file) => file.id < firstBad.file) : files
-  return { records: { [Symbol.iterator]: () => recordsOf(trusted) }, intact: result.ok, problems: result.problems }
+  return { records: { [Symbol.iterator]: () => recordsOf(trusted, types) }, intact: result.ok, problems: result.problems }
 }
 
-function* recordsOf(files: JournalFile[]): Generator<HistoryRecord> {
+function* recordsOf(files: JournalFile[], types: ReadonlySet<number> | undefined): Generator<HistoryRecord> {
   for (const file of files) {
-    for (const line of readLines(file.bytes)) {
+    for (const line of types ? readRecordLines(file.bytes, types) : readLines(file.bytes)) {
       if (line.kind !== 'record') continue
       // Field by field: a spread costs as much as the rest of the record's reading.
       const { seq, time, type, result, subject, data, mac, signed } = line.record

@@ -32,6 +32,9 @@ export interface UpdatedData {
   uts: number
 }
 
+/** The only types of record the identity is folded from: a boot reads no others. */
+export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
+
 /** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
 export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
   // Most records are none of these: their data is not decoded at all (a boot folds every record).

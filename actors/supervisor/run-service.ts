@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { Journal } from '../../eventstore/index.js'
 import { CachedTokenVerifier, ListenError, scopeAudit, startGateway, type Gateway } from '../../gateway/index.js'
 import { readHistory } from '../../eventstore/index.js'
+import { IDENTITY_RECORD_TYPES } from '../../machines/identity-fold.js'
 import { AuthActor } from '../auth/auth-actor.js'
 import { authOperations } from '../auth/operations.js'
 import { formatDisks } from '../auth/personalise.js'
@@ -168,7 +169,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
   return connected(ctx, 'auth', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
-    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey)
+    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, IDENTITY_RECORD_TYPES)
     if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
     const actor = new AuthActor(
       {
