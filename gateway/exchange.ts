@@ -138,7 +138,7 @@ export class Exchange {
   }
 
   /**
-   * Answers with an error body. 408 and 413 leave part of the request body unread, so the
+   * Answers with an error body. 408 and 413 may leave part of the request body unread, so the
    * connection cannot carry another request and is closed; so does `close`.
    */
   fail(error: HttpError, close = error.status === 408 || error.status === 413): void {

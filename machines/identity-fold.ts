@@ -37,9 +37,8 @@ export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([LogType.TRANS
 
 /** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
 export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
-  // Most records are none of these: their data is not decoded at all (a boot folds every record).
-  const relevant = record.type === LogType.TRANSITION || (record.result === LogResult.OK && (record.type === LogType.DEVICE_INITED || record.type === LogType.CONFIG_UPDATED))
-  if (!relevant) return undefined
+  // Most records are none of these (an offline replay folds every record): their data is not decoded at all.
+  if (!IDENTITY_RECORD_TYPES.has(record.type) || (record.type !== LogType.TRANSITION && record.result !== LogResult.OK)) return undefined
   const data = record.decoded
   if (!data) return undefined
   if (record.type === LogType.TRANSITION) {

@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto'
 import { ecdsaKeyPair } from './ecdsa-key-pair.js'
 
 /**
- * @peculiar/x509 with its ASN.1 schemas, loaded at the first CSR: it was about 0.1 s of every
+ * @peculiar/x509 with its ASN.1 schemas, loaded at the first CSR: it was about 0.19 s of every
  * boot's module loading, for a request a device makes rarely.
  */
 async function x509(): Promise<typeof import('@peculiar/x509')> {
