@@ -1,4 +1,7 @@
 import t, { type Test } from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { connectBus } from '../actors/bus/connection.js'
 import { decode, encode } from '../actors/bus/codec.js'
@@ -9,8 +12,11 @@ import { Subjects } from '../actors/bus/subjects.js'
 import { inboxPrefix, services } from '../actors/bus/services.js'
 import { gatewayProjections } from '../gateway/device-view.js'
 import { startOwnBus } from '../actors/supervisor/bus-setup.js'
+import { NatsServer } from '../actors/bus/nats-server.js'
+import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
+import { distDir } from './helpers/device.js'
 
 const devid = '00112233aabbccdd'
 const subjects = new Subjects(devid)
@@ -145,4 +151,32 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   await until('the state again', () => reads!.readModel<{ v: string }>('upgrade')?.v === 'before', 20_000)
   const reply = await reads.request('upgrade', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
+})
+
+t.test('a nats-server that cannot be found is named, with how to install it', async (t) => {
+  const dir = t.testdir()
+  await t.rejects(
+    NatsServer.start({ binary: 'no-such-nats-server', configFile: join(dir, 'nats.conf'), portsFileDir: dir }),
+    { name: 'NatsServerError', message: /no-such-nats-server: not found.*apt-get install nats-server/ },
+  )
+})
+
+t.test('the nats-server dies with the process that started it, even by kill -9', async (t) => {
+  const dir = t.testdir()
+  const script = `
+    import { NatsServer } from ${JSON.stringify(`${distDir}/actors/bus/nats-server.js`)}
+    import { writeFileSync } from 'node:fs'
+    const dir = ${JSON.stringify(dir)}
+    writeFileSync(dir + '/nats.conf', 'listen: "127.0.0.1:-1"\\nports_file_dir: ' + JSON.stringify(dir) + '\\n')
+    const server = await NatsServer.start({ configFile: dir + '/nats.conf', portsFileDir: dir })
+    process.send(server.pid)
+    setInterval(() => {}, 1000)
+  `
+  // The built module: a child process has no test loader.
+  const parent = spawn(process.execPath, ['--input-type=module', '--eval', script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const [natsPid] = (await once(parent, 'message')) as [number]
+  t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
+  t.ok(isProcessAlive(natsPid), 'running under its parent')
+  parent.kill('SIGKILL')
+  await until('the nats-server gone with its parent', () => !isProcessAlive(natsPid), 10_000)
 })

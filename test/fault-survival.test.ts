@@ -55,7 +55,7 @@ t.test('kill -9 of hemd under encrypt load: after the restart every 200 is in th
   const data = `${t.testdir()}/data`
   const first = await runHemd(t, ['--data', data, '--variant', 'E'])
   const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
-  // The next start stops the orphaned nats-server; a test that fails before it must not leave it.
+  // The kernel stops the nats-server with its runtime; a test that fails before that must not leave it.
   t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
   const runtimePid = Number(await readFile(`${data}/run/runtime.pid`, 'utf8'))
   t.equal((await personalise(first.httpUrl, 'E')).status, 200, 'personalised')
@@ -67,7 +67,7 @@ t.test('kill -9 of hemd under encrypt load: after the restart every 200 is in th
   const inFlight = load.inFlight
   // The launcher's process group: the launcher and its runtime at once. Killing the launcher alone
   // takes the runtime down only once it sees its IPC channel close, which leaves it time to finish
-  // what it was doing. nats-server has a group of its own and survives; the next start stops it.
+  // what it was doing. nats-server has a group of its own; it dies with the runtime (its parent-death signal).
   process.kill(-first.child.pid!, 'SIGKILL')
   await load.ended()
   await until('the runtime gone', () => !isProcessAlive(runtimePid))
@@ -77,7 +77,7 @@ t.test('kill -9 of hemd under encrypt load: after the restart every 200 is in th
   const firstFiles = (await readdir(`${data}/journal`)).filter((n) => n.endsWith('.log')).map((n) => n.slice(0, 8))
 
   const second = await runHemd(t, ['--data', data, '--variant', 'E'])
-  t.notOk(isProcessAlive(natsPid), 'the restart stopped the orphaned nats-server')
+  t.notOk(isProcessAlive(natsPid), 'the nats-server did not outlive its runtime')
   const status = await call(`${second.httpUrl}/api/system/status`)
   t.equal(status.status, 200, 'the device answers again')
   t.equal(status.json.fls_state, 0, 'no fault: the journal chain held')

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { accessSync, constants } from 'node:fs'
 import { readFile, readdir, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { killOrphan } from '../../hal/sim/orphan-process.js'
 import { NatsServerError } from './errors.js'
@@ -59,12 +60,10 @@ export class NatsServer {
     // A hemd killed with SIGKILL leaves its nats-server running: stop it, if it really is ours.
     await killOrphan(join(this.options.portsFileDir, PID_FILE), ['nats-server', this.options.configFile])
     await clearPortsFiles(this.options.portsFileDir)
+    const [command, args] = serverCommand(this.options.binary ?? 'nats-server', this.options.configFile)
     // Its own process group: a Ctrl-C meant for hemd must not take the bus down before the
     // actors have journaled their stop. hemd stops it last.
-    const child = spawn(this.options.binary ?? 'nats-server', ['-c', this.options.configFile], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    })
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
     this.child = child
     let stderr = ''
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -113,6 +112,32 @@ export class NatsServer {
         () => this.exited(null, null),
       )
     }, delay).unref()
+  }
+}
+
+/**
+ * util-linux's setpriv, which sets the parent-death signal and then execs the server (so that the
+ * child's pid is the server's own): when the process that started the server dies, even by
+ * kill -9, the kernel stops the server with it. Without setpriv the next start on the same data
+ * dir stops such an orphan (killOrphan above).
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable)
+
+function serverCommand(binary: string, configFile: string): [string, string[]] {
+  const path = binary.includes('/') ? binary : process.env.PATH?.split(delimiter).map((dir) => join(dir, binary)).find(isExecutable)
+  if (!path || !isExecutable(path)) {
+    throw new NatsServerError(`cannot run ${binary}: not found or not executable; install it with: sudo apt-get install nats-server`)
+  }
+  const args = ['-c', configFile]
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', '--', path, ...args]] : [path, args]
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
   }
 }
 
