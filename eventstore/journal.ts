@@ -23,28 +23,13 @@ interface Settings {
   banner: string
   sealEvery: number
   rotateBytes: number
-  commitIntervalMs: number
   logger: JournalLogger | undefined
 }
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
 
-/**
- * Where an O_DSYNC write takes about 0.1 ms (this VM's disk), batches back to back under load
- * each carried a handful of entries, and every durable write costs its thread-pool round trip,
- * its kernel journal commit and a wake-up of the event loop for its replies: spacing them this
- * far apart made the encrypt load about 7% faster with about 7% less CPU per request (README).
- * On flash, where a write takes 1–20 ms, batches are never held back.
- */
-const DEFAULT_COMMIT_INTERVAL_MS = 1.25
-
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`)
-  return value
-}
-
-function milliseconds(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0 || value > 1000) throw new TypeError(`${name} must be a number of milliseconds from 0 to 1000`)
   return value
 }
 
@@ -60,7 +45,6 @@ export class Journal {
   private sealDue = false
   private closed = false
   private closing: Promise<void> | undefined
-  private lastBatch = { started: 0, appends: 0 }
   /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
   private nextId: string | undefined
   private readonly timer: NodeJS.Timeout
@@ -81,7 +65,6 @@ export class Journal {
       media, deps: { signer, clock }, random, banner, logger,
       sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
-      commitIntervalMs: milliseconds('commitIntervalMs', options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
     const { report, link, reuseId } = await recoverJournal(media, settings.deps, options.prefetchChecks ?? false)
@@ -166,29 +149,12 @@ export class Journal {
   private schedule(): void {
     if (this.draining) return
     this.draining = (async () => {
-      while (this.hasWork()) {
-        await this.paced()
-        const items = this.queue.splice(0)
-        this.lastBatch = { started: performance.now(), appends: items.length }
-        await this.flush(items)
-      }
+      while (this.hasWork()) await this.flush(this.queue.splice(0))
     })().finally(() => {
       this.draining = undefined
       // Work queued between the loop's last check and now would otherwise wait forever.
       if (this.hasWork()) this.schedule()
     })
-  }
-
-  /**
-   * Under concurrent load (the last batch held appends of more than one caller) the next batch
-   * starts no sooner than commitIntervalMs after the last one started, and not before this turn
-   * of the event loop is over: fewer, fuller durable writes. A lone caller is never held back.
-   */
-  private async paced(): Promise<void> {
-    const { commitIntervalMs } = this.settings
-    if (this.lastBatch.appends < 2 || commitIntervalMs === 0) return
-    const wait = this.lastBatch.started + commitIntervalMs - performance.now()
-    await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)))
   }
 
   /**

@@ -187,11 +187,6 @@ export interface JournalOptions {
   sealIntervalMs?: number
   /** Start a new file once one reaches this size (default 8 MiB). */
   rotateBytes?: number
-  /**
-   * Under concurrent load, start batches at least this far apart (default 1.25 ms; 0 writes each
-   * batch as soon as the last one is durable). A caller alone is never held back.
-   */
-  commitIntervalMs?: number
   logger?: JournalLogger
   /**
    * Have the older files checked on a worker thread while recovery checks the newest: for a

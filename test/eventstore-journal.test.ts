@@ -24,8 +24,6 @@ function seals(bytes: Uint8Array): string[] {
 /** Counts durable appends and can fail the next ones, after really writing (fsync failed) or before. */
 class WatchedMedia extends DelegatingJournalMedia {
   appends = 0
-  /** performance.now() at the start of each durable append. */
-  readonly started: number[] = []
   failNext: 'before' | 'after' | undefined
   failTruncate = false
   failOpen = false
@@ -34,7 +32,6 @@ class WatchedMedia extends DelegatingJournalMedia {
     const handle = await this.inner.open(id)
     return overrideHandle(handle, {
       append: async (data) => {
-        this.started.push(performance.now())
         const fail = this.failNext
         this.failNext = undefined
         if (fail === 'before') throw new Error('EIO before')
@@ -107,31 +104,6 @@ t.test('group commit: concurrent appends share one durable append', async (t) =>
   t.ok(media.appends - 1 <= 2, `100 appends took ${media.appends - 1} writes`)
   await journal.close()
   t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
-})
-
-const entry = (i: number) => [{ type: LogType.KEY_USAGE_PKEY, result: 0 as const, data: { i } }]
-
-t.test('under concurrent load batches start commitIntervalMs apart', async (t) => {
-  const media = new WatchedMedia(new FileJournalMedia(t.testdir()))
-  const journal = await Journal.open(options(media, { commitIntervalMs: 60 }))
-  await Promise.all([0, 1, 2].map((i) => journal.append(entry(i))))
-  const [next, later] = [journal.append(entry(3)), journal.append(entry(4))]
-  await Promise.all([next, later])
-  const [, first, second] = media.started as [number, number, number]
-  t.equal(media.started.length, 3, 'the two later appends shared one write')
-  t.ok(second - first >= 55, `the next batch waited ${(second - first).toFixed(1)} ms after one of three callers`)
-  await journal.close()
-  t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
-})
-
-t.test('a lone caller is never held back by the commit interval', async (t) => {
-  const media = new WatchedMedia(new FileJournalMedia(t.testdir()))
-  const journal = await Journal.open(options(media, { commitIntervalMs: 1000 }))
-  const start = performance.now()
-  for (let i = 0; i < 5; i++) await journal.append(entry(i))
-  t.ok(performance.now() - start < 900, 'five appends one after the other took less than one interval')
-  t.equal(media.appends - 1, 5)
-  await journal.close()
 })
 
 t.test('periodic seal after sealEvery records, in the same batch', async (t) => {
@@ -298,6 +270,5 @@ t.test('options are checked', async (t) => {
   await t.rejects(Journal.open(options(media, { banner: 'no hash' })), TypeError)
   await t.rejects(Journal.open(options(media, { banner: '# two\nlines' })), TypeError)
   await t.rejects(Journal.open(options(media, { sealEvery: 0 })), TypeError)
-  for (const commitIntervalMs of [-1, Number.NaN, Infinity, 1001]) await t.rejects(Journal.open(options(media, { commitIntervalMs })), TypeError)
   t.same(await media.list(), [])
 })
