@@ -57,7 +57,7 @@ export class NatsServer {
   }
 
   private async launch(): Promise<void> {
-    // A hemd killed with SIGKILL leaves its nats-server running: stop it, if it really is ours.
+    // Where setpriv is missing (SETPRIV below), a hemd killed with SIGKILL leaves its nats-server running: stop it, if it really is ours.
     await killOrphan(join(this.options.portsFileDir, PID_FILE), ['nats-server', this.options.configFile])
     await clearPortsFiles(this.options.portsFileDir)
     const [command, args] = serverCommand(this.options.binary ?? 'nats-server', this.options.configFile)
@@ -124,8 +124,9 @@ export class NatsServer {
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable)
 
 function serverCommand(binary: string, configFile: string): [string, string[]] {
-  const path = binary.includes('/') ? binary : process.env.PATH?.split(delimiter).map((dir) => join(dir, binary)).find(isExecutable)
-  if (!path || !isExecutable(path)) {
+  const candidates = binary.includes('/') ? [binary] : (process.env.PATH?.split(delimiter) ?? []).map((dir) => join(dir, binary))
+  const path = candidates.find(isExecutable)
+  if (!path) {
     throw new NatsServerError(`cannot run ${binary}: not found or not executable; install it with: sudo apt-get install nats-server`)
   }
   const args = ['-c', configFile]
