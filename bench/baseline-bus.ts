@@ -2,8 +2,8 @@ import { connect } from '@nats-io/transport-node'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import uWS from 'uWebSockets.js'
-import { decode, encode } from '../actors/bus/codec.js'
-import { NatsServer } from '../actors/bus/nats-server.js'
+import { decode, encode } from '../protocol/codec.js'
+import { NatsServer } from '../bus/nats-server.js'
 import { answerJson } from './answer-json.js'
 import { parseEncryptRequest } from './encrypt-request.js'
 import { listenLocal } from './listen-local.js'
@@ -33,7 +33,7 @@ export async function serveBusBaseline(tls: TlsFiles, workDir: string): Promise<
   await writeFile(configFile, `listen: "127.0.0.1:-1"\nports_file_dir: ${JSON.stringify(dir)}\n`)
   const nats = await NatsServer.start({ configFile, portsFileDir: dir })
 
-  // The options hemd's bus connections use (actors/bus/connection.ts) that bear on throughput.
+  // The options hemd's bus connections use (bus/connection.ts) that bear on throughput.
   const responder = await connect({ servers: nats.url, name: 'bench-echo', noAsyncTraces: true })
   responder.subscribe(SUBJECT, {
     callback: (error, msg) => {

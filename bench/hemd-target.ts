@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { LOGIN_MAX_LIFETIME } from '../actors/auth/bearer.js'
 import { HemClient } from '../client/hem-client.js'
 import type { ServerProcess } from './baseline-process.js'
-import { HEMD_NODE_FLAGS } from '../actors/supervisor/node-flags.js'
+import { HEMD_NODE_FLAGS } from '../runtime/node-flags.js'
 
 /** A hemd process that printed its banner: it is ready. */
 export interface HemdProcess extends ServerProcess {
@@ -115,7 +115,7 @@ async function personalise(url: string): Promise<void> {
   }
 }
 
-/** The launcher (bin/hemd) runs the device in a child process and keeps its pid here (actors/supervisor/launcher.ts). */
+/** The launcher (bin/hemd) runs the device in a child process and keeps its pid here (runtime/launcher.ts). */
 async function runtimePid(dataDir: string): Promise<number> {
   return Number((await readFile(join(dataDir, 'run', 'runtime.pid'), 'utf8')).trim())
 }

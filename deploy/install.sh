@@ -133,7 +133,7 @@ mv "$prefix.new" "$prefix"
 rm -rf "$prefix.old"
 # What the bootloader checks before it runs the build: the tree must match its signed manifest.
 "$node" --input-type=module -e "
-  const { loadFirmware } = await import('$prefix/dist/deploy/firmware-manifest.js')
+  const { loadFirmware } = await import('$prefix/dist/image/firmware-manifest.js')
   const fw = await loadFirmware('$prefix/dist')
   console.log('install: firmware ' + fw.version + ' verifies against its signed manifest')
 " || fail "the installed build does not verify against dist/firmware.json: rebuild with deploy/setup.sh"

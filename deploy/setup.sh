@@ -47,7 +47,7 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
 fi
 
 stamp=dist/firmware.json
-if [ ! -f "$stamp" ] || [ -n "$(find machines actors gateway hal eventstore client image bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+if [ ! -f "$stamp" ] || [ -n "$(find protocol machines hal eventstore bus image client audit actors gateway runtime factory cli bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
   act "building"
   rm -rf dist
   npx tsc -p tsconfig.json

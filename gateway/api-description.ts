@@ -1,4 +1,4 @@
-import type { CommandReply } from '../actors/bus/types.js'
+import type { CommandReply } from '../protocol/bus-messages.js'
 import { openApiDocument } from './openapi.js'
 import type { ReadContext, Route } from './types.js'
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../actors/bus/types.js'
+import type { Principal } from '../protocol/bus-messages.js'
 import { HttpError } from './errors.js'
 import type { TokenVerifier } from './types.js'
 

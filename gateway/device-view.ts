@@ -1,8 +1,8 @@
-import type { IdentityState } from '../actors/auth/identity-state.js'
-import type { KeystoreState } from '../actors/keystore/types.js'
-import type { SystemState } from '../actors/system/types.js'
-import type { StorageState } from '../actors/storage/types.js'
-import type { UpgradeState } from '../actors/upgrade/types.js'
+import type { IdentityState } from '../protocol/identity-state.js'
+import type { KeystoreState } from '../protocol/keystore-state.js'
+import type { SystemState } from '../protocol/system-state.js'
+import type { StorageState } from '../protocol/storage-state.js'
+import type { UpgradeState } from '../protocol/upgrade-state.js'
 import type { GatewayBus } from './types.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */

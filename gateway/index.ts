@@ -5,9 +5,9 @@ import type { Gateway, GatewayOptions } from './types.js'
 
 export { BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
-export { CachedTokenVerifier } from './cached-token-verifier.js'
+export { CachedTokenVerifier } from '../bus/cached-token-verifier.js'
 export { scopeAudit } from './scope-audit.js'
-export { scopeSatisfies } from './authorize.js'
+export { scopeSatisfies } from '../protocol/scopes.js'
 export { deviceFailState, gatewayProjections, type DeviceView } from './device-view.js'
 export type { AuthMode, Gateway, GatewayBus, GatewayOptions, Method, ReadContext, Role, Route, RouteHandler, TokenVerifier } from './types.js'
 

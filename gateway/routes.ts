@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { keyOperationScopes, type KeyOperation } from '../actors/keystore/key-access.js'
 import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
-import { USER_ROLES } from './authorize.js'
+import { USER_ROLES } from '../protocol/scopes.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
 import type { Variant } from '../hal/types.js'

@@ -1,4 +1,4 @@
-import type { Principal } from '../actors/bus/types.js'
+import type { Principal } from '../protocol/bus-messages.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import type { GatewayBus, Route } from './types.js'
 

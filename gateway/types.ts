@@ -1,11 +1,11 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Logger } from 'pino'
-import type { CommandReply, CommandRequest, Principal } from '../actors/bus/types.js'
-import type { IdentityState } from '../actors/auth/identity-state.js'
-import type { SystemState } from '../actors/system/types.js'
-import type { KeystoreState } from '../actors/keystore/types.js'
-import type { StorageState } from '../actors/storage/types.js'
-import type { UpgradeState } from '../actors/upgrade/types.js'
+import type { CommandReply, CommandRequest, Principal } from '../protocol/bus-messages.js'
+import type { IdentityState } from '../protocol/identity-state.js'
+import type { SystemState } from '../protocol/system-state.js'
+import type { KeystoreState } from '../protocol/keystore-state.js'
+import type { StorageState } from '../protocol/storage-state.js'
+import type { UpgradeState } from '../protocol/upgrade-state.js'
 import type { Clock, Variant, WebrootStore } from '../hal/types.js'
 
 export interface GatewayBus {

@@ -1,5 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js'
-import type { CommandReply, CommandRequest } from '../actors/bus/types.js'
+import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { declaredLength } from './body.js'
 import { HttpError } from './errors.js'

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto'
 import { x25519 } from '@noble/curves/ed25519.js'
 import t, { type Test } from 'tap'
-import { decodeBase64 } from '../actors/host/base64.js'
+import { decodeBase64 } from '../protocol/base64.js'
 import {
   EJWT_MAX_LENGTH,
   EjwtError,

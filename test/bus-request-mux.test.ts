@@ -1,8 +1,8 @@
-// The gateway's request/reply over one reply subscription (actors/bus/request-mux.ts).
+// The gateway's request/reply over one reply subscription (bus/request-mux.ts).
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
-import { BusUnavailableError } from '../actors/bus/errors.js'
-import { RequestMux } from '../actors/bus/request-mux.js'
+import { BusUnavailableError } from '../bus/errors.js'
+import { RequestMux } from '../bus/request-mux.js'
 import { startNats } from './helpers/nats.js'
 
 t.test('replies reach their requests; no responder, timeouts and a closed connection fail with BusUnavailableError', async (t) => {

@@ -3,16 +3,16 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { connectBus } from '../actors/bus/connection.js'
-import { decode, encode } from '../actors/bus/codec.js'
-import { BusUnavailableError } from '../actors/bus/errors.js'
-import { ReadModelBus } from '../actors/bus/read-model-bus.js'
-import { ServiceHost } from '../actors/bus/service-host.js'
-import { Subjects } from '../actors/bus/subjects.js'
-import { inboxPrefix, services } from '../actors/bus/services.js'
+import { connectBus } from '../bus/connection.js'
+import { decode, encode } from '../protocol/codec.js'
+import { BusUnavailableError } from '../bus/errors.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { ServiceHost } from '../bus/service-host.js'
+import { Subjects } from '../protocol/subjects.js'
+import { inboxPrefix, services } from '../bus/services.js'
 import { gatewayProjections } from '../gateway/device-view.js'
-import { startOwnBus } from '../actors/supervisor/bus-setup.js'
-import { NatsServer } from '../actors/bus/nats-server.js'
+import { startOwnBus } from '../bus/bus-setup.js'
+import { NatsServer } from '../bus/nats-server.js'
 import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
@@ -164,7 +164,7 @@ t.test('a nats-server that cannot be found is named, with how to install it', as
 t.test('the nats-server dies with the process that started it, even by kill -9', async (t) => {
   const dir = t.testdir()
   const script = `
-    import { NatsServer } from ${JSON.stringify(`${distDir}/actors/bus/nats-server.js`)}
+    import { NatsServer } from ${JSON.stringify(`${distDir}/bus/nats-server.js`)}
     import { writeFileSync } from 'node:fs'
     const dir = ${JSON.stringify(dir)}
     writeFileSync(dir + '/nats.conf', 'listen: "127.0.0.1:-1"\\nports_file_dir: ' + JSON.stringify(dir) + '\\n')

@@ -3,7 +3,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { signCheckinReply } from '../client/backend-checkin.js'
+import { signCheckinReply } from '../protocol/checkin.js'
 import { LogResult, LogType } from '../eventstore/types.js'
 import { DEV_BACKEND_PUBLIC_KEY } from '../hal/sim/backend-key-dev.js'
 import { call, type Answer } from './helpers/http.js'

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { readFile, writeFile, appendFile } from 'node:fs/promises'
 import { generateKeyPairSync } from 'node:crypto'
 import { join } from 'node:path'
-import { FirmwareManifestError, loadFirmware, signBuild } from '../deploy/firmware-manifest.js'
+import { FirmwareManifestError, loadFirmware, signBuild } from '../image/firmware-manifest.js'
 
 const vendorKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
 

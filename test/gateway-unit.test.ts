@@ -1,6 +1,6 @@
 import t from 'tap'
-import { services } from '../actors/bus/services.js'
-import { authorized, roleOf, scopeSatisfies } from '../gateway/authorize.js'
+import { services } from '../bus/services.js'
+import { authorized, roleOf, scopeSatisfies } from '../protocol/scopes.js'
 import { originAllowed } from '../gateway/cors.js'
 import { routeTable } from '../gateway/routes.js'
 import { Router } from '../gateway/router.js'

@@ -5,8 +5,8 @@ import { readFileSync, statSync } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { signAttestation } from '../actors/provisioning/sign-attestation.js'
-import { verifyProvisioning } from '../actors/provisioning/verify-provisioning.js'
+import { signAttestation } from '../factory/sign-attestation.js'
+import { verifyProvisioning } from '../actors/auth/verify-provisioning.js'
 import {
   AlreadyProvisionedError,
   HalCorruptError,

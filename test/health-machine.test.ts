@@ -2,7 +2,7 @@
 import t, { type Test } from 'tap'
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import { HealthMonitor, type HeapReading } from '../actors/system/health-monitor.js'
-import { faultOf } from '../actors/host/fault-of.js'
+import { faultOf } from '../bus/fault-of.js'
 import { EntropyError, EntropyHealthError } from '../hal/index.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import { LogResult, LogType, type JournalEntry } from '../eventstore/types.js'

@@ -1,7 +1,7 @@
 // Issue 7: the fail state on a real device. Faults injected through the simulator's control
 // subject (what `hemd sim` sends); gating, journaling, and which bits clear how.
 import t, { type Test } from 'tap'
-import { sendSimCommand } from '../actors/supervisor/sim-cli.js'
+import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { SimCommand } from '../actors/system/sim-control.js'
 import { LogResult, LogType } from '../eventstore/types.js'
 import { call, type Answer } from './helpers/http.js'

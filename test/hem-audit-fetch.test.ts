@@ -2,7 +2,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { main } from '../eventstore/audit-cli.js'
+import { main } from '../cli/hem-audit/audit-cli.js'
 import { api, createKey } from './helpers/keys.js'
 import { login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
 

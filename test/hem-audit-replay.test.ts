@@ -2,7 +2,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { main } from '../eventstore/audit-cli.js'
+import { main } from '../cli/hem-audit/audit-cli.js'
 import { Journal, JournalReplayError, LogType, ReplayPointError, replayDevice, TamperedJournalError, type JournalEntry } from '../eventstore/index.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { factoryConfig } from '../machines/config.js'

@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { main } from '../eventstore/audit-cli.js'
+import { main } from '../cli/hem-audit/audit-cli.js'
 import { Journal, LogType, readAuditJournal, timeline } from '../eventstore/index.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { fixedClock, KIDS, options, readSet, records, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'

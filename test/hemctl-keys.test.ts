@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { main } from '../client/hemctl/cli.js'
+import { main } from '../cli/hemctl/cli.js'
 import { MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
 
 interface Run {

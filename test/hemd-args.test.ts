@@ -1,6 +1,6 @@
 import t from 'tap'
 import { resolve } from 'node:path'
-import { UsageError, parseEndpoint, parseHemdArgs, type HemdArgs } from '../actors/supervisor/hemd-cli.js'
+import { UsageError, parseEndpoint, parseHemdArgs, type HemdArgs } from '../cli/hemd/hemd-cli.js'
 
 t.test('defaults', async (t) => {
   t.same(parseHemdArgs([]), {
@@ -65,9 +65,9 @@ t.test('bad input is a usage error naming the flag', async (t) => {
 
 t.test('the hemd launcher, npm start and the node flags constant agree', async (t) => {
   const { readFile } = await import('node:fs/promises')
-  const { HEMD_NODE_FLAGS } = await import('../actors/supervisor/node-flags.js')
+  const { HEMD_NODE_FLAGS } = await import('../runtime/node-flags.js')
   const flags = HEMD_NODE_FLAGS.join(' ')
-  const shebang = (await readFile(new URL('../bin/hemd.ts', import.meta.url), 'utf8')).split('\n')[0]
+  const shebang = (await readFile(new URL('../bin/hemd.js', import.meta.url), 'utf8')).split('\n')[0]
   t.equal(shebang, `#!/usr/bin/env -S node ${flags}`)
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
   t.equal(pkg.scripts.start, `node ${flags} dist/bin/hemd.js`)

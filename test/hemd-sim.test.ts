@@ -1,7 +1,7 @@
 // `hemd sim`: fault injection into a running simulated device, as a user runs it.
 import t from 'tap'
-import { parseSimCommand } from '../actors/supervisor/sim-cli.js'
-import { parseHemdArgs } from '../actors/supervisor/hemd-cli.js'
+import { parseSimCommand } from '../cli/hemd/sim-cli.js'
+import { parseHemdArgs } from '../cli/hemd/hemd-cli.js'
 import { call } from './helpers/http.js'
 import { hemdBin, runHemd, runToEnd } from './helpers/hemd-process.js'
 import { until } from './helpers/until.js'

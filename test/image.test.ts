@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { buildImage, checkImage, extractArchive, HEADER_BYTES, ImageFormatError, packDirectory, parseHeader, walkArchive, type ArchiveSource } from '../image/index.js'
 import { safePath } from '../image/tar.js'
-import { main } from '../image/image-cli.js'
+import { main } from '../cli/hem-image/image-cli.js'
 import { repoRoot } from './helpers/device.js'
 
 const run = promisify(execFile)

@@ -1,9 +1,9 @@
 // The key store checks its callers itself: a bearer token verified with the auth actor, then role
 // and scope. A principal the caller merely claims counts for nothing. Real bus, real HAL, scripted auth.
 import t from 'tap'
-import { ReadModelBus } from '../actors/bus/read-model-bus.js'
-import { inboxPrefix } from '../actors/bus/services.js'
-import type { CommandRequest } from '../actors/bus/types.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { inboxPrefix } from '../bus/services.js'
+import type { CommandRequest } from '../protocol/bus-messages.js'
 import { keyOperationScopes } from '../actors/keystore/key-access.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import { LogType } from '../eventstore/types.js'

@@ -1,10 +1,10 @@
 // The keystore follows the auth actor's read model: keys serve a personalised device only, and
 // `inited` turning false (a wipeout) erases the repository. Real bus, real HAL, scripted identity.
 import t from 'tap'
-import { ReadModelBus } from '../actors/bus/read-model-bus.js'
-import { inboxPrefix } from '../actors/bus/services.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { inboxPrefix } from '../bus/services.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
-import type { KeystoreState } from '../actors/keystore/types.js'
+import type { KeystoreState } from '../protocol/keystore-state.js'
 import { silentLogger } from './helpers/logger.js'
 import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 import { until } from './helpers/until.js'

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { decodeBase64 } from '../actors/host/base64.js'
+import { decodeBase64 } from '../protocol/base64.js'
 import {
   KeyAttributeError,
   canAgree,
@@ -12,7 +12,7 @@ import {
   keyTypes,
   listedType,
   normaliseKid,
-} from '../actors/keystore/key-types.js'
+} from '../protocol/key-types.js'
 
 t.test('every type of the contract, and nothing else', async (t) => {
   t.same(Object.keys(keyTypes).sort(), [

@@ -4,8 +4,8 @@
 // holds exactly the step's TRANSITION record and the device shows the state: whether it answers,
 // its fls_state, the boot's STARTUP and SHUTDOWN records.
 import t, { type Test } from 'tap'
-import { sendSimCommand } from '../actors/supervisor/sim-cli.js'
-import type { Device } from '../actors/supervisor/types.js'
+import { sendSimCommand } from '../cli/hemd/sim-cli.js'
+import type { Device } from '../runtime/types.js'
 import { LogResult, LogType } from '../eventstore/types.js'
 import { FLS } from '../machines/health.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { LogResult, LogType } from '../eventstore/types.js'
 import { routeTable } from '../gateway/routes.js'
 import type { Role, Route } from '../gateway/types.js'
-import type { Device } from '../actors/supervisor/types.js'
+import type { Device } from '../runtime/types.js'
 import { hostClock } from '../hal/sim/host-clock.js'
 import type { Clock } from '../hal/types.js'
 import { bootDevice } from './helpers/device.js'
@@ -65,7 +65,7 @@ const ALL: Role[] = ['U', 'M', 'ExtAuth']
 const keyOf = (route: Route) => `${route.method} ${route.path}`
 const fill = (scope: string) => scope.replace(/<(\w+)>$/, (_, name: string) => sample(name))
 
-/** The contract's matching, written independently of gateway/authorize.ts: prefix on `:`, exact for `<kid>`. */
+/** The contract's matching, written independently of protocol/scopes.ts: prefix on `:`, exact for `<kid>`. */
 function satisfies(tokenScope: string, required: string): boolean {
   const wanted = fill(required)
   if (/<\w+>$/.test(required)) return tokenScope.toLowerCase() === wanted.toLowerCase()

@@ -2,13 +2,13 @@
 // personalised, Disk 0 powers up as `storage_mode` says, and a wipeout (`inited` false) makes both
 // unformatted again. Real bus, real P HAL, scripted identity.
 import t, { type Test } from 'tap'
-import type { IdentityState } from '../actors/auth/identity-state.js'
-import { ReadModelBus } from '../actors/bus/read-model-bus.js'
-import { inboxPrefix } from '../actors/bus/services.js'
-import type { CommandReply } from '../actors/bus/types.js'
+import type { IdentityState } from '../protocol/identity-state.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { inboxPrefix } from '../bus/services.js'
+import type { CommandReply } from '../protocol/bus-messages.js'
 import { StorageActor } from '../actors/storage/storage-actor.js'
 import type { NbdListen } from '../actors/storage/nbd-server.js'
-import type { StorageState } from '../actors/storage/types.js'
+import type { StorageState } from '../protocol/storage-state.js'
 import { LogType, type TransitionData } from '../eventstore/index.js'
 import { silentLogger } from './helpers/logger.js'
 import { NbdTestClient } from './helpers/nbd-client.js'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { signBuild } from '../deploy/firmware-manifest.js'
+import { signBuild } from '../image/firmware-manifest.js'
 import { LogResult, LogType } from '../eventstore/index.js'
 import { buildImage, packDirectory } from '../image/index.js'
 import { distDir, freePort } from './helpers/device.js'

@@ -1,10 +1,10 @@
 import { LogResult, LogType } from '../../eventstore/types.js'
 import { AlreadyProvisionedError } from '../../hal/errors.js'
-import { verifyProvisioning } from '../provisioning/verify-provisioning.js'
-import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { fail } from '../bus/fail.js'
+import { verifyProvisioning } from './verify-provisioning.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import { fail } from '../../protocol/fail.js'
 import type { AuthActor } from './auth-actor.js'
-import { decodeBase64, encodeBase64 } from '../host/base64.js'
+import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.

@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import type { Journal } from '../../eventstore/index.js'
 import type { JournalEntry } from '../../eventstore/types.js'
-import { ServiceHost } from '../bus/service-host.js'
+import { ServiceHost } from '../../bus/service-host.js'
 import type { JournalPort, JournalStatus } from '../host/journal-port.js'
 
 /** The journal's single writer, reachable on the bus for actors in other processes. */

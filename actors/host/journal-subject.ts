@@ -1,4 +1,4 @@
-import type { Principal } from '../bus/types.js'
+import type { Principal } from '../../protocol/bus-messages.js'
 
 /** The journal's subject field for a principal: `U`, `M`, or the external authenticator's id (no separators). */
 export function journalSubject(principal: Principal | undefined): { subject?: string } {

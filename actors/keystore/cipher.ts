@@ -1,13 +1,13 @@
 import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/crypto/index.js'
 import { LogResult, LogType, type LogResultNumber } from '../../eventstore/types.js'
-import { encodeBase64 } from '../host/base64.js'
+import { encodeBase64 } from '../../protocol/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
-import type { CommandReply, CommandRequest } from '../bus/types.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { CipherRequestError, parseCipherRequest, type CipherRequest, type Direction } from './cipher-request.js'
-import { canAgree, keyTypes } from './key-types.js'
+import { canAgree, keyTypes } from '../../protocol/key-types.js'
 import type { KeystoreActor } from './keystore-actor.js'
 import { normalisePublicKey } from './public-key.js'
-import { fail } from '../bus/fail.js'
+import { fail } from '../../protocol/fail.js'
 
 const HKDF_INFO = new TextEncoder().encode('encedo-aes')
 

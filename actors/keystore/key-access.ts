@@ -1,10 +1,10 @@
-import { authorized, USER_ROLES } from '../../gateway/authorize.js'
-import { CachedTokenVerifier } from '../../gateway/cached-token-verifier.js'
+import { authorized, USER_ROLES } from '../../protocol/scopes.js'
+import { CachedTokenVerifier } from '../../bus/cached-token-verifier.js'
 import { BusUnavailableError } from '../../gateway/errors.js'
 import type { GatewayBus, Route } from '../../gateway/types.js'
 import type { Clock } from '../../hal/types.js'
-import { fail } from '../bus/fail.js'
-import type { CommandReply, CommandRequest, Principal } from '../bus/types.js'
+import { fail } from '../../protocol/fail.js'
+import type { CommandReply, CommandRequest, Principal } from '../../protocol/bus-messages.js'
 
 /** The scopes each key operation accepts (any one of them); the gateway's key routes take theirs from here. */
 export const keyOperationScopes = {

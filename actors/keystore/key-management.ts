@@ -1,16 +1,16 @@
 import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
 import { isStorageFull } from '../../hal/errors.js'
-import { decodeBase64, encodeBase64 } from '../host/base64.js'
+import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
-import { fail } from '../bus/fail.js'
-import type { CommandReply, CommandRequest } from '../bus/types.js'
+import { fail } from '../../protocol/fail.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
-import { checkDescr, checkLabel, importedKid, isKeyType, keyMode, keyTypes, KeyAttributeError, listedType, normaliseKid } from './key-types.js'
+import { checkDescr, checkLabel, importedKid, isKeyType, keyMode, keyTypes, KeyAttributeError, listedType, normaliseKid } from '../../protocol/key-types.js'
 import type { KeystoreActor } from './keystore-actor.js'
 import { normalisePublicKey } from './public-key.js'
-import type { KeyRecord } from './types.js'
-import { wholeNumber } from '../host/whole-number.js'
+import type { KeyRecord } from '../../protocol/keystore-state.js'
+import { wholeNumber } from '../../protocol/whole-number.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15

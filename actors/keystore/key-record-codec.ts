@@ -5,8 +5,8 @@
 import { Packr } from 'msgpackr'
 import { CURVES } from '../../hal/crypto/curves.js'
 import { KeyRecordFormatError } from './errors.js'
-import { checkLabel, isKeyType, keyMode, keyTypes, type KeyAttributeError, type KeyType } from './key-types.js'
-import type { KeyRecord } from './types.js'
+import { checkLabel, isKeyType, keyMode, keyTypes, type KeyAttributeError, type KeyType } from '../../protocol/key-types.js'
+import type { KeyRecord } from '../../protocol/keystore-state.js'
 
 // Records (shared structures) would make the bytes depend on what the decoder saw before.
 const packr = new Packr({ useRecords: false })

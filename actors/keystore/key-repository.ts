@@ -22,7 +22,7 @@ import { UnsealError } from '../../hal/errors.js'
 import type { KeySlotMedia, Sealer } from '../../hal/types.js'
 import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
-import type { KeyRecord, RepoStats } from './types.js'
+import type { KeyRecord, RepoStats } from '../../protocol/keystore-state.js'
 
 const FORMAT = 'hemd key slot v1'
 const VERSION = 1

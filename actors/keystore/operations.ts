@@ -1,5 +1,5 @@
-import type { OperationSpec } from '../bus/service-host.js'
-import type { CommandReply, CommandRequest } from '../bus/types.js'
+import type { OperationSpec } from '../../bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { cipher } from './cipher.js'
 import type { KeyOperation } from './key-access.js'
 import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKey } from './key-management.js'

@@ -3,13 +3,13 @@ import type { Logger } from 'pino'
 import { LogResult, LogType } from '../../eventstore/types.js'
 import type { Hal } from '../../hal/types.js'
 import { timedNonce } from '../auth/challenges.js'
-import { fail } from '../bus/fail.js'
-import { ServiceHost } from '../bus/service-host.js'
-import type { CommandReply, CommandRequest } from '../bus/types.js'
-import { encodeBase64 } from '../host/base64.js'
+import { fail } from '../../protocol/fail.js'
+import { ServiceHost } from '../../bus/service-host.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import { encodeBase64 } from '../../protocol/base64.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { journalSubject } from '../host/journal-subject.js'
-import { wholeNumber } from '../host/whole-number.js'
+import { wholeNumber } from '../../protocol/whole-number.js'
 
 /** Log file ids per list answer (seed §4 rule 3). */
 export const LIST_PAGE = 128

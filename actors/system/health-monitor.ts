@@ -5,7 +5,7 @@ import type { Hal } from '../../hal/types.js'
 import { FAULT_EVENTS, FLS, healthMachine, healthVersion, type FaultEventType, type HealthEvent } from '../../machines/health.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
-import type { TemperatureRange } from './types.js'
+import type { TemperatureRange } from '../../protocol/system-state.js'
 
 /** A fault some part of the device found: the health machine raises its bit and journals it once. */
 export interface FaultReport {

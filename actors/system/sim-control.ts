@@ -1,6 +1,6 @@
-import { fail } from '../bus/fail.js'
-import type { CommandHandler } from '../bus/service-host.js'
-import type { CommandReply } from '../bus/types.js'
+import { fail } from '../../protocol/fail.js'
+import type { CommandHandler } from '../../bus/service-host.js'
+import type { CommandReply } from '../../protocol/bus-messages.js'
 import type { FaultInjector } from '../../hal/types.js'
 
 /** What a sim command asks for (`hemd sim ...`, over `hem.<devid>.cmd.system.sim`). */

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url'
-import { loadFirmware } from '../../deploy/firmware-manifest.js'
-import { concretePort } from '../../actors/supervisor/run-service.js'
-import { startDevice } from '../../actors/supervisor/start-device.js'
-import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
+import { loadFirmware } from '../../image/firmware-manifest.js'
+import { concretePort } from '../../runtime/run-service.js'
+import { startDevice } from '../../runtime/start-device.js'
+import type { Device, DeviceOptions } from '../../runtime/types.js'
 import type { SignedComponent } from '../../hal/types.js'
 import { silentLogger } from './logger.js'
 

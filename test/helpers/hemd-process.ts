@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { HEMD_NODE_FLAGS } from '../../actors/supervisor/node-flags.js'
+import { HEMD_NODE_FLAGS } from '../../runtime/node-flags.js'
 import { once } from 'node:events'
 import { distDir } from './device.js'
 

@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import type { Device, DeviceOptions } from '../../actors/supervisor/types.js'
+import type { Device, DeviceOptions } from '../../runtime/types.js'
 import { HemClient, PassphraseKeyCache, buildEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
 import { b64 } from './base64.js'
 import { bootDevice } from './device.js'

@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import { buildImage, packDirectory, type ImageKind } from '../../image/index.js'
-import { main as imageCli } from '../../image/image-cli.js'
+import { main as imageCli } from '../../cli/hem-image/image-cli.js'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { distDir, repoRoot } from './device.js'

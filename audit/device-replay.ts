@@ -1,0 +1,163 @@
+// Rebuilds the state of a whole device from its exported journal files, offline, by folding the
+// records through the same machines and reducers the runtime runs.
+
+import type { Variant } from '../hal/types.js'
+import { factoryConfig, reduceConfig, type DeviceConfig } from '../machines/config.js'
+import { diskMachine, diskVersion } from '../machines/disk.js'
+import { healthMachine, healthVersion } from '../machines/health.js'
+import { configEvent } from '../machines/identity-fold.js'
+import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
+import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
+import { provisioningMachine, provisioningVersion } from '../machines/provisioning.js'
+import { ReplayError, TransitionFold } from '../machines/replay.js'
+import { upgradeMachine, upgradeVersion } from '../machines/upgrade.js'
+import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
+import { JournalReplayError } from '../eventstore/errors.js'
+import { parseTransitionData } from '../eventstore/extension-data.js'
+import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
+import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
+import { LogType, type TransitionData } from '../eventstore/types.js'
+import type { JournalFile } from '../eventstore/verify-journal.js'
+
+/** The state of a device at one record of its journal: plain data, as JSON shows it. */
+export interface DeviceReplay {
+  /** The last record folded. `time` in Unix seconds. */
+  at: { file: string; seq: number; time: number }
+  /** Boots seen up to `at`, the current one included. */
+  boots: number
+  variant: Variant
+  personalisation: string
+  provisioning: string
+  config: DeviceConfig
+  /** P only: the state of each disk machine. */
+  disks?: { '0': string; '1': string }
+  upgrades: { fw: string; ui: string }
+  health: { state: string; fls: number }
+  lifecycle: string
+  /** The key repository by kid. */
+  keys: Record<string, KeyMetadata>
+}
+
+export interface ReplayOptions {
+  /** Stop at this record (included), or before the first record later than this time. Default: the end. */
+  at?: ReplayPoint
+  /** The newest file may still be open (see VerifyOptions). */
+  allowOpenTail?: boolean
+}
+
+/**
+ * Verifies the files, then folds every record up to `options.at`. Identity (personalisation,
+ * provisioning), configuration and keys persist across boots, so the files must reach back to
+ * the device's first; the disks, upgrades, health and lifecycle start afresh at every boot.
+ * Throws TamperedJournalError (the files do not verify), JournalReplayError (a record the
+ * machines refuse, or an incomplete history) or ReplayPointError (`at` is not in the files).
+ */
+export function replayDevice(files: JournalFile[], publicKey: Uint8Array, options: ReplayOptions = {}): DeviceReplay {
+  const journal = readAuditJournal(files, publicKey, { allowOpenTail: options.allowOpenTail ?? false })
+  const start = journal.layout.gaps.find((gap) => gap.atStart)
+  if (start) {
+    throw new JournalReplayError(start.file, undefined, `the history is incomplete: it links to ${start.missing}, which is not among the files given, and identity, configuration and keys are rebuilt from every file since the device's first`)
+  }
+  return new DeviceFold(journalVariant(journal)).run(journal.records, options.at)
+}
+
+const BANNER_VARIANT = /\svariant ([PE])(\s|$)/
+
+/** The variant each file's banner names; they must agree. */
+function journalVariant(journal: AuditJournal): Variant {
+  let found: { variant: Variant; file: string } | undefined
+  for (const [file, banner] of journal.banners) {
+    const variant = BANNER_VARIANT.exec(banner)?.[1] as Variant | undefined
+    if (!variant) continue
+    if (found && found.variant !== variant) throw new JournalReplayError(file, undefined, `the banner says variant ${variant}, but ${found.file} says ${found.variant}`)
+    found ??= { variant, file }
+  }
+  if (!found) throw new JournalReplayError(journal.records[0]!.file, undefined, 'no file banner names the variant (P or E)')
+  return found.variant
+}
+
+/** The machines of one boot: they start from their initial state whenever the device boots. */
+function bootMachines(variant: Variant) {
+  return {
+    disks: variant === 'P' ? ([0, 1] as const).map((disk) => new TransitionFold(diskMachine, diskVersion, { disk }, String(disk))) : [],
+    fw: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'fw' }, 'fw'),
+    ui: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'ui' }, 'ui'),
+    health: new TransitionFold(healthMachine, healthVersion),
+    lifecycle: new TransitionFold(lifecycleMachine, lifecycleVersion),
+  }
+}
+
+class DeviceFold {
+  private readonly personalisation: TransitionFold
+  private readonly provisioning = new TransitionFold(provisioningMachine, provisioningVersion)
+  private config: DeviceConfig
+  private readonly keys = new KeyCatalogue()
+  private boot: ReturnType<typeof bootMachines>
+  private boots = 0
+
+  constructor(private readonly variant: Variant) {
+    this.personalisation = new TransitionFold(personalisationMachine, personalisationVersion, { variant })
+    this.config = factoryConfig(variant)
+    this.boot = bootMachines(variant)
+  }
+
+  run(records: AuditRecord[], at: ReplayPoint | undefined): DeviceReplay {
+    let last: AuditRecord | undefined
+    for (const record of records) {
+      if (at && 'time' in at && record.time > at.time) break
+      try {
+        this.apply(record)
+      } catch (err) {
+        if (err instanceof ReplayError || err instanceof MalformedKeyRecordError) throw new JournalReplayError(record.file, record.seq, err.message, { cause: err })
+        throw err
+      }
+      last = record
+      if (at && 'file' in at && record.file === at.file && record.seq === at.seq) break
+    }
+    if (at && 'file' in at && (last?.file !== at.file || last.seq !== at.seq)) throw new ReplayPointError(`no record ${formatReplayPoint(at)} in the files given`)
+    if (!last) throw new ReplayPointError(`no record is at or before ${formatReplayPoint(at!)}: the journal starts later`)
+    return this.state(last)
+  }
+
+  private apply(record: AuditRecord): void {
+    if (record.boot !== this.boots) {
+      this.boot = bootMachines(this.variant)
+      this.boots = record.boot
+    }
+    if (record.type === LogType.TRANSITION) this.transition(record)
+    const event = configEvent(record)
+    if (event) this.config = reduceConfig(this.config, event, this.variant)
+    if (event?.kind === 'wiped') this.keys.clear()
+    this.keys.apply(record)
+  }
+
+  private transition(record: AuditRecord): void {
+    const transition = parseTransitionData(record.decoded)
+    if (!transition) throw new ReplayError('TRANSITION data is malformed')
+    const { disks, fw, ui, health, lifecycle } = this.boot
+    const fold = [this.personalisation, this.provisioning, ...disks, fw, ui, health, lifecycle].find((f) => f.owns(transition))
+    if (!fold) throw new ReplayError(`no ${machineName(transition)} machine runs on variant ${this.variant}`)
+    fold.apply(transition)
+  }
+
+  private state(last: AuditRecord): DeviceReplay {
+    const { disks, fw, ui, health, lifecycle } = this.boot
+    return {
+      at: { file: last.file, seq: last.seq, time: last.time },
+      boots: this.boots,
+      variant: this.variant,
+      personalisation: this.personalisation.state,
+      provisioning: this.provisioning.state,
+      config: { ...this.config },
+      ...(disks.length > 0 ? { disks: { '0': disks[0]!.state, '1': disks[1]!.state } } : {}),
+      upgrades: { fw: fw.state, ui: ui.state },
+      health: { state: health.state, fls: (health.snapshot.context as { fls: number }).fls },
+      lifecycle: lifecycle.state,
+      keys: this.keys.entries(),
+    }
+  }
+}
+
+function machineName(transition: TransitionData): string {
+  return transition.instance === undefined ? `'${transition.machine}'` : `'${transition.machine}' instance '${transition.instance}'`
+}

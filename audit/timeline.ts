@@ -1,0 +1,142 @@
+// The story of a device, one event per journal record: when, where in the files, who, what,
+// how it ended, and the facts of its data that are safe to show.
+
+import type { AuditRecord } from './audit-journal.js'
+import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/extension-data.js'
+import { logTypeName, logTypePhrase } from '../protocol/log-type-names.js'
+import { LogType } from '../eventstore/types.js'
+
+export type Fact = string | number | boolean
+
+export interface TimelineEvent {
+  /** Unix seconds, and the same in ISO 8601. */
+  time: number
+  iso: string
+  file: string
+  seq: number
+  type: number
+  /** The family's name of the type, e.g. `KEY_GENERATION`. */
+  name: string
+  /** What happened, readable: `key generated`, `transition disk 0 locked → rw by UNLOCK_RW`. */
+  what: string
+  /** The record's subject: `U`, `M`, an ExtAuth id, or empty (the device itself). */
+  subject: string
+  result: 'OK' | 'FAILED' | 'ERROR'
+  /** The HTTP status of the request, when the record answers one. */
+  status?: number
+  facts: Record<string, Fact>
+}
+
+export interface TimelineFilter {
+  /** Only these types (any of them). */
+  types?: number[]
+  /** Only records with exactly this subject (empty: the device's own). */
+  subject?: string
+  /** Unix seconds, both included. */
+  since?: number
+  until?: number
+  /** Also KEY_INIT, LINK and SEAL, the journal's own plumbing. */
+  all?: boolean
+}
+
+const PLUMBING = new Set<number>([LogType.KEY_INIT, LogType.LINK, LogType.SEAL])
+const RESULTS = ['OK', 'FAILED', 'ERROR'] as const
+
+/**
+ * Data fields shown as they are: identifiers, scopes, reasons, counts. Anything else in a
+ * record's data is left out, so that nothing unexpected (let alone a secret) is ever printed.
+ */
+const SCALARS = [
+  'kid', 'type', 'mode', 'scope', 'rid', 'id', 'offset', 'kind', 'version', 'sha256', 'slot', 'fwv', 'engine',
+  'entropy', 'test', 'reason', 'instanceid', 'temp', 'min', 'max', 'used', 'limit', 'invalid', 'file',
+  'wipeout', 'provisioned', 'label', 'descr', 'uts',
+] as const
+/** Fail-state bit masks, shown in hex. */
+const MASKS = ['fls', 'raised', 'cleared'] as const
+/** Lists of names: shown joined. */
+const NAME_LISTS = ['secrets', 'failed'] as const
+const MAX_TEXT = 80
+
+export function timeline(records: AuditRecord[], filter: TimelineFilter = {}): TimelineEvent[] {
+  const types = filter.types && new Set(filter.types)
+  return records
+    .filter((r) =>
+      (filter.all || types?.has(r.type) || !PLUMBING.has(r.type)) &&
+      (!types || types.has(r.type)) &&
+      (filter.subject === undefined || (r.type !== LogType.KEY_INIT && r.subject === filter.subject)) &&
+      (filter.since === undefined || r.time >= filter.since) &&
+      (filter.until === undefined || r.time <= filter.until))
+    .map(toEvent)
+}
+
+function toEvent(record: AuditRecord): TimelineEvent {
+  const data = record.decoded ?? {}
+  const status = typeof data.source === 'number' && Number.isInteger(data.source) ? data.source : undefined
+  return {
+    time: record.time,
+    iso: new Date(record.time * 1000).toISOString(),
+    file: record.file,
+    seq: record.seq,
+    type: record.type,
+    name: logTypeName(record.type),
+    what: describe(record),
+    // KEY_INIT's subject is the file key: never shown.
+    subject: record.type === LogType.KEY_INIT ? '' : record.subject,
+    result: RESULTS[record.result],
+    ...(status !== undefined ? { status } : {}),
+    facts: facts(record),
+  }
+}
+
+function describe(record: AuditRecord): string {
+  if (record.type !== LogType.TRANSITION) return logTypePhrase(record.type)
+  const t = parseTransitionData(record.decoded)
+  if (!t) return 'transition (malformed data)'
+  const machine = t.instance === undefined ? t.machine : `${t.machine} ${t.instance}`
+  return `transition ${text(machine)} ${text(t.from)} → ${text(t.to)} by ${text(t.event)}`
+}
+
+function facts(record: AuditRecord): Record<string, Fact> {
+  const data = record.decoded
+  if (!data || record.type === LogType.TRANSITION) return {}
+  if (record.type === LogType.LINK) {
+    const link = parseLinkData(data)
+    return link?.prev ? { prev: link.prev, ...(link.seq !== null ? { seq: link.seq.toString(16) } : {}) } : {}
+  }
+  if (record.type === LogType.SEAL) {
+    const seal = parseSealData(data)
+    return seal ? { reason: seal.reason, head: `${Buffer.from(seal.head.subarray(0, 8)).toString('hex')}…` } : {}
+  }
+  const found: Record<string, Fact> = {}
+  if (typeof data.source === 'string') found.source = text(data.source)
+  for (const key of SCALARS) {
+    const value = data[key]
+    if (typeof value === 'string') found[key] = text(value)
+    else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) found[key] = value
+  }
+  for (const key of MASKS) if (Number.isSafeInteger(data[key])) found[key] = `0x${(data[key] as number).toString(16).padStart(2, '0')}`
+  for (const key of NAME_LISTS) {
+    const value = data[key]
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) found[key] = text(value.join(','))
+  }
+  // Which configuration fields changed, not their values.
+  if (typeof data.changed === 'object' && data.changed !== null && !(data.changed instanceof Uint8Array)) {
+    found.changed = text(Object.keys(data.changed).join(','))
+  }
+  return found
+}
+
+/** Printable and short: a record's text is the device's, but a terminal need not trust it. */
+function text(value: string): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+  return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean
+}
+
+/** One line: time, position, who, what, result (with the HTTP status), facts. */
+export function formatTimelineEvent(event: TimelineEvent): string {
+  const who = event.subject === '' ? 'device' : event.subject === 'U' ? 'user' : event.subject === 'M' ? 'master' : text(event.subject)
+  const result = event.status === undefined ? event.result : `${event.result} ${event.status}`
+  const facts = Object.entries(event.facts).map(([key, value]) => `${key}=${value}`).join(' ')
+  const line = `${event.iso.replace('.000Z', 'Z')}  ${`${event.file}:${event.seq.toString(16)}`.padEnd(13)}  ${who.padEnd(7)}  ${event.what.padEnd(34)}  ${result.padEnd(10)}  ${facts}`
+  return line.trimEnd()
+}

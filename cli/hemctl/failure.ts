@@ -1,0 +1,34 @@
+// hemctl's exit statuses: scripts tell a refusal from an unreachable device from a bad passphrase.
+import {
+  DeviceRefusedError,
+  DeviceUnreachableError,
+  FingerprintMismatchError,
+  ForbiddenError,
+  UnauthorizedError,
+  UnexpectedAnswerError,
+} from '../../client/errors.js'
+
+export const EXIT = {
+  OK: 0,
+  /** The device refused the request (any other 4xx or 5xx), or answered something unexpected. */
+  REFUSED: 1,
+  USAGE: 2,
+  /** The device could not be reached, or its certificate is not trusted. */
+  UNREACHABLE: 3,
+  /** Login refused (401) or the token's scope or role does not allow it (403). */
+  DENIED: 4,
+  /** The device presented another certificate than the one pinned for its URL. */
+  FINGERPRINT: 5,
+} as const
+
+export function hemctlFailure(err: unknown): { message: string; exit: number } | undefined {
+  if (err instanceof FingerprintMismatchError) return { message: err.message, exit: EXIT.FINGERPRINT }
+  if (err instanceof UnauthorizedError || err instanceof ForbiddenError) return { message: err.message, exit: EXIT.DENIED }
+  if (err instanceof DeviceRefusedError || err instanceof UnexpectedAnswerError) return { message: err.message, exit: EXIT.REFUSED }
+  if (err instanceof DeviceUnreachableError) {
+    const code = String((err.cause as { code?: unknown })?.code)
+    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(code) ? ' (give --ca FILE, or --insecure for a self-signed certificate)' : ''
+    return { message: `${err.message}${hint}`, exit: EXIT.UNREACHABLE }
+  }
+  return undefined
+}

@@ -1,0 +1,268 @@
+import { parseArgs } from 'node:util'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { pino, type Logger } from 'pino'
+import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from '../../runtime/launcher.js'
+import type { NbdListen } from '../../actors/storage/nbd-server.js'
+import type { Device, Endpoint } from '../../runtime/types.js'
+import type { TemperatureRange } from '../../protocol/system-state.js'
+
+const USAGE = `Usage: hemd [options]
+
+Starts a simulated HEM device: its own nats-server on loopback, the actors, and the HTTP(S) gateway.
+\`hemd sim --help\` shows how to inject faults into a running simulated device;
+\`hemd bus-config --help\` how to configure a nats-server started on its own (systemd).
+
+Options:
+  --variant P|E          hardware variant (default P)
+  --data DIR             device data directory (default ./var/hemd)
+  --http HOST:PORT       plain HTTP listener (default 127.0.0.1:8080)
+  --https HOST:PORT      HTTPS listener (default 127.0.0.1:8443)
+  --nats URL             use this NATS server instead of starting one (no per-service users)
+  --bus DIR              use the nats-server configured by hemd bus-config --out DIR,
+                         every service as its own user (DIR/bus-credentials.json)
+  --backend URL          mirror the journal to this fleet backend (nats:// or tls://, its
+                         leaf-node port) while the owner sets trusted_backend; needs the
+                         device's own nats-server (not with --nats)
+  --backend-domain NAME  the backend's JetStream domain (default hem)
+  --tls-cert FILE        serve this certificate (PEM) instead of the device's own
+  --tls-key FILE         the private key (PEM) of --tls-cert
+  --nbd HOST:PORT|unix:PATH
+                         export unlocked disks (P) over NBD on loopback TCP or a Unix
+                         socket (mode 0600); the export has no authentication (default off)
+  --split                run each service in its own process
+  --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
+                         (default -40:85; write --temp-range=-10:60 for a negative MIN)
+  --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
+  -h, --help             show this help
+`
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+export interface HemdArgs {
+  variant: 'P' | 'E'
+  dataDir: string
+  http: Endpoint
+  https: Endpoint
+  natsUrl?: string
+  busDir?: string
+  backend?: { url: string; domain: string }
+  tls?: { certFile: string; keyFile: string }
+  nbd?: NbdListen
+  split: boolean
+  temperatureRange?: TemperatureRange
+  logLevel: string
+}
+
+export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      variant: { type: 'string', default: 'P' },
+      data: { type: 'string', default: './var/hemd' },
+      http: { type: 'string', default: '127.0.0.1:8080' },
+      https: { type: 'string', default: '127.0.0.1:8443' },
+      nats: { type: 'string' },
+      bus: { type: 'string' },
+      backend: { type: 'string' },
+      'backend-domain': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      nbd: { type: 'string' },
+      split: { type: 'boolean', default: false },
+      'temp-range': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  if (values.help) return 'help'
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`)
+  const variant = values.variant.toUpperCase()
+  if (variant !== 'P' && variant !== 'E') throw new UsageError(`--variant must be P or E, not ${values.variant}`)
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) {
+    throw new UsageError('--tls-cert and --tls-key go together')
+  }
+  if (values.nats !== undefined && !/^(nats|tls):\/\/./.test(values.nats)) {
+    throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
+  }
+  if (values.nats !== undefined && values.bus !== undefined) throw new UsageError('--nats and --bus exclude each other')
+  const backend = values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
+  if (backend === undefined && values['backend-domain'] !== undefined) throw new UsageError('--backend-domain goes with --backend')
+  // The backend links to the device's own nats-server: an outside one is configured on its own (hemd bus-config --backend).
+  if (backend && values.nats !== undefined) throw new UsageError('--backend needs the device\'s own nats-server: not with --nats')
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
+    throw new UsageError(`unknown --log-level ${values['log-level']}`)
+  }
+  return {
+    variant,
+    dataDir: resolve(values.data),
+    http: parseEndpoint('--http', values.http),
+    https: parseEndpoint('--https', values.https),
+    ...(values.nats ? { natsUrl: values.nats } : {}),
+    ...(values.bus ? { busDir: resolve(values.bus) } : {}),
+    ...(backend ? { backend } : {}),
+    ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
+    ...(values.nbd ? { nbd: parseNbd(values.nbd) } : {}),
+    split: values.split,
+    ...(values['temp-range'] !== undefined ? { temperatureRange: parseTemperatureRange(values['temp-range']) } : {}),
+    logLevel: values['log-level'],
+  }
+}
+
+/** The URL goes into the nats-server configuration: nothing in it may end its quoted string. */
+function parseBackend(url: string, domain: string): { url: string; domain: string } {
+  if (!/^(nats|tls):\/\/[^\s"\\]+$/.test(url)) throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${url.slice(0, 200)}`)
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(domain)) throw new UsageError(`--backend-domain must be a JetStream domain name (letters, digits, _ and -), not ${domain.slice(0, 64)}`)
+  return { url, domain }
+}
+
+export function parseEndpoint(flag: string, text: string): Endpoint {
+  const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text)
+  const port = Number(match?.[2])
+  if (!match || port > 65535) throw new UsageError(`${flag} must be HOST:PORT (port 0-65535), not ${text}`)
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port }
+}
+
+export function parseTemperatureRange(text: string): TemperatureRange {
+  const match = /^(-?\d{1,3}):(-?\d{1,3})$/.exec(text)
+  const [min, max] = [Number(match?.[1]), Number(match?.[2])]
+  // The clear point lies 2 °C inside each end (health-monitor.ts), so the range needs room for it.
+  if (!match || max - min < 5) throw new UsageError(`--temp-range must be MIN:MAX in whole °C with MAX at least MIN + 5, not ${text}`)
+  return { min, max }
+}
+
+/** Whoever reaches the export reads an unlocked disk: it is never offered beyond this host. */
+export function parseNbd(text: string): NbdListen {
+  if (text.startsWith('unix:')) {
+    const path = resolve(text.slice('unix:'.length))
+    // sockaddr_un holds 108 bytes with the terminating NUL.
+    if (Buffer.byteLength(path) > 107) throw new UsageError(`--nbd socket path is longer than 107 bytes: ${path}`)
+    return { path }
+  }
+  const endpoint = parseEndpoint('--nbd', text)
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(endpoint.host)) {
+    throw new UsageError(`--nbd listens on loopback only (127.0.0.1, ::1, localhost), not ${endpoint.host}`)
+  }
+  return endpoint
+}
+
+export async function main(argv: string[]): Promise<number> {
+  // The device's code is loaded only by the processes that run it: the launcher stays small.
+  if (argv[0] === '--service') return (await import('../../runtime/service-child.js')).runServiceChild(argv[1] ?? '')
+  if (argv[0] === 'sim') return (await import('./sim-cli.js')).runSimCli(argv.slice(1))
+  if (argv[0] === 'bus-config') return (await import('./bus-config-cli.js')).runBusConfigCli(argv.slice(1))
+  const runtime = argv[0] === '--runtime'
+  const own = runtime ? argv.slice(1) : argv
+  let args: HemdArgs | 'help'
+  try {
+    args = parseHemdArgs(own)
+  } catch (err) {
+    process.stderr.write(`hemd: ${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const build = fileURLToPath(new URL('../..', import.meta.url))
+  if (!runtime) {
+    const logger = pino({ level: args.logLevel, base: { svc: 'boot' } }, pino.destination(2))
+    return runLauncher({ dataDir: args.dataDir, factoryDir: build, nodeModules: join(build, '..', 'node_modules'), argv: own, logger })
+  }
+  return runRuntime(args, build)
+}
+
+/** The device itself, in the process the launcher started for the slot it booted. */
+async function runRuntime(args: HemdArgs, build: string): Promise<number> {
+  const booted = bootedFromEnv(process.env.HEMD_BOOTED)
+  // The launcher is the device's power: when it dies, so does the runtime, at once and uncleanly.
+  const powerLost = () => process.kill(process.pid, 'SIGKILL')
+  process.on('disconnect', powerLost)
+  try {
+    return await runDevice(args, build, booted)
+  } finally {
+    // The IPC channel would keep this process alive after its device stopped.
+    process.off('disconnect', powerLost)
+    if (process.connected) process.disconnect()
+  }
+}
+
+async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeof bootedFromEnv>): Promise<number> {
+  const logger = pino({ level: args.logLevel, base: { svc: 'hemd' } }, pino.destination(2))
+  let upgrading = false
+  let device: Device
+  try {
+    const [{ loadFirmware }, { startDevice }] = await Promise.all([import('../../image/firmware-manifest.js'), import('../../runtime/start-device.js')])
+    const firmware = await loadFirmware(build)
+    device = await startDevice({
+      ...args,
+      firmware,
+      logger,
+      // The launcher holds the data dir for the device: its lock names the process a user sees.
+      ...(booted ? { booted, lock: false } : {}),
+      // Only a launcher can boot another slot; without one the device restarts in place.
+      ...(process.send ? { onFirmwareInstalled: () => void (upgrading = true) } : {}),
+    })
+  } catch (err) {
+    process.stderr.write(`hemd: ${(err as Error).message}\n`)
+    return 1
+  }
+  process.stdout.write(banner(device, args))
+  process.send?.({ type: 'ready', ...(device.trial ? { trial: device.trial } : {}) } satisfies RuntimeMessage)
+  await Promise.race([untilSignal(logger), device.stopped])
+  try {
+    await device.stop()
+  } catch (err) {
+    process.stderr.write(`hemd: the stop was not clean: ${(err as Error).message}\n`)
+    return 1
+  }
+  // Not a clean stop: the launcher powers the runtime up again, as a watchdog would.
+  if (device.fault) {
+    process.stderr.write(`hemd: stopped by a fault: ${device.fault}\n`)
+    return 1
+  }
+  if (upgrading) {
+    process.stdout.write('hemd: rebooting into the new firmware\n')
+    return EXIT_UPGRADE
+  }
+  process.stdout.write('hemd: stopped (journal sealed)\n')
+  return 0
+}
+
+function banner(device: Device, args: HemdArgs): string {
+  const bus = device.natsPid === undefined ? `${device.natsUrl} (external)` : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
+  return [
+    `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}${args.split ? ', split into processes' : ''}`,
+    `  data   ${device.dataDir}`,
+    `  http   ${device.httpUrl ?? '-'}`,
+    `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,
+    `  bus    ${bus}`,
+    ...(device.nbdAddress ? [`  nbd    ${device.nbdAddress} (exports disk0, disk1 while unlocked)`] : []),
+    `  log key ${Buffer.from(device.logPublicKey).toString('base64')}`,
+    `Next: curl -s ${device.httpUrl ?? device.httpsUrl}/api/system/status`,
+    'Ctrl-C stops the device.',
+    '',
+  ].join('\n')
+}
+
+/**
+ * The first SIGINT or SIGTERM starts the clean stop; later ones are ignored, not fatal: Ctrl-C
+ * reaches the launcher and the runtime together, and the launcher passes a SIGTERM on as well.
+ */
+function untilSignal(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return
+      stopping = true
+      logger.info({ signal }, 'stopping')
+      resolve()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+}

@@ -1,0 +1,56 @@
+// What travels on the bus. Payloads are msgpackr-encoded (useRecords: false).
+
+import type { FaultEventType } from '../machines/health.js'
+
+export interface Principal {
+  /** `U` (user), `M` (master) or an external authenticator's id. */
+  sub: string
+  scope: string
+}
+
+/** A command from the gateway (or a tool) to one actor: `hem.<devid>.cmd.<service>.<op>`. */
+export interface CommandRequest<B = unknown> {
+  /** Request id, also written to the journal so HTTP traffic and audit records correlate. */
+  rid: string
+  principal?: Principal
+  /**
+   * The caller's bearer token, for a service that does not take the gateway's word for the
+   * principal (the keystore): the gateway's bus credentials alone then cannot use a key.
+   */
+  bearer?: string
+  /** True when the request arrived over TLS. */
+  tls: boolean
+  /** Path parameters of the route, e.g. `{ id: '65a1b2c3' }`. */
+  params?: Record<string, string>
+  body?: B
+}
+
+export interface ErrorBody {
+  error: string
+  message: string
+}
+
+export interface CommandReply<B = unknown> {
+  status: number
+  body?: B | ErrorBody
+  /** `text/plain` etc.; JSON when absent. */
+  contentType?: string
+}
+
+/** A state event an actor publishes on `hem.<devid>.evt.<service>.state`: its whole public read model. */
+export interface StateEvent<S = unknown> {
+  service: string
+  /** Increases with every change from one actor incarnation; a lower rev from the same boot is stale. */
+  rev: number
+  /** Distinguishes actor incarnations, so a restarted actor's rev 1 is not mistaken for stale. */
+  boot: string
+  state: S
+}
+
+/** A fault a service found in itself (`hem.<devid>.evt.<service>.fault`), for the health machine. */
+export interface FaultEvent {
+  service: string
+  /** One of machines/health.ts FAULT_EVENTS: STACK_OVERFLOW, ALLOCATION_FAILED, ... */
+  fault: FaultEventType
+  detail?: Record<string, unknown>
+}

@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { access, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { HalLockedError } from '../hal/errors.js'
+import { abandonTrial, chooseBoot, commitTrial, slotDir } from '../hal/sim/boot-slots.js'
+import { DataDirLock } from '../hal/sim/data-dir-lock.js'
+import { killOrphan } from '../hal/sim/orphan-process.js'
+import type { SlotName } from '../hal/types.js'
+import { HEMD_MALLOC_ENV, HEMD_NODE_FLAGS } from './node-flags.js'
+
+/** The runtime's exit code that asks for the newly installed firmware to be booted. */
+export const EXIT_UPGRADE = 75
+const RUNTIME_PID_FILE = 'runtime.pid'
+/** How long a trial boot may take to confirm its health before it is given up. */
+const TRIAL_DEADLINE_MS = 120_000
+/** A runtime that dies after it was up is started again, at most this many times in a row. */
+const MAX_CRASHES = 5
+/** A runtime that stayed up this long ends a row of crashes. */
+const STABLE_MS = 60_000
+
+export interface LauncherOptions {
+  dataDir: string
+  /** The build hemd itself was started from: the factory firmware, slot A until an install. */
+  factoryDir: string
+  /** Where that build's dependencies are, shared by every slot like a platform's libraries. */
+  nodeModules: string
+  /** The runtime's arguments (hemd's own, passed on). */
+  argv: string[]
+  logger: Logger
+}
+
+export type RuntimeMessage = { type: 'ready'; trial?: 'confirmed' | 'refused' }
+
+/**
+ * The simulated bootloader: runs the runtime of the slot it chooses as a child process. An
+ * installed firmware is booted once as a trial; it stays only if it confirms its health, and
+ * a trial that fails to start, refuses, exits or hangs sends the device back to the old slot
+ * (the next runtime journals the rollback). SIGINT and SIGTERM are passed to the runtime.
+ */
+export async function runLauncher(o: LauncherOptions): Promise<number> {
+  const bootDir = join(o.dataDir, 'boot')
+  const runtimePidFile = join(o.dataDir, 'run', RUNTIME_PID_FILE)
+  await mkdir(join(o.dataDir, 'run'), { recursive: true, mode: 0o700 })
+  let lock: DataDirLock
+  try {
+    lock = await DataDirLock.acquire(o.dataDir)
+  } catch (err) {
+    if (!(err instanceof HalLockedError)) throw err
+    process.stderr.write(`hemd: ${err.message}\n`)
+    return 1
+  }
+  // A launcher killed with SIGKILL takes its runtime down, but not always before the next start.
+  await killOrphan(runtimePidFile, ['--runtime', o.dataDir])
+  let child: ChildProcess | undefined
+  let stopping = false
+  const onSignal = () => {
+    stopping = true
+    child?.kill('SIGTERM')
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  let crashes = 0
+  try {
+    for (;;) {
+      const choice = await chooseBoot(bootDir).catch(() => ({ slot: 'A' as SlotName, trial: false, rolledBack: undefined }))
+      if (choice.rolledBack) o.logger.warn({ slot: choice.rolledBack.slot, version: choice.rolledBack.version }, 'a trial boot never confirmed: rolled back')
+      const dir = await runnableSlot(bootDir, choice.slot, o)
+      if (!dir && choice.trial) {
+        o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
+        await abandonTrial(bootDir)
+        continue
+      }
+      child = spawn(process.execPath, [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv], {
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, ...HEMD_MALLOC_ENV, HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}` },
+      })
+      await writeFile(runtimePidFile, `${child.pid}\n`, { mode: 0o600 })
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+      const ready = await Promise.race([
+        once(child, 'message').then(([message]) => message as RuntimeMessage),
+        exited.then(() => undefined),
+        ...(choice.trial ? [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TRIAL_DEADLINE_MS).unref())] : []),
+      ])
+      if (choice.trial) {
+        if (ready?.trial === 'confirmed') {
+          await commitTrial(bootDir)
+          o.logger.info({ slot: choice.slot }, 'the new firmware confirmed its health: it is the active slot now')
+        } else {
+          o.logger.error({ slot: choice.slot }, 'the new firmware did not confirm its health: rolling back')
+          child.kill('SIGKILL')
+          await exited
+          await abandonTrial(bootDir)
+          if (stopping) return 1
+          continue
+        }
+      }
+      const up = Date.now()
+      const [code, signal] = await exited
+      child = undefined
+      if (Date.now() - up >= STABLE_MS) crashes = 0
+      if (stopping) return code ?? 1
+      if (code === EXIT_UPGRADE) continue
+      if (code === 0) return 0
+      // A runtime that never came up will not do better a second time: that is a start failure.
+      if (!ready) return code ?? 1
+      if (++crashes > MAX_CRASHES) {
+        o.logger.error({ code, signal }, `the runtime died ${MAX_CRASHES} times in a row: giving up`)
+        return 1
+      }
+      o.logger.error({ code, signal }, 'the runtime died: starting it again')
+      await new Promise((resolve) => setTimeout(resolve, 1000 * crashes))
+    }
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await lock.release()
+  }
+}
+
+/** The slot's installed build; undefined for a slot never installed (the factory build runs there). */
+async function runnableSlot(bootDir: string, slot: SlotName, o: LauncherOptions): Promise<string | undefined> {
+  const dir = slotDir(bootDir, slot)
+  try {
+    await access(join(dir, 'bin', 'hemd.js'))
+  } catch {
+    return undefined
+  }
+  // Module resolution climbs from the slot to `slots/node_modules`: the platform's libraries.
+  const link = join(bootDir, 'slots', 'node_modules')
+  if ((await readlink(link).catch(() => undefined)) !== o.nodeModules) {
+    await mkdir(join(bootDir, 'slots'), { recursive: true, mode: 0o700 })
+    await rm(link, { force: true, recursive: true })
+    await symlink(o.nodeModules, link, 'dir')
+  }
+  return dir
+}
+
+/** What the launcher put in the environment: `A:active`, `B:trial`, ... */
+export function bootedFromEnv(value: string | undefined): { slot: SlotName; trial: boolean } | undefined {
+  const match = /^([AB]):(active|trial)$/.exec(value ?? '')
+  return match ? { slot: match[1] as SlotName, trial: match[2] === 'trial' } : undefined
+}

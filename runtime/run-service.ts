@@ -1,0 +1,299 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import { createServer, type AddressInfo } from 'node:net'
+import type { Logger } from 'pino'
+import { Journal } from '../eventstore/index.js'
+import { CachedTokenVerifier, ListenError, scopeAudit, startGateway, type Gateway } from '../gateway/index.js'
+import { readHistory } from '../eventstore/index.js'
+import { IDENTITY_RECORD_TYPES } from '../machines/identity-fold.js'
+import { AuthActor } from '../actors/auth/auth-actor.js'
+import { authOperations } from '../actors/auth/operations.js'
+import { formatDisks } from '../actors/auth/personalise.js'
+import { orderSupervisor } from '../bus/supervisor-client.js'
+import { orderHealth } from '../bus/health-client.js'
+import type { Hal } from '../hal/types.js'
+import type { CryptoEngine } from '../hal/crypto/index.js'
+import { closeBus } from '../bus/connection.js'
+import { inboxPrefix } from '../bus/services.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { EventstoreActor } from '../actors/eventstore/eventstore-actor.js'
+import { JournalMirror } from '../actors/mirror/mirror-actor.js'
+import { RemoteJournal } from '../actors/eventstore/remote-journal.js'
+import type { JournalPort } from '../actors/host/journal-port.js'
+import { SystemActor } from '../actors/system/system-actor.js'
+import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
+import { LoggerActor } from '../actors/logger/logger-actor.js'
+import type { NbdListen } from '../actors/storage/nbd-server.js'
+import { StorageActor } from '../actors/storage/storage-actor.js'
+import { UpgradeActor } from '../actors/upgrade/upgrade-actor.js'
+import { gatewayProjections } from '../gateway/index.js'
+import type { Endpoint } from './types.js'
+import type { TemperatureRange } from '../protocol/system-state.js'
+
+/** The services of a device, in start order. */
+export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway'] as const
+export type DeviceService = (typeof deviceServices)[number]
+
+export interface ServiceContext {
+  hal: Hal
+  logger: Logger
+  firmwareVersion: string
+  connect(service: string, onConnectionChange?: (up: boolean) => void): Promise<NatsConnection>
+  /** The journal when the eventstore runs in this process; otherwise reached over the bus. */
+  journal?: JournalPort
+  http?: Endpoint
+  https?: Endpoint
+  tls?: { certFile: string; keyFile: string }
+  /** Where the storage service exports unlocked disks over NBD. */
+  nbd?: NbdListen
+  cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
+  temperatureRange?: TemperatureRange
+  /** Mirror the journal to the fleet backend's JetStream (in this domain), on the `mirror` user's connection. */
+  mirror?: { domain: string }
+  /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
+  journalOpening?: Promise<Journal>
+}
+
+export interface RunningService {
+  stop(): Promise<void>
+  journal?: JournalPort
+  gateway?: Gateway
+}
+
+export async function runService(name: DeviceService, ctx: ServiceContext): Promise<RunningService> {
+  switch (name) {
+    case 'eventstore':
+      return runEventstore(ctx)
+    case 'system':
+      return runSystem(ctx)
+    case 'auth':
+      return runAuth(ctx)
+    case 'keystore':
+      return runKeystore(ctx)
+    case 'logger':
+      return runLogger(ctx)
+    case 'storage':
+      return runStorage(ctx)
+    case 'upgrade':
+      return runUpgrade(ctx)
+    case 'gateway':
+      return runGateway(ctx)
+  }
+}
+
+/**
+ * Runs a service on its own bus connection. The connection is closed when the service stops,
+ * and also when it fails to start, so that a device that cannot boot leaves nothing behind.
+ */
+async function connected(
+  ctx: ServiceContext,
+  service: DeviceService,
+  run: (nc: NatsConnection) => Promise<RunningService>,
+  onConnectionChange?: (up: boolean) => void,
+): Promise<RunningService> {
+  const nc = await ctx.connect(service, onConnectionChange)
+  try {
+    const running = await run(nc)
+    return {
+      ...running,
+      stop: async () => {
+        await running.stop()
+        await closeBus(nc)
+      },
+    }
+  } catch (err) {
+    await closeBus(nc)
+    throw err
+  }
+}
+
+/** The device's journal, recovered and open for appends; `prefetchChecks` when this process reads the history next. */
+export function openDeviceJournal(hal: Hal, firmwareVersion: string, logger: Logger, prefetchChecks: boolean): Promise<Journal> {
+  return Journal.open({
+    media: hal.journal,
+    signer: hal.enclave.logSigner,
+    clock: hal.clock,
+    random: (n) => hal.entropy.read(n),
+    banner: `# hemd ${firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
+    logger,
+    prefetchChecks,
+  })
+}
+
+async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  // A service process of --split opens it itself; the history is read in the auth process, so no prefetch.
+  const journal = await (ctx.journalOpening ?? openDeviceJournal(hal, ctx.firmwareVersion, ctx.logger, false))
+  try {
+    return await connected(ctx, 'eventstore', async (nc) => {
+      const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
+      await actor.start()
+      // It reads the journal's files and durable head, so it lives beside the journal's writer.
+      const mirror = ctx.mirror && startMirror(ctx, journal, ctx.mirror.domain)
+      return {
+        journal: actor.port,
+        stop: async () => {
+          await mirror?.stop()
+          await actor.stop()
+          await journal.close()
+        },
+      }
+    })
+  } catch (err) {
+    await journal.close()
+    throw err
+  }
+}
+
+function startMirror(ctx: ServiceContext, journal: Journal, domain: string): JournalMirror {
+  const { hal } = ctx
+  return JournalMirror.start({
+    devid: hal.devid,
+    variant: hal.variant,
+    journal: { media: hal.journal, durable: () => ({ file: journal.fileId, head: journal.head }) },
+    connect: () => ctx.connect('mirror'),
+    domain,
+    logger: ctx.logger,
+  })
+}
+
+function runSystem(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'system', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+    const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}) })
+    await actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runAuth(ctx: ServiceContext): Promise<RunningService> {
+  const { hal } = ctx
+  return connected(ctx, 'auth', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
+    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, IDENTITY_RECORD_TYPES)
+    if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
+    const actor = new AuthActor(
+      {
+        nc,
+        hal,
+        journal,
+        history,
+        logger: ctx.logger,
+        reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout'),
+        checkinOrder: (action, rid) => orderHealth(nc, hal.devid, action, rid),
+      },
+      authOperations,
+    )
+    actor.start()
+    if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runKeystore(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'keystore', async (nc) => {
+    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+    const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) })
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runLogger(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'logger', async (nc) => {
+    const actor = new LoggerActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runStorage(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'storage', async (nc) => {
+    const actor = new StorageActor({
+      nc,
+      hal: ctx.hal,
+      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
+      logger: ctx.logger,
+      ...(ctx.nbd ? { nbd: ctx.nbd } : {}),
+    })
+    await actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
+  return connected(ctx, 'upgrade', async (nc) => {
+    const actor = new UpgradeActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    await actor.start()
+    return { stop: () => actor.stop() }
+  })
+}
+
+/** How often the gateway picks free ports again when one was taken before it could listen. */
+const PORT_ATTEMPTS = 5
+
+function runGateway(ctx: ServiceContext): Promise<RunningService> {
+  let readModels: ReadModelBus | undefined
+  return connected(
+    ctx,
+    'gateway',
+    async (nc) => {
+      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: gatewayProjections, inboxPrefix: inboxPrefix('gateway'), logger: ctx.logger })
+      readModels = bus
+      try {
+        await bus.whenReady()
+        const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
+        const start = async () => {
+          // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
+          // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
+          // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
+          const http = ctx.http && (await concretePort(ctx.http))
+          const https = ctx.https && (await concretePort(ctx.https))
+          return startGateway({
+            variant: ctx.hal.variant,
+            bus,
+            clock: ctx.hal.clock,
+            tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
+            onScopeFailure: scopeAudit(bus),
+            ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
+            logger: ctx.logger,
+            ...(http ? { http } : {}),
+            ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+          })
+        }
+        // A port picked free may be taken by another process before the gateway listens: pick again.
+        const picked = ctx.http?.port === 0 || ctx.https?.port === 0
+        let gateway: Gateway | undefined
+        for (let attempt = 1; !gateway; attempt++) {
+          try {
+            gateway = await start()
+          } catch (err) {
+            if (!(picked && err instanceof ListenError && attempt < PORT_ATTEMPTS)) throw err
+          }
+        }
+        return {
+          gateway,
+          stop: async () => {
+            await gateway.close()
+            bus.close()
+          },
+        }
+      } catch (err) {
+        bus.close()
+        throw err
+      }
+    },
+    (up) => readModels?.setConnected(up),
+  )
+}
+
+/** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */
+export async function concretePort(endpoint: Endpoint): Promise<Endpoint> {
+  if (endpoint.port !== 0) return endpoint
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host: endpoint.host, port: 0, exclusive: true }, resolve)
+  })
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return { host: endpoint.host, port }
+}

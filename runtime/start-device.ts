@@ -1,0 +1,267 @@
+import type { Journal } from '../eventstore/index.js'
+import { openHal } from '../hal/index.js'
+import { startupTest } from '../hal/health-tested-entropy.js'
+import type { Hal } from '../hal/types.js'
+import { closeBus, connectBus } from '../bus/connection.js'
+import { decode, encode } from '../protocol/codec.js'
+import { ServiceHost } from '../bus/service-host.js'
+import { Subjects } from '../protocol/subjects.js'
+import type { CommandReply } from '../protocol/bus-messages.js'
+import { readBusAccess } from '../bus/bus-config.js'
+import { startOwnBus, type OwnBus } from '../bus/bus-setup.js'
+import { concretePort, deviceServices, openDeviceJournal, runService, type RunningService, type ServiceContext } from './run-service.js'
+import { startSplitServices } from './split-services.js'
+import { loadTlsFiles } from './tls-files.js'
+import { writeSimControl } from './sim-control-file.js'
+import { everyStep } from './every-step.js'
+import type { Device, DeviceOptions } from './types.js'
+
+/**
+ * Boots a whole device: the HAL (holding the data-dir lock), the bus, then the services in
+ * order. In one process by default, every service still on its own bus connection and user;
+ * with `split`, each service in a child process.
+ */
+export async function startDevice(o: DeviceOptions): Promise<Device> {
+  const tls = o.tls ? await loadTlsFiles(o.tls) : undefined
+  const hal = await openHal({
+    variant: o.variant,
+    dataDir: o.dataDir,
+    firmware: o.firmware,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.entropy ? { entropy: o.entropy } : {}),
+    ...(o.booted ? { booted: o.booted } : {}),
+    ...(o.lock === false ? { lock: false } : {}),
+  })
+  let bus: OwnBus | undefined
+  let services: StartedServices | undefined
+  // A one-process boot recovers the journal (CPU, about 0.5 s with 100 000 records) while
+  // nats-server starts (another process): the first boot's eventstore takes it over.
+  let journalOpening = o.split ? undefined : openDeviceJournal(hal, o.firmware.version, o.logger, true)
+  // Awaited by the eventstore, or by the clean-up below; never an unhandled rejection meanwhile.
+  journalOpening?.catch(() => undefined)
+  try {
+    const external = o.busDir ? await readBusAccess(o.busDir, hal.devid) : undefined
+    bus = o.natsUrl || external
+      ? undefined
+      : await startOwnBus({
+          devid: hal.devid,
+          runDir: hal.runDir,
+          ...(o.backend ? { backend: o.backend } : {}),
+          onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
+        })
+    // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with --nats).
+    const access = external ?? bus
+    const natsUrl = o.natsUrl ?? access!.url
+    if (hal.faults) await writeSimControl(hal.runDir, { devid: hal.devid, url: natsUrl, ...(access ? { credentials: access.credentials.get('simctl')! } : {}) })
+    // Pinned once, so that clients find the export where it was after a reboot.
+    const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
+    let endpoints = { http: o.http, https: o.https }
+    // A --split service that keeps crashing stops the whole device (set once the device can stop).
+    let stopDevice: (() => Promise<void>) | undefined
+    let fault: string | undefined
+    const giveUp = (service: string) => {
+      fault ??= `the ${service} service kept crashing`
+      void stopDevice?.()
+    }
+    const boot = async () => {
+      // A reboot is a power-up for the entropy source too: its start-up test runs again.
+      startupTest(hal.entropy)
+      // Auth reads the whole history next in this process: recovery has the older files checked ahead.
+      const opened = o.split ? undefined : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
+      journalOpening = undefined
+      const started = o.split
+        ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, access?.credentials, tls, giveUp)
+        : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, access, tls, opened)
+      // A reboot must come back where the clients are: pin the ports port 0 picked (the gateway
+      // resolves port 0 itself, so that the pinned port can be listened on again: see runGateway).
+      endpoints = {
+        http: o.http && { host: o.http.host, port: started.httpPort! },
+        https: o.https && { host: o.https.host, port: started.httpsPort! },
+      }
+      return started
+    }
+    services = await boot()
+    let stopped!: () => void
+    const whenStopped = new Promise<void>((resolve) => (stopped = resolve))
+    let stopping: Promise<void> | undefined
+    let restarting: Promise<void> = Promise.resolve()
+    const restart = () =>
+      (restarting = restarting
+        .catch(() => undefined)
+        .then(async () => {
+          if (stopping) return
+          // Stopped services are never stopped twice, whatever fails after.
+          const old = services
+          services = undefined
+          try {
+            await old?.stop()
+            await hal.enclave.activateStagedTls()
+            services = await boot()
+          } catch (err) {
+            // A device that cannot come back is down: release the bus and the data dir, and say so.
+            o.logger.error({ err: (err as Error).message }, 'the reboot failed: the device stops')
+            void stop().catch(() => undefined)
+            throw err
+          }
+        }))
+    const stop = () =>
+      (stopping ??= (async () => {
+        await restarting.catch(() => undefined)
+        // The data dir is released whatever failed before.
+        try {
+          await everyStep([() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()], (err) =>
+            o.logger.error({ err: err.message }, 'stopping the device: a step failed'),
+          )
+        } finally {
+          services = undefined
+          stopped()
+        }
+      })())
+    stopDevice = stop
+    const upgrade = async () => {
+      if (!o.onFirmwareInstalled) {
+        o.logger.warn('no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd')
+        return restart()
+      }
+      o.onFirmwareInstalled()
+      await stop()
+    }
+    const supervisor = await startSupervisor(o, hal, natsUrl, access, { restart, stop, upgrade })
+    const trial = hal.boot.trial ? ((await supervisor.confirmTrial()) ? 'confirmed' : 'refused') : undefined
+    return {
+      variant: hal.variant,
+      devid: hal.devid,
+      dataDir: o.dataDir,
+      httpUrl: endpoints.http && `http://${endpoints.http.host}:${endpoints.http.port}`,
+      httpsUrl: endpoints.https && `https://${endpoints.https.host}:${endpoints.https.port}`,
+      nbdAddress: nbd && ('port' in nbd ? `${nbd.host.includes(':') ? `[${nbd.host}]` : nbd.host}:${nbd.port}` : nbd.path),
+      natsUrl,
+      get natsPid() {
+        return bus?.server.pid
+      },
+      logPublicKey: hal.enclave.logSigner.publicKey,
+      trial,
+      stopped: whenStopped,
+      get fault() {
+        return fault
+      },
+      restart,
+      stop,
+    }
+  } catch (err) {
+    await services?.stop().catch(() => undefined)
+    // Opened early, and no eventstore took it over.
+    await journalOpening?.then((journal) => journal.close()).catch(() => undefined)
+    await bus?.server.stop()
+    await hal.close()
+    throw err
+  }
+}
+
+/**
+ * The supervisor on the bus: actors ask it to reboot (restart every service: new journal
+ * file, new session keys, all tokens dead, state rebuilt from the journal) or to shut down.
+ * It answers first and acts after, so the HTTP reply to the request goes out before.
+ */
+async function startSupervisor(
+  o: DeviceOptions,
+  hal: Hal,
+  natsUrl: string,
+  bus: Pick<OwnBus, 'credentials'> | undefined,
+  device: { restart(): Promise<void>; stop(): Promise<void>; upgrade(): Promise<void> },
+): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean> }> {
+  const credentials = bus?.credentials.get('supervisor')
+  const nc = await connectBus({ servers: natsUrl, service: 'supervisor', ...(credentials ? { credentials } : {}) })
+  const later = (what: string, action: () => Promise<void>) => () => {
+    setTimeout(() => action().catch((err: Error) => o.logger.error({ err: err.message }, `${what} failed`)), 20)
+    return { status: 200 }
+  }
+  const host = new ServiceHost(
+    nc,
+    hal.devid,
+    'supervisor',
+    {
+      reboot: { handler: later('reboot', device.restart) },
+      shutdown: { handler: later('shutdown', device.stop) },
+      upgrade: { handler: later('the upgrade reboot', device.upgrade) },
+    },
+    o.logger,
+  )
+  host.start()
+  return {
+    stop: async () => {
+      await host.stop()
+      await closeBus(nc)
+    },
+    /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
+    confirmTrial: async () => {
+      try {
+        const msg = await nc.request(new Subjects(hal.devid).command('upgrade', 'confirm'), encode({ rid: 'boot', tls: false }), { timeout: 15_000 })
+        const reply = decode<CommandReply>(msg.data)
+        if (reply.status !== 200) o.logger.error({ status: reply.status, body: reply.body }, 'the new firmware did not confirm its health')
+        return reply.status === 200
+      } catch (err) {
+        o.logger.error({ err: (err as Error).message }, 'the new firmware could not confirm its health')
+        return false
+      }
+    },
+  }
+}
+
+export interface StartedServices {
+  httpPort: number | undefined
+  httpsPort: number | undefined
+  /** Stops the services in reverse start order. */
+  stop(): Promise<void>
+}
+
+async function startInProcess(
+  o: DeviceOptions,
+  hal: Hal,
+  natsUrl: string,
+  bus: Pick<OwnBus, 'credentials'> | undefined,
+  tls: { certFile: string; keyFile: string } | undefined,
+  journalOpening: Promise<Journal> | undefined,
+): Promise<StartedServices> {
+  const ctx: ServiceContext = {
+    hal,
+    ...(journalOpening ? { journalOpening } : {}),
+    logger: o.logger,
+    firmwareVersion: o.firmware.version,
+    connect: (service, onConnectionChange) => {
+      const credentials = bus?.credentials.get(service)
+      return connectBus({
+        servers: natsUrl,
+        service,
+        ...(credentials ? { credentials } : {}),
+        ...(onConnectionChange ? { onConnectionChange } : {}),
+      })
+    },
+    ...(o.http ? { http: o.http } : {}),
+    ...(o.https ? { https: o.https } : {}),
+    ...(tls ? { tls } : {}),
+    ...(o.nbd ? { nbd: o.nbd } : {}),
+    ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
+    ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
+    ...(o.backend && bus ? { mirror: { domain: o.backend.domain } } : {}),
+  }
+  const running: RunningService[] = []
+  // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.
+  const stop = () =>
+    everyStep(
+      running.reverse().map((service) => () => service.stop()),
+      (err) => o.logger.error({ err: err.message }, 'stopping a service failed'),
+    )
+  try {
+    for (const name of deviceServices) {
+      const service = await runService(name, ctx)
+      running.push(service)
+      if (service.journal) ctx.journal = service.journal
+    }
+  } catch (err) {
+    await stop().catch(() => undefined)
+    throw err
+  }
+  const gateway = running.at(-1)!.gateway!
+  return { httpPort: gateway.httpPort, httpsPort: gateway.httpsPort, stop }
+}

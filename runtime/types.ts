@@ -1,0 +1,78 @@
+import type { Logger } from 'pino'
+import type { NbdListen } from '../actors/storage/nbd-server.js'
+import type { CryptoEngine } from '../hal/crypto/index.js'
+import type { Clock, EntropySource, SignedComponent, SlotName, Variant } from '../hal/types.js'
+import type { TemperatureRange } from '../protocol/system-state.js'
+
+export interface Endpoint {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+}
+
+export interface DeviceOptions {
+  variant: Variant
+  dataDir: string
+  /** Plain HTTP listener; none when undefined. */
+  http?: Endpoint
+  /** HTTPS listener; none when undefined. */
+  https?: Endpoint
+  /** Export unlocked disks (P) over NBD: loopback TCP or a Unix socket; port 0 picks a free port. None when undefined. */
+  nbd?: NbdListen
+  /** An operator's certificate and key instead of the device's own. */
+  tls?: { certFile: string; keyFile: string }
+  /** Use this NATS server instead of starting one. */
+  natsUrl?: string
+  /** Connect every service as its own user to the outside nats-server that `hemd bus-config` configured in this dir. */
+  busDir?: string
+  /**
+   * The fleet backend: the device's own nats-server links to it as a leaf node, and the journal is
+   * mirrored into the backend's JetStream (domain `domain`) while the owner sets `trusted_backend`.
+   */
+  backend?: { url: string; domain: string }
+  /** The firmware image the device runs (what `version` shows). */
+  firmware: SignedComponent
+  logger: Logger
+  /** Take the data-dir lock (default true); false when hemd's launcher holds it for the device. */
+  lock?: boolean
+  /** What the bootloader booted (hemd's launcher passes it); default the active slot, no trial. */
+  booted?: { slot: SlotName; trial: boolean }
+  /**
+   * Called as the device stops for the reboot a firmware install orders: hemd's runtime then
+   * exits so that its launcher boots the new slot. Without it the device restarts in place and
+   * the new firmware boots at the next start of hemd.
+   */
+  onFirmwareInstalled?: () => void
+  /** Each service in its own process. */
+  split?: boolean
+  clock?: Clock
+  entropy?: EntropySource
+  /** Chip temperatures outside it raise fls bit 0x04 (default -40 to 85 °C). */
+  temperatureRange?: TemperatureRange
+  /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
+  cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
+}
+
+export interface Device {
+  readonly variant: Variant
+  readonly devid: string
+  readonly dataDir: string
+  readonly httpUrl: string | undefined
+  readonly httpsUrl: string | undefined
+  /** Where unlocked disks are exported over NBD (`HOST:PORT` or a socket path), if anywhere. */
+  readonly nbdAddress: string | undefined
+  readonly natsUrl: string
+  /** The nats-server process hemd started, if it started one. */
+  readonly natsPid: number | undefined
+  /** Ed25519 public key that signs the journal (`/api/logger/key`). */
+  readonly logPublicKey: Uint8Array
+  /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */
+  readonly trial: 'confirmed' | 'refused' | undefined
+  /** Resolves once the device has stopped, by `stop()`, by an API shutdown, or by a fault. */
+  readonly stopped: Promise<void>
+  /** Why the device stopped by itself, if a fault stopped it (a `--split` service that kept crashing). */
+  readonly fault: string | undefined
+  /** Restarts every service (what `GET /api/system/reboot` does). */
+  restart(): Promise<void>
+  stop(): Promise<void>
+}
