@@ -6,8 +6,9 @@ import type { HistoryRecord } from '../eventstore/journal-history.js'
 import { journalLayout, type JournalLayout } from '../eventstore/journal-layout.js'
 import { readLines } from '../eventstore/read-lines.js'
 import { decodeRecordData } from '../eventstore/record-data.js'
-import type { RecordLine, VerifyResult } from '../eventstore/types.js'
-import { verifyJournal, type JournalFile, type VerifyOptions } from '../eventstore/verify-journal.js'
+import type { RecordLine, VerifyResult } from '../protocol/journal.js'
+import { verifyJournal, type VerifyOptions } from '../eventstore/verify-journal.js'
+import { type JournalFile } from '../protocol/journal.js'
 
 export interface AuditRecord extends HistoryRecord {
   /** The boot the record was written in: 1 for the first boot of the set. */
@@ -24,7 +25,11 @@ export interface AuditJournal {
 }
 
 /** Verifies `files` and reads their records; throws TamperedJournalError when they do not verify. */
-export function readAuditJournal(files: JournalFile[], publicKey: Uint8Array, options: VerifyOptions = {}): AuditJournal {
+export function readAuditJournal(
+  files: JournalFile[],
+  publicKey: Uint8Array,
+  options: VerifyOptions = {},
+): AuditJournal {
   const verified = verifyJournal(files, publicKey, options)
   if (!verified.ok) throw new TamperedJournalError(verified.problems)
   const layout = journalLayout(files)
@@ -35,7 +40,8 @@ export function readAuditJournal(files: JournalFile[], publicKey: Uint8Array, op
     for (const id of span.files) {
       for (const line of readLines(byId.get(id)!.bytes)) {
         if (line.kind === 'comment' && line.line === 1) banners.set(id, line.text)
-        if (line.kind === 'record') records.push({ ...line.record, file: id, decoded: decoded(line.record), boot: i + 1 })
+        if (line.kind === 'record')
+          records.push({ ...line.record, file: id, decoded: decoded(line.record), boot: i + 1 })
       }
     }
   })

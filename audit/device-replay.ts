@@ -1,7 +1,7 @@
 // Rebuilds the state of a whole device from its exported journal files, offline, by folding the
 // records through the same machines and reducers the runtime runs.
 
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import { factoryConfig, reduceConfig, type DeviceConfig } from '../machines/config.js'
 import { diskMachine, diskVersion } from '../machines/disk.js'
 import { healthMachine, healthVersion } from '../machines/health.js'
@@ -16,8 +16,8 @@ import { JournalReplayError } from '../eventstore/errors.js'
 import { parseTransitionData } from '../eventstore/extension-data.js'
 import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
 import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
-import { LogType, type TransitionData } from '../eventstore/types.js'
-import type { JournalFile } from '../eventstore/verify-journal.js'
+import { LogType, type TransitionData } from '../protocol/journal.js'
+import type { JournalFile } from '../protocol/journal.js'
 
 /** The state of a device at one record of its journal: plain data, as JSON shows it. */
 export interface DeviceReplay {
@@ -56,7 +56,11 @@ export function replayDevice(files: JournalFile[], publicKey: Uint8Array, option
   const journal = readAuditJournal(files, publicKey, { allowOpenTail: options.allowOpenTail ?? false })
   const start = journal.layout.gaps.find((gap) => gap.atStart)
   if (start) {
-    throw new JournalReplayError(start.file, undefined, `the history is incomplete: it links to ${start.missing}, which is not among the files given, and identity, configuration and keys are rebuilt from every file since the device's first`)
+    throw new JournalReplayError(
+      start.file,
+      undefined,
+      `the history is incomplete: it links to ${start.missing}, which is not among the files given, and identity, configuration and keys are rebuilt from every file since the device's first`,
+    )
   }
   return new DeviceFold(journalVariant(journal)).run(journal.records, options.at)
 }
@@ -69,17 +73,26 @@ function journalVariant(journal: AuditJournal): Variant {
   for (const [file, banner] of journal.banners) {
     const variant = BANNER_VARIANT.exec(banner)?.[1] as Variant | undefined
     if (!variant) continue
-    if (found && found.variant !== variant) throw new JournalReplayError(file, undefined, `the banner says variant ${variant}, but ${found.file} says ${found.variant}`)
+    if (found && found.variant !== variant)
+      throw new JournalReplayError(
+        file,
+        undefined,
+        `the banner says variant ${variant}, but ${found.file} says ${found.variant}`,
+      )
     found ??= { variant, file }
   }
-  if (!found) throw new JournalReplayError(journal.records[0]!.file, undefined, 'no file banner names the variant (P or E)')
+  if (!found)
+    throw new JournalReplayError(journal.records[0]!.file, undefined, 'no file banner names the variant (P or E)')
   return found.variant
 }
 
 /** The machines of one boot: they start from their initial state whenever the device boots. */
 function bootMachines(variant: Variant) {
   return {
-    disks: variant === 'P' ? ([0, 1] as const).map((disk) => new TransitionFold(diskMachine, diskVersion, { disk }, String(disk))) : [],
+    disks:
+      variant === 'P'
+        ? ([0, 1] as const).map((disk) => new TransitionFold(diskMachine, diskVersion, { disk }, String(disk)))
+        : [],
     fw: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'fw' }, 'fw'),
     ui: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'ui' }, 'ui'),
     health: new TransitionFold(healthMachine, healthVersion),
@@ -108,14 +121,17 @@ class DeviceFold {
       try {
         this.apply(record)
       } catch (err) {
-        if (err instanceof ReplayError || err instanceof MalformedKeyRecordError) throw new JournalReplayError(record.file, record.seq, err.message, { cause: err })
+        if (err instanceof ReplayError || err instanceof MalformedKeyRecordError)
+          throw new JournalReplayError(record.file, record.seq, err.message, { cause: err })
         throw err
       }
       last = record
       if (at && 'file' in at && record.file === at.file && record.seq === at.seq) break
     }
-    if (at && 'file' in at && (last?.file !== at.file || last.seq !== at.seq)) throw new ReplayPointError(`no record ${formatReplayPoint(at)} in the files given`)
-    if (!last) throw new ReplayPointError(`no record is at or before ${formatReplayPoint(at!)}: the journal starts later`)
+    if (at && 'file' in at && (last?.file !== at.file || last.seq !== at.seq))
+      throw new ReplayPointError(`no record ${formatReplayPoint(at)} in the files given`)
+    if (!last)
+      throw new ReplayPointError(`no record is at or before ${formatReplayPoint(at!)}: the journal starts later`)
     return this.state(last)
   }
 
@@ -135,7 +151,9 @@ class DeviceFold {
     const transition = parseTransitionData(record.decoded)
     if (!transition) throw new ReplayError('TRANSITION data is malformed')
     const { disks, fw, ui, health, lifecycle } = this.boot
-    const fold = [this.personalisation, this.provisioning, ...disks, fw, ui, health, lifecycle].find((f) => f.owns(transition))
+    const fold = [this.personalisation, this.provisioning, ...disks, fw, ui, health, lifecycle].find((f) =>
+      f.owns(transition),
+    )
     if (!fold) throw new ReplayError(`no ${machineName(transition)} machine runs on variant ${this.variant}`)
     fold.apply(transition)
   }
@@ -159,5 +177,7 @@ class DeviceFold {
 }
 
 function machineName(transition: TransitionData): string {
-  return transition.instance === undefined ? `'${transition.machine}'` : `'${transition.machine}' instance '${transition.instance}'`
+  return transition.instance === undefined
+    ? `'${transition.machine}'`
+    : `'${transition.machine}' instance '${transition.instance}'`
 }

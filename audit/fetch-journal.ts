@@ -3,7 +3,7 @@
 
 import { NotFoundError, UnexpectedAnswerError } from '../client/errors.js'
 import type { HemClient } from '../client/hem-client.js'
-import type { JournalFile } from '../eventstore/verify-journal.js'
+import type { JournalFile } from '../protocol/journal.js'
 
 /** The device answered, but not with what a journal download needs. */
 export class FetchJournalError extends Error {
@@ -28,7 +28,10 @@ export async function fetchLogFiles(client: HemClient): Promise<JournalFile[]> {
   try {
     ids = await client.logFiles()
   } catch (err) {
-    if (err instanceof NotFoundError) throw new FetchJournalError('the device lists no log files: an E device serves only its log key, not its files', { cause: err })
+    if (err instanceof NotFoundError)
+      throw new FetchJournalError('the device lists no log files: an E device serves only its log key, not its files', {
+        cause: err,
+      })
     if (err instanceof UnexpectedAnswerError) throw new FetchJournalError(err.message, { cause: err })
     throw err
   }

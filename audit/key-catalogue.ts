@@ -2,7 +2,7 @@
 // the keystore journals before each change (never key material: there is none in the journal).
 
 import { isKeyType, keyMode, listedType, type KeyType } from '../protocol/key-types.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 
 /** One key as `GET /api/keymgmt/list` shows it: its listed type, and Unix seconds. */
 export interface KeyMetadata {
@@ -36,7 +36,13 @@ export class KeyCatalogue {
 
   apply(record: KeyRecordView): void {
     const { type, result } = record
-    if (type !== LogType.KEY_GENERATION && type !== LogType.KEY_IMPORT && type !== LogType.KEY_ATTRIBUTES_CHANGED && type !== LogType.KEY_DELETE) return
+    if (
+      type !== LogType.KEY_GENERATION &&
+      type !== LogType.KEY_IMPORT &&
+      type !== LogType.KEY_ATTRIBUTES_CHANGED &&
+      type !== LogType.KEY_DELETE
+    )
+      return
     const data = record.decoded ?? {}
     const kid = typeof data.kid === 'string' && KID.test(data.kid) ? data.kid : undefined
     if (!kid) throw new MalformedKeyRecordError('the key record names no kid')

@@ -17,7 +17,10 @@ export function parseReplayPoint(text: string): ReplayPoint {
   const position = POSITION.exec(text)
   if (position) return { file: position[1]!, seq: parseInt(position[2]!, 16) }
   const time = parseTime(text)
-  if (time === undefined) throw new ReplayPointError(`'${text.slice(0, 64)}' is neither FILEID:SEQ (SEQ in hex), Unix seconds, nor an ISO 8601 date or date-time with a zone`)
+  if (time === undefined)
+    throw new ReplayPointError(
+      `'${text.slice(0, 64)}' is neither FILEID:SEQ (SEQ in hex), Unix seconds, nor an ISO 8601 date or date-time with a zone`,
+    )
   return { time }
 }
 

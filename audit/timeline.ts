@@ -4,7 +4,7 @@
 import type { AuditRecord } from './audit-journal.js'
 import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/extension-data.js'
 import { logTypeName, logTypePhrase } from '../protocol/log-type-names.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 
 export type Fact = string | number | boolean
 
@@ -47,9 +47,35 @@ const RESULTS = ['OK', 'FAILED', 'ERROR'] as const
  * record's data is left out, so that nothing unexpected (let alone a secret) is ever printed.
  */
 const SCALARS = [
-  'kid', 'type', 'mode', 'scope', 'rid', 'id', 'offset', 'kind', 'version', 'sha256', 'slot', 'fwv', 'engine',
-  'entropy', 'test', 'reason', 'instanceid', 'temp', 'min', 'max', 'used', 'limit', 'invalid', 'file',
-  'wipeout', 'provisioned', 'label', 'descr', 'uts',
+  'kid',
+  'type',
+  'mode',
+  'scope',
+  'rid',
+  'id',
+  'offset',
+  'kind',
+  'version',
+  'sha256',
+  'slot',
+  'fwv',
+  'engine',
+  'entropy',
+  'test',
+  'reason',
+  'instanceid',
+  'temp',
+  'min',
+  'max',
+  'used',
+  'limit',
+  'invalid',
+  'file',
+  'wipeout',
+  'provisioned',
+  'label',
+  'descr',
+  'uts',
 ] as const
 /** Fail-state bit masks, shown in hex. */
 const MASKS = ['fls', 'raised', 'cleared'] as const
@@ -60,12 +86,14 @@ const MAX_TEXT = 80
 export function timeline(records: AuditRecord[], filter: TimelineFilter = {}): TimelineEvent[] {
   const types = filter.types && new Set(filter.types)
   return records
-    .filter((r) =>
-      (filter.all || types?.has(r.type) || !PLUMBING.has(r.type)) &&
-      (!types || types.has(r.type)) &&
-      (filter.subject === undefined || (r.type !== LogType.KEY_INIT && r.subject === filter.subject)) &&
-      (filter.since === undefined || r.time >= filter.since) &&
-      (filter.until === undefined || r.time <= filter.until))
+    .filter(
+      (r) =>
+        (filter.all || types?.has(r.type) || !PLUMBING.has(r.type)) &&
+        (!types || types.has(r.type)) &&
+        (filter.subject === undefined || (r.type !== LogType.KEY_INIT && r.subject === filter.subject)) &&
+        (filter.since === undefined || r.time >= filter.since) &&
+        (filter.until === undefined || r.time <= filter.until),
+    )
     .map(toEvent)
 }
 
@@ -114,7 +142,8 @@ function facts(record: AuditRecord): Record<string, Fact> {
     if (typeof value === 'string') found[key] = text(value)
     else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) found[key] = value
   }
-  for (const key of MASKS) if (Number.isSafeInteger(data[key])) found[key] = `0x${(data[key] as number).toString(16).padStart(2, '0')}`
+  for (const key of MASKS)
+    if (Number.isSafeInteger(data[key])) found[key] = `0x${(data[key] as number).toString(16).padStart(2, '0')}`
   for (const key of NAME_LISTS) {
     const value = data[key]
     if (Array.isArray(value) && value.every((v) => typeof v === 'string')) found[key] = text(value.join(','))
@@ -134,9 +163,18 @@ function text(value: string): string {
 
 /** One line: time, position, who, what, result (with the HTTP status), facts. */
 export function formatTimelineEvent(event: TimelineEvent): string {
-  const who = event.subject === '' ? 'device' : event.subject === 'U' ? 'user' : event.subject === 'M' ? 'master' : text(event.subject)
+  const who =
+    event.subject === ''
+      ? 'device'
+      : event.subject === 'U'
+        ? 'user'
+        : event.subject === 'M'
+          ? 'master'
+          : text(event.subject)
   const result = event.status === undefined ? event.result : `${event.result} ${event.status}`
-  const facts = Object.entries(event.facts).map(([key, value]) => `${key}=${value}`).join(' ')
+  const facts = Object.entries(event.facts)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')
   const line = `${event.iso.replace('.000Z', 'Z')}  ${`${event.file}:${event.seq.toString(16)}`.padEnd(13)}  ${who.padEnd(7)}  ${event.what.padEnd(34)}  ${result.padEnd(10)}  ${facts}`
   return line.trimEnd()
 }

@@ -4,7 +4,7 @@
 import { fromBase64Url } from '../eventstore/base64url.js'
 import { ed25519Verifier } from '../eventstore/ed25519-verifier.js'
 import { lineMac } from '../eventstore/line-mac.js'
-import type { ClientCheckResult } from '../eventstore/types.js'
+import type { ClientCheckResult } from '../protocol/journal.js'
 
 export function verifyClientStyle(bytes: Uint8Array, publicKey: Uint8Array): ClientCheckResult {
   const verify = ed25519Verifier(publicKey)
@@ -21,11 +21,13 @@ export function verifyClientStyle(bytes: Uint8Array, publicKey: Uint8Array): Cli
       first = false
       const candidate = fromBase64Url(fields[4] ?? '')
       const signature = fromBase64Url(fields[5] ?? '')
-      if (!candidate || !signature || !verify(candidate, signature)) return void problems.push(`line ${i + 1}: KEY_INIT signature does not verify`)
+      if (!candidate || !signature || !verify(candidate, signature))
+        return void problems.push(`line ${i + 1}: KEY_INIT signature does not verify`)
       key = candidate
     }
     if (!key) return void problems.push(`line ${i + 1}: no file key to check the MAC`)
-    if (lineMac(key, text.slice(0, text.lastIndexOf('|') + 1)) !== fields[6]) problems.push(`line ${i + 1}: MAC does not match`)
+    if (lineMac(key, text.slice(0, text.lastIndexOf('|') + 1)) !== fields[6])
+      problems.push(`line ${i + 1}: MAC does not match`)
   })
   return { ok: problems.length === 0, problems }
 }

@@ -31,10 +31,16 @@ declare module 'autocannon' {
       /** Ends the load early; the callback still gets the result so far. */
       stop(): void
       /** `responseTime` in ms, with sub-millisecond precision (the result's histogram keeps whole ms). */
-      on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this
+      on(
+        event: 'response',
+        listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+      ): this
     }
   }
 
-  function autocannon(options: autocannon.Options, callback: (error: Error | null, result: autocannon.Result) => void): autocannon.Instance
+  function autocannon(
+    options: autocannon.Options,
+    callback: (error: Error | null, result: autocannon.Result) => void,
+  ): autocannon.Instance
   export = autocannon
 }

@@ -41,7 +41,11 @@ export function serveCryptoBaseline(tls: TlsFiles, keys: CryptoBaselineKeys): Pr
       const iv = ivs.take(16)
       const cipher = createCipheriv('aes-256-gcm', key, iv)
       const ciphertext = Buffer.concat([cipher.update(msg), cipher.final()])
-      return { ciphertext: ciphertext.toString('base64'), iv: Buffer.from(iv).toString('base64'), tag: cipher.getAuthTag().toString('base64') }
+      return {
+        ciphertext: ciphertext.toString('base64'),
+        iv: Buffer.from(iv).toString('base64'),
+        tag: cipher.getAuthTag().toString('base64'),
+      }
     }),
   )
   return listenLocal(app)

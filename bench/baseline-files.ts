@@ -41,7 +41,12 @@ async function sendFile(res: HttpResponse, file: string, client: Client): Promis
     let sent = 0
     let first = true
     while (sent < total && !client.aborted) {
-      const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(Math.min(CHUNK, total - sent)), 0, Math.min(CHUNK, total - sent), sent)
+      const { bytesRead, buffer } = await handle.read(
+        Buffer.allocUnsafe(Math.min(CHUNK, total - sent)),
+        0,
+        Math.min(CHUNK, total - sent),
+        sent,
+      )
       if (bytesRead === 0) throw new Error('the file shrank while it was sent')
       if (client.aborted) return
       await writeChunk(res, buffer.subarray(0, bytesRead), total, first, client)
@@ -100,13 +105,17 @@ export function serveUploadBaseline(tls: TlsFiles, dir: string): Promise<Listeni
       writes = writes.then(() => opened.then((handle) => handle.write(copy, 0, copy.length, at)))
       if (!isLast) return
       void writes
-        .then(() => opened.then(async (handle) => {
-          await handle.sync()
-          await handle.close()
-        }))
+        .then(() =>
+          opened.then(async (handle) => {
+            await handle.sync()
+            await handle.close()
+          }),
+        )
         .then(() => rename(part, join(dir, 'upload.img')))
         .then(
-          () => !aborted && res.cork(() => res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').end('{}')),
+          () =>
+            !aborted &&
+            res.cork(() => res.writeStatus('200 OK').writeHeader('Content-Type', 'application/json').end('{}')),
           () => !aborted && res.cork(() => res.writeStatus('500 Internal Server Error').end()),
         )
     })

@@ -6,7 +6,12 @@ import type { ListeningServer } from './types.js'
 export function serveGetBaseline(): Promise<ListeningServer> {
   const app = uWS.App()
   app.get('/*', (res) => {
-    const body = JSON.stringify({ ctx: 'ready', fls_state: 0, uptime: Math.floor(process.uptime()), ts: Math.floor(Date.now() / 1000) })
+    const body = JSON.stringify({
+      ctx: 'ready',
+      fls_state: 0,
+      uptime: Math.floor(process.uptime()),
+      ts: Math.floor(Date.now() / 1000),
+    })
     res.cork(() => {
       res.writeHeader('Content-Type', 'application/json').end(body)
     })

@@ -31,7 +31,10 @@ const CHILD = fileURLToPath(new URL('./baseline-child.js', import.meta.url))
  */
 export async function startBaseline(config: BaselineConfig): Promise<ServerProcess> {
   // Its own process group: only the bench stops it (see run.ts); it also stops when the bench dies.
-  const child = fork(CHILD, [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true })
+  const child = fork(CHILD, [JSON.stringify(config)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  })
   const exited = once(child, 'exit')
   const [message] = (await Promise.race([
     once(child, 'message'),

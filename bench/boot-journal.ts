@@ -32,7 +32,8 @@ export async function bootDataDir(records: number, progress: (line: string) => v
   await mkdir(BENCH_CACHE_DIR, { recursive: true })
   // Data dirs of other builds (built or half-built) are never used again.
   for (const name of await readdir(BENCH_CACHE_DIR)) {
-    if (name.startsWith('boot-') && !name.startsWith(`boot-${build}-`)) await rm(join(BENCH_CACHE_DIR, name), { recursive: true, force: true })
+    if (name.startsWith('boot-') && !name.startsWith(`boot-${build}-`))
+      await rm(join(BENCH_CACHE_DIR, name), { recursive: true, force: true })
   }
   const building = `${dir}.building-${process.pid}`
   await rm(building, { recursive: true, force: true })
@@ -78,7 +79,8 @@ function load(url: string, token: string, kid: string, amount: number): Promise<
       },
       (error, result) => {
         if (error) return reject(error)
-        if (result['2xx'] !== amount) return reject(new BootJournalError(`${result['2xx']} of ${amount} encrypts answered 2xx`))
+        if (result['2xx'] !== amount)
+          return reject(new BootJournalError(`${result['2xx']} of ${amount} encrypts answered 2xx`))
         resolve()
       },
     )

@@ -16,7 +16,12 @@ export interface BootSample {
  * bootDataDir), each time from spawning it to its banner (every service up, the journal verified
  * and replayed), and stops it again.
  */
-export async function measureBoots(dataDir: string, workDir: string, boots: number, signal: AbortSignal): Promise<BootSample> {
+export async function measureBoots(
+  dataDir: string,
+  workDir: string,
+  boots: number,
+  signal: AbortSignal,
+): Promise<BootSample> {
   const readyMs: number[] = []
   for (let i = 0; i < boots; i++) {
     signal.throwIfAborted()

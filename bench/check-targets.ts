@@ -35,13 +35,33 @@ type Metric = 'rps' | 'p99'
  */
 export function checkTargets(m: Measured): TargetCheck[] {
   const checks: TargetCheck[] = []
-  const check = (label: string, measured: number, relation: TargetCheck['relation'], limit: number, unit: TargetCheck['unit'] = '') =>
-    checks.push({ label, measured, relation, limit, unit, pass: relation === '>=' ? measured >= limit : measured <= limit })
+  const check = (
+    label: string,
+    measured: number,
+    relation: TargetCheck['relation'],
+    limit: number,
+    unit: TargetCheck['unit'] = '',
+  ) =>
+    checks.push({
+      label,
+      measured,
+      relation,
+      limit,
+      unit,
+      pass: relation === '>=' ? measured >= limit : measured <= limit,
+    })
   const value = (id: string, metric: Metric) => {
     const s = m.samples[id]
     return s && (metric === 'rps' ? s.requestsPerSecond : s.p99)
   }
-  const ratio = (label: string, of: string, to: string, metric: Metric, relation: TargetCheck['relation'], limit: number) => {
+  const ratio = (
+    label: string,
+    of: string,
+    to: string,
+    metric: Metric,
+    relation: TargetCheck['relation'],
+    limit: number,
+  ) => {
     const x = value(of, metric)
     const y = value(to, metric)
     if (x !== undefined && y !== undefined) check(label, x / y, relation, limit)

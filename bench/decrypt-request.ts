@@ -1,4 +1,14 @@
-import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto'
 
 /** The body of `POST /api/crypto/cipher/decrypt` (AES256-GCM), as the bare ceiling reads it. */
 export interface DecryptRequest {
@@ -35,7 +45,10 @@ export function importPrivate(der: string): KeyObject {
 
 /** The AES-256 key of an indirect cipher: HKDF-SHA256(X25519(own, peer), no salt, info, 32 bytes). */
 export function ecdhAesKey(own: KeyObject, peerRaw: Uint8Array): Buffer {
-  const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(peerRaw).toString('base64url') }, format: 'jwk' })
+  const peer = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(peerRaw).toString('base64url') },
+    format: 'jwk',
+  })
   const shared = diffieHellman({ privateKey: own, publicKey: peer })
   return Buffer.from(hkdfSync('sha256', shared, Buffer.alloc(0), HKDF_INFO, 32))
 }
@@ -45,7 +58,14 @@ export function decryptRequestBody(kid: string, key: Uint8Array, pubkey?: Uint8A
   const iv = randomBytes(16)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const msg = Buffer.concat([cipher.update(randomBytes(64)), cipher.final()])
-  return JSON.stringify({ kid, alg: 'AES256-GCM', msg: b64(msg), iv: b64(iv), tag: b64(cipher.getAuthTag()), ...(pubkey ? { pubkey: b64(pubkey) } : {}) })
+  return JSON.stringify({
+    kid,
+    alg: 'AES256-GCM',
+    msg: b64(msg),
+    iv: b64(iv),
+    tag: b64(cipher.getAuthTag()),
+    ...(pubkey ? { pubkey: b64(pubkey) } : {}),
+  })
 }
 
 export function parseDecryptRequest(raw: Buffer): DecryptRequest {
@@ -55,7 +75,12 @@ export function parseDecryptRequest(raw: Buffer): DecryptRequest {
     if (typeof value !== 'string') throw new TypeError(`expected a ${name} string`)
     return Buffer.from(value, 'base64')
   }
-  return { msg: field('msg'), iv: field('iv'), tag: field('tag'), pubkey: body.pubkey === undefined ? undefined : field('pubkey') }
+  return {
+    msg: field('msg'),
+    iv: field('iv'),
+    tag: field('tag'),
+    pubkey: body.pubkey === undefined ? undefined : field('pubkey'),
+  }
 }
 
 /** AES-256-GCM open; throws when the tag does not verify. */

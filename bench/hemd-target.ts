@@ -43,7 +43,20 @@ export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
   const started = performance.now()
   const child = spawn(
     process.execPath,
-    [...HEMD_NODE_FLAGS, HEMD, '--variant', 'P', '--data', dataDir, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn'],
+    [
+      ...HEMD_NODE_FLAGS,
+      HEMD,
+      '--variant',
+      'P',
+      '--data',
+      dataDir,
+      '--http',
+      '127.0.0.1:0',
+      '--https',
+      '127.0.0.1:0',
+      '--log-level',
+      'warn',
+    ],
     // Its own process group: only the bench stops it (see run.ts), once and in order.
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
   )
@@ -65,7 +78,12 @@ export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
   }
   const readyMs = performance.now() - started
   const field = (name: string) => new RegExp(`^\\s+${name}\\s+(\\S+)`, 'm').exec(banner)?.[1] ?? ''
-  return { url: field('http'), httpsUrl: field('https'), pid: child.pid!, readyMs, stop,
+  return {
+    url: field('http'),
+    httpsUrl: field('https'),
+    pid: child.pid!,
+    readyMs,
+    stop,
     peakRss: async () => vmHwm(await runtimePid(dataDir)),
     resetPeakRss: async () => writeFile(`/proc/${await runtimePid(dataDir)}/clear_refs`, '5'),
   }
@@ -80,7 +98,12 @@ export async function startHemdTarget(dataDir: string, personalised = false): Pr
   try {
     if (!personalised) await personalise(hemd.url)
     // Tokens as long-lived as the device allows: the bench never logs in again.
-    const client = new HemClient({ url: hemd.httpsUrl, insecure: true, passphrase: PASSPHRASES.user, tokenLifetime: LOGIN_MAX_LIFETIME })
+    const client = new HemClient({
+      url: hemd.httpsUrl,
+      insecure: true,
+      passphrase: PASSPHRASES.user,
+      tokenLifetime: LOGIN_MAX_LIFETIME,
+    })
     const { kid } = await client.createKey({ label: 'bench', type: 'AES256' })
     const token = await client.token(`keymgmt:use:${kid}`)
     return { ...hemd, kid, token, client }

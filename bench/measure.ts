@@ -8,7 +8,9 @@ export class Non2xxError extends Error {
 
 /** Runs one scenario's load for the settings' duration (cut short when `signal` aborts). */
 export function measure(scenario: Scenario, load: LoadSettings, signal: AbortSignal): Promise<Sample> {
-  return scenario.load.kind === 'http' ? measureHttp(scenario.load, load, signal) : measureSerial(scenario.load, load, signal)
+  return scenario.load.kind === 'http'
+    ? measureHttp(scenario.load, load, signal)
+    : measureSerial(scenario.load, load, signal)
 }
 
 /**
@@ -64,7 +66,14 @@ async function measureSerial(scenario: SerialLoad, load: LoadSettings, signal: A
 
 function sample(latencies: number[], ok: number, seconds: number, errors: number, non2xx: number): Sample {
   latencies.sort((x, y) => x - y)
-  return { requestsPerSecond: ok / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), ok, errors, non2xx }
+  return {
+    requestsPerSecond: ok / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    ok,
+    errors,
+    non2xx,
+  }
 }
 
 /** Nearest-rank percentile of sorted values; NaN when there are none. */

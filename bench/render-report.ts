@@ -24,9 +24,14 @@ export function renderReport(summary: BenchSummary): string {
     ].join(''),
   )
   const boots = boot
-    ? [`boot to ready, ${settings.journalRecords} journal records: median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms (${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`]
+    ? [
+        `boot to ready, ${settings.journalRecords} journal records: median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms (${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`,
+      ]
     : []
-  const rss = summary.peakRssBytes === undefined ? [] : [`hemd peak RSS over the run (the runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
+  const rss =
+    summary.peakRssBytes === undefined
+      ? []
+      : [`hemd peak RSS over the run (the runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
   return [
     `hemd bench: ${settings.connections} connections, ${settings.duration} s per load, ${settings.rounds} round(s) interleaved, median of rounds`,
     `machine: ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${machine.platform}`,
@@ -46,5 +51,8 @@ export function renderReport(summary: BenchSummary): string {
 function renderTarget(t: TargetCheck): string {
   const unit = t.unit ? ` ${t.unit}` : ''
   const measured = `${t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
-  return `  ${t.label.padEnd(38)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(68) + (t.pass ? 'PASS' : 'MISS')
+  return (
+    `  ${t.label.padEnd(38)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(68) +
+    (t.pass ? 'PASS' : 'MISS')
+  )
 }

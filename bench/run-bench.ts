@@ -66,7 +66,11 @@ const BASELINES: Record<Group, BaselineKind[]> = {
  * that a slow phase of this noisy machine falls on all of them alike. `progress` hears what is
  * going on; `signal` stops the run (every server is stopped all the same).
  */
-export async function runBench(settings: BenchSettings, progress: (line: string) => void, signal: AbortSignal): Promise<BenchSummary> {
+export async function runBench(
+  settings: BenchSettings,
+  progress: (line: string) => void,
+  signal: AbortSignal,
+): Promise<BenchSummary> {
   const workDir = await mkdtemp(join(tmpdir(), 'hemd-bench-'))
   const running: ServerProcess[] = []
   const started = async <T extends ServerProcess>(server: Promise<T>): Promise<T> => {
@@ -93,12 +97,23 @@ export async function runBench(settings: BenchSettings, progress: (line: string)
     const inputs = await hemdInputs(hemd, bench, workDir, loads)
     const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
     const baselines = kinds.map((kind) =>
-      started(startBaseline({ kind, tls, workDir, keys: { aes: bench.aes.toString('base64'), x25519: exportPrivate(bench.x25519.privateKey) }, file: inputs.logFile.path })),
+      started(
+        startBaseline({
+          kind,
+          tls,
+          workDir,
+          keys: { aes: bench.aes.toString('base64'), x25519: exportPrivate(bench.x25519.privateKey) },
+          file: inputs.logFile.path,
+        }),
+      ),
     )
     // Settled together, so that whatever did start is in `running` (stopped below) before a failure is thrown.
     await Promise.allSettled(baselines)
     const urls = Object.fromEntries(await Promise.all(kinds.map(async (kind, i) => [kind, (await baselines[i]!).url])))
-    const scenarios = benchScenarios(loads, { ...inputs, urls: { ...urls, hemdHttp: hemd.url, hemdHttps: hemd.httpsUrl } })
+    const scenarios = benchScenarios(loads, {
+      ...inputs,
+      urls: { ...urls, hemdHttp: hemd.url, hemdHttps: hemd.httpsUrl },
+    })
     for (const scenario of scenarios) await preflight(scenario)
 
     const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
@@ -121,7 +136,8 @@ export async function runBench(settings: BenchSettings, progress: (line: string)
     signal.throwIfAborted()
     const results = scenarios.map((s) => {
       const median = medianSample(rounds.get(s.id)!)
-      const mbps = s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
+      const mbps =
+        s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
       const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
       return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)! }
     })
@@ -132,13 +148,27 @@ export async function runBench(settings: BenchSettings, progress: (line: string)
   }
 }
 
-function summary(settings: BenchSettings, scenarios: ScenarioResult[], peakRssBytes: number | undefined, boot: BootSample | undefined): BenchSummary {
+function summary(
+  settings: BenchSettings,
+  scenarios: ScenarioResult[],
+  peakRssBytes: number | undefined,
+  boot: BootSample | undefined,
+): BenchSummary {
   const samples = Object.fromEntries(scenarios.map((r) => [r.id, r.median]))
   return {
     settings,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${process.platform} ${process.arch}` },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+    },
     scenarios,
-    targets: checkTargets({ samples, peakRssBytes, boot: boot && { ms: boot.medianMs, records: settings.journalRecords } }),
+    targets: checkTargets({
+      samples,
+      peakRssBytes,
+      boot: boot && { ms: boot.medianMs, records: settings.journalRecords },
+    }),
     peakRssBytes,
     boot,
   }
@@ -155,14 +185,25 @@ type Inputs = Omit<ScenarioInputs, 'urls'> & { logFile: ScenarioInputs['logFile'
  * What hemd's side of the scenarios needs, made through its API as a client would: keys, tokens,
  * requests sealed under its keys, the journal file to download.
  */
-async function hemdInputs(hemd: HemdTarget, bench: ReturnType<typeof benchKeys>, workDir: string, groups: readonly Group[]): Promise<Inputs> {
+async function hemdInputs(
+  hemd: HemdTarget,
+  bench: ReturnType<typeof benchKeys>,
+  workDir: string,
+  groups: readonly Group[],
+): Promise<Inputs> {
   const { client } = hemd
   const peer = x25519Pair()
   const { kid: ecdhKid } = await client.createKey({ label: 'bench-ecdh', type: 'CURVE25519' })
   const devicePublic = Buffer.from((await client.getKey(ecdhKid)).pubkey!, 'base64')
   const sealed = await client.encrypt({ alg: 'AES256-GCM', kid: hemd.kid, msg: randomBytes(64) })
   const b64 = (bytes: Uint8Array | undefined) => Buffer.from(bytes!).toString('base64')
-  const hemdDecrypt = JSON.stringify({ kid: hemd.kid, alg: 'AES256-GCM', msg: b64(sealed.ciphertext), iv: b64(sealed.iv), tag: b64(sealed.tag) })
+  const hemdDecrypt = JSON.stringify({
+    kid: hemd.kid,
+    alg: 'AES256-GCM',
+    msg: b64(sealed.ciphertext),
+    iv: b64(sealed.iv),
+    tag: b64(sealed.tag),
+  })
   // The oldest file: closed, rotated at its full size, never written again.
   const [logId] = await client.logFiles()
   const logPath = join(workDir, `${logId!}.log`)
@@ -178,6 +219,9 @@ async function hemdInputs(hemd: HemdTarget, bench: ReturnType<typeof benchKeys>,
     },
     login: async () => void (await client.token(loginScope, true)),
     logFile: { id: logId!, bytes: (await stat(logPath)).size, token: await client.token('logger:get'), path: logPath },
-    upload: { image: groups.includes('upload') ? await uiImage(workDir) : Buffer.alloc(0), token: await client.token('system:upgrade') },
+    upload: {
+      image: groups.includes('upload') ? await uiImage(workDir) : Buffer.alloc(0),
+      token: await client.token('system:upgrade'),
+    },
   }
 }

@@ -56,13 +56,16 @@ function parseSettings(argv: string[]): (BenchSettings & { json: boolean }) | 'h
 
 function positive(flag: string, text: string, integer: boolean): number {
   const value = Number(text)
-  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new TypeError(`${flag} wants a positive ${integer ? 'integer' : 'number'}, not ${text}`)
+  if (!(value > 0) || (integer && !Number.isInteger(value)))
+    throw new TypeError(`${flag} wants a positive ${integer ? 'integer' : 'number'}, not ${text}`)
   return value
 }
 
 function groups(text: string): Group[] {
   const names = text.split(',')
-  for (const name of names) if (!(GROUPS as readonly string[]).includes(name)) throw new TypeError(`--only knows ${GROUPS.join(', ')}, not ${name}`)
+  for (const name of names)
+    if (!(GROUPS as readonly string[]).includes(name))
+      throw new TypeError(`--only knows ${GROUPS.join(', ')}, not ${name}`)
   // In the order a round runs them, each once.
   return GROUPS.filter((g) => names.includes(g))
 }
@@ -83,12 +86,15 @@ async function main(): Promise<number> {
   // The servers under test run in process groups of their own (a Ctrl-C reaches only the bench),
   // so that they are stopped once, in order, by the bench.
   const interrupt = new AbortController()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => interrupt.abort(new Error(`interrupted by ${signal}`)))
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => interrupt.abort(new Error(`interrupted by ${signal}`)))
   const summary = await runBench(load, (line) => process.stderr.write(`bench: ${line}\n`), interrupt.signal)
   process.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary))
   const failing = summary.scenarios.filter((s) => s.median.errors > 0 || s.median.non2xx > 0 || s.median.ok === 0)
   for (const s of failing) {
-    process.stderr.write(`bench: ${s.id} failed: ${s.median.ok} 2xx, ${s.median.errors} errors, ${s.median.non2xx} non-2xx; its numbers measure nothing\n`)
+    process.stderr.write(
+      `bench: ${s.id} failed: ${s.median.ok} 2xx, ${s.median.errors} errors, ${s.median.non2xx} non-2xx; its numbers measure nothing\n`,
+    )
   }
   return failing.length > 0 ? 1 : 0
 }

@@ -17,7 +17,15 @@ const TRANSFER_CONNECTIONS = 4
 /** Everything the load scenarios need from the servers under test (see run-bench.ts). */
 export interface ScenarioInputs {
   /** Base URLs of the baselines that run (per group) and of hemd. */
-  urls: { crypto?: string; bus?: string; get?: string; download?: string; upload?: string; hemdHttp: string; hemdHttps: string }
+  urls: {
+    crypto?: string
+    bus?: string
+    get?: string
+    download?: string
+    upload?: string
+    hemdHttp: string
+    hemdHttps: string
+  }
   /** The AES-256 key of encrypt and direct decrypt, and a token for it. */
   aes: { kid: string; token: string }
   /** A CURVE25519 key for the indirect decrypt, and a token for it. */
@@ -42,46 +50,121 @@ export function benchScenarios(groups: readonly Group[], inputs: ScenarioInputs)
   const { urls } = inputs
   const json = (token: string) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${token}` })
   const post = (url: string, token: string, body: string, connections?: number) => ({
-    kind: 'http' as const, url, method: 'POST' as const, headers: json(token), body, ...(connections ? { connections } : {}),
+    kind: 'http' as const,
+    url,
+    method: 'POST' as const,
+    headers: json(token),
+    body,
+    ...(connections ? { connections } : {}),
   })
   const scenarios: Record<Exclude<Group, 'boot'>, () => Scenario[]> = {
     encrypt: () => {
       const body = encryptRequestBody(inputs.aes.kid)
       return [
-        { id: 'a', title: 'bare ceiling: uWS + node:crypto AES-256-GCM encrypt (HTTPS)', load: post(urls.crypto! + ENCRYPT, inputs.aes.token, body) },
-        { id: 'b', title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)', load: post(urls.bus! + ENCRYPT, inputs.aes.token, body) },
-        { id: 'c', hemd: true, title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)', load: post(urls.hemdHttps + ENCRYPT, inputs.aes.token, body) },
+        {
+          id: 'a',
+          title: 'bare ceiling: uWS + node:crypto AES-256-GCM encrypt (HTTPS)',
+          load: post(urls.crypto! + ENCRYPT, inputs.aes.token, body),
+        },
+        {
+          id: 'b',
+          title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)',
+          load: post(urls.bus! + ENCRYPT, inputs.aes.token, body),
+        },
+        {
+          id: 'c',
+          hemd: true,
+          title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)',
+          load: post(urls.hemdHttps + ENCRYPT, inputs.aes.token, body),
+        },
       ]
     },
     decrypt: () => [
-      { id: 'dec-bare', title: 'bare: uWS + node:crypto AES-256-GCM decrypt (HTTPS)', load: post(urls.crypto! + DECRYPT, inputs.aes.token, inputs.decryptBodies.bare) },
-      { id: 'dec-hemd', hemd: true, title: 'hemd POST /api/crypto/cipher/decrypt, AES256-GCM (HTTPS, journaled)', load: post(urls.hemdHttps + DECRYPT, inputs.aes.token, inputs.decryptBodies.hemd) },
+      {
+        id: 'dec-bare',
+        title: 'bare: uWS + node:crypto AES-256-GCM decrypt (HTTPS)',
+        load: post(urls.crypto! + DECRYPT, inputs.aes.token, inputs.decryptBodies.bare),
+      },
+      {
+        id: 'dec-hemd',
+        hemd: true,
+        title: 'hemd POST /api/crypto/cipher/decrypt, AES256-GCM (HTTPS, journaled)',
+        load: post(urls.hemdHttps + DECRYPT, inputs.aes.token, inputs.decryptBodies.hemd),
+      },
     ],
     ecdh: () => [
-      { id: 'ecdh-bare', title: 'bare: uWS + node:crypto X25519 + HKDF + AES-256-GCM decrypt (HTTPS)', load: post(urls.crypto! + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.bare) },
-      { id: 'ecdh-hemd', hemd: true, title: 'hemd decrypt, CURVE25519 key with `pubkey` (HTTPS, journaled)', load: post(urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd) },
+      {
+        id: 'ecdh-bare',
+        title: 'bare: uWS + node:crypto X25519 + HKDF + AES-256-GCM decrypt (HTTPS)',
+        load: post(urls.crypto! + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.bare),
+      },
+      {
+        id: 'ecdh-hemd',
+        hemd: true,
+        title: 'hemd decrypt, CURVE25519 key with `pubkey` (HTTPS, journaled)',
+        load: post(urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd),
+      },
     ],
     status: () => {
       const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
       return [
         { id: 'd-bare', title: 'bare uWS GET (HTTP)', load: { ...get, url: urls.get! + STATUS } },
-        { id: 'd-hemd', hemd: true, title: 'hemd GET /api/system/status (HTTP)', load: { ...get, url: urls.hemdHttp + STATUS } },
+        {
+          id: 'd-hemd',
+          hemd: true,
+          title: 'hemd GET /api/system/status (HTTP)',
+          load: { ...get, url: urls.hemdHttp + STATUS },
+        },
       ]
     },
-    login: () => [{ id: 'login', hemd: true, title: 'hemd login: GET + POST /api/auth/token, one at a time (HTTPS)', load: { kind: 'serial', run: inputs.login } }],
+    login: () => [
+      {
+        id: 'login',
+        hemd: true,
+        title: 'hemd login: GET + POST /api/auth/token, one at a time (HTTPS)',
+        load: { kind: 'serial', run: inputs.login },
+      },
+    ],
     download: () => {
       const { id, bytes, token } = inputs.logFile
-      const get = { kind: 'http' as const, method: 'GET' as const, headers: { Authorization: `Bearer ${token}` }, connections: TRANSFER_CONNECTIONS }
+      const get = {
+        kind: 'http' as const,
+        method: 'GET' as const,
+        headers: { Authorization: `Bearer ${token}` },
+        connections: TRANSFER_CONNECTIONS,
+      }
       return [
-        { id: 'log-bare', title: `bare uWS: a ${mib(bytes)} file in 128 KiB chunks (HTTPS)`, load: { ...get, url: `${urls.download!}/api/logger/${id}` }, payloadBytes: bytes },
-        { id: 'log-hemd', hemd: true, title: `hemd GET /api/logger/${id} (${mib(bytes)}, HTTPS)`, load: { ...get, url: `${urls.hemdHttps}/api/logger/${id}` }, payloadBytes: bytes },
+        {
+          id: 'log-bare',
+          title: `bare uWS: a ${mib(bytes)} file in 128 KiB chunks (HTTPS)`,
+          load: { ...get, url: `${urls.download!}/api/logger/${id}` },
+          payloadBytes: bytes,
+        },
+        {
+          id: 'log-hemd',
+          hemd: true,
+          title: `hemd GET /api/logger/${id} (${mib(bytes)}, HTTPS)`,
+          load: { ...get, url: `${urls.hemdHttps}/api/logger/${id}` },
+          payloadBytes: bytes,
+        },
       ]
     },
     upload: () => {
       const { image, token } = inputs.upload
       return [
-        { id: 'up-bare', title: `bare uWS: ${mib(image.length)} body to a file, fsync (HTTPS, one at a time)`, load: { kind: 'serial', run: () => postImage(urls.upload! + UPLOAD, image) }, payloadBytes: image.length },
-        { id: 'up-hemd', hemd: true, title: `hemd POST ${UPLOAD} (${mib(image.length)}, HTTPS, one at a time)`, load: { kind: 'serial', run: () => postImage(urls.hemdHttps + UPLOAD, image, token) }, payloadBytes: image.length },
+        {
+          id: 'up-bare',
+          title: `bare uWS: ${mib(image.length)} body to a file, fsync (HTTPS, one at a time)`,
+          load: { kind: 'serial', run: () => postImage(urls.upload! + UPLOAD, image) },
+          payloadBytes: image.length,
+        },
+        {
+          id: 'up-hemd',
+          hemd: true,
+          title: `hemd POST ${UPLOAD} (${mib(image.length)}, HTTPS, one at a time)`,
+          load: { kind: 'serial', run: () => postImage(urls.hemdHttps + UPLOAD, image, token) },
+          payloadBytes: image.length,
+        },
       ]
     },
   }

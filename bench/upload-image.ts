@@ -19,9 +19,17 @@ const TAR_BLOCK = 512
 export async function uiImage(workDir: string): Promise<Buffer> {
   const dir = join(workDir, 'ui-image')
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'payload.bin'), randomBytes(Math.floor((MAX_IMAGE_BYTES - HEADER_BYTES - TAR_OVERHEAD) / TAR_BLOCK) * TAR_BLOCK))
-  const image = buildImage({ kind: 'ui', hardware: ['P', 'E'], floor: 0, version: 'bench' }, await packDirectory(dir), await readFile(DEV_VENDOR_KEY, 'utf8'))
-  if (image.length > MAX_IMAGE_BYTES) throw new RangeError(`the bench image is ${image.length} bytes, over ${MAX_IMAGE_BYTES}`)
+  await writeFile(
+    join(dir, 'payload.bin'),
+    randomBytes(Math.floor((MAX_IMAGE_BYTES - HEADER_BYTES - TAR_OVERHEAD) / TAR_BLOCK) * TAR_BLOCK),
+  )
+  const image = buildImage(
+    { kind: 'ui', hardware: ['P', 'E'], floor: 0, version: 'bench' },
+    await packDirectory(dir),
+    await readFile(DEV_VENDOR_KEY, 'utf8'),
+  )
+  if (image.length > MAX_IMAGE_BYTES)
+    throw new RangeError(`the bench image is ${image.length} bytes, over ${MAX_IMAGE_BYTES}`)
   return image
 }
 

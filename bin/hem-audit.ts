@@ -2,4 +2,9 @@
 import { main } from '../cli/hem-audit/audit-cli.js'
 import { askSecret } from '../cli/ask-secret.js'
 
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, askSecret })
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  askSecret,
+})

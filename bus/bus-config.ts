@@ -77,12 +77,18 @@ export async function readBusAccess(dir: string, devid?: string): Promise<BusAcc
   try {
     json = JSON.parse(await readFile(file, 'utf8'))
   } catch (err) {
-    throw new BusConfigError(`cannot read the bus credentials ${file} (write them with: hemd bus-config --out ${dir})`, { cause: err })
+    throw new BusConfigError(
+      `cannot read the bus credentials ${file} (write them with: hemd bus-config --out ${dir})`,
+      { cause: err },
+    )
   }
   const access = parseAccess(json)
-  if (!access) throw new BusConfigError(`${file} is not a complete bus credentials file: write it again with hemd bus-config`)
+  if (!access)
+    throw new BusConfigError(`${file} is not a complete bus credentials file: write it again with hemd bus-config`)
   if (devid !== undefined && access.devid !== devid) {
-    throw new BusConfigError(`${file} is the bus of device ${access.devid}, not of this device ${devid}: write it again with hemd bus-config`)
+    throw new BusConfigError(
+      `${file} is the bus of device ${access.devid}, not of this device ${devid}: write it again with hemd bus-config`,
+    )
   }
   return access
 }

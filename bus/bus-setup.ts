@@ -26,7 +26,15 @@ export interface OwnBusOptions {
 export async function startOwnBus(o: OwnBusOptions): Promise<OwnBus> {
   const natsDir = join(o.runDir, 'nats')
   const credentials = newBusCredentials()
-  const write = (port: number) => writeBusConfig({ dir: natsDir, devid: o.devid, host: '127.0.0.1', port, credentials, ...(o.backend ? { backend: { url: o.backend.url } } : {}) })
+  const write = (port: number) =>
+    writeBusConfig({
+      dir: natsDir,
+      devid: o.devid,
+      host: '127.0.0.1',
+      port,
+      credentials,
+      ...(o.backend ? { backend: { url: o.backend.url } } : {}),
+    })
   const configFile = await write(-1)
   const server = await NatsServer.start({
     configFile,

@@ -1,8 +1,8 @@
 import type { IdentityState } from '../protocol/identity-state.js'
 import type { Principal } from '../protocol/bus-messages.js'
 import type { Clock } from '../hal/types.js'
-import { BusUnavailableError } from '../gateway/errors.js'
-import type { GatewayBus, TokenVerifier } from '../gateway/types.js'
+import { BusUnavailableError } from './errors.js'
+import type { GatewayBus, TokenVerifier } from './types.js'
 
 interface Verified {
   principal: Principal

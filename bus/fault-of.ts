@@ -1,5 +1,5 @@
 import { EntropyError } from '../hal/errors.js'
-import type { FaultEventType } from '../machines/health.js'
+import type { FaultEventType } from '../protocol/fail-state.js'
 
 /** The fail-state fault an operation's error reveals, if it reveals one rather than a failed operation. */
 export function faultOf(err: unknown): FaultEventType | undefined {
@@ -7,6 +7,11 @@ export function faultOf(err: unknown): FaultEventType | undefined {
   if (!(err instanceof RangeError)) return undefined
   if (err.message.includes('Maximum call stack size exceeded')) return 'STACK_OVERFLOW'
   // What V8 and node throw when the heap or an ArrayBuffer cannot be allocated.
-  if (/allocation failed|ERR_MEMORY_ALLOCATION_FAILED/i.test(`${err.message} ${(err as NodeJS.ErrnoException).code ?? ''}`)) return 'ALLOCATION_FAILED'
+  if (
+    /allocation failed|ERR_MEMORY_ALLOCATION_FAILED/i.test(
+      `${err.message} ${(err as NodeJS.ErrnoException).code ?? ''}`,
+    )
+  )
+    return 'ALLOCATION_FAILED'
   return undefined
 }

@@ -6,13 +6,23 @@ import { Subjects } from '../protocol/subjects.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 
 /** Passes a trusted backend's verified order (lock or shut down) to the health machine in the system service. */
-export async function orderHealth(nc: NatsConnection, devid: string, action: CheckinAction, rid: string): Promise<void> {
+export async function orderHealth(
+  nc: NatsConnection,
+  devid: string,
+  action: CheckinAction,
+  rid: string,
+): Promise<void> {
   let reply: CommandReply
   try {
-    const msg = await nc.request(new Subjects(devid).command('system', 'checkin'), encode({ rid, tls: false, body: { action } }), { timeout: 5000 })
+    const msg = await nc.request(
+      new Subjects(devid).command('system', 'checkin'),
+      encode({ rid, tls: false, body: { action } }),
+      { timeout: 5000 },
+    )
     reply = decode<CommandReply>(msg.data)
   } catch (err) {
     throw new BusUnavailableError(`the system service did not take the check-in's ${action} order`, { cause: err })
   }
-  if (reply.status !== 200) throw new BusUnavailableError(`the system service refused the check-in's ${action} order (${reply.status})`)
+  if (reply.status !== 200)
+    throw new BusUnavailableError(`the system service refused the check-in's ${action} order (${reply.status})`)
 }

@@ -124,10 +124,14 @@ export class NatsServer {
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable)
 
 function serverCommand(binary: string, configFile: string): [string, string[]] {
-  const candidates = binary.includes('/') ? [binary] : (process.env.PATH?.split(delimiter) ?? []).map((dir) => join(dir, binary))
+  const candidates = binary.includes('/')
+    ? [binary]
+    : (process.env.PATH?.split(delimiter) ?? []).map((dir) => join(dir, binary))
   const path = candidates.find(isExecutable)
   if (!path) {
-    throw new NatsServerError(`cannot run ${binary}: not found or not executable; install it with: sudo apt-get install nats-server`)
+    throw new NatsServerError(
+      `cannot run ${binary}: not found or not executable; install it with: sudo apt-get install nats-server`,
+    )
   }
   const args = ['-c', configFile]
   return SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', '--', path, ...args]] : [path, args]

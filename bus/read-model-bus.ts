@@ -39,16 +39,18 @@ export class ReadModelBus {
     this.mux = new RequestMux(o.nc, o.inboxPrefix ?? '_INBOX')
     // One subscription per projected service: a service may only be allowed to read those.
     for (const service of o.services) {
-      this.subscriptions.push(o.nc.subscribe(this.subjects.events(service), {
-        callback: (err, msg) => {
-          if (err) return
-          try {
-            this.accept(decode<StateEvent>(msg.data))
-          } catch (e) {
-            o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
-          }
-        },
-      }))
+      this.subscriptions.push(
+        o.nc.subscribe(this.subjects.events(service), {
+          callback: (err, msg) => {
+            if (err) return
+            try {
+              this.accept(decode<StateEvent>(msg.data))
+            } catch (e) {
+              o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
+            }
+          },
+        }),
+      )
     }
     void this.resync()
   }
@@ -66,7 +68,8 @@ export class ReadModelBus {
   async whenReady(timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs
     while (!this.o.services.every((service) => this.readModel(service) !== undefined)) {
-      if (Date.now() > deadline) throw new BusUnavailableError(`no state from ${this.o.services.join(', ')} within ${timeoutMs} ms`)
+      if (Date.now() > deadline)
+        throw new BusUnavailableError(`no state from ${this.o.services.join(', ')} within ${timeoutMs} ms`)
       await sleep(10)
     }
   }
@@ -77,7 +80,11 @@ export class ReadModelBus {
 
   async request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply> {
     if (!this.connected) throw new BusUnavailableError('the bus is down')
-    const reply = await this.mux.request(this.subjects.command(service, op), encode(req), timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000)
+    const reply = await this.mux.request(
+      this.subjects.command(service, op),
+      encode(req),
+      timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000,
+    )
     try {
       return decode<CommandReply>(reply)
     } catch (err) {

@@ -82,7 +82,8 @@ export class RequestMux {
     if (err) return this.failAll(`the reply subscription ended: ${err.message}`, err)
     const pending = this.drop(msg.subject.slice(this.prefix.length + 1))
     if (!pending) return
-    if (msg.data.length === 0 && msg.headers?.code === 503) pending.reject(new BusUnavailableError(`${pending.subject}: no responder`))
+    if (msg.data.length === 0 && msg.headers?.code === 503)
+      pending.reject(new BusUnavailableError(`${pending.subject}: no responder`))
     else pending.resolve(msg.data)
   }
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { decode, encode } from '../protocol/codec.js'
 import { Subjects } from '../protocol/subjects.js'
 import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../protocol/bus-messages.js'
-import type { FaultEventType } from '../machines/health.js'
+import type { FaultEventType } from '../protocol/fail-state.js'
 import { faultOf } from './fault-of.js'
 import { fail } from '../protocol/fail.js'
 import { BusUnavailableError } from './errors.js'
@@ -102,12 +102,15 @@ export class ServiceHost<S> {
       } catch (err) {
         this.logger.error({ service: this.service, rid: req.rid, err: (err as Error).message }, 'command failed')
         // A full disk is the device's condition, not a fault of the request: 507, as the upgrade actor answers it.
-        if (isStorageFull(err)) return fail(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
+        if (isStorageFull(err))
+          return fail(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
         const fault = faultOf(err)
         if (fault) this.reportFault(fault)
-        if (fault === 'ENTROPY_FAILED') return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+        if (fault === 'ENTROPY_FAILED')
+          return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
         // The journal (or another service) out of reach: nothing was acknowledged, so the caller may try again.
-        if (err instanceof BusUnavailableError) return fail(503, 'bus_unavailable', 'A device service is not reachable; try again')
+        if (err instanceof BusUnavailableError)
+          return fail(503, 'bus_unavailable', 'A device service is not reachable; try again')
         return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
       }
     }

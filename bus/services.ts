@@ -29,7 +29,12 @@ export const services: readonly ServiceSpec[] = [
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
   // Reboots after a wipeout once the keystore and the disks have followed it.
-  { name: 'auth', serves: true, calls: ['eventstore', 'supervisor', 'system.checkin'], listens: ['keystore', 'storage'] },
+  {
+    name: 'auth',
+    serves: true,
+    calls: ['eventstore', 'supervisor', 'system.checkin'],
+    listens: ['keystore', 'storage'],
+  },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
   // and the fail state: no key is used while it is not 0.
   { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
@@ -60,7 +65,10 @@ export const services: readonly ServiceSpec[] = [
     calls: [],
     listens: [],
     account: FLEET_ACCOUNT,
-    publishes: ['hem.fleet.{devid}.journal', ...['INFO', 'CREATE', 'MSG.GET'].map((api) => `$JS.*.API.STREAM.${api}.HEM_JOURNAL_{devid}`)],
+    publishes: [
+      'hem.fleet.{devid}.journal',
+      ...['INFO', 'CREATE', 'MSG.GET'].map((api) => `$JS.*.API.STREAM.${api}.HEM_JOURNAL_{devid}`),
+    ],
   },
 ]
 

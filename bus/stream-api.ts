@@ -2,7 +2,14 @@
 // `$JS.API` subjects (JSON in, JSON out): stream info and create, get a stored message, read a
 // run of them in batches, and a publication that JetStream acknowledges.
 
-import { createInbox, headers as newHeaders, MsgHdrsImpl, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node'
+import {
+  createInbox,
+  headers as newHeaders,
+  MsgHdrsImpl,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node'
 
 /** JetStream answered with an error (or not at all). `errCode` is JetStream's own code, when it gave one. */
 export class StreamApiError extends Error {
@@ -63,7 +70,11 @@ export class StreamApi {
 
   /** The stream's state, or undefined when there is no such stream. */
   async info(stream: string): Promise<StreamState | undefined> {
-    const reply = await this.api<{ state?: { messages: number; first_seq: number; last_seq: number } }>(`STREAM.INFO.${stream}`, undefined, STREAM_NOT_FOUND)
+    const reply = await this.api<{ state?: { messages: number; first_seq: number; last_seq: number } }>(
+      `STREAM.INFO.${stream}`,
+      undefined,
+      STREAM_NOT_FOUND,
+    )
     if (!reply) return undefined
     const state = reply.state
     if (!state) throw new StreamApiError(`stream ${stream}: the info has no state`)
@@ -75,9 +86,16 @@ export class StreamApi {
   }
 
   /** The message at a stream sequence, or the last one on a subject; undefined when there is none. */
-  async message(stream: string, query: { seq: number } | { lastBySubject: string }): Promise<StoredMessage | undefined> {
+  async message(
+    stream: string,
+    query: { seq: number } | { lastBySubject: string },
+  ): Promise<StoredMessage | undefined> {
     const body = 'seq' in query ? { seq: query.seq } : { last_by_subj: query.lastBySubject }
-    const reply = await this.api<{ message?: { subject: string; seq: number; data?: string; hdrs?: string } }>(`STREAM.MSG.GET.${stream}`, body, NO_MESSAGE_FOUND)
+    const reply = await this.api<{ message?: { subject: string; seq: number; data?: string; hdrs?: string } }>(
+      `STREAM.MSG.GET.${stream}`,
+      body,
+      NO_MESSAGE_FOUND,
+    )
     const message = reply?.message
     if (!message) return undefined
     return {
@@ -95,14 +113,22 @@ export class StreamApi {
    * Reads through an ephemeral pull consumer that acknowledges nothing, deleted at the end.
    */
   async *messages(stream: string, firstSeq: number, lastSeq: number, batch = 256): AsyncGenerator<StoredMessage> {
-    const config = { deliver_policy: 'by_start_sequence', opt_start_seq: firstSeq, ack_policy: 'none', inactive_threshold: 60e9, mem_storage: true, num_replicas: 1 }
-    const consumer = (await this.api<{ name?: string }>(`CONSUMER.CREATE.${stream}`, { stream_name: stream, config }))?.name
+    const config = {
+      deliver_policy: 'by_start_sequence',
+      opt_start_seq: firstSeq,
+      ack_policy: 'none',
+      inactive_threshold: 60e9,
+      mem_storage: true,
+      num_replicas: 1,
+    }
+    const consumer = (await this.api<{ name?: string }>(`CONSUMER.CREATE.${stream}`, { stream_name: stream, config }))
+      ?.name
     if (typeof consumer !== 'string') throw new StreamApiError(`stream ${stream}: the consumer created has no name`)
     const next = `${this.prefix}.CONSUMER.MSG.NEXT.${stream}.${consumer}`
     const inbox = new Inbox(this.nc, this.timeoutMs)
     try {
       let at = firstSeq - 1
-      for (let more = true; more && at < lastSeq; ) {
+      for (let more = true; more && at < lastSeq;) {
         inbox.ask(next, encoder.encode(JSON.stringify({ batch, no_wait: true })))
         for (let got = 0; got < batch && at < lastSeq; got++) {
           const msg = await inbox.next(next)
@@ -197,7 +223,8 @@ class Inbox {
 function streamSequence(reply: string | undefined): number {
   const tokens = reply?.split('.') ?? []
   const at = tokens.length === 9 ? tokens[5] : tokens.length >= 12 ? tokens[7] : undefined
-  if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || !at || !/^\d+$/.test(at)) throw new StreamApiError(`a delivered message has no stream sequence (${reply ?? 'no reply subject'})`)
+  if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || !at || !/^\d+$/.test(at))
+    throw new StreamApiError(`a delivered message has no stream sequence (${reply ?? 'no reply subject'})`)
   return Number(at)
 }
 
@@ -213,7 +240,10 @@ function parse<T>(data: Uint8Array, subject: string, absent?: number): (T & ApiE
   }
   if (reply.error) {
     if (absent !== undefined && reply.error.err_code === absent) return undefined
-    throw new StreamApiError(`${subject}: ${reply.error.description ?? 'error'} (${reply.error.err_code ?? reply.error.code})`, reply.error.err_code)
+    throw new StreamApiError(
+      `${subject}: ${reply.error.description ?? 'error'} (${reply.error.err_code ?? reply.error.code})`,
+      reply.error.err_code,
+    )
   }
   return reply
 }

@@ -16,7 +16,10 @@ export const FILE_HEADER = 'Hem-File'
 export const SEQ_HEADER = 'Hem-Seq'
 
 /** The record a message's headers name, or undefined when they name none. */
-export function headerPosition(file: string | undefined, seq: string | undefined): { file: string; seq: number } | undefined {
+export function headerPosition(
+  file: string | undefined,
+  seq: string | undefined,
+): { file: string; seq: number } | undefined {
   if (!file || !/^[0-9a-f]{8}$/.test(file) || !seq || !/^(0|[1-9a-f][0-9a-f]{0,7})$/.test(seq)) return undefined
   return { file, seq: parseInt(seq, 16) }
 }

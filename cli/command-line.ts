@@ -39,7 +39,9 @@ export async function runCommandLine<Io extends CliIo>(cli: CommandLine<Io>, arg
   }
   const command = name !== undefined && Object.hasOwn(commands, name) ? commands[name] : undefined
   if (!command) {
-    io.stderr.write(`${program}: ${name === undefined ? 'no command given' : `unknown command '${name}'`}\n\n${cli.usage}`)
+    io.stderr.write(
+      `${program}: ${name === undefined ? 'no command given' : `unknown command '${name}'`}\n\n${cli.usage}`,
+    )
     return 2
   }
   const prefix = cli.prefix ?? `${program} ${name}`
@@ -63,7 +65,11 @@ export async function runCommandLine<Io extends CliIo>(cli: CommandLine<Io>, arg
 }
 
 /** `Usage: PROGRAM SYNOPSIS`, the commands with their summaries, and where to get more help. */
-export function commandsUsage(program: string, synopsis: string, commands: Record<string, { summary: string }>): string {
+export function commandsUsage(
+  program: string,
+  synopsis: string,
+  commands: Record<string, { summary: string }>,
+): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length))
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   return `Usage: ${program} ${synopsis}\n\nCommands:\n${lines.join('\n')}\n\nRun '${program} COMMAND --help' for a command's options.\n`
@@ -73,9 +79,13 @@ export function commandsUsage(program: string, synopsis: string, commands: Recor
 export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   let parsed
   try {
-    parsed = parseArgs<ParseArgsConfig>({ ...config, options: { ...config.options, help: { type: 'boolean', short: 'h' } } })
+    parsed = parseArgs<ParseArgsConfig>({
+      ...config,
+      options: { ...config.options, help: { type: 'boolean', short: 'h' } },
+    })
   } catch (err) {
-    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw new UsageError((err as Error).message)
+    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_'))
+      throw new UsageError((err as Error).message)
     throw err
   }
   if (parsed.values.help) throw new HelpRequest()

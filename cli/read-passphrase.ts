@@ -8,7 +8,12 @@ export interface PassphraseSources {
 }
 
 /** A passphrase from a file, else the environment variable, else the terminal: never from the command line. */
-export async function readPassphrase(sources: PassphraseSources, variable: string, file: string | undefined, prompt: string): Promise<string> {
+export async function readPassphrase(
+  sources: PassphraseSources,
+  variable: string,
+  file: string | undefined,
+  prompt: string,
+): Promise<string> {
   if (file !== undefined) {
     const text = await readFile(file, 'utf8').catch((err: Error) => {
       throw new UsageError(`cannot read the passphrase file: ${err.message}`)

@@ -39,16 +39,29 @@ function sharedKey(seed: Uint8Array, spk: Uint8Array | string): Uint8Array {
 
 /** `b64url(header).b64url(payload).b64url(HMAC-SHA256(X25519(seed, spk), first two parts))`. */
 export function buildEjwt(input: EjwtInput): string {
-  if ((input.claims === undefined) === (input.payloadJson === undefined)) throw new TypeError('give exactly one of claims and payloadJson')
+  if ((input.claims === undefined) === (input.payloadJson === undefined))
+    throw new TypeError('give exactly one of claims and payloadJson')
   const payload = input.payloadJson ?? JSON.stringify(input.claims)
   const signingInput = `${toBase64Url(utf8(input.headerJson ?? EJWT_HEADER))}.${toBase64Url(utf8(payload))}`
   return `${signingInput}.${toBase64Url(hmac(sha256, sharedKey(input.seed, input.spk), utf8(signingInput)))}`
 }
 
 /** The `auth` of POST /api/auth/token: a token for `scope`, living `lifetimeSeconds` from now. */
-export function buildLoginEjwt(key: PassphraseKey, challenge: LoginChallenge, scope: string, lifetimeSeconds: number): string {
+export function buildLoginEjwt(
+  key: PassphraseKey,
+  challenge: LoginChallenge,
+  scope: string,
+  lifetimeSeconds: number,
+): string {
   const now = Math.floor(Date.now() / 1000)
-  const claims = { jti: challenge.jti, aud: challenge.spk, exp: now + lifetimeSeconds, iat: now, iss: toBase64(key.publicKey), scope }
+  const claims = {
+    jti: challenge.jti,
+    aud: challenge.spk,
+    exp: now + lifetimeSeconds,
+    iat: now,
+    iss: toBase64(key.publicKey),
+    scope,
+  }
   return buildEjwt({ seed: key.seed, spk: challenge.spk, claims })
 }
 

@@ -19,7 +19,10 @@ export class DeviceRefusedError extends Error {
 }
 
 function describe(body: unknown): string {
-  const { error, message } = (typeof body === 'object' && body !== null ? body : {}) as { error?: unknown; message?: unknown }
+  const { error, message } = (typeof body === 'object' && body !== null ? body : {}) as {
+    error?: unknown
+    message?: unknown
+  }
   if (typeof message === 'string') return ` (${message})`
   return typeof error === 'string' ? ` (${error})` : ''
 }

@@ -30,7 +30,8 @@ const MAX_LOG_FILES = 1 << 20
 const RENEW_MARGIN_S = 30
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
-const bytes = (text: string | undefined) => (text === undefined ? undefined : new Uint8Array(Buffer.from(text, 'base64')))
+const bytes = (text: string | undefined) =>
+  text === undefined ? undefined : new Uint8Array(Buffer.from(text, 'base64'))
 
 /**
  * A client of one device. Each call logs in for the scope it needs (once: tokens are cached per
@@ -65,15 +66,30 @@ export class HemClient {
   }
 
   /** A request with a token for `scope`; a 401 (the token died with a reboot) logs in once more. */
-  async authorized(scope: string, method: string, path: string, input: RequestInput = {}, ok: readonly number[] = [200]): Promise<Exchange> {
+  async authorized(
+    scope: string,
+    method: string,
+    path: string,
+    input: RequestInput = {},
+    ok: readonly number[] = [200],
+  ): Promise<Exchange> {
     const first = await this.transport.request(method, path, { ...input, token: await this.token(scope) })
-    const answer = first.status === 401 ? await this.transport.request(method, path, { ...input, token: await this.token(scope, true) }) : first
+    const answer =
+      first.status === 401
+        ? await this.transport.request(method, path, { ...input, token: await this.token(scope, true) })
+        : first
     if (!ok.includes(answer.status)) throw refusal(answer.status, parse(answer.bytes), `${method} ${path}`)
     return answer
   }
 
   /** As `authorized`, but without a token while the device is fresh: some routes are open until it has an owner. */
-  private async openWhileFresh(scope: string, method: string, path: string, input: RequestInput = {}, ok: readonly number[] = [200]): Promise<Exchange> {
+  private async openWhileFresh(
+    scope: string,
+    method: string,
+    path: string,
+    input: RequestInput = {},
+    ok: readonly number[] = [200],
+  ): Promise<Exchange> {
     if ((await this.status()).inited !== false) return this.authorized(scope, method, path, input, ok)
     return this.call(method, path, input, ok)
   }
@@ -125,7 +141,8 @@ export class HemClient {
 
   private secret(): Promise<string> {
     const source = this.o.passphrase
-    if (source === undefined) return Promise.reject(new Error('this request needs a login, and the client was given no passphrase'))
+    if (source === undefined)
+      return Promise.reject(new Error('this request needs a login, and the client was given no passphrase'))
     this.passphrase ??= typeof source === 'string' ? Promise.resolve(source) : source()
     this.passphrase.catch(() => (this.passphrase = undefined))
     return this.passphrase
@@ -135,10 +152,16 @@ export class HemClient {
    * Makes a fresh device its owner's: the master passphrase signs `cfg`, which carries both
    * passphrases' public keys. Answers the init token (the user's, `system:config`).
    */
-  async personalise(passphrases: { user: string; master: string }, cfg: Record<string, unknown>): Promise<T.Personalised> {
+  async personalise(
+    passphrases: { user: string; master: string },
+    cfg: Record<string, unknown>,
+  ): Promise<T.Personalised> {
     const challenge = await this.json<T.InitChallenge>('GET', '/api/auth/init')
     const derive = this.o.deriveKey ?? derivePassphraseKeyAsync
-    const [user, master] = await Promise.all([derive(passphrases.user, challenge.eid), derive(passphrases.master, challenge.eid)])
+    const [user, master] = await Promise.all([
+      derive(passphrases.user, challenge.eid),
+      derive(passphrases.master, challenge.eid),
+    ])
     const init = buildEjwt({
       seed: master.seed,
       spk: challenge.spk,
@@ -216,7 +239,9 @@ export class HemClient {
   }
 
   importKey(input: T.KeySpec & { pubkey: Uint8Array }): Promise<{ kid: string }> {
-    return this.authorizedJson('keymgmt:imp', 'POST', '/api/keymgmt/import', { json: { ...withDescr(input), pubkey: b64(input.pubkey) } })
+    return this.authorizedJson('keymgmt:imp', 'POST', '/api/keymgmt/import', {
+      json: { ...withDescr(input), pubkey: b64(input.pubkey) },
+    })
   }
 
   /** One page (at most 15 keys) from `offset`. */
@@ -242,7 +267,9 @@ export class HemClient {
   }
 
   async updateKey(kid: string, label: string, descr?: Uint8Array): Promise<void> {
-    await this.authorized('keymgmt:upd', 'POST', '/api/keymgmt/update', { json: { kid, label, ...(descr ? { descr: b64(descr) } : {}) } })
+    await this.authorized('keymgmt:upd', 'POST', '/api/keymgmt/update', {
+      json: { kid, label, ...(descr ? { descr: b64(descr) } : {}) },
+    })
   }
 
   /** Keys whose `descr` bytes match: `^` + base64 for a prefix, base64 + `$` for a suffix, else a substring. */
@@ -254,15 +281,33 @@ export class HemClient {
   // ---- ciphers ----
 
   async encrypt(input: T.EncryptInput): Promise<T.Encrypted> {
-    const answer = await this.authorizedJson<{ ciphertext: string; iv?: string; tag?: string }>(`keymgmt:use:${input.kid}`, 'POST', '/api/crypto/cipher/encrypt', {
-      json: cipherBody(input),
-    })
-    return { ciphertext: bytes(answer.ciphertext)!, ...(answer.iv ? { iv: bytes(answer.iv)! } : {}), ...(answer.tag ? { tag: bytes(answer.tag)! } : {}) }
+    const answer = await this.authorizedJson<{ ciphertext: string; iv?: string; tag?: string }>(
+      `keymgmt:use:${input.kid}`,
+      'POST',
+      '/api/crypto/cipher/encrypt',
+      {
+        json: cipherBody(input),
+      },
+    )
+    return {
+      ciphertext: bytes(answer.ciphertext)!,
+      ...(answer.iv ? { iv: bytes(answer.iv)! } : {}),
+      ...(answer.tag ? { tag: bytes(answer.tag)! } : {}),
+    }
   }
 
   async decrypt(input: T.DecryptInput): Promise<Uint8Array> {
-    const json = { ...cipherBody(input), ...(input.iv ? { iv: b64(input.iv) } : {}), ...(input.tag ? { tag: b64(input.tag) } : {}) }
-    const { plaintext } = await this.authorizedJson<{ plaintext: string }>(`keymgmt:use:${input.kid}`, 'POST', '/api/crypto/cipher/decrypt', { json })
+    const json = {
+      ...cipherBody(input),
+      ...(input.iv ? { iv: b64(input.iv) } : {}),
+      ...(input.tag ? { tag: b64(input.tag) } : {}),
+    }
+    const { plaintext } = await this.authorizedJson<{ plaintext: string }>(
+      `keymgmt:use:${input.kid}`,
+      'POST',
+      '/api/crypto/cipher/decrypt',
+      { json },
+    )
     return bytes(plaintext)!
   }
 
@@ -287,10 +332,21 @@ export class HemClient {
     const ids: string[] = []
     for (;;) {
       // Past the last file: 404 (a device with a multiple of 128 files can list one page too far).
-      const answer = await this.authorized('logger:get', 'GET', `/api/logger/list/${ids.length}`, {}, ids.length === 0 ? [200] : [200, 404])
+      const answer = await this.authorized(
+        'logger:get',
+        'GET',
+        `/api/logger/list/${ids.length}`,
+        {},
+        ids.length === 0 ? [200] : [200, 404],
+      )
       if (answer.status === 404) return ids
       const { total, id } = (parse(answer.bytes) ?? {}) as { total?: unknown; id?: unknown }
-      const wellFormed = Number.isSafeInteger(total) && (total as number) <= MAX_LOG_FILES && Array.isArray(id) && id.length > 0 && id.every((x) => typeof x === 'string' && LOG_FILE_ID.test(x))
+      const wellFormed =
+        Number.isSafeInteger(total) &&
+        (total as number) <= MAX_LOG_FILES &&
+        Array.isArray(id) &&
+        id.length > 0 &&
+        id.every((x) => typeof x === 'string' && LOG_FILE_ID.test(x))
       if (!wellFormed) throw new UnexpectedAnswerError('the device sent a malformed log list')
       ids.push(...(id as string[]))
       if (ids.length >= (total as number)) return [...new Set(ids)]
@@ -306,23 +362,39 @@ export class HemClient {
   // ---- upgrades ----
 
   /** Stages an image (fw on P and E, ui on P); nothing is checked or installed yet. */
-  async upload(kind: T.UpgradeKind, image: Uint8Array, onProgress?: (sent: number, total: number) => void): Promise<void> {
+  async upload(
+    kind: T.UpgradeKind,
+    image: Uint8Array,
+    onProgress?: (sent: number, total: number) => void,
+  ): Promise<void> {
     const filename = kind === 'fw' ? 'firmware.bin' : 'webroot.tar'
     await this.openWhileFresh('system:upgrade', 'POST', `/api/system/upgrade/upload_${kind}`, {
       body: image,
-      headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${filename}"` },
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+      },
       ...(onProgress ? { onProgress } : {}),
     })
   }
 
   /** One look at the check: started (201), running (202) or verified (200); a rejected image throws NotAcceptableError. */
   async check(kind: T.UpgradeKind): Promise<T.CheckState> {
-    const { status } = await this.openWhileFresh('system:upgrade', 'GET', `/api/system/upgrade/check_${kind}`, {}, [200, 201, 202])
+    const { status } = await this.openWhileFresh(
+      'system:upgrade',
+      'GET',
+      `/api/system/upgrade/check_${kind}`,
+      {},
+      [200, 201, 202],
+    )
     return status === 200 ? 'verified' : status === 201 ? 'started' : 'running'
   }
 
   /** Starts the check and polls it until the image is verified (or throws why it is not). */
-  async verify(kind: T.UpgradeKind, o: { intervalMs?: number; onPoll?(state: T.CheckState): void } = {}): Promise<void> {
+  async verify(
+    kind: T.UpgradeKind,
+    o: { intervalMs?: number; onPoll?(state: T.CheckState): void } = {},
+  ): Promise<void> {
     for (let state = await this.check(kind); ; state = await this.check(kind)) {
       o.onPoll?.(state)
       if (state === 'verified') return
@@ -350,7 +422,8 @@ function parse(body: Buffer): unknown {
 /** The `exp` claim of a bearer token (a JWT), if it has one. */
 function tokenExpiry(token: string): number | undefined {
   try {
-    const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown }).exp
+    const exp = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown })
+      .exp
     return typeof exp === 'number' ? exp : undefined
   } catch {
     return undefined

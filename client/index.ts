@@ -19,6 +19,18 @@ export {
 export { PinStore, defaultConfigDir } from './pin-store.js'
 export { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
 export type * from './types.js'
-export { EJWT_HEADER, buildEjwt, buildLoginEjwt, passphraseChangeHmac, type EjwtInput, type LoginChallenge } from './ejwt-builder.js'
-export { PBKDF2_ITERATIONS, derivePassphraseKeyAsync, passphraseKeyFromSeed, type PassphraseKey } from './passphrase-key.js'
+export {
+  EJWT_HEADER,
+  buildEjwt,
+  buildLoginEjwt,
+  passphraseChangeHmac,
+  type EjwtInput,
+  type LoginChallenge,
+} from './ejwt-builder.js'
+export {
+  PBKDF2_ITERATIONS,
+  derivePassphraseKeyAsync,
+  passphraseKeyFromSeed,
+  type PassphraseKey,
+} from './passphrase-key.js'
 export { PassphraseKeyCache, derivePassphraseKey, type PassphraseKeyCacheOptions } from './passphrase-key-node.js'

@@ -1,11 +1,19 @@
 // What only Node offers on passphrase keys: a synchronous derivation, and the test suites' cache.
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
-import { derivePassphraseKeyAsync, eidSalt, passphraseKeyFromSeed, PBKDF2_ITERATIONS, type PassphraseKey } from './passphrase-key.js'
+import {
+  derivePassphraseKeyAsync,
+  eidSalt,
+  passphraseKeyFromSeed,
+  PBKDF2_ITERATIONS,
+  type PassphraseKey,
+} from './passphrase-key.js'
 
 /** derivePassphraseKeyAsync on the calling thread: blocks the event loop for a few hundred ms. */
 export function derivePassphraseKey(passphrase: string, eid: string): PassphraseKey {
-  return passphraseKeyFromSeed(new Uint8Array(pbkdf2Sync(Buffer.from(passphrase, 'utf8'), eidSalt(eid), PBKDF2_ITERATIONS, 32, 'sha256')))
+  return passphraseKeyFromSeed(
+    new Uint8Array(pbkdf2Sync(Buffer.from(passphrase, 'utf8'), eidSalt(eid), PBKDF2_ITERATIONS, 32, 'sha256')),
+  )
 }
 
 export interface PassphraseKeyCacheOptions {
@@ -31,7 +39,9 @@ export class PassphraseKeyCache {
   }
 
   get(passphrase: string, eid: string): Promise<PassphraseKey> {
-    const id = createHash('sha256').update(JSON.stringify([passphrase, eid])).digest('hex')
+    const id = createHash('sha256')
+      .update(JSON.stringify([passphrase, eid]))
+      .digest('hex')
     let key = this.#memory.get(id)
     if (!key) {
       key = this.#load(id, passphrase, eid)
@@ -44,7 +54,8 @@ export class PassphraseKeyCache {
   async #load(id: string, passphrase: string, eid: string): Promise<PassphraseKey> {
     const stored = this.#file === undefined ? {} : await readSeeds(this.#file)
     const hex = stored[id]
-    if (typeof hex === 'string' && /^[0-9a-f]{64}$/.test(hex)) return passphraseKeyFromSeed(new Uint8Array(Buffer.from(hex, 'hex')))
+    if (typeof hex === 'string' && /^[0-9a-f]{64}$/.test(hex))
+      return passphraseKeyFromSeed(new Uint8Array(Buffer.from(hex, 'hex')))
     const key = await this.#derive(passphrase, eid)
     if (this.#file !== undefined) {
       // Re-read so entries other processes added meanwhile survive; the rename keeps the file whole.
@@ -60,7 +71,9 @@ export class PassphraseKeyCache {
 async function readSeeds(file: string): Promise<Record<string, unknown>> {
   try {
     const value: unknown = JSON.parse(await readFile(file, 'utf8'))
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
   } catch (err) {
     // A missing or damaged cache is an empty one.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return {}

@@ -32,8 +32,13 @@ export async function derivePassphraseKeyAsync(passphrase: string, eid: string):
   const password = new TextEncoder().encode(passphrase)
   const salt = eidSalt(eid)
   const subtle = globalThis.crypto?.subtle
-  if (!subtle) return passphraseKeyFromSeed(await pbkdf2Async(sha256, password, salt, { c: PBKDF2_ITERATIONS, dkLen: 32 }))
+  if (!subtle)
+    return passphraseKeyFromSeed(await pbkdf2Async(sha256, password, salt, { c: PBKDF2_ITERATIONS, dkLen: 32 }))
   const material = await subtle.importKey('raw', password, 'PBKDF2', false, ['deriveBits'])
-  const bits = await subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS }, material, 256)
+  const bits = await subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS },
+    material,
+    256,
+  )
   return passphraseKeyFromSeed(new Uint8Array(bits))
 }

@@ -25,7 +25,8 @@ export class PinStore {
   }
 
   async set(origin: string, fingerprint: string): Promise<void> {
-    if (!FINGERPRINT.test(fingerprint)) throw new RangeError('a fingerprint is 32 bytes in colon-separated upper-case hex')
+    if (!FINGERPRINT.test(fingerprint))
+      throw new RangeError('a fingerprint is 32 bytes in colon-separated upper-case hex')
     await this.write({ ...(await this.read()), [origin]: fingerprint })
   }
 
@@ -52,8 +53,13 @@ export class PinStore {
     }
     // A damaged file must not silently drop every pin (which would trust anything anew).
     const value: unknown = JSON.parse(text)
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${this.file} is not a map of origins to fingerprints`)
-    return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && FINGERPRINT.test(entry[1])))
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new Error(`${this.file} is not a map of origins to fingerprints`)
+    return Object.fromEntries(
+      Object.entries(value).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string' && FINGERPRINT.test(entry[1]),
+      ),
+    )
   }
 
   private async write(pins: Record<string, string>): Promise<void> {

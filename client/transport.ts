@@ -45,7 +45,8 @@ export class Transport {
     private readonly o: TransportOptions = {},
   ) {
     this.base = new URL(url)
-    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new RangeError(`${url}: the device URL must be http:// or https://`)
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:')
+      throw new RangeError(`${url}: the device URL must be http:// or https://`)
     if (o.insecure && o.ca !== undefined) throw new RangeError('a CA and insecure exclude each other')
   }
 
@@ -64,20 +65,32 @@ export class Transport {
     }
     try {
       const socket = url.protocol === 'https:' ? await this.secureSocket(url) : undefined
-      return await this.exchange(url, { method, headers, ...(socket ? { createConnection: () => socket } : {}) }, payload, input.onProgress)
+      return await this.exchange(
+        url,
+        { method, headers, ...(socket ? { createConnection: () => socket } : {}) },
+        payload,
+        input.onProgress,
+      )
     } catch (err) {
       if (err instanceof FingerprintMismatchError) throw err
       throw new DeviceUnreachableError(url.origin, { cause: err })
     }
   }
 
-  private exchange(url: URL, options: RequestOptions, payload: Uint8Array | undefined, onProgress?: RequestInput['onProgress']): Promise<Exchange> {
+  private exchange(
+    url: URL,
+    options: RequestOptions,
+    payload: Uint8Array | undefined,
+    onProgress?: RequestInput['onProgress'],
+  ): Promise<Exchange> {
     return new Promise((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest
       const req = send(url, { ...options, timeout: this.o.timeoutMs ?? 60_000 }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        )
         res.on('error', reject)
       })
       req.on('timeout', () => req.destroy(new Error('the device stopped answering')))
@@ -124,8 +137,12 @@ export class Transport {
   }
 }
 
-async function writeChunks(req: NodeJS.WritableStream, payload: Uint8Array, onProgress?: RequestInput['onProgress']): Promise<void> {
-  for (let sent = 0; sent < payload.length; ) {
+async function writeChunks(
+  req: NodeJS.WritableStream,
+  payload: Uint8Array,
+  onProgress?: RequestInput['onProgress'],
+): Promise<void> {
+  for (let sent = 0; sent < payload.length;) {
     const piece = payload.subarray(sent, sent + CHUNK)
     await new Promise<void>((resolve, reject) => req.write(piece, (err) => (err ? reject(err) : resolve())))
     sent += piece.length

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { ed25519Verifier } from './ed25519-verifier.js'
 import { checkSegment, type SegmentCheck } from './segment-check.js'
-import type { JournalFile } from './verify-journal.js'
+import type { JournalFile } from '../protocol/journal.js'
 
 /** Enough for the files of one boot (a file holds at most 8 MiB); a check is small, the files are not kept. */
 const KEPT = 64
@@ -46,9 +46,16 @@ export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8
 export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): void {
   if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return
   const previous = prefetching ?? Promise.resolve()
-  const transferList = files.flatMap(({ bytes }) => (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []))
+  const transferList = files.flatMap(({ bytes }) =>
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+      ? [bytes.buffer]
+      : [],
+  )
   const run = new Promise<{ key: string; check: SegmentCheck }[]>((resolve, reject) => {
-    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), { workerData: { files, publicKey }, transferList })
+    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), {
+      workerData: { files, publicKey },
+      transferList,
+    })
     worker.unref()
     worker.once('message', resolve)
     worker.once('error', reject)

@@ -2,7 +2,7 @@
 // with a TypeError before anything of its batch is written.
 
 import { packData } from './record-data.js'
-import { LogType, type JournalEntry, type LogResultNumber } from './types.js'
+import { LogType, type JournalEntry, type LogResultNumber } from '../protocol/journal.js'
 
 export interface EncodedEntry {
   type: number
@@ -20,10 +20,13 @@ const RESERVED: ReadonlySet<number> = new Set([LogType.KEY_INIT, LogType.LINK, L
 
 export function encodeEntry(entry: JournalEntry): EncodedEntry {
   const { type, result, subject = '', data } = entry
-  if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new TypeError(`entry type must be an integer 0..0xffff, got ${String(type)}`)
+  if (!Number.isInteger(type) || type < 0 || type > 0xffff)
+    throw new TypeError(`entry type must be an integer 0..0xffff, got ${String(type)}`)
   if (RESERVED.has(type)) throw new TypeError(`entry type ${type} is written by the journal itself`)
-  if (result !== 0 && result !== 1 && result !== 2) throw new TypeError(`entry result must be 0, 1 or 2, got ${String(result)}`)
-  if (typeof subject !== 'string' || /[|\n\r]/.test(subject)) throw new TypeError('entry subject must be a string without |, \\n or \\r')
+  if (result !== 0 && result !== 1 && result !== 2)
+    throw new TypeError(`entry result must be 0, 1 or 2, got ${String(result)}`)
+  if (typeof subject !== 'string' || /[|\n\r]/.test(subject))
+    throw new TypeError('entry subject must be a string without |, \\n or \\r')
   if (subject.length > MAX_SUBJECT_CHARS) throw new TypeError(`entry subject is longer than ${MAX_SUBJECT_CHARS} chars`)
   if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
     throw new TypeError('entry data must be a plain object')

@@ -2,8 +2,9 @@ import type { JournalMedia } from '../hal/types.js'
 import { prefetchedChecks } from './checked-segments.js'
 import { readLines, readRecordLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
-import type { RecordLine, VerifyProblem } from './types.js'
-import { verifyJournal, type JournalFile } from './verify-journal.js'
+import type { RecordLine, VerifyProblem } from '../protocol/journal.js'
+import { verifyJournal } from './verify-journal.js'
+import { type JournalFile } from '../protocol/journal.js'
 
 export interface HistoryRecord extends RecordLine {
   file: string
@@ -27,7 +28,11 @@ export interface JournalHistory {
  * folds a record an attacker could have written; with `types`, only the records of those types.
  * The newest file may be open.
  */
-export async function readHistory(media: JournalMedia, publicKey: Uint8Array, types?: ReadonlySet<number>): Promise<JournalHistory> {
+export async function readHistory(
+  media: JournalMedia,
+  publicKey: Uint8Array,
+  types?: ReadonlySet<number>,
+): Promise<JournalHistory> {
   const files = await Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
   // Files the journal's recovery had checked in the background are then remembered checks.
   await prefetchedChecks()
@@ -35,7 +40,11 @@ export async function readHistory(media: JournalMedia, publicKey: Uint8Array, ty
   const firstBad = result.problems[0]
   // A chain is only vouched for by its next seal, so nothing of a bad file is trusted.
   const trusted = firstBad ? files.filter((file) => file.id < firstBad.file) : files
-  return { records: { [Symbol.iterator]: () => recordsOf(trusted, types) }, intact: result.ok, problems: result.problems }
+  return {
+    records: { [Symbol.iterator]: () => recordsOf(trusted, types) },
+    intact: result.ok,
+    problems: result.problems,
+  }
 }
 
 function* recordsOf(files: JournalFile[], types: ReadonlySet<number> | undefined): Generator<HistoryRecord> {
@@ -47,7 +56,14 @@ function* recordsOf(files: JournalFile[], types: ReadonlySet<number> | undefined
       // Decoded only when a fold asks: most records' data interests none of them.
       let decoded: Record<string, unknown> | undefined | null = null
       yield {
-        seq, time, type, result, subject, data, mac, signed,
+        seq,
+        time,
+        type,
+        result,
+        subject,
+        data,
+        mac,
+        signed,
         file: file.id,
         get decoded() {
           if (decoded === null) decoded = decodeRecordData(line.record)

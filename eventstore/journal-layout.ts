@@ -4,8 +4,8 @@
 import { isTerminalSeal, parseLinkData, parseSealData } from './extension-data.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
-import { LogType, type RecordLine, type SealReason } from './types.js'
-import type { JournalFile } from './verify-journal.js'
+import { LogType, type RecordLine, type SealReason } from '../protocol/journal.js'
+import type { JournalFile } from '../protocol/journal.js'
 
 /**
  * One run of the device: the file opened at boot and the files it rotated into. `end` is the
@@ -72,13 +72,16 @@ function decoded(record: RecordLine): Record<string, unknown> | undefined {
  * cannot be read starts a boot of its own.
  */
 export function journalLayout(files: JournalFile[]): JournalLayout {
-  const sorted = [...new Map(files.map((file) => [file.id, file])).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const sorted = [...new Map(files.map((file) => [file.id, file])).values()].sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  )
   const boots: BootSpan[] = []
   const gaps: JournalGap[] = []
   let previous: Outline | undefined
   for (const file of sorted) {
     const current = outline(file)
-    if (current.prev && current.prev !== previous?.id) gaps.push({ file: file.id, missing: current.prev, atStart: previous === undefined })
+    if (current.prev && current.prev !== previous?.id)
+      gaps.push({ file: file.id, missing: current.prev, atStart: previous === undefined })
     const boot = boots.at(-1)
     if (boot && previous?.end === 'rotate' && current.prev === previous.id) {
       boot.files.push(current.id)

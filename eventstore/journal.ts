@@ -6,9 +6,8 @@ import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
 import { recoverJournal } from './recover-journal.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
-import type {
-  JournalEntry, JournalLogger, JournalOptions, JournalPosition, LinkData, RecoveryReport, SealReason,
-} from './types.js'
+import type { JournalEntry, JournalPosition, LinkData, RecoveryReport, SealReason } from '../protocol/journal.js'
+import type { JournalLogger, JournalOptions } from './journal-options.js'
 
 interface Pending {
   entries: EncodedEntry[]
@@ -36,7 +35,9 @@ function positiveInteger(name: string, value: number): number {
 /** Ids are the opening time in seconds, kept strictly increasing when files open within a second. */
 function nextSegmentId(previous: string | undefined, nowMs: number): string {
   const floor = previous === undefined ? 0 : parseInt(previous, 16) + 1
-  return Math.max(Math.floor(nowMs / 1000), floor).toString(16).padStart(8, '0')
+  return Math.max(Math.floor(nowMs / 1000), floor)
+    .toString(16)
+    .padStart(8, '0')
 }
 
 export class Journal {
@@ -62,15 +63,23 @@ export class Journal {
     const { media, signer, clock, random, banner, logger } = options
     if (!banner.startsWith('#') || /[\n\r]/.test(banner)) throw new TypeError('banner must be one line starting with #')
     const settings: Settings = {
-      media, deps: { signer, clock }, random, banner, logger,
+      media,
+      deps: { signer, clock },
+      random,
+      banner,
+      logger,
       sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
     const { report, link, reuseId } = await recoverJournal(media, settings.deps, options.prefetchChecks ?? false)
-    if (!report.intact) logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: previous file does not verify')
+    if (!report.intact)
+      logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: previous file does not verify')
     else if (report.previous !== undefined) {
-      logger?.info({ previous: report.previous, cutBytes: report.cutBytes, sealedRecovered: report.sealedRecovered }, 'journal: recovered')
+      logger?.info(
+        { previous: report.previous, cutBytes: report.cutBytes, sealedRecovered: report.sealedRecovered },
+        'journal: recovered',
+      )
     }
     const id = reuseId ?? nextSegmentId(report.previous, clock.now())
     const segment = await Journal.createSegment(settings, id, link)
@@ -173,13 +182,19 @@ export class Journal {
       if (!this.segment.writable) await this.rotate()
       const segment = this.segment
       const batch = segment.begin()
-      positions = items.map((item) => item.entries.map((entry) => ({ file: segment.id, seq: segment.addRecord(batch, entry) })))
+      positions = items.map((item) =>
+        item.entries.map((entry) => ({ file: segment.id, seq: segment.addRecord(batch, entry) })),
+      )
       if (segment.size + batch.bytes >= rotateBytes) seal = 'rotate'
       else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
       if (seal) segment.addSeal(batch, seal)
       await segment.commit(batch)
     } catch (err) {
-      if (this.segment.broken) logger?.warn({ err, file: this.segment.id }, 'journal: write failed and could not be cut back; appends are refused until it can')
+      if (this.segment.broken)
+        logger?.warn(
+          { err, file: this.segment.id },
+          'journal: write failed and could not be cut back; appends are refused until it can',
+        )
       else logger?.warn({ err, file: this.segment.id }, 'journal: write failed')
       const error = new JournalWriteError('journal: write failed', { cause: err })
       for (const item of items) item.reject(error)
@@ -187,7 +202,9 @@ export class Journal {
     }
     items.forEach((item, i) => item.resolve(positions[i] ?? []))
     if (seal === 'rotate') {
-      await this.rotate().catch((err: unknown) => logger?.warn({ err }, 'journal: rotation failed; retrying with the next write'))
+      await this.rotate().catch((err: unknown) =>
+        logger?.warn({ err }, 'journal: rotation failed; retrying with the next write'),
+      )
     }
   }
 
@@ -199,6 +216,10 @@ export class Journal {
     this.segment = await Journal.createSegment(this.settings, this.nextId, link)
     this.nextId = undefined
     this.settings.logger?.info({ from: old.id, to: this.segment.id }, 'journal: rotated')
-    await old.close().catch((err: unknown) => this.settings.logger?.warn({ err, file: old.id }, 'journal: closing a rotated file failed'))
+    await old
+      .close()
+      .catch((err: unknown) =>
+        this.settings.logger?.warn({ err, file: old.id }, 'journal: closing a rotated file failed'),
+      )
   }
 }

@@ -1,7 +1,7 @@
 // Splits a segment file into its lines, keeping each line's exact bytes for the chain.
 
 import { parseLine } from './record-line.js'
-import type { JournalLine } from './types.js'
+import type { JournalLine } from '../protocol/journal.js'
 
 const NEWLINE = 0x0a
 const HASH = 0x23
@@ -31,9 +31,16 @@ const BAR = 0x7c
  * over by its type field alone, unparsed (a boot's fold wants a few types out of 100 000 records).
  * For files already verified: a line whose type cannot be read this way is left out.
  */
-export function* readRecordLines(bytes: Uint8Array, types: ReadonlySet<number>): Generator<JournalLine & { kind: 'record' }> {
+export function* readRecordLines(
+  bytes: Uint8Array,
+  types: ReadonlySet<number>,
+): Generator<JournalLine & { kind: 'record' }> {
   let line = 0
-  for (let start = 0, newline = bytes.indexOf(NEWLINE); newline >= 0; start = newline + 1, newline = bytes.indexOf(NEWLINE, start)) {
+  for (
+    let start = 0, newline = bytes.indexOf(NEWLINE);
+    newline >= 0;
+    start = newline + 1, newline = bytes.indexOf(NEWLINE, start)
+  ) {
     line++
     if (bytes[start] === HASH) continue
     const type = typeField(bytes, start, newline)
@@ -73,5 +80,7 @@ function classify(line: number, bytes: Uint8Array): JournalLine {
   }
   if (bytes[0] === HASH) return { kind: 'comment', line, bytes, text }
   const parsed = parseLine(text)
-  return parsed.ok ? { kind: 'record', line, bytes, record: parsed.record } : { kind: 'invalid', line, bytes, error: parsed.error }
+  return parsed.ok
+    ? { kind: 'record', line, bytes, record: parsed.record }
+    : { kind: 'invalid', line, bytes, error: parsed.error }
 }

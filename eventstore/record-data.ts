@@ -2,7 +2,7 @@
 
 import { Packr } from 'msgpackr'
 import { fromBase64Url, toBase64Url } from './base64url.js'
-import { LogType, type RecordLine } from './types.js'
+import { LogType, type RecordLine } from '../protocol/journal.js'
 
 const packr = new Packr({ useRecords: false })
 

@@ -1,7 +1,7 @@
 // The syntax of one record line: `seq|time|type|result|subject|data|mac`.
 
 import { lineMac } from './line-mac.js'
-import type { LogResultNumber, RecordLine } from './types.js'
+import type { LogResultNumber, RecordLine } from '../protocol/journal.js'
 
 const HEX = /^(0|[1-9a-f][0-9a-f]*)$/
 const MAC = /^[A-Za-z0-9_-]{22}$/
@@ -20,7 +20,15 @@ function hexField(name: string, text: string, maxDigits: number): number | strin
 export function parseLine(text: string): ParsedLine {
   const fields = text.split('|')
   if (fields.length !== 7) return { ok: false, error: `expected 7 fields, found ${fields.length}` }
-  const [seqText, timeText, typeText, resultText, subject, data, mac] = fields as [string, string, string, string, string, string, string]
+  const [seqText, timeText, typeText, resultText, subject, data, mac] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ]
   const seq = hexField('seq', seqText, 8)
   const time = hexField('time', timeText, 13)
   const type = hexField('type', typeText, 4)

@@ -6,7 +6,7 @@ import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
 import { readLines } from './read-lines.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
-import type { LinkData, RecoveryReport } from './types.js'
+import type { LinkData, RecoveryReport } from '../protocol/journal.js'
 
 export interface Recovered {
   report: RecoveryReport
@@ -26,7 +26,13 @@ const NEWLINE = 0x0a
 
 export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, prefetch = false): Promise<Recovered> {
   const ids = await media.list()
-  const report: RecoveryReport = { previous: undefined, cutBytes: 0, sealedRecovered: false, intact: true, problems: [] }
+  const report: RecoveryReport = {
+    previous: undefined,
+    cutBytes: 0,
+    sealedRecovered: false,
+    intact: true,
+    problems: [],
+  }
   let reuseId: string | undefined
   let tail = await cutTornLine(media, ids.pop(), report)
   if (tail && recordLines(tail.bytes) < 2) {
@@ -42,7 +48,11 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, pre
   }
   if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId }
   // The history read next checks the older files: on the other core while this one checks the tail.
-  if (prefetch) prefetchChecks(await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))), deps.signer.publicKey)
+  if (prefetch)
+    prefetchChecks(
+      await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))),
+      deps.signer.publicKey,
+    )
   try {
     return { report, link: await settle(tail, deps, report), reuseId }
   } finally {
@@ -50,7 +60,11 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, pre
   }
 }
 
-async function cutTornLine(media: JournalMedia, id: string | undefined, report: RecoveryReport): Promise<Tail | undefined> {
+async function cutTornLine(
+  media: JournalMedia,
+  id: string | undefined,
+  report: RecoveryReport,
+): Promise<Tail | undefined> {
   if (id === undefined) return undefined
   const handle = await media.open(id)
   try {

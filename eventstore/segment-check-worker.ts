@@ -5,8 +5,13 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { checkKey } from './checked-segments.js'
 import { ed25519Verifier } from './ed25519-verifier.js'
 import { checkSegment } from './segment-check.js'
-import type { JournalFile } from './verify-journal.js'
+import type { JournalFile } from '../protocol/journal.js'
 
 const { files, publicKey } = workerData as { files: JournalFile[]; publicKey: Uint8Array }
 const verify = ed25519Verifier(publicKey)
-parentPort!.postMessage(files.map((file) => ({ key: checkKey(file.id, file.bytes, publicKey), check: checkSegment(file.id, file.bytes, verify) })))
+parentPort!.postMessage(
+  files.map((file) => ({
+    key: checkKey(file.id, file.bytes, publicKey),
+    check: checkSegment(file.id, file.bytes, verify),
+  })),
+)

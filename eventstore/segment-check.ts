@@ -10,7 +10,7 @@ import { lineMac } from './line-mac.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from './types.js'
+import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/journal.js'
 
 export interface SegmentCheck {
   id: string
@@ -38,7 +38,10 @@ export interface SegmentCheck {
 
 const hex = (n: number): string => n.toString(16)
 
-function tryDecode<T>(record: RecordLine, parse: (data: Record<string, unknown> | undefined) => T | undefined): T | undefined {
+function tryDecode<T>(
+  record: RecordLine,
+  parse: (data: Record<string, unknown> | undefined) => T | undefined,
+): T | undefined {
   try {
     return parse(decodeRecordData(record))
   } catch {
@@ -48,9 +51,21 @@ function tryDecode<T>(record: RecordLine, parse: (data: Record<string, unknown> 
 
 export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verifier): SegmentCheck {
   const check: SegmentCheck = {
-    id, problems: [], records: 0, seals: 0, firstTime: undefined, lastTime: undefined, key: undefined,
-    link: undefined, linkLine: undefined, lastSeq: undefined, lines: 0, head: chainStart(id),
-    verified: undefined, lastSeal: undefined, unsealed: 0,
+    id,
+    problems: [],
+    records: 0,
+    seals: 0,
+    firstTime: undefined,
+    lastTime: undefined,
+    key: undefined,
+    link: undefined,
+    linkLine: undefined,
+    lastSeq: undefined,
+    lines: 0,
+    head: chainStart(id),
+    verified: undefined,
+    lastSeal: undefined,
+    unsealed: 0,
   }
   let expectedSeq = 0
   let endedBy: SealReason | undefined
@@ -68,7 +83,8 @@ export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verif
       continue
     }
     const r = entry.record
-    const problem = (message: string): void => void check.problems.push({ file: id, seq: r.seq, line: entry.line, message })
+    const problem = (message: string): void =>
+      void check.problems.push({ file: id, seq: r.seq, line: entry.line, message })
     const index = check.records++
     check.firstTime ??= r.time
     check.lastTime = r.time
@@ -101,12 +117,15 @@ export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verif
       if (!seal) problem('SEAL data is malformed')
       else {
         check.seals++
-        if (!verify(sealMessage(id, r.seq, seal.head), seal.sig)) problem('seal signature does not verify with the log key')
+        if (!verify(sealMessage(id, r.seq, seal.head), seal.sig))
+          problem('seal signature does not verify with the log key')
         else if (!bytesEqual(seal.head, before)) {
           // Every later seal fails too once the chain is off; the first one tells where to look.
           if (!reportedChain) {
             const since = lastGoodSeal === undefined ? 'the start of the file' : `the seal at seq ${hex(lastGoodSeal)}`
-            problem(`seal does not match the chain: a line between ${since} and this seal was changed, inserted, removed or reordered`)
+            problem(
+              `seal does not match the chain: a line between ${since} and this seal was changed, inserted, removed or reordered`,
+            )
           }
           reportedChain = true
         } else if (!reportedChain) lastGoodSeal = r.seq

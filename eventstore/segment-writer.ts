@@ -8,7 +8,7 @@ import type { EncodedEntry } from './encode-entry.js'
 import { formatLine } from './record-line.js'
 import { packData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type SealReason } from './types.js'
+import { LogType, type LinkData, type SealReason } from '../protocol/journal.js'
 
 export interface SegmentDeps {
   signer: EnclaveSigner
@@ -54,7 +54,12 @@ export class SegmentWriter {
   }
 
   /** Creates segment `id`: banner, KEY_INIT and LINK in one durable append. */
-  static async create(media: JournalMedia, id: string, header: SegmentHeader, deps: SegmentDeps): Promise<SegmentWriter> {
+  static async create(
+    media: JournalMedia,
+    id: string,
+    header: SegmentHeader,
+    deps: SegmentDeps,
+  ): Promise<SegmentWriter> {
     const handle = await media.open(id)
     try {
       if (handle.size !== 0) throw new Error(`segment ${id} already has content`)
@@ -62,7 +67,10 @@ export class SegmentWriter {
       const batch = writer.begin()
       writer.addComment(batch, header.banner)
       writer.addRecord(batch, {
-        type: LogType.KEY_INIT, result: 0, subject: toBase64Url(header.key), data: toBase64Url(deps.signer.sign(header.key)),
+        type: LogType.KEY_INIT,
+        result: 0,
+        subject: toBase64Url(header.key),
+        data: toBase64Url(deps.signer.sign(header.key)),
       })
       writer.addRecord(batch, { type: LogType.LINK, result: 0, subject: '', data: packData({ ...header.link }) })
       await writer.commit(batch)

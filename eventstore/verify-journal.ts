@@ -7,12 +7,7 @@ import { checkSegmentOnce } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { readLines } from './read-lines.js'
 import type { SegmentCheck } from './segment-check.js'
-import type { VerifyProblem, VerifyResult, VerifySummary } from './types.js'
-
-export interface JournalFile {
-  id: string
-  bytes: Uint8Array
-}
+import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/journal.js'
 
 export interface VerifyOptions {
   /** The last file may still be open: its unsealed tail is reported in the summary, not as a problem. */
@@ -58,7 +53,8 @@ export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts:
 }
 
 function endProblem(check: SegmentCheck): string {
-  const ending = check.lastSeal === 'periodic' ? 'ends at a periodic seal' : `ends with ${check.unsealed} unsealed record(s)`
+  const ending =
+    check.lastSeal === 'periodic' ? 'ends at a periodic seal' : `ends with ${check.unsealed} unsealed record(s)`
   return `file ${ending} and no close, rotate or recovered seal: records were removed from its end, or it is still open`
 }
 
@@ -77,12 +73,18 @@ function linkProblem(check: SegmentCheck, prev: SegmentCheck, prevBytes: Uint8Ar
     return { ...at, message: `LINK vouches for nothing in ${prev.id}: it was found broken when this file was opened` }
   }
   if (prev.lastSeq !== undefined && link.seq > prev.lastSeq) {
-    return { ...at, message: `LINK says ${prev.id} ends at seq ${hex(link.seq)}, but it ends at seq ${hex(prev.lastSeq)}: records were removed from its end` }
+    return {
+      ...at,
+      message: `LINK says ${prev.id} ends at seq ${hex(link.seq)}, but it ends at seq ${hex(prev.lastSeq)}: records were removed from its end`,
+    }
   }
   if (link.seq !== prev.lastSeq) {
     const head = headAfter(prev.id, prevBytes, link.seq)
     if (head && bytesEqual(head, link.head)) {
-      return { ...at, message: `LINK covers ${prev.id} only up to seq ${hex(link.seq)}: its later records were found broken when this file was opened, or were added afterwards` }
+      return {
+        ...at,
+        message: `LINK covers ${prev.id} only up to seq ${hex(link.seq)}: its later records were found broken when this file was opened, or were added afterwards`,
+      }
     }
   }
   return { ...at, message: `LINK head does not match the chain of ${prev.id}` }

@@ -7,7 +7,10 @@ import { tlsTransportKey } from '../protocol/tls-transport-key.js'
  */
 export function encryptTlsKeyForDevice(keyPkcs8: Uint8Array, deviceEid: Uint8Array): { emp: string; key: string } {
   const ephemeral = generateKeyPairSync('x25519')
-  const device = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(deviceEid).toString('base64url') }, format: 'jwk' })
+  const device = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(deviceEid).toString('base64url') },
+    format: 'jwk',
+  })
   const transportKey = tlsTransportKey(diffieHellman({ privateKey: ephemeral.privateKey, publicKey: device }))
   const iv = randomBytes(16)
   const cipher = createCipheriv('aes-256-cbc', transportKey, iv)

@@ -37,17 +37,25 @@ export class AttestationRejectedError extends Error {
  * self-statement (signed by the same key, naming the CSR's CN as genuineId), then issues the
  * device certificate (valid from `now` until the CA expires) and the factory statement.
  */
-export async function signAttestation(request: AttestationRequest, ca: FactoryCa, now = Date.now()): Promise<SignedAttestation> {
+export async function signAttestation(
+  request: AttestationRequest,
+  ca: FactoryCa,
+  now = Date.now(),
+): Promise<SignedAttestation> {
   const csr = parseCsr(request.csr)
   if (!(await csr.verify())) throw new AttestationRejectedError('the CSR signature does not verify')
   const spki = new Uint8Array(csr.publicKey.rawData)
   const publicKey = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' })
-  if (publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new AttestationRejectedError('the attestation key is not ECDSA P-256')
+  if (publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new AttestationRejectedError('the attestation key is not ECDSA P-256')
   const statement = parseGenuine(request.genuine)
   if (statement?.kind !== 'device') throw new AttestationRejectedError('`genuine` is not a device self-statement')
-  if (!verifyGenuine(statement, publicKey)) throw new AttestationRejectedError('`genuine` is not signed by the CSR\'s key')
-  if (!Buffer.from(statement.keyHash).equals(attestationKeyHash(spki))) throw new AttestationRejectedError('`genuine` names another key than the CSR')
-  if (csr.subjectName.getField('CN')[0] !== statement.genuineId) throw new AttestationRejectedError('the CSR subject is not CN=<genuineId>')
+  if (!verifyGenuine(statement, publicKey))
+    throw new AttestationRejectedError("`genuine` is not signed by the CSR's key")
+  if (!Buffer.from(statement.keyHash).equals(attestationKeyHash(spki)))
+    throw new AttestationRejectedError('`genuine` names another key than the CSR')
+  if (csr.subjectName.getField('CN')[0] !== statement.genuineId)
+    throw new AttestationRejectedError('the CSR subject is not CN=<genuineId>')
 
   const caCert = new X509Certificate(ca.cert)
   const caKeyId = caCert.getExtension(SubjectKeyIdentifierExtension)?.keyId

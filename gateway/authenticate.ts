@@ -1,6 +1,6 @@
 import type { Principal } from '../protocol/bus-messages.js'
 import { HttpError } from './errors.js'
-import type { TokenVerifier } from './types.js'
+import type { TokenVerifier } from '../bus/types.js'
 
 const BEARER = /^Bearer +(\S+) *$/i
 
@@ -13,7 +13,11 @@ export function bearerToken(header: string): string | undefined {
  * The principal behind a request's Authorization header (`''` when absent). A header that is
  * present but not a valid bearer token is refused on every route, open ones included.
  */
-export async function authenticate(header: string, needed: boolean, tokens: TokenVerifier): Promise<Principal | undefined> {
+export async function authenticate(
+  header: string,
+  needed: boolean,
+  tokens: TokenVerifier,
+): Promise<Principal | undefined> {
   if (header === '') {
     if (needed) throw new HttpError(401, 'token_required', 'This request needs a bearer token')
     return undefined

@@ -63,7 +63,8 @@ const MAX_NESTING = 32
 /** Parses a JSON body, which must be an object. */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   const text = raw.toString('utf8')
-  if (nestsDeeper(text, MAX_NESTING)) throw new HttpError(400, 'too_deep', `The request body nests deeper than ${MAX_NESTING} levels`)
+  if (nestsDeeper(text, MAX_NESTING))
+    throw new HttpError(400, 'too_deep', `The request body nests deeper than ${MAX_NESTING} levels`)
   let value: unknown
   let unpaired = false
   try {
@@ -75,7 +76,8 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
     throw new HttpError(400, 'malformed_json', 'The request body is not valid JSON')
   }
   // Refused rather than passed on: the bus would turn it into U+FFFD, storing text the client never sent.
-  if (unpaired) throw new HttpError(400, 'malformed_json', 'The request body holds a string with an unpaired surrogate escape')
+  if (unpaired)
+    throw new HttpError(400, 'malformed_json', 'The request body holds a string with an unpaired surrogate escape')
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, 'body_not_object', 'The request body must be a JSON object')
   }
@@ -89,7 +91,8 @@ function nestsDeeper(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i++ // a backslash: the next character is escaped
+      if (c === 0x5c)
+        i++ // a backslash: the next character is escaped
       else if (c === 0x22) inString = false
     } else if (c === 0x22) inString = true
     else if (c === 0x5b || c === 0x7b) {

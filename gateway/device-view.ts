@@ -3,7 +3,7 @@ import type { KeystoreState } from '../protocol/keystore-state.js'
 import type { SystemState } from '../protocol/system-state.js'
 import type { StorageState } from '../protocol/storage-state.js'
 import type { UpgradeState } from '../protocol/upgrade-state.js'
-import type { GatewayBus } from './types.js'
+import type { GatewayBus } from '../bus/types.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */
 export const gatewayProjections = ['system', 'auth', 'keystore', 'storage', 'upgrade'] as const
@@ -24,7 +24,9 @@ export function deviceView(bus: GatewayBus): DeviceView | undefined {
   const keystore = bus.readModel<KeystoreState>('keystore')
   const storage = bus.readModel<StorageState>('storage')
   const upgrade = bus.readModel<UpgradeState>('upgrade')
-  return system && identity && keystore && storage && upgrade ? { system, identity, keystore, storage, upgrade } : undefined
+  return system && identity && keystore && storage && upgrade
+    ? { system, identity, keystore, storage, upgrade }
+    : undefined
 }
 
 const FLS_INTEGRITY = 0x08

@@ -5,7 +5,16 @@ import type { CommandReply, CommandRequest, Principal } from '../protocol/bus-me
 import type { TransportConfig } from '../protocol/identity-state.js'
 import { authenticate, bearerToken } from './authenticate.js'
 import { authorized } from '../protocol/scopes.js'
-import { BODY_LIMIT, drainable, dropBody, parseJsonObject, payloadTooLarge, readBody, tryParseJsonObject, validateBody } from './body.js'
+import {
+  BODY_LIMIT,
+  drainable,
+  dropBody,
+  parseJsonObject,
+  payloadTooLarge,
+  readBody,
+  tryParseJsonObject,
+  validateBody,
+} from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusUnavailableError, HttpError } from './errors.js'
 import { errorReply, Exchange } from './exchange.js'
@@ -59,12 +68,15 @@ export class Dispatcher {
     if (match?.route.handler.kind === 'upload') return this.upload(res, req, exchange, head, device, match)
     const contentLength = req.getHeader('content-length')
     const tooLarge = Number(contentLength) > BODY_LIMIT
-    if (tooLarge && !drainable(contentLength, req.getHeader('transfer-encoding'))) return exchange.fail(payloadTooLarge())
+    if (tooLarge && !drainable(contentLength, req.getHeader('transfer-encoding')))
+      return exchange.fail(payloadTooLarge())
 
     const body = tooLarge ? dropBody(res).then(() => Promise.reject(payloadTooLarge())) : readBody(res, BODY_LIMIT)
     this.receiving.set(exchange, () => exchange.fail(stopping(), true))
     if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
-    this.process(exchange, head, device, match, body).catch((error: unknown) => exchange.fail(this.httpError(error, exchange.rid)))
+    this.process(exchange, head, device, match, body).catch((error: unknown) =>
+      exchange.fail(this.httpError(error, exchange.rid)),
+    )
   }
 
   /**
@@ -84,7 +96,13 @@ export class Dispatcher {
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
   }
 
-  private async process(exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch | undefined, body: Promise<Buffer>): Promise<void> {
+  private async process(
+    exchange: Exchange,
+    head: RequestHead,
+    device: DeviceView | undefined,
+    match: RouteMatch | undefined,
+    body: Promise<Buffer>,
+  ): Promise<void> {
     const raw = await body
     this.receiving.delete(exchange)
     exchange.clearDeadline()
@@ -123,7 +141,14 @@ export class Dispatcher {
    * then is the body read, chunk by chunk, into the service. A refusal before the whole body was
    * read waits for the rest of it, dropped (see `drainable`); else it closes the connection.
    */
-  private upload(res: HttpResponse, req: HttpRequest, exchange: Exchange, head: RequestHead, device: DeviceView | undefined, match: RouteMatch): void {
+  private upload(
+    res: HttpResponse,
+    req: HttpRequest,
+    exchange: Exchange,
+    head: RequestHead,
+    device: DeviceView | undefined,
+    match: RouteMatch,
+  ): void {
     const uploadHead: UploadHead = {
       contentLength: req.getHeader('content-length'),
       contentType: req.getHeader('content-type'),
@@ -154,7 +179,12 @@ export class Dispatcher {
     const run = async () => {
       const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
       const length = uploadLength(uploadHead, handler)
-      const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params: match.params, ...(principal ? { principal } : {}) }
+      const base: CommandRequest = {
+        rid: exchange.rid,
+        tls: head.tls,
+        params: match.params,
+        ...(principal ? { principal } : {}),
+      }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
       if (!reply) return
       if (complete) exchange.send(reply)
@@ -184,9 +214,11 @@ export class Dispatcher {
     anonymousBody: () => Record<string, unknown> | undefined,
     json: Record<string, unknown> | undefined,
   ): Promise<Principal | undefined> {
-    if (route.tls === 'required' && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
+    if (route.tls === 'required' && !head.tls)
+      throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
     const anonymous = head.authorization === '' && route.anonymous?.(anonymousBody(), device.identity) === true
-    const needed = (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
+    const needed =
+      (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
     if (principal && !authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
       await this.options.onScopeFailure?.(route, principal, exchange.rid)

@@ -57,7 +57,10 @@ export class Exchange {
 
   /** Answers 408 and closes unless `clearDeadline` comes first. */
   setDeadline(ms: number): void {
-    this.deadline = setTimeout(() => this.fail(new HttpError(408, 'request_timeout', 'The request was not received in time')), ms)
+    this.deadline = setTimeout(
+      () => this.fail(new HttpError(408, 'request_timeout', 'The request was not received in time')),
+      ms,
+    )
   }
 
   clearDeadline(): void {
@@ -89,7 +92,13 @@ export class Exchange {
    * `total`, never chunked encoding. A chunk that cannot be had after the head is out closes
    * the connection: the client sees a short body rather than a wrong one.
    */
-  async stream(status: number, contentType: string, total: number, first: Uint8Array, next: (offset: number) => Promise<Uint8Array>): Promise<void> {
+  async stream(
+    status: number,
+    contentType: string,
+    total: number,
+    first: Uint8Array,
+    next: (offset: number) => Promise<Uint8Array>,
+  ): Promise<void> {
     if (this.state !== 'open') return
     const { res } = this
     res.cork(() => {
@@ -102,14 +111,18 @@ export class Exchange {
     let chunk = first
     try {
       while (total > 0 && this.state === 'open') {
-        if (chunk.length === 0 || sent + chunk.length > total) throw new Error(`a chunk at ${sent} does not fit the ${total} bytes announced`)
+        if (chunk.length === 0 || sent + chunk.length > total)
+          throw new Error(`a chunk at ${sent} does not fit the ${total} bytes announced`)
         await this.writeChunk(chunk, total)
         sent += chunk.length
         if (sent === total || this.state !== 'open') break
         chunk = await next(sent)
       }
     } catch (err) {
-      this.logger.warn({ rid: this.rid, path: this.path, sent, total, err: (err as Error).message }, 'a streamed answer broke off')
+      this.logger.warn(
+        { rid: this.rid, path: this.path, sent, total, err: (err as Error).message },
+        'a streamed answer broke off',
+      )
       if (this.state === 'open') res.close()
     }
     if (this.state !== 'open') return

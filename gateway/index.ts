@@ -9,7 +9,9 @@ export { CachedTokenVerifier } from '../bus/cached-token-verifier.js'
 export { scopeAudit } from './scope-audit.js'
 export { scopeSatisfies } from '../protocol/scopes.js'
 export { deviceFailState, gatewayProjections, type DeviceView } from './device-view.js'
-export type { AuthMode, Gateway, GatewayBus, GatewayOptions, Method, ReadContext, Role, Route, RouteHandler, TokenVerifier } from './types.js'
+export type { AuthMode, Gateway, GatewayOptions, Method, ReadContext, Route, RouteHandler } from './types.js'
+export type { GatewayBus, TokenVerifier } from '../bus/types.js'
+export type { Role } from '../protocol/scopes.js'
 
 /** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1
@@ -73,7 +75,12 @@ function tlsApp({ certFile, keyFile }: { certFile: string; keyFile: string }): T
   }
 }
 
-function listen(app: TemplatedApp, at: { host: string; port: number }, tls: boolean, dispatcher: Dispatcher): Promise<Listener> {
+function listen(
+  app: TemplatedApp,
+  at: { host: string; port: number },
+  tls: boolean,
+  dispatcher: Dispatcher,
+): Promise<Listener> {
   app.any('/*', (res, req) => dispatcher.handle(res, req, tls))
   return new Promise((resolve, reject) => {
     // Exclusive: without it a second device on the same port would silently share its traffic.

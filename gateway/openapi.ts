@@ -18,7 +18,11 @@ export function openApiDocument(routes: readonly Route[], version: string): Json
   }
   return {
     openapi: '3.0.3',
-    info: { title: 'hemd device API', version, description: 'The device-local JSON-over-HTTP API of a hemd hardware security module (variants P and E).' },
+    info: {
+      title: 'hemd device API',
+      version,
+      description: 'The device-local JSON-over-HTTP API of a hemd hardware security module (variants P and E).',
+    },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
@@ -34,7 +38,12 @@ export function openApiDocument(routes: readonly Route[], version: string): Json
 }
 
 function operation(route: Route): Json {
-  const params = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
+  const params = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }))
   return {
     operationId: `${route.handler.kind === 'read' ? 'read' : route.handler.service}_${route.method.toLowerCase()}_${route.path.split('/').slice(2).join('_').replace(/:/g, '')}`,
     ...(params.length > 0 ? { parameters: params } : {}),
@@ -54,12 +63,19 @@ function requestBody(route: Route): Json {
     return {
       requestBody: {
         required: true,
-        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: UPLOAD_LIMIT } } },
+        content: {
+          'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: UPLOAD_LIMIT } },
+        },
       },
     }
   }
   if (!route.body) return {}
-  return { requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(route.body)) as Json } } } }
+  return {
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: JSON.parse(JSON.stringify(route.body)) as Json } },
+    },
+  }
 }
 
 function security(route: Route): Json[] {
@@ -69,13 +85,20 @@ function security(route: Route): Json[] {
 }
 
 function responses(route: Route): Json {
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
+  const error = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  })
   const writes = route.handler.kind === 'command' || route.handler.kind === 'upload'
   return {
     '200': { description: route.handler.kind === 'stream' ? 'the content, with its Content-Length' : 'done' },
-    ...(route.body || route.handler.kind === 'upload' || route.path.includes(':') ? { '400': error('malformed request') } : {}),
+    ...(route.body || route.handler.kind === 'upload' || route.path.includes(':')
+      ? { '400': error('malformed request') }
+      : {}),
     '401': error('a present but invalid or expired token, or a missing one where a token is needed'),
-    ...(route.scopes || route.roles ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') } : {}),
+    ...(route.scopes || route.roles
+      ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') }
+      : {}),
     ...(route.path.includes(':') ? { '404': error('no such resource') } : {}),
     ...(route.healthy ? { '409': error('the device is in a fail state (fls_state ≠ 0)') } : {}),
     '412': error('the request Origin is not allowed'),

@@ -1,4 +1,4 @@
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import type { Route } from './types.js'
 
 export interface RouteMatch {

@@ -1,10 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { keyOperationScopes, type KeyOperation } from '../actors/keystore/key-access.js'
-import { anonymousSearchAllowed } from '../actors/keystore/key-management.js'
+import { keyOperationScopes, type KeyOperation } from '../protocol/key-scopes.js'
+import { anonymousSearchAllowed } from '../protocol/key-search.js'
 import { USER_ROLES } from '../protocol/scopes.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
@@ -47,9 +47,25 @@ const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
  * A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a
  * fail state. The key store checks the token and its scope again (key-access.ts).
  */
-function keyRoute(method: Route['method'], path: string, op: KeyOperation, extra: { body?: TSchema } & Partial<Route> = {}): Route {
+function keyRoute(
+  method: Route['method'],
+  path: string,
+  op: KeyOperation,
+  extra: { body?: TSchema } & Partial<Route> = {},
+): Route {
   const scopes = [...keyOperationScopes[op]]
-  return { method, path, variants: ['P', 'E'], auth: 'token', scopes, roles: USER_ROLES, tls: 'required', healthy: true, handler: { kind: 'command', service: 'keystore', op, bearer: true }, ...extra }
+  return {
+    method,
+    path,
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes,
+    roles: USER_ROLES,
+    tls: 'required',
+    healthy: true,
+    handler: { kind: 'command', service: 'keystore', op, bearer: true },
+    ...extra,
+  }
 }
 
 /** Types only: the key store checks the values and answers (and journals) the 400 of a malformed request itself. */
@@ -67,11 +83,39 @@ const cipherBody = Type.Object({
 
 /** Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this. */
 export const routeTable: readonly Route[] = [
-  { method: 'GET', path: '/api/system/version', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderVersion } },
-  { method: 'GET', path: '/api/system/status', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: renderStatus } },
-  { method: 'GET', path: '/api/openapi.json', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'read', render: apiDescription(() => routeTable) } },
+  {
+    method: 'GET',
+    path: '/api/system/version',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'read', render: renderVersion },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/status',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'read', render: renderStatus },
+  },
+  {
+    method: 'GET',
+    path: '/api/openapi.json',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'read', render: apiDescription(() => routeTable) },
+  },
 
-  { method: 'GET', path: '/api/auth/init', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'init_challenge' } },
+  {
+    method: 'GET',
+    path: '/api/auth/init',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'command', service: 'auth', op: 'init_challenge' },
+  },
   {
     method: 'POST',
     path: '/api/auth/init',
@@ -81,7 +125,14 @@ export const routeTable: readonly Route[] = [
     body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
     handler: { kind: 'command', service: 'auth', op: 'init' },
   },
-  { method: 'GET', path: '/api/auth/token', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'challenge' } },
+  {
+    method: 'GET',
+    path: '/api/auth/token',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'command', service: 'auth', op: 'challenge' },
+  },
   {
     method: 'POST',
     path: '/api/auth/token',
@@ -133,7 +184,14 @@ export const routeTable: readonly Route[] = [
     handler: { kind: 'command', service: 'auth', op: 'provision' },
   },
 
-  { method: 'GET', path: '/api/system/checkin', variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'auth', op: 'checkin_get' } },
+  {
+    method: 'GET',
+    path: '/api/system/checkin',
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'command', service: 'auth', op: 'checkin_get' },
+  },
   {
     method: 'POST',
     path: '/api/system/checkin',
@@ -177,9 +235,36 @@ export const routeTable: readonly Route[] = [
   ...upgradeRoutes('fw', ['P', 'E'], ['firmware.bin']),
   ...upgradeRoutes('ui', ['P'], ['webroot.tar', 'ui.bin']),
 
-  { method: 'GET', path: '/api/logger/key', variants: ['P', 'E'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'key' } },
-  { method: 'GET', path: '/api/logger/list', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
-  { method: 'GET', path: '/api/logger/list/:offset', variants: ['P'], auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES, tls: 'any', handler: { kind: 'command', service: 'logger', op: 'list' } },
+  {
+    method: 'GET',
+    path: '/api/logger/key',
+    variants: ['P', 'E'],
+    auth: 'token',
+    scopes: ['logger:get'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'logger', op: 'key' },
+  },
+  {
+    method: 'GET',
+    path: '/api/logger/list',
+    variants: ['P'],
+    auth: 'token',
+    scopes: ['logger:get'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'logger', op: 'list' },
+  },
+  {
+    method: 'GET',
+    path: '/api/logger/list/:offset',
+    variants: ['P'],
+    auth: 'token',
+    scopes: ['logger:get'],
+    roles: ALL_ROLES,
+    tls: 'any',
+    handler: { kind: 'command', service: 'logger', op: 'list' },
+  },
   {
     method: 'GET',
     path: '/api/logger/:id',
@@ -198,26 +283,29 @@ export const routeTable: readonly Route[] = [
       ['/api/storage/unlock/rw', 'unlock_rw'],
       ['/api/storage/lock', 'lock'],
     ] as const
-  ).map(
-    ([path, op]): Route => ({
-      method: 'GET',
-      path,
-      variants: ['P'],
-      auth: 'token',
-      // The scope names the disk (and `:rw` the mode); the storage actor reads which from it.
-      scopes: ['storage'],
-      roles: USER_ROLES,
-      tls: 'any',
-      healthy: true,
-      handler: { kind: 'command', service: 'storage', op },
-    }),
-  ),
+  ).map(([path, op]): Route => ({
+    method: 'GET',
+    path,
+    variants: ['P'],
+    auth: 'token',
+    // The scope names the disk (and `:rw` the mode); the storage actor reads which from it.
+    scopes: ['storage'],
+    roles: USER_ROLES,
+    tls: 'any',
+    healthy: true,
+    handler: { kind: 'command', service: 'storage', op },
+  })),
 
   keyRoute('POST', '/api/keymgmt/create', 'create', {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),
   }),
   keyRoute('POST', '/api/keymgmt/import', 'import', {
-    body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16), pubkey: Type.String({ maxLength: 256 }) }),
+    body: Type.Object({
+      ...keyAttributes,
+      type: Type.String({ maxLength: 16 }),
+      mode: str(16),
+      pubkey: Type.String({ maxLength: 256 }),
+    }),
   }),
   keyRoute('GET', '/api/keymgmt/list', 'list'),
   keyRoute('GET', '/api/keymgmt/list/:offset', 'list'),
@@ -238,10 +326,31 @@ export const routeTable: readonly Route[] = [
  * or `system:config` from any role; plain HTTP is fine, since the images are signed (seed §4).
  */
 function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string[]): Route[] {
-  const common = { variants, auth: 'token-unless-fresh', scopes: ['system:upgrade', 'system:config'], roles: ALL_ROLES, tls: 'any' } satisfies Partial<Route>
+  const common = {
+    variants,
+    auth: 'token-unless-fresh',
+    scopes: ['system:upgrade', 'system:config'],
+    roles: ALL_ROLES,
+    tls: 'any',
+  } satisfies Partial<Route>
   return [
-    { method: 'POST', path: `/api/system/upgrade/upload_${kind}`, ...common, handler: { kind: 'upload', service: 'upgrade', begin: `upload_begin_${kind}`, filenames } },
-    { method: 'GET', path: `/api/system/upgrade/check_${kind}`, ...common, handler: { kind: 'command', service: 'upgrade', op: `check_${kind}` } },
-    { method: 'GET', path: `/api/system/upgrade/install_${kind}`, ...common, handler: { kind: 'command', service: 'upgrade', op: `install_${kind}` } },
+    {
+      method: 'POST',
+      path: `/api/system/upgrade/upload_${kind}`,
+      ...common,
+      handler: { kind: 'upload', service: 'upgrade', begin: `upload_begin_${kind}`, filenames },
+    },
+    {
+      method: 'GET',
+      path: `/api/system/upgrade/check_${kind}`,
+      ...common,
+      handler: { kind: 'command', service: 'upgrade', op: `check_${kind}` },
+    },
+    {
+      method: 'GET',
+      path: `/api/system/upgrade/install_${kind}`,
+      ...common,
+      handler: { kind: 'command', service: 'upgrade', op: `install_${kind}` },
+    },
   ]
 }

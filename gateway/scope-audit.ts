@@ -1,6 +1,7 @@
 import type { Principal } from '../protocol/bus-messages.js'
 import { BusUnavailableError, HttpError } from './errors.js'
-import type { GatewayBus, Route } from './types.js'
+import type { GatewayBus } from '../bus/types.js'
+import type { Route } from './types.js'
 
 /**
  * Every 403 for a wrong scope or role is journaled (FAILED_SCOPE_CHECK) before it is
@@ -8,9 +9,16 @@ import type { GatewayBus, Route } from './types.js'
  */
 export function scopeAudit(bus: GatewayBus) {
   return async (route: Route, principal: Principal, rid: string): Promise<void> => {
-    const reply = await bus.request('auth', 'denied', { rid, tls: false, principal, body: { method: route.method, path: route.path } })
+    const reply = await bus.request('auth', 'denied', {
+      rid,
+      tls: false,
+      principal,
+      body: { method: route.method, path: route.path },
+    })
     // A full disk is said as such (507), like every other write it refuses.
-    if (reply.status === 507) throw new HttpError(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
-    if (reply.status !== 200) throw new BusUnavailableError(`the scope failure could not be journaled (${reply.status})`)
+    if (reply.status === 507)
+      throw new HttpError(507, 'no_space', 'The device has no room left to store this; try again once space is freed')
+    if (reply.status !== 200)
+      throw new BusUnavailableError(`the scope failure could not be journaled (${reply.status})`)
   }
 }

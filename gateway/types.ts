@@ -6,23 +6,12 @@ import type { SystemState } from '../protocol/system-state.js'
 import type { KeystoreState } from '../protocol/keystore-state.js'
 import type { StorageState } from '../protocol/storage-state.js'
 import type { UpgradeState } from '../protocol/upgrade-state.js'
-import type { Clock, Variant, WebrootStore } from '../hal/types.js'
-
-export interface GatewayBus {
-  /** The latest read model a service published, or undefined while unknown or while the bus is down. */
-  readModel<S>(service: string): S | undefined
-  /** Sends a command; rejects with BusUnavailableError (gateway/errors.ts) when the bus or the service cannot be reached. */
-  request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply>
-}
-
-export interface TokenVerifier {
-  verify(bearer: string): Promise<Principal | undefined>
-}
+import type { Clock, WebrootStore } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
+import type { Role } from '../protocol/scopes.js'
+import type { GatewayBus, TokenVerifier } from '../bus/types.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
-
-/** `U` user, `M` master; any other token subject is an external authenticator. */
-export type Role = 'U' | 'M' | 'ExtAuth'
 
 /**
  * `open`: no token needed (a present one must still be valid).

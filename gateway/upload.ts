@@ -3,7 +3,8 @@ import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { declaredLength } from './body.js'
 import { HttpError } from './errors.js'
-import type { GatewayBus, Route } from './types.js'
+import type { GatewayBus } from '../bus/types.js'
+import type { Route } from './types.js'
 
 /** What one bus message carries of an upload: well under nats-server's 1 MiB payload limit. */
 export const UPLOAD_CHUNK = 256 * 1024
@@ -25,17 +26,27 @@ export function uploadLength(head: UploadHead, handler: UploadHandler): number {
   }
   const length = declaredLength(head.contentLength)
   if (length === undefined) throw new HttpError(400, 'bad_length', 'Content-Length is not a number')
-  if (length > MAX_IMAGE_BYTES) throw new HttpError(413, 'payload_too_large', `An image is at most ${MAX_IMAGE_BYTES} bytes`)
+  if (length > MAX_IMAGE_BYTES)
+    throw new HttpError(413, 'payload_too_large', `An image is at most ${MAX_IMAGE_BYTES} bytes`)
   if (length === 0) throw new HttpError(400, 'empty_upload', 'The upload is empty')
   if (head.contentType.split(';')[0]!.trim().toLowerCase() !== 'application/octet-stream') {
     throw new HttpError(400, 'bad_content_type', 'An upload is sent as application/octet-stream')
   }
   const disposition = /^\s*([A-Za-z-]+)\s*(?:;|$)/.exec(head.disposition)
   const filename = /;\s*filename\s*=\s*(?:"([^"\\]*)"|([^;\s"]+))/i.exec(head.disposition)
-  if (!filename) throw new HttpError(413, 'no_filename', 'The upload names no file (Content-Disposition: attachment; filename="...")')
+  if (!filename)
+    throw new HttpError(
+      413,
+      'no_filename',
+      'The upload names no file (Content-Disposition: attachment; filename="...")',
+    )
   const name = filename[1] ?? filename[2]!
   if (disposition?.[1]?.toLowerCase() !== 'attachment' || !handler.filenames.includes(name)) {
-    throw new HttpError(400, 'bad_filename', `The upload must be Content-Disposition: attachment; filename="${handler.filenames[0]}"`)
+    throw new HttpError(
+      400,
+      'bad_filename',
+      `The upload must be Content-Disposition: attachment; filename="${handler.filenames[0]}"`,
+    )
   }
   return length
 }
@@ -143,7 +154,10 @@ export async function forwardUpload(
         return { reply: undefined, complete: false }
       }
       if (piece.data.length > 0) {
-        const stored = await bus.request(handler.service, 'upload_chunk', { ...base, body: { upload, offset, data: piece.data } })
+        const stored = await bus.request(handler.service, 'upload_chunk', {
+          ...base,
+          body: { upload, offset, data: piece.data },
+        })
         if (stored.status !== 200) return { reply: stored, complete: piece.last }
         offset += piece.data.length
       }

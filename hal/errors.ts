@@ -9,16 +9,21 @@ export class HalError extends Error {
 
 export class HalLockedError extends HalError {
   override name = 'HalLockedError'
-  constructor(readonly dataDir: string, readonly pid: number) {
-    super(
-      `data dir ${dataDir} is in use by pid ${pid}; stop that process or pick another data dir with --data DIR`,
-    )
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`data dir ${dataDir} is in use by pid ${pid}; stop that process or pick another data dir with --data DIR`)
   }
 }
 
 export class HalVariantMismatchError extends HalError {
   override name = 'HalVariantMismatchError'
-  constructor(readonly dataDir: string, readonly stored: Variant, readonly requested: Variant) {
+  constructor(
+    readonly dataDir: string,
+    readonly stored: Variant,
+    readonly requested: Variant,
+  ) {
     super(`data dir ${dataDir} holds a ${stored} device; cannot open it as ${requested}`)
   }
 }
@@ -47,7 +52,10 @@ export class AlreadyProvisionedError extends HalError {
 /** A certificate chain or key the device will not serve; nothing was staged. */
 export class TlsMaterialError extends HalError {
   override name = 'TlsMaterialError'
-  constructor(readonly code: TlsProblemCode, message: string) {
+  constructor(
+    readonly code: TlsProblemCode,
+    message: string,
+  ) {
     super(message)
   }
 }

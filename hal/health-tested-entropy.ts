@@ -60,10 +60,11 @@ export class HealthTestedEntropy implements TestedEntropySource {
   }
 
   read(n: number): Uint8Array {
-    if (!Number.isInteger(n) || n < 1 || n > MAX_READ) throw new RangeError(`entropy read size must be an integer from 1 to ${MAX_READ}, got ${n}`)
+    if (!Number.isInteger(n) || n < 1 || n > MAX_READ)
+      throw new RangeError(`entropy read size must be an integer from 1 to ${MAX_READ}, got ${n}`)
     if (this.failed) throw new EntropyHealthError(this.failed)
     const out = new Uint8Array(n)
-    for (let filled = 0; filled < n; ) {
+    for (let filled = 0; filled < n;) {
       if (this.offset === this.buffer.length) this.refill(n - filled)
       const take = Math.min(n - filled, this.buffer.length - this.offset)
       out.set(this.buffer.subarray(this.offset, this.offset + take), filled)

@@ -89,9 +89,11 @@ function logChoose(n: number, k: number): number {
 }
 
 function checkParameters(p: HealthTestParameters): void {
-  if (!(p.minEntropy > 0 && p.minEntropy <= 8)) throw new RangeError(`min-entropy must be in (0, 8] bits per sample, got ${p.minEntropy}`)
+  if (!(p.minEntropy > 0 && p.minEntropy <= 8))
+    throw new RangeError(`min-entropy must be in (0, 8] bits per sample, got ${p.minEntropy}`)
   if (!(Number.isInteger(p.alphaExponent) && p.alphaExponent >= 20 && p.alphaExponent <= 40)) {
     throw new RangeError(`the α exponent must be an integer from 20 to 40, got ${p.alphaExponent}`)
   }
-  if (!(Number.isInteger(p.window) && p.window >= 2)) throw new RangeError(`the window must be an integer of at least 2, got ${p.window}`)
+  if (!(Number.isInteger(p.window) && p.window >= 2))
+    throw new RangeError(`the window must be an integer of at least 2, got ${p.window}`)
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import { ImageFormatError } from './errors.js'
 import { HEADER_BYTES, headerSignatureValid, parseHeader, type ImageHeader, type ImageKind } from './header.js'
 import { walkArchive, type ArchiveSource } from './tar.js'
@@ -9,7 +9,8 @@ const PIECE = 1024 * 1024
 /** Why an image is refused; the order is the order of the checks. */
 export type RejectReason = 'format' | 'signature' | 'integrity' | 'kind' | 'hardware' | 'floor'
 
-export type ImageVerdict = { ok: true; header: ImageHeader; sha256: string } | { ok: false; reason: RejectReason; message: string }
+export type ImageVerdict =
+  { ok: true; header: ImageHeader; sha256: string } | { ok: false; reason: RejectReason; message: string }
 
 export interface ImageExpectations {
   /** The vendor's raw Ed25519 public key (`version.fwk`). */
@@ -26,7 +27,11 @@ export interface ImageExpectations {
  * 1 MiB pieces, the archive's entries, and only then what the signed header says (kind,
  * hardware, anti-rollback floor). `sha256` of the verdict is the whole image's hash.
  */
-export async function checkImage(source: ArchiveSource, size: number, expect: ImageExpectations): Promise<ImageVerdict> {
+export async function checkImage(
+  source: ArchiveSource,
+  size: number,
+  expect: ImageExpectations,
+): Promise<ImageVerdict> {
   const reject = (reason: RejectReason, message: string): ImageVerdict => ({ ok: false, reason, message })
   if (size < HEADER_BYTES) return reject('format', `${size} bytes is shorter than an image header`)
   const headerBytes = await source.read(0, HEADER_BYTES)
@@ -37,7 +42,8 @@ export async function checkImage(source: ArchiveSource, size: number, expect: Im
     if (err instanceof ImageFormatError) return reject('format', err.message)
     throw err
   }
-  if (!headerSignatureValid(header, expect.vendorKey)) return reject('signature', 'the header signature does not verify under the vendor key')
+  if (!headerSignatureValid(header, expect.vendorKey))
+    return reject('signature', 'the header signature does not verify under the vendor key')
   if (size !== HEADER_BYTES + header.payloadLength) {
     return reject('integrity', `the image is ${size} bytes; its header says ${HEADER_BYTES + header.payloadLength}`)
   }
@@ -48,7 +54,8 @@ export async function checkImage(source: ArchiveSource, size: number, expect: Im
     payloadHash.update(piece)
     whole.update(piece)
   }
-  if (!timingSafeEqual(payloadHash.digest(), header.payloadSha256)) return reject('integrity', 'the payload does not match the signed hash')
+  if (!timingSafeEqual(payloadHash.digest(), header.payloadSha256))
+    return reject('integrity', 'the payload does not match the signed hash')
   try {
     const payload: ArchiveSource = { read: (position, length) => source.read(HEADER_BYTES + position, length) }
     await walkArchive(payload, { length: header.payloadLength }, async () => undefined)
@@ -57,12 +64,16 @@ export async function checkImage(source: ArchiveSource, size: number, expect: Im
     throw err
   }
   const { signed: _signed, signature: _signature, ...fields } = header
-  if (expect.kind && header.kind !== expect.kind) return reject('kind', `a ${header.kind} image where a ${expect.kind} image belongs`)
+  if (expect.kind && header.kind !== expect.kind)
+    return reject('kind', `a ${header.kind} image where a ${expect.kind} image belongs`)
   if (expect.variant && !header.hardware.includes(expect.variant)) {
     return reject('hardware', `the image is for ${header.hardware.join(' and ')}, not ${expect.variant}`)
   }
   if (expect.floor !== undefined && header.floor < expect.floor) {
-    return reject('floor', `the image's anti-rollback level ${header.floor} is below the device's floor ${expect.floor}`)
+    return reject(
+      'floor',
+      `the image's anti-rollback level ${header.floor} is below the device's floor ${expect.floor}`,
+    )
   }
   return { ok: true, header: fields, sha256: whole.digest('hex') }
 }

@@ -65,7 +65,12 @@ function rawPublicKey(spki: Buffer): Buffer {
 }
 
 function signedBytes(version: string, sha256: string): Buffer {
-  return Buffer.concat([Buffer.from('hemd-fw-v1\0'), Buffer.from(version), Buffer.from('\0'), Buffer.from(sha256, 'hex')])
+  return Buffer.concat([
+    Buffer.from('hemd-fw-v1\0'),
+    Buffer.from(version),
+    Buffer.from('\0'),
+    Buffer.from(sha256, 'hex'),
+  ])
 }
 
 async function treeHash(dir: string): Promise<string> {

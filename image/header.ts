@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, sign, verify } from 'node:crypto'
 import { ed25519PublicKey } from '../hal/crypto/ed25519-key.js'
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import { ImageFormatError } from './errors.js'
 
 /**
@@ -46,15 +46,24 @@ export interface ParsedHeader extends ImageHeader {
 }
 
 /** Builds a signed image around `payload` with the vendor's Ed25519 private key (PEM). */
-export function buildImage(header: Omit<ImageHeader, 'payloadLength' | 'payloadSha256'>, payload: Uint8Array, vendorKeyPem: string): Buffer {
-  const signed = encodeSigned({ ...header, payloadLength: payload.length, payloadSha256: createHash('sha256').update(payload).digest() })
+export function buildImage(
+  header: Omit<ImageHeader, 'payloadLength' | 'payloadSha256'>,
+  payload: Uint8Array,
+  vendorKeyPem: string,
+): Buffer {
+  const signed = encodeSigned({
+    ...header,
+    payloadLength: payload.length,
+    payloadSha256: createHash('sha256').update(payload).digest(),
+  })
   const signature = sign(null, signed, createPrivateKey(vendorKeyPem))
   return Buffer.concat([signed, signature, payload])
 }
 
 /** Reads a header's fields; ImageFormatError when they are not a well-formed header. */
 export function parseHeader(bytes: Uint8Array): ParsedHeader {
-  if (bytes.length < HEADER_BYTES) throw new ImageFormatError(`an image starts with a ${HEADER_BYTES}-byte header; this has ${bytes.length} bytes`)
+  if (bytes.length < HEADER_BYTES)
+    throw new ImageFormatError(`an image starts with a ${HEADER_BYTES}-byte header; this has ${bytes.length} bytes`)
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, HEADER_BYTES)
   if (!view.subarray(0, 8).equals(IMAGE_MAGIC)) throw new ImageFormatError('not a hem image (bad magic)')
   const kind = (Object.keys(KIND_CODES) as ImageKind[]).find((k) => KIND_CODES[k] === view[8])
@@ -66,9 +75,11 @@ export function parseHeader(bytes: Uint8Array): ParsedHeader {
   const versionBytes = view.subarray(16, 48)
   const end = versionBytes.indexOf(0)
   const version = versionBytes.subarray(0, end === -1 ? 32 : end).toString('utf8')
-  if (!VERSION.test(version) || (end !== -1 && versionBytes.subarray(end).some((b) => b !== 0))) throw new ImageFormatError('bad version field')
+  if (!VERSION.test(version) || (end !== -1 && versionBytes.subarray(end).some((b) => b !== 0)))
+    throw new ImageFormatError('bad version field')
   const payloadLength = view.readBigUInt64BE(48)
-  if (payloadLength > BigInt(MAX_PAYLOAD_BYTES)) throw new ImageFormatError(`the payload length ${payloadLength} is over ${MAX_PAYLOAD_BYTES}`)
+  if (payloadLength > BigInt(MAX_PAYLOAD_BYTES))
+    throw new ImageFormatError(`the payload length ${payloadLength} is over ${MAX_PAYLOAD_BYTES}`)
   return {
     kind,
     hardware,
@@ -87,10 +98,14 @@ export function headerSignatureValid(header: ParsedHeader, vendorPublicKey: Uint
 }
 
 function encodeSigned(header: ImageHeader): Buffer {
-  if (!VERSION.test(header.version)) throw new RangeError(`the version must match ${VERSION}: ${JSON.stringify(header.version)}`)
-  if (!Number.isInteger(header.floor) || header.floor < 0 || header.floor > 0xffffffff) throw new RangeError('the floor must be a u32')
-  if (header.hardware.length === 0 || header.hardware.some((v) => !(v in HARDWARE_BITS))) throw new RangeError('the hardware must name P, E or both')
-  if (header.payloadLength > MAX_PAYLOAD_BYTES) throw new RangeError(`the payload must be at most ${MAX_PAYLOAD_BYTES} bytes`)
+  if (!VERSION.test(header.version))
+    throw new RangeError(`the version must match ${VERSION}: ${JSON.stringify(header.version)}`)
+  if (!Number.isInteger(header.floor) || header.floor < 0 || header.floor > 0xffffffff)
+    throw new RangeError('the floor must be a u32')
+  if (header.hardware.length === 0 || header.hardware.some((v) => !(v in HARDWARE_BITS)))
+    throw new RangeError('the hardware must name P, E or both')
+  if (header.payloadLength > MAX_PAYLOAD_BYTES)
+    throw new RangeError(`the payload must be at most ${MAX_PAYLOAD_BYTES} bytes`)
   const out = Buffer.alloc(SIGNED_BYTES)
   IMAGE_MAGIC.copy(out, 0)
   out[8] = KIND_CODES[header.kind]

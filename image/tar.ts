@@ -77,7 +77,8 @@ export async function walkArchive(
     checkHeader(header, position - BLOCK)
     const type = String.fromCharCode(header[156]!)
     const size = Number(pax.size ?? octal(header.subarray(124, 136), 'size'))
-    if (!Number.isSafeInteger(size) || size < 0 || position + size + padding(size) > limits.length) throw new ImageFormatError('an entry runs past the archive')
+    if (!Number.isSafeInteger(size) || size < 0 || position + size + padding(size) > limits.length)
+      throw new ImageFormatError('an entry runs past the archive')
     if (type === 'x' || type === 'g') {
       const records = parsePax(await source.read(position, size))
       if (type === 'x') pax = records
@@ -86,7 +87,10 @@ export async function walkArchive(
     }
     const name = pax.path ?? ustarName(header)
     pax = {}
-    if (type !== '0' && type !== '\0' && type !== '5') throw new ImageFormatError(`${JSON.stringify(name)}: entry type ${JSON.stringify(type)} is not allowed (files and directories only)`)
+    if (type !== '0' && type !== '\0' && type !== '5')
+      throw new ImageFormatError(
+        `${JSON.stringify(name)}: entry type ${JSON.stringify(type)} is not allowed (files and directories only)`,
+      )
     // `tar -C dir .` names the root itself: nothing to make.
     if (type === '5' && /^(\.\/?)+$/.test(name)) continue
     const path = safePath(name)
@@ -112,12 +116,17 @@ function claimPath(kinds: Map<string, ArchiveEntry['type']>, entry: ArchiveEntry
     if (kinds.get(parent) === 'file') throw new ImageFormatError(`${entry.path} lies inside ${parent}, which is a file`)
     kinds.set(parent, 'dir')
   }
-  if (entry.type === 'file' && kinds.get(entry.path) === 'dir') throw new ImageFormatError(`${entry.path} is a file, but other entries lie inside it`)
+  if (entry.type === 'file' && kinds.get(entry.path) === 'dir')
+    throw new ImageFormatError(`${entry.path} is a file, but other entries lie inside it`)
   kinds.set(entry.path, entry.type)
 }
 
 /** Unpacks into `dest`, which must not exist yet: nothing is ever written outside it or over anything. */
-export async function extractArchive(source: ArchiveSource, limits: ArchiveLimits, dest: string): Promise<ArchiveEntry[]> {
+export async function extractArchive(
+  source: ArchiveSource,
+  limits: ArchiveLimits,
+  dest: string,
+): Promise<ArchiveEntry[]> {
   await mkdir(dest, { mode: 0o755 })
   let current: { path: string; file: FileHandle } | undefined
   const finish = async () => {
@@ -188,7 +197,10 @@ function checksum(header: Buffer): number {
 }
 
 function octal(field: Buffer, what: string): number {
-  const text = field.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '')
+  const text = field
+    .toString('latin1')
+    .replace(/[\0 ]+$/, '')
+    .replace(/^ +/, '')
   if (!/^[0-7]{1,12}$/.test(text)) throw new ImageFormatError(`bad ${what} field`)
   return parseInt(text, 8)
 }
@@ -210,7 +222,8 @@ function parsePax(bytes: Buffer): Record<string, string> {
   while (at < bytes.length) {
     const space = bytes.indexOf(0x20, at)
     const length = Number(bytes.subarray(at, space).toString('latin1'))
-    if (space === -1 || !Number.isSafeInteger(length) || length <= space - at || at + length > bytes.length) throw new ImageFormatError('bad pax record')
+    if (space === -1 || !Number.isSafeInteger(length) || length <= space - at || at + length > bytes.length)
+      throw new ImageFormatError('bad pax record')
     const record = bytes.subarray(space + 1, at + length - 1).toString('utf8')
     const equals = record.indexOf('=')
     if (equals === -1) throw new ImageFormatError('bad pax record')

@@ -1,5 +1,5 @@
 import { setup } from 'xstate'
-import type { DiskCipher, DiskMode } from '../hal/types.js'
+import type { DiskCipher, DiskMode } from '../protocol/device.js'
 
 export type DiskNumber = 0 | 1
 
@@ -22,7 +22,8 @@ export const diskMachine = setup({
   types: {
     input: {} as { disk: DiskNumber },
     context: {} as { disk: DiskNumber },
-    events: {} as { type: 'FORMATTED' } | { type: 'UNLOCK_RO' } | { type: 'UNLOCK_RW' } | { type: 'LOCK' } | { type: 'ERASED' },
+    events: {} as
+      { type: 'FORMATTED' } | { type: 'UNLOCK_RO' } | { type: 'UNLOCK_RW' } | { type: 'LOCK' } | { type: 'ERASED' },
   },
 }).createMachine({
   id: 'disk',

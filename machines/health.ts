@@ -1,34 +1,8 @@
 import { assign, setup } from 'xstate'
-
-/** The fail-state bits of `status.fls_state` (seed §4.2). */
-export const FLS = {
-  KAT: 0x01,
-  ENTROPY: 0x02,
-  TEMPERATURE: 0x04,
-  INTEGRITY: 0x08,
-  ALLOCATION: 0x10,
-  STACK: 0x20,
-  LOCKED: 0x40,
-  SHUTDOWN: 0x80,
-} as const
-
-/** One event per fault, named for what was found, so that a replay of the journal's transition records needs no event data. */
-export const FAULT_EVENTS = {
-  KAT_FAILED: FLS.KAT,
-  ENTROPY_FAILED: FLS.ENTROPY,
-  TEMPERATURE_OUT_OF_RANGE: FLS.TEMPERATURE,
-  INTEGRITY_FAILED: FLS.INTEGRITY,
-  ALLOCATION_FAILED: FLS.ALLOCATION,
-  STACK_OVERFLOW: FLS.STACK,
-} as const
-
-export type FaultEventType = keyof typeof FAULT_EVENTS
+import { FAULT_EVENTS, FLS, type FaultEventType } from '../protocol/fail-state.js'
 
 export type HealthEvent =
-  | { type: FaultEventType }
-  | { type: 'TEMPERATURE_IN_RANGE' }
-  | { type: 'CHECKIN_LOCK' }
-  | { type: 'CHECKIN_SHUTDOWN' }
+  { type: FaultEventType } | { type: 'TEMPERATURE_IN_RANGE' } | { type: 'CHECKIN_LOCK' } | { type: 'CHECKIN_SHUTDOWN' }
 
 /**
  * The only bit that clears by itself: the temperature, once back in range. Every other fault
@@ -42,9 +16,16 @@ function faults(target?: 'failed') {
   return Object.fromEntries(
     Object.entries(FAULT_EVENTS).map(([type, bit]) => [
       type,
-      { guard: { type: 'isNew', params: { bit } }, actions: { type: 'raise', params: { bit } }, ...(target ? { target } : {}) } as const,
+      {
+        guard: { type: 'isNew', params: { bit } },
+        actions: { type: 'raise', params: { bit } },
+        ...(target ? { target } : {}),
+      } as const,
     ]),
-  ) as Record<FaultEventType, { guard: { type: 'isNew'; params: { bit: number } }; actions: { type: 'raise'; params: { bit: number } } }>
+  ) as Record<
+    FaultEventType,
+    { guard: { type: 'isNew'; params: { bit: number } }; actions: { type: 'raise'; params: { bit: number } } }
+  >
 }
 
 const raiseBit = (bit: number) => ({ type: 'raise', params: { bit } }) as const

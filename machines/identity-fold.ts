@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot } from 'xstate'
-import { LogResult, LogType, type TransitionData } from '../eventstore/types.js'
-import type { Variant } from '../hal/types.js'
+import { LogResult, LogType, type TransitionData } from '../protocol/journal.js'
+import type { Variant } from '../protocol/device.js'
 import { factoryConfig, reduceConfig, type ConfigChanges, type ConfigEvent, type DeviceConfig } from './config.js'
 import { personalisationMachine, personalisationVersion } from './personalisation.js'
 import { provisioningMachine, provisioningVersion } from './provisioning.js'
@@ -33,12 +33,17 @@ export interface UpdatedData {
 }
 
 /** The only types of record the identity is folded from: a boot reads no others. */
-export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
+export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([
+  LogType.TRANSITION,
+  LogType.DEVICE_INITED,
+  LogType.CONFIG_UPDATED,
+])
 
 /** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
 export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
   // Most records are none of these (an offline replay folds every record): their data is not decoded at all.
-  if (!IDENTITY_RECORD_TYPES.has(record.type) || (record.type !== LogType.TRANSITION && record.result !== LogResult.OK)) return undefined
+  if (!IDENTITY_RECORD_TYPES.has(record.type) || (record.type !== LogType.TRANSITION && record.result !== LogResult.OK))
+    return undefined
   const data = record.decoded
   if (!data) return undefined
   if (record.type === LogType.TRANSITION) {
@@ -65,7 +70,8 @@ export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant
   const transitions: TransitionData[] = []
   let config = factoryConfig(variant)
   for (const record of records) {
-    if (record.type === LogType.TRANSITION && record.decoded) transitions.push(record.decoded as unknown as TransitionData)
+    if (record.type === LogType.TRANSITION && record.decoded)
+      transitions.push(record.decoded as unknown as TransitionData)
     const event = configEvent(record)
     if (event) config = reduceConfig(config, event, variant)
   }

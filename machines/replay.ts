@@ -1,5 +1,5 @@
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
-import type { TransitionData } from '../eventstore/types.js'
+import type { TransitionData } from '../protocol/journal.js'
 
 export class ReplayError extends Error {
   override readonly name = 'ReplayError'
@@ -44,7 +44,8 @@ export class TransitionFold {
   apply(record: TransitionData): void {
     if (!this.owns(record)) return
     const name = this.instance === undefined ? this.machine.id : `${this.machine.id} ${this.instance}`
-    if (record.version !== this.version) throw new ReplayError(`${name} version ${record.version} is unknown (this runtime knows ${this.version})`)
+    if (record.version !== this.version)
+      throw new ReplayError(`${name} version ${record.version} is unknown (this runtime knows ${this.version})`)
     const from = this.state
     if (record.from !== from) throw new ReplayError(`${name}: a transition from ${record.from} while in ${from}`)
     const next = transition(this.machine, this.current, { type: record.event })[0]

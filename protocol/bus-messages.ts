@@ -1,6 +1,6 @@
 // What travels on the bus. Payloads are msgpackr-encoded (useRecords: false).
 
-import type { FaultEventType } from '../machines/health.js'
+import type { FaultEventType } from './fail-state.js'
 
 export interface Principal {
   /** `U` (user), `M` (master) or an external authenticator's id. */

@@ -21,10 +21,18 @@ export const CHECKIN_REPLY_TYPE = 'hem-checkin-reply'
  * signs the `checked` to POST back: base64url(JSON statement) "." base64url(Ed25519 signature of
  * the first part's ASCII), the shape of the device's own `check`.
  */
-export function signCheckinReply(check: string, backendKey: KeyObject, reply: { action?: CheckinAction; iat?: number } = {}): string {
+export function signCheckinReply(
+  check: string,
+  backendKey: KeyObject,
+  reply: { action?: CheckinAction; iat?: number } = {},
+): string {
   const [statement] = check.split('.')
-  const asked = JSON.parse(Buffer.from(statement ?? '', 'base64url').toString('utf8')) as { devid?: unknown; nonce?: unknown }
-  if (typeof asked.devid !== 'string' || typeof asked.nonce !== 'string') throw new TypeError('not a device check-in challenge')
+  const asked = JSON.parse(Buffer.from(statement ?? '', 'base64url').toString('utf8')) as {
+    devid?: unknown
+    nonce?: unknown
+  }
+  if (typeof asked.devid !== 'string' || typeof asked.nonce !== 'string')
+    throw new TypeError('not a device check-in challenge')
   const body: CheckinReply = {
     typ: CHECKIN_REPLY_TYPE,
     devid: asked.devid,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import type { Curve } from '../hal/crypto/index.js'
 
 /** The key types of the device family (device-contract §3), with what each can do. */
 export const keyTypes = {
@@ -17,7 +16,7 @@ export const keyTypes = {
   'SHA2-256': { kind: 'hmac', bytes: 32 },
   'SHA2-384': { kind: 'hmac', bytes: 48 },
   'SHA2-512': { kind: 'hmac', bytes: 64 },
-} as const satisfies Record<string, { kind: 'aes' | 'ecdh' | 'eddsa' | 'ec' | 'hmac'; bytes?: number; curve?: Curve }>
+} as const satisfies Record<string, { kind: 'aes' | 'ecdh' | 'eddsa' | 'ec' | 'hmac'; bytes?: number; curve?: string }>
 
 export type KeyType = keyof typeof keyTypes
 

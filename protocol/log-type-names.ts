@@ -1,6 +1,6 @@
 // LOG_TYPE numbers as people read them, and back.
 
-import { LogType } from '../eventstore/types.js'
+import { LogType } from './journal.js'
 
 const PHRASES: Record<number, string> = {
   [LogType.KEY_INIT]: 'file key',

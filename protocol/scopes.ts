@@ -1,5 +1,4 @@
 import type { Principal } from './bus-messages.js'
-import type { Role, Route } from '../gateway/types.js'
 
 const PLACEHOLDER = /<(\w+)>$/
 
@@ -12,7 +11,11 @@ const PLACEHOLDER_VALUES: Readonly<Record<string, RegExp>> = { kid: /^[0-9a-fA-F
  * A scope ending in `<name>` needs exactly that scope with `name` filled from `values`; the
  * value part compares case-insensitively because key ids are accepted in any case.
  */
-export function scopeSatisfies(tokenScope: string, required: string, values: Readonly<Record<string, unknown>>): boolean {
+export function scopeSatisfies(
+  tokenScope: string,
+  required: string,
+  values: Readonly<Record<string, unknown>>,
+): boolean {
   const placeholder = PLACEHOLDER.exec(required)
   if (!placeholder) return tokenScope === required || tokenScope.startsWith(`${required}:`)
   const value = values[placeholder[1] as string]
@@ -33,10 +36,18 @@ export function roleOf(principal: Principal): Role {
  * With `deferMalformed`, a placeholder whose value is missing or malformed passes the scope check:
  * the request is malformed, and the actor behind the route answers (and journals) the 400.
  */
-export function authorized(route: Pick<Route, 'roles' | 'scopes'>, principal: Principal, values: Readonly<Record<string, unknown>>, deferMalformed = false): boolean {
+export function authorized(
+  route: AccessRule,
+  principal: Principal,
+  values: Readonly<Record<string, unknown>>,
+  deferMalformed = false,
+): boolean {
   if (route.roles && !route.roles.includes(roleOf(principal))) return false
   if (!route.scopes) return true
-  return route.scopes.some((scope) => scopeSatisfies(principal.scope, scope, values) || (deferMalformed && placeholderMalformed(scope, values)))
+  return route.scopes.some(
+    (scope) =>
+      scopeSatisfies(principal.scope, scope, values) || (deferMalformed && placeholderMalformed(scope, values)),
+  )
 }
 
 function placeholderMalformed(required: string, values: Readonly<Record<string, unknown>>): boolean {
@@ -44,4 +55,13 @@ function placeholderMalformed(required: string, values: Readonly<Record<string, 
   if (name === undefined) return false
   const value = values[name]
   return typeof value !== 'string' || !(PLACEHOLDER_VALUES[name]?.test(value) ?? value !== '')
+}
+
+/** `U` user, `M` master; any other token subject is an external authenticator. */
+export type Role = 'U' | 'M' | 'ExtAuth'
+
+/** Who may call a route or operation: roles and scopes (any one of them); absent means unrestricted. */
+export interface AccessRule {
+  roles?: readonly Role[]
+  scopes?: readonly string[]
 }

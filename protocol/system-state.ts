@@ -1,4 +1,4 @@
-import type { Variant } from '../hal/types.js'
+import type { Variant } from './device.js'
 
 /** `GET /api/system/version`, as the system actor publishes it. `sd_csd`/`sd_cid` are shown only with a valid token. */
 export interface VersionModel {

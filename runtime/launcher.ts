@@ -64,24 +64,42 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
   let crashes = 0
   try {
     for (;;) {
-      const choice = await chooseBoot(bootDir).catch(() => ({ slot: 'A' as SlotName, trial: false, rolledBack: undefined }))
-      if (choice.rolledBack) o.logger.warn({ slot: choice.rolledBack.slot, version: choice.rolledBack.version }, 'a trial boot never confirmed: rolled back')
+      const choice = await chooseBoot(bootDir).catch(() => ({
+        slot: 'A' as SlotName,
+        trial: false,
+        rolledBack: undefined,
+      }))
+      if (choice.rolledBack)
+        o.logger.warn(
+          { slot: choice.rolledBack.slot, version: choice.rolledBack.version },
+          'a trial boot never confirmed: rolled back',
+        )
       const dir = await runnableSlot(bootDir, choice.slot, o)
       if (!dir && choice.trial) {
         o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
         await abandonTrial(bootDir)
         continue
       }
-      child = spawn(process.execPath, [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv], {
-        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, ...HEMD_MALLOC_ENV, HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}` },
-      })
+      child = spawn(
+        process.execPath,
+        [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv],
+        {
+          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+          env: {
+            ...process.env,
+            ...HEMD_MALLOC_ENV,
+            HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}`,
+          },
+        },
+      )
       await writeFile(runtimePidFile, `${child.pid}\n`, { mode: 0o600 })
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
       const ready = await Promise.race([
         once(child, 'message').then(([message]) => message as RuntimeMessage),
         exited.then(() => undefined),
-        ...(choice.trial ? [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TRIAL_DEADLINE_MS).unref())] : []),
+        ...(choice.trial
+          ? [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TRIAL_DEADLINE_MS).unref())]
+          : []),
       ])
       if (choice.trial) {
         if (ready?.trial === 'confirmed') {

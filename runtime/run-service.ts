@@ -30,7 +30,16 @@ import type { Endpoint } from './types.js'
 import type { TemperatureRange } from '../protocol/system-state.js'
 
 /** The services of a device, in start order. */
-export const deviceServices = ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway'] as const
+export const deviceServices = [
+  'eventstore',
+  'system',
+  'auth',
+  'keystore',
+  'logger',
+  'storage',
+  'upgrade',
+  'gateway',
+] as const
 export type DeviceService = (typeof deviceServices)[number]
 
 export interface ServiceContext {
@@ -107,7 +116,12 @@ async function connected(
 }
 
 /** The device's journal, recovered and open for appends; `prefetchChecks` when this process reads the history next. */
-export function openDeviceJournal(hal: Hal, firmwareVersion: string, logger: Logger, prefetchChecks: boolean): Promise<Journal> {
+export function openDeviceJournal(
+  hal: Hal,
+  firmwareVersion: string,
+  logger: Logger,
+  prefetchChecks: boolean,
+): Promise<Journal> {
   return Journal.open({
     media: hal.journal,
     signer: hal.enclave.logSigner,
@@ -159,7 +173,13 @@ function startMirror(ctx: ServiceContext, journal: Journal, domain: string): Jou
 function runSystem(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'system', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = new SystemActor({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}) })
+    const actor = new SystemActor({
+      nc,
+      hal: ctx.hal,
+      journal,
+      logger: ctx.logger,
+      ...(ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}),
+    })
     await actor.start()
     return { stop: () => actor.stop() }
   })
@@ -170,7 +190,11 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'auth', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
     const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, IDENTITY_RECORD_TYPES)
-    if (!history.intact) ctx.logger.error({ problems: history.problems.slice(0, 3) }, 'the journal does not verify: identity rebuilt from its verified part')
+    if (!history.intact)
+      ctx.logger.error(
+        { problems: history.problems.slice(0, 3) },
+        'the journal does not verify: identity rebuilt from its verified part',
+      )
     const actor = new AuthActor(
       {
         nc,
@@ -192,14 +216,25 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
 function runKeystore(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'keystore', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = await KeystoreActor.start({ nc, hal: ctx.hal, journal, logger: ctx.logger, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) })
+    const actor = await KeystoreActor.start({
+      nc,
+      hal: ctx.hal,
+      journal,
+      logger: ctx.logger,
+      ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}),
+    })
     return { stop: () => actor.stop() }
   })
 }
 
 function runLogger(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'logger', async (nc) => {
-    const actor = new LoggerActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    const actor = new LoggerActor({
+      nc,
+      hal: ctx.hal,
+      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
+      logger: ctx.logger,
+    })
     actor.start()
     return { stop: () => actor.stop() }
   })
@@ -221,7 +256,12 @@ function runStorage(ctx: ServiceContext): Promise<RunningService> {
 
 function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
   return connected(ctx, 'upgrade', async (nc) => {
-    const actor = new UpgradeActor({ nc, hal: ctx.hal, journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid), logger: ctx.logger })
+    const actor = new UpgradeActor({
+      nc,
+      hal: ctx.hal,
+      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
+      logger: ctx.logger,
+    })
     await actor.start()
     return { stop: () => actor.stop() }
   })
@@ -236,7 +276,13 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
     ctx,
     'gateway',
     async (nc) => {
-      const bus = new ReadModelBus({ nc, devid: ctx.hal.devid, services: gatewayProjections, inboxPrefix: inboxPrefix('gateway'), logger: ctx.logger })
+      const bus = new ReadModelBus({
+        nc,
+        devid: ctx.hal.devid,
+        services: gatewayProjections,
+        inboxPrefix: inboxPrefix('gateway'),
+        logger: ctx.logger,
+      })
       readModels = bus
       try {
         await bus.whenReady()

@@ -23,7 +23,13 @@ export async function runServiceChild(name: string): Promise<number> {
   const send = (message: ServiceChildMessage) => process.send!(message)
   try {
     const firmware = await loadFirmware(fileURLToPath(new URL('..', import.meta.url)))
-    const hal = await openHal({ variant: config.variant, dataDir: config.dataDir, firmware, lock: false, ...(config.booted ? { booted: config.booted } : {}) })
+    const hal = await openHal({
+      variant: config.variant,
+      dataDir: config.dataDir,
+      firmware,
+      lock: false,
+      ...(config.booted ? { booted: config.booted } : {}),
+    })
     const service = await runService(name as DeviceService, {
       hal,
       logger,

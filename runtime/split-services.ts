@@ -6,7 +6,7 @@ import type { Hal, SlotName } from '../hal/types.js'
 import type { NatsUserCredentials } from '../bus/nats-config.js'
 import type { NbdListen } from '../actors/storage/nbd-server.js'
 import { deviceServices, type DeviceService } from './run-service.js'
-import type { StartedServices } from './start-device.js'
+import type { StartedServices } from './types.js'
 import type { DeviceOptions, Endpoint } from './types.js'
 import type { TemperatureRange } from '../protocol/system-state.js'
 
@@ -29,11 +29,12 @@ export interface ServiceChildConfig {
 }
 
 export type ServiceChildMessage =
-  | { type: 'ready'; httpPort?: number; httpsPort?: number }
-  | { type: 'failed'; message: string }
+  { type: 'ready'; httpPort?: number; httpsPort?: number } | { type: 'failed'; message: string }
 
 const hemdBinary = fileURLToPath(
-  import.meta.url.endsWith('.ts') ? new URL('../dist/bin/hemd.js', import.meta.url) : new URL('../bin/hemd.js', import.meta.url),
+  import.meta.url.endsWith('.ts')
+    ? new URL('../dist/bin/hemd.js', import.meta.url)
+    : new URL('../bin/hemd.js', import.meta.url),
 )
 
 /** A service that crashes this often within the window is not started again: the device stops (fail closed). */
@@ -75,7 +76,10 @@ export async function startSplitServices(
     const now = Date.now()
     const recent = [...crashes.filter((at) => now - at < CRASH_WINDOW_MS), now]
     if (recent.length >= MAX_CRASHES) {
-      o.logger.fatal({ service: config.service, ...how, crashes: recent.length }, 'service keeps dying: the device stops')
+      o.logger.fatal(
+        { service: config.service, ...how, crashes: recent.length },
+        'service keeps dying: the device stops',
+      )
       return onGiveUp(config.service)
     }
     const delay = recent.length === 1 ? 0 : Math.min(100 * 2 ** (recent.length - 2), MAX_RESTART_DELAY_MS)
@@ -109,7 +113,9 @@ export async function startSplitServices(
         ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
         ...(o.booted ? { booted: o.booted } : {}),
         ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
-        ...(service === 'eventstore' && o.backend && credentials?.get('mirror') ? { mirror: { domain: o.backend.domain, credentials: credentials.get('mirror')! } } : {}),
+        ...(service === 'eventstore' && o.backend && credentials?.get('mirror')
+          ? { mirror: { domain: o.backend.domain, credentials: credentials.get('mirror')! } }
+          : {}),
       }
       const { child, ready } = await startChild(config)
       if (service === 'gateway') {
@@ -130,7 +136,9 @@ export async function startSplitServices(
 /** Children the supervisor is stopping on purpose: their exit is not a crash. */
 const stopping = new WeakSet<ChildProcess>()
 
-async function startChild(config: ServiceChildConfig): Promise<{ child: ChildProcess; ready: { httpPort?: number; httpsPort?: number } }> {
+async function startChild(
+  config: ServiceChildConfig,
+): Promise<{ child: ChildProcess; ready: { httpPort?: number; httpsPort?: number } }> {
   const child = fork(hemdBinary, ['--service', config.service], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   child.send(config)
   const [message] = (await Promise.race([

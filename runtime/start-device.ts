@@ -9,12 +9,19 @@ import { Subjects } from '../protocol/subjects.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { readBusAccess } from '../bus/bus-config.js'
 import { startOwnBus, type OwnBus } from '../bus/bus-setup.js'
-import { concretePort, deviceServices, openDeviceJournal, runService, type RunningService, type ServiceContext } from './run-service.js'
+import {
+  concretePort,
+  deviceServices,
+  openDeviceJournal,
+  runService,
+  type RunningService,
+  type ServiceContext,
+} from './run-service.js'
 import { startSplitServices } from './split-services.js'
 import { loadTlsFiles } from './tls-files.js'
 import { writeSimControl } from './sim-control-file.js'
 import { everyStep } from './every-step.js'
-import type { Device, DeviceOptions } from './types.js'
+import type { Device, DeviceOptions, StartedServices } from './types.js'
 
 /**
  * Boots a whole device: the HAL (holding the data-dir lock), the bus, then the services in
@@ -41,18 +48,24 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
   journalOpening?.catch(() => undefined)
   try {
     const external = o.busDir ? await readBusAccess(o.busDir, hal.devid) : undefined
-    bus = o.natsUrl || external
-      ? undefined
-      : await startOwnBus({
-          devid: hal.devid,
-          runDir: hal.runDir,
-          ...(o.backend ? { backend: o.backend } : {}),
-          onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
-        })
+    bus =
+      o.natsUrl || external
+        ? undefined
+        : await startOwnBus({
+            devid: hal.devid,
+            runDir: hal.runDir,
+            ...(o.backend ? { backend: o.backend } : {}),
+            onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
+          })
     // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with --nats).
     const access = external ?? bus
     const natsUrl = o.natsUrl ?? access!.url
-    if (hal.faults) await writeSimControl(hal.runDir, { devid: hal.devid, url: natsUrl, ...(access ? { credentials: access.credentials.get('simctl')! } : {}) })
+    if (hal.faults)
+      await writeSimControl(hal.runDir, {
+        devid: hal.devid,
+        url: natsUrl,
+        ...(access ? { credentials: access.credentials.get('simctl')! } : {}),
+      })
     // Pinned once, so that clients find the export where it was after a reboot.
     const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
@@ -67,7 +80,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       // A reboot is a power-up for the entropy source too: its start-up test runs again.
       startupTest(hal.entropy)
       // Auth reads the whole history next in this process: recovery has the older files checked ahead.
-      const opened = o.split ? undefined : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
+      const opened = o.split
+        ? undefined
+        : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
       journalOpening = undefined
       const started = o.split
         ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, access?.credentials, tls, giveUp)
@@ -109,8 +124,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         await restarting.catch(() => undefined)
         // The data dir is released whatever failed before.
         try {
-          await everyStep([() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()], (err) =>
-            o.logger.error({ err: err.message }, 'stopping the device: a step failed'),
+          await everyStep(
+            [() => supervisor.stop(), () => services?.stop(), () => bus?.server.stop(), () => hal.close()],
+            (err) => o.logger.error({ err: err.message }, 'stopping the device: a step failed'),
           )
         } finally {
           services = undefined
@@ -120,7 +136,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     stopDevice = stop
     const upgrade = async () => {
       if (!o.onFirmwareInstalled) {
-        o.logger.warn('no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd')
+        o.logger.warn(
+          'no bootloader runs this device: it restarts in place, and the new firmware boots at the next start of hemd',
+        )
         return restart()
       }
       o.onFirmwareInstalled()
@@ -134,7 +152,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       dataDir: o.dataDir,
       httpUrl: endpoints.http && `http://${endpoints.http.host}:${endpoints.http.port}`,
       httpsUrl: endpoints.https && `https://${endpoints.https.host}:${endpoints.https.port}`,
-      nbdAddress: nbd && ('port' in nbd ? `${nbd.host.includes(':') ? `[${nbd.host}]` : nbd.host}:${nbd.port}` : nbd.path),
+      nbdAddress:
+        nbd && ('port' in nbd ? `${nbd.host.includes(':') ? `[${nbd.host}]` : nbd.host}:${nbd.port}` : nbd.path),
       natsUrl,
       get natsPid() {
         return bus?.server.pid
@@ -196,9 +215,14 @@ async function startSupervisor(
     /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
     confirmTrial: async () => {
       try {
-        const msg = await nc.request(new Subjects(hal.devid).command('upgrade', 'confirm'), encode({ rid: 'boot', tls: false }), { timeout: 15_000 })
+        const msg = await nc.request(
+          new Subjects(hal.devid).command('upgrade', 'confirm'),
+          encode({ rid: 'boot', tls: false }),
+          { timeout: 15_000 },
+        )
         const reply = decode<CommandReply>(msg.data)
-        if (reply.status !== 200) o.logger.error({ status: reply.status, body: reply.body }, 'the new firmware did not confirm its health')
+        if (reply.status !== 200)
+          o.logger.error({ status: reply.status, body: reply.body }, 'the new firmware did not confirm its health')
         return reply.status === 200
       } catch (err) {
         o.logger.error({ err: (err as Error).message }, 'the new firmware could not confirm its health')
@@ -206,13 +230,6 @@ async function startSupervisor(
       }
     },
   }
-}
-
-export interface StartedServices {
-  httpPort: number | undefined
-  httpsPort: number | undefined
-  /** Stops the services in reverse start order. */
-  stop(): Promise<void>
 }
 
 async function startInProcess(

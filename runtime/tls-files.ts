@@ -10,7 +10,10 @@ export class TlsFilesError extends Error {
 }
 
 /** Checks an operator's certificate and key before the device serves them: readable, PEM, and a pair. */
-export async function loadTlsFiles(files: { certFile: string; keyFile: string }): Promise<{ certFile: string; keyFile: string }> {
+export async function loadTlsFiles(files: {
+  certFile: string
+  keyFile: string
+}): Promise<{ certFile: string; keyFile: string }> {
   const certFile = resolve(files.certFile)
   const keyFile = resolve(files.keyFile)
   const cert = await readFile(certFile).catch((err: unknown) => {

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino'
 import type { NbdListen } from '../actors/storage/nbd-server.js'
 import type { CryptoEngine } from '../hal/crypto/index.js'
-import type { Clock, EntropySource, SignedComponent, SlotName, Variant } from '../hal/types.js'
+import type { Clock, EntropySource, SignedComponent, SlotName } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import type { TemperatureRange } from '../protocol/system-state.js'
 
 export interface Endpoint {
@@ -74,5 +75,12 @@ export interface Device {
   readonly fault: string | undefined
   /** Restarts every service (what `GET /api/system/reboot` does). */
   restart(): Promise<void>
+  stop(): Promise<void>
+}
+
+export interface StartedServices {
+  httpPort: number | undefined
+  httpsPort: number | undefined
+  /** Stops the services in reverse start order. */
   stop(): Promise<void>
 }

@@ -11,7 +11,7 @@ import { decodeBase64 } from '../protocol/base64.js'
 import { main as factoryMain } from '../cli/hem-factory/factory-cli.js'
 import { signAttestation, type FactoryCa, type SignedAttestation } from '../factory/sign-attestation.js'
 import type { Device } from '../runtime/types.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { openHal, type Clock, type EntropySource } from '../hal/index.js'
 import { parseGenuine } from '../hal/x509/genuine-statement.js'
 import { b64 } from './helpers/base64.js'
@@ -24,9 +24,14 @@ import { makeCa } from './helpers/x509-fixtures.js'
 
 const devCa: FactoryCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
-  cert: new Uint8Array(new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw),
+  cert: new Uint8Array(
+    new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw,
+  ),
 }
-const body = (record: { crt: Uint8Array; genuine: Uint8Array }) => ({ crt: b64(record.crt), genuine: b64(record.genuine) })
+const body = (record: { crt: Uint8Array; genuine: Uint8Array }) => ({
+  crt: b64(record.crt),
+  genuine: b64(record.genuine),
+})
 
 // A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
 const root = mkdtempSync(join(tmpdir(), 'hemd-attestation-'))
@@ -66,7 +71,11 @@ async function provisioningTransitions(device: Device) {
 }
 
 /** Status, polled until `check` holds (connections refused during a reboot count as not yet). */
-async function untilStatus(device: Device, what: string, check: (status: Record<string, unknown>) => boolean): Promise<void> {
+async function untilStatus(
+  device: Device,
+  what: string,
+  check: (status: Record<string, unknown>) => boolean,
+): Promise<void> {
   await until(what, async () => {
     const status = await call(`${device.httpUrl}/api/system/status`)
     return status.status === 200 && check(status.json)
@@ -93,7 +102,12 @@ async function wipeout(t: Test, device: Device): Promise<void> {
   })
   t.equal(answer.status, 200, `wipeout: ${answer.text}`)
   // The reboot follows the answer: the token it killed says when it happened.
-  await until('the reboot after the wipeout', async () => (await call(`${device.httpUrl}/api/system/config`, { headers: bearer(token) }).catch(() => undefined))?.status === 401)
+  await until(
+    'the reboot after the wipeout',
+    async () =>
+      (await call(`${device.httpUrl}/api/system/config`, { headers: bearer(token) }).catch(() => undefined))?.status ===
+      401,
+  )
   await untilStatus(device, 'fresh after the wipeout', (s) => s.inited === false)
 }
 
@@ -110,7 +124,12 @@ t.test('P: the provisioning state table, across a reboot, personalisation and a 
     ['no genuine', { crt: b64(signed.crt) }, 400, 'invalid_body'],
     ['crt not base64', { crt: '!!not base64!!', genuine: b64(signed.genuine) }, 400, undefined],
     ['empty crt', { crt: '', genuine: b64(signed.genuine) }, 400, undefined],
-    ['crt not DER', { crt: b64(Buffer.from('garbage, not a certificate')), genuine: b64(signed.genuine) }, 400, 'malformed'],
+    [
+      'crt not DER',
+      { crt: b64(Buffer.from('garbage, not a certificate')), genuine: b64(signed.genuine) },
+      400,
+      'malformed',
+    ],
     ['genuine not a statement', { crt: b64(signed.crt), genuine: b64(Buffer.from('garbage')) }, 400, 'malformed'],
   ] as const) {
     const answer = await postProvisioning(device, payload)
@@ -121,26 +140,50 @@ t.test('P: the provisioning state table, across a reboot, personalisation and a 
   const foreignKey = await postProvisioning(device, body(other))
   t.equal(foreignKey.status, 406, 'a crt (and genuine) for another enclave key → 406')
   t.equal(foreignKey.json?.error, 'key_mismatch')
-  t.equal((await postProvisioning(device, { crt: b64(other.crt), genuine: b64(signed.genuine) })).status, 406, 'a crt for another key with the right genuine → 406')
-  t.equal((await postProvisioning(device, { crt: b64(signed.crt), genuine: b64(other.genuine) })).status, 406, 'the right crt with the genuine of another enclave → 406')
+  t.equal(
+    (await postProvisioning(device, { crt: b64(other.crt), genuine: b64(signed.genuine) })).status,
+    406,
+    'a crt for another key with the right genuine → 406',
+  )
+  t.equal(
+    (await postProvisioning(device, { crt: b64(signed.crt), genuine: b64(other.genuine) })).status,
+    406,
+    'the right crt with the genuine of another enclave → 406',
+  )
   const rogue = await signAttestation(request, await makeCa('Rogue Factory'))
   const rogueAnswer = await postProvisioning(device, body(rogue))
   t.equal(rogueAnswer.status, 406, 'issued by another CA → 406')
   t.equal(rogueAnswer.json?.error, 'bad_signature')
-  t.strictSame((await getAttestation(device)).json, { genuine: b64(request.genuine), csr: b64(request.csr) }, 'still unprovisioned')
+  t.strictSame(
+    (await getAttestation(device)).json,
+    { genuine: b64(request.genuine), csr: b64(request.csr) },
+    'still unprovisioned',
+  )
   t.strictSame(await provisioningTransitions(device), [], 'no provisioning transition yet')
 
   // The factory's answer: once.
   const provisioned = await postProvisioning(device, body(signed))
   t.equal(provisioned.status, 200, `POST provisioning: ${provisioned.text}`)
-  t.strictSame(await provisioningTransitions(device), [{ from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' }], 'one TRANSITION of machine provisioning')
+  t.strictSame(
+    await provisioningTransitions(device),
+    [{ from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' }],
+    'one TRANSITION of machine provisioning',
+  )
   const expected = body(signed)
-  t.strictSame((await getAttestation(device)).json, expected, 'provisioned: {crt, genuine}, no token needed while fresh')
+  t.strictSame(
+    (await getAttestation(device)).json,
+    expected,
+    'provisioned: {crt, genuine}, no token needed while fresh',
+  )
   const again = await postProvisioning(device, body(signed))
   t.equal(again.status, 406, 'a second POST → 406')
   t.equal(again.json?.error, 'already_provisioned')
   t.equal((await postProvisioning(device, body(other))).status, 406, 'any later POST → 406 (another key)')
-  t.equal((await postProvisioning(device, { crt: 'AAAA', genuine: 'AAAA' })).status, 406, 'any later POST → 406 (garbage)')
+  t.equal(
+    (await postProvisioning(device, { crt: 'AAAA', genuine: 'AAAA' })).status,
+    406,
+    'any later POST → 406 (garbage)',
+  )
 
   // A reboot: the machine is replayed from the journal, the record stays in the enclave.
   await device.restart()
@@ -169,9 +212,17 @@ t.test('P: the provisioning state table, across a reboot, personalisation and a 
 
   // A wipeout resets personalisation, not the factory's provisioning.
   await wipeout(t, device)
-  t.strictSame((await getAttestation(device)).json, expected, 'after the wipeout: still {crt, genuine}, no token needed')
+  t.strictSame(
+    (await getAttestation(device)).json,
+    expected,
+    'after the wipeout: still {crt, genuine}, no token needed',
+  )
   t.equal((await postProvisioning(device, body(signed))).status, 406, 'after the wipeout: still provisioned (406)')
-  t.strictSame(await provisioningTransitions(device), [{ from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' }], 'still one provisioning transition')
+  t.strictSame(
+    await provisioningTransitions(device),
+    [{ from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' }],
+    'still one provisioning transition',
+  )
 })
 
 t.test('P: personalised before provisioning → 403; after a wipeout hem-factory provisions it', async (t) => {
@@ -180,7 +231,11 @@ t.test('P: personalised before provisioning → 403; after a wipeout hem-factory
   const signed = await signAttestation(request, devCa)
   const init = await personalise(device.httpUrl!, 'P')
   t.equal(init.status, 200, init.text)
-  t.equal((await postProvisioning(device, body(signed))).status, 403, 'personalised, unprovisioned → 403 for a good answer')
+  t.equal(
+    (await postProvisioning(device, body(signed))).status,
+    403,
+    'personalised, unprovisioned → 403 for a good answer',
+  )
   const unprovisioned = await getAttestation(device, init.json.token)
   t.strictSame(Object.keys(unprovisioned.json ?? {}).sort(), ['csr', 'genuine'], 'still unprovisioned')
   t.strictSame(await provisioningTransitions(device), [])
@@ -195,32 +250,45 @@ t.test('P: personalised before provisioning → 403; after a wipeout hem-factory
   t.strictSame(Object.keys(answer.json ?? {}).sort(), ['crt', 'genuine'], 'provisioned')
   const crt = new X509Certificate(decodeBase64(answer.json.crt)!)
   t.ok(crt.checkIssued(new X509Certificate(devCa.cert)), 'by the development factory CA')
-  t.strictSame(await provisioningTransitions(device), [{ from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' }])
+  t.strictSame(await provisioningTransitions(device), [
+    { from: 'unprovisioned', to: 'provisioned', event: 'PROVISION' },
+  ])
   err = ''
-  t.equal(await factoryMain(['provision', '--url', device.httpUrl!], io), 1, 'a second hem-factory provision is refused')
+  t.equal(
+    await factoryMain(['provision', '--url', device.httpUrl!], io),
+    1,
+    'a second hem-factory provision is refused',
+  )
   t.match(err, /already provisioned/)
 })
 
-t.test('P: an enclave provisioned while the device was off is provisioned for the API too (406, no false transition)', async (t) => {
-  const dataDir = newDir('offline')
-  const first = await bootDevice(t, { dataDir })
-  const signed = await signAttestation(await attestationRequest(t, first), devCa)
-  await first.stop()
-  const hal = await openHal({ variant: 'P', dataDir, firmware: await builtFirmware() })
-  await hal.enclave.provision(signed)
-  await hal.close()
-  const device = await bootDevice(t, { dataDir })
-  t.strictSame((await getAttestation(device)).json, body(signed), 'GET attestation shows the enclave record')
-  const again = await postProvisioning(device, body(signed))
-  t.equal(again.status, 406, `POST provisioning → 406: ${again.text}`)
-  t.equal(again.json?.error, 'already_provisioned')
-  t.strictSame(await provisioningTransitions(device), [], 'nothing journaled for a refusal')
-})
+t.test(
+  'P: an enclave provisioned while the device was off is provisioned for the API too (406, no false transition)',
+  async (t) => {
+    const dataDir = newDir('offline')
+    const first = await bootDevice(t, { dataDir })
+    const signed = await signAttestation(await attestationRequest(t, first), devCa)
+    await first.stop()
+    const hal = await openHal({ variant: 'P', dataDir, firmware: await builtFirmware() })
+    await hal.enclave.provision(signed)
+    await hal.close()
+    const device = await bootDevice(t, { dataDir })
+    t.strictSame((await getAttestation(device)).json, body(signed), 'GET attestation shows the enclave record')
+    const again = await postProvisioning(device, body(signed))
+    t.equal(again.status, 406, `POST provisioning → 406: ${again.text}`)
+    t.equal(again.json?.error, 'already_provisioned')
+    t.strictSame(await provisioningTransitions(device), [], 'nothing journaled for a refusal')
+  },
+)
 
 t.test('P: the certificate validity is checked only while the clock is set', async (t) => {
   const dir = newDir('clock')
   const y2000 = Date.parse('2000-01-01T00:00:00Z')
-  const rtc = (isSet: boolean): Clock => ({ now: () => y2000 + performance.now(), monotonic: () => performance.now(), isSet: () => isSet })
+  const rtc = (isSet: boolean): Clock => ({
+    now: () => y2000 + performance.now(),
+    monotonic: () => performance.now(),
+    isSet: () => isSet,
+  })
   // A factory-fresh RTC that was never set: the factory's certificate (valid from now) must still go in.
   const unset = await bootDevice(t, { dataDir: `${dir}/unset`, clock: rtc(false) })
   const forUnset = await postProvisioning(unset, body(await signAttestation(await attestationRequest(t, unset), devCa)))
@@ -251,7 +319,9 @@ t.test('P: attestation answers 409 while fls_state ≠ 0', async (t) => {
 
 t.test('P: attestation answers 409 after a failed selftest too (fls_state 0x02)', async (t) => {
   let stuck = false
-  const entropy: EntropySource = { read: (n) => (stuck ? new Uint8Array(n).fill(0x55) : new Uint8Array(randomBytes(n))) }
+  const entropy: EntropySource = {
+    read: (n) => (stuck ? new Uint8Array(n).fill(0x55) : new Uint8Array(randomBytes(n))),
+  }
   const device = await bootDevice(t, { dataDir: newDir('fls-selftest'), entropy })
   stuck = true
   const selftest = await call(`${device.httpUrl}/api/system/selftest`)
@@ -264,11 +334,15 @@ t.test('E: attestation and provisioning do not exist (404), fresh or personalise
   const dir = newDir('e')
   const device = await bootDevice(t, { dataDir: `${dir}/e`, variant: 'E' })
   const p = await bootDevice(t, { dataDir: `${dir}/p` })
-  const signed = body(await signAttestation((await attestationRequest(t, p)), devCa))
+  const signed = body(await signAttestation(await attestationRequest(t, p), devCa))
   t.equal((await getAttestation(device)).status, 404, 'fresh: GET attestation → 404')
   t.equal((await postProvisioning(device, signed)).status, 404, 'fresh: POST provisioning → 404')
   const init = await personalise(device.httpUrl!, 'E')
   t.equal(init.status, 200, init.text)
   t.equal((await getAttestation(device, init.json.token)).status, 404, 'personalised: GET attestation → 404')
-  t.equal((await postProvisioning(device, signed, init.json.token)).status, 404, 'personalised: POST provisioning → 404')
+  t.equal(
+    (await postProvisioning(device, signed, init.json.token)).status,
+    404,
+    'personalised: POST provisioning → 404',
+  )
 })

@@ -8,7 +8,14 @@ function seededRandom(label: string) {
   let block = 0
   return (n: number) => {
     const out = Buffer.alloc(n)
-    for (let off = 0; off < n; off += 32) out.set(createHash('sha256').update(`${label}:${block++}`).digest().subarray(0, n - off), off)
+    for (let off = 0; off < n; off += 32)
+      out.set(
+        createHash('sha256')
+          .update(`${label}:${block++}`)
+          .digest()
+          .subarray(0, n - off),
+        off,
+      )
     return new Uint8Array(out)
   }
 }
@@ -27,15 +34,22 @@ t.test('a minted token verifies and carries its claims in order', async (t) => {
   t.same(Object.keys(JSON.parse(json(part(token, 1)))), ['scope', 'sub', 'iat', 'exp', 'jti'])
   t.same(claims, { scope: 'keymgmt:list', sub: 'U', iat: NOW, exp: NOW + 600, jti: claims?.jti })
   t.equal(Buffer.from(claims!.jti, 'base64url').length, 16)
-  t.equal(claims!.jti, Buffer.from(seededRandom('boot 1')(48).subarray(32)).toString('base64url'), 'jti from the random source')
-  const mac = createHmac('sha256', SECRET).update(`${part(token, 0)}.${part(token, 1)}`).digest('base64url')
+  t.equal(
+    claims!.jti,
+    Buffer.from(seededRandom('boot 1')(48).subarray(32)).toString('base64url'),
+    'jti from the random source',
+  )
+  const mac = createHmac('sha256', SECRET)
+    .update(`${part(token, 0)}.${part(token, 1)}`)
+    .digest('base64url')
   t.equal(part(token, 2), mac, 'HS256 with the boot secret')
   t.not(issuer.mint({ scope: 'keymgmt:list', sub: 'U', exp: NOW + 600 }, NOW), token, 'a fresh jti each time')
 })
 
 t.test('exp is the one asked for, bounded by the device', async (t) => {
   const issuer = new BearerIssuer({ random: seededRandom('bounds') })
-  const exp = (asked: number, now = NOW) => issuer.verify(issuer.mint({ scope: 's', sub: 'M', exp: asked }, now), now)?.exp
+  const exp = (asked: number, now = NOW) =>
+    issuer.verify(issuer.mint({ scope: 's', sub: 'M', exp: asked }, now), now)?.exp
   t.equal(exp(NOW + 60), NOW + 60)
   t.equal(exp(NOW + 10 * 86400), NOW + LOGIN_MAX_LIFETIME, 'at most 24 h')
   t.equal(exp(NOW), NOW + 1, 'never below now + 1')
@@ -87,7 +101,13 @@ t.test('anything but an untouched token of this boot is refused', async (t) => {
 t.test('the secret never shows', async (t) => {
   const drawn: Uint8Array[] = []
   const random = seededRandom('boot 1')
-  const issuer = new BearerIssuer({ random: (n) => { const b = random(n); drawn.push(b); return b } })
+  const issuer = new BearerIssuer({
+    random: (n) => {
+      const b = random(n)
+      drawn.push(b)
+      return b
+    },
+  })
   t.same(drawn[0], new Uint8Array(32), 'the drawn secret buffer is wiped')
   const shown = [
     JSON.stringify(issuer),

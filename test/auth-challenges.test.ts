@@ -71,7 +71,16 @@ t.test('expired challenges are purged and the oldest dropped beyond capacity', a
 t.test('anything else is refused without an exception', async (t) => {
   const book = new ChallengeBook({ random: countingRandom() })
   const { jti } = book.issue(NOW)
-  for (const bad of [undefined, null, 42, {}, '', 'not base64!', jti.slice(0, -4), Buffer.alloc(32).toString('base64')]) {
+  for (const bad of [
+    undefined,
+    null,
+    42,
+    {},
+    '',
+    'not base64!',
+    jti.slice(0, -4),
+    Buffer.alloc(32).toString('base64'),
+  ]) {
     t.notOk(book.consume(bad, NOW), String(bad))
   }
   const other = new ChallengeBook({ random: countingRandom() })
@@ -83,6 +92,10 @@ t.test('timedNonce', async (t) => {
   const nonce = timedNonce(NOW, () => new Uint8Array(28).fill(9))
   t.equal(Buffer.from(nonce).readUInt32LE(0), NOW)
   t.same(nonce.subarray(4), new Uint8Array(28).fill(9))
-  t.equal(Buffer.from(timedNonce(2 ** 32 + 5, () => new Uint8Array(28))).readUInt32LE(0), 5, 'the time wraps at 32 bits')
+  t.equal(
+    Buffer.from(timedNonce(2 ** 32 + 5, () => new Uint8Array(28))).readUInt32LE(0),
+    5,
+    'the time wraps at 32 bits',
+  )
   t.throws(() => timedNonce(NOW, () => new Uint8Array(27)), RangeError)
 })

@@ -99,14 +99,20 @@ t.test('padded base64url parts and the standard alphabet are accepted', async (t
   t.ok(accepted(token))
   const [h, p, m] = token.split('.') as [string, string, string]
   t.ok(accepted(`${h}.${p}.${pad(m)}`), 'padded MAC')
-  const std = signed(Buffer.from('{"typ":"JWT","alg":"HS256","ecdh":"x25519"}').toString('base64'), b64url(JSON.stringify(claims)))
+  const std = signed(
+    Buffer.from('{"typ":"JWT","alg":"HS256","ecdh":"x25519"}').toString('base64'),
+    b64url(JSON.stringify(claims)),
+  )
   t.ok(accepted(std))
 })
 
 t.test('tampering, wrong keys and low-order points fail the signature', async (t) => {
   const token = buildEjwt({ seed: client.secret, spk, claims })
   const [header, payload, mac] = token.split('.') as [string, string, string]
-  const check = (text: string, key = client.publicKey, priv = session.secret) => () => verifyEjwt(parseEjwt(text), priv, key)
+  const check =
+    (text: string, key = client.publicKey, priv = session.secret) =>
+    () =>
+      verifyEjwt(parseEjwt(text), priv, key)
   const otherHeader = b64url('{"alg":"HS256","ecdh":"x25519","typ":"JWT"}')
   fails(t, check(`${otherHeader}.${payload}.${mac}`), 'bad_signature', 'header bytes changed')
   const tamperedPayload = b64url(JSON.stringify({ ...claims, scope: 'keymgmt:gen' }))
@@ -116,7 +122,12 @@ t.test('tampering, wrong keys and low-order points fail the signature', async (t
   fails(t, check(`${header}.${payload}.${macBytes.toString('base64url')}`), 'bad_signature', 'MAC changed')
   fails(t, check(token, keyPair('someone else').publicKey), 'bad_signature', 'another claimed key')
   fails(t, check(token, client.publicKey, keyPair('last boot').secret), 'bad_signature', 'another session key')
-  fails(t, check(buildEjwt({ seed: keyPair('attacker').secret, spk, claims })), 'bad_signature', 'signed by another key')
+  fails(
+    t,
+    check(buildEjwt({ seed: keyPair('attacker').secret, spk, claims })),
+    'bad_signature',
+    'signed by another key',
+  )
   fails(t, check(token, new Uint8Array(32)), 'bad_signature', 'the zero point')
   fails(t, check(token, new Uint8Array(32).fill(0).fill(1, 0, 1)), 'bad_signature', 'the point of order 4')
   t.throws(check(token, new Uint8Array(31)), RangeError, 'a short key is a caller bug')
@@ -173,7 +184,10 @@ t.test('the header must be exactly ecdh x25519, HS256, JWT', async (t) => {
 })
 
 t.test('login claims', async (t) => {
-  const login = (changes: Record<string, unknown>, c: ClaimsContext = ctx) => () => validateLoginClaims({ ...claims, ...changes }, c)
+  const login =
+    (changes: Record<string, unknown>, c: ClaimsContext = ctx) =>
+    () =>
+      validateLoginClaims({ ...claims, ...changes }, c)
   t.ok(login({ iat: NOW - 3 })(), 'iat a few seconds in the past')
   t.ok(login({ iat: NOW - 60 })(), 'iat a minute in the past')
   t.ok(login({ iat: NOW + 5 })(), 'iat a little ahead')
@@ -226,7 +240,14 @@ t.test('personalisation claims carry cfg instead of scope', async (t) => {
 t.test('error codes map to 400 or 401', async (t) => {
   const status = (code: EjwtErrorCode) => new EjwtError(code, code).status
   for (const code of ['malformed', 'bad_header', 'bad_claims'] as const) t.equal(status(code), 400, code)
-  for (const code of ['bad_signature', 'expired', 'bad_time', 'wrong_audience', 'unknown_jti', 'unknown_key'] as const) {
+  for (const code of [
+    'bad_signature',
+    'expired',
+    'bad_time',
+    'wrong_audience',
+    'unknown_jti',
+    'unknown_key',
+  ] as const) {
     t.equal(status(code), 401, code)
   }
   const err = new EjwtError('expired', 'gone')

@@ -6,7 +6,22 @@ import { distDir } from './helpers/device.js'
 import { runToEnd } from './helpers/hemd-process.js'
 
 const bench = `${distDir}/bench/run.js`
-const SCENARIOS = ['a', 'b', 'c', 'dec-bare', 'dec-hemd', 'ecdh-bare', 'ecdh-hemd', 'd-bare', 'd-hemd', 'login', 'log-bare', 'log-hemd', 'up-bare', 'up-hemd']
+const SCENARIOS = [
+  'a',
+  'b',
+  'c',
+  'dec-bare',
+  'dec-hemd',
+  'ecdh-bare',
+  'ecdh-hemd',
+  'd-bare',
+  'd-hemd',
+  'login',
+  'log-bare',
+  'log-hemd',
+  'up-bare',
+  'up-hemd',
+]
 const RECORDS = 2000
 const TARGETS = [
   'encrypt req/s / bare ceiling (a)',
@@ -28,11 +43,25 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 t.test('one tiny run: every scenario answered 2xx only, and the report has every target line', async (t) => {
   // A small journal keeps the data dir's first build (once per build) short.
-  const run = await runToEnd(bench, ['--duration', '1', '--connections', '2', '--rounds', '1', '--boots', '1', '--journal-records', String(RECORDS)])
+  const run = await runToEnd(bench, [
+    '--duration',
+    '1',
+    '--connections',
+    '2',
+    '--rounds',
+    '1',
+    '--boots',
+    '1',
+    '--journal-records',
+    String(RECORDS),
+  ])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   for (const id of SCENARIOS) {
     // id, req/s, MB/s, p50, p99, 2xx, errors, non-2xx, title
-    const row = new RegExp(`^${escape(id)}\\s+[\\d.]+\\s+(?:[\\d.]+|-)\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s`, 'm').exec(run.stdout)
+    const row = new RegExp(
+      `^${escape(id)}\\s+[\\d.]+\\s+(?:[\\d.]+|-)\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s`,
+      'm',
+    ).exec(run.stdout)
     if (!row) {
       t.fail(`no report line for ${id}`, { stdout: run.stdout })
       continue
@@ -42,17 +71,46 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
     t.equal(Number(row[3]), 0, `${id}: no non-2xx answers`)
   }
   for (const label of TARGETS) t.match(run.stdout, new RegExp(`^  ${escape(label)} .*(PASS|MISS)$`, 'm'), label)
-  t.match(run.stdout, new RegExp(`^boot to ready, ${RECORDS} journal records: median \\d+ ms`, 'm'), 'the boots are reported')
+  t.match(
+    run.stdout,
+    new RegExp(`^boot to ready, ${RECORDS} journal records: median \\d+ ms`, 'm'),
+    'the boots are reported',
+  )
   t.match(run.stdout, /^machine: \d+ cpus .*node v\d+/m)
 })
 
 t.test('--only runs the groups named, and --json has their results', async (t) => {
-  const run = await runToEnd(bench, ['--duration', '1', '--connections', '2', '--rounds', '1', '--journal-records', String(RECORDS), '--only', 'status', '--json'])
+  const run = await runToEnd(bench, [
+    '--duration',
+    '1',
+    '--connections',
+    '2',
+    '--rounds',
+    '1',
+    '--journal-records',
+    String(RECORDS),
+    '--only',
+    'status',
+    '--json',
+  ])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
-  const summary = JSON.parse(run.stdout) as { scenarios: { id: string; median: { ok: number } }[]; targets: { label: string; pass: boolean }[]; boot?: unknown }
-  t.same(summary.scenarios.map((s) => s.id), ['d-bare', 'd-hemd'])
-  t.ok(summary.scenarios.every((s) => s.median.ok > 0), 'both answered 2xx')
-  t.same(summary.targets.map((x) => x.label), ['status req/s / bare GET', 'hemd peak RSS (VmHWM)'])
+  const summary = JSON.parse(run.stdout) as {
+    scenarios: { id: string; median: { ok: number } }[]
+    targets: { label: string; pass: boolean }[]
+    boot?: unknown
+  }
+  t.same(
+    summary.scenarios.map((s) => s.id),
+    ['d-bare', 'd-hemd'],
+  )
+  t.ok(
+    summary.scenarios.every((s) => s.median.ok > 0),
+    'both answered 2xx',
+  )
+  t.same(
+    summary.targets.map((x) => x.label),
+    ['status req/s / bare GET', 'hemd peak RSS (VmHWM)'],
+  )
   t.equal(summary.boot, undefined, 'no boots without the boot group')
 })
 

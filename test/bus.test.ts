@@ -25,7 +25,12 @@ async function ownBus(t: Test) {
   const bus = await startOwnBus({ devid, runDir: t.testdir() })
   t.teardown(() => bus.server.stop())
   const connect = async (service: string, onConnectionChange?: (up: boolean) => void) => {
-    const nc = await connectBus({ servers: bus.url, service, credentials: bus.credentials.get(service)!, ...(onConnectionChange ? { onConnectionChange } : {}) })
+    const nc = await connectBus({
+      servers: bus.url,
+      service,
+      credentials: bus.credentials.get(service)!,
+      ...(onConnectionChange ? { onConnectionChange } : {}),
+    })
     t.teardown(() => nc.close())
     return nc
   }
@@ -60,14 +65,24 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
           return { status: 200, body: { n, rid: req.rid } }
         },
       },
-      boom: { handler: () => { throw new Error('secret detail') } },
+      boom: {
+        handler: () => {
+          throw new Error('secret detail')
+        },
+      },
     },
     silentLogger,
   )
   host.start()
   t.teardown(() => host.stop())
   const gateway = await connect('gateway')
-  const reads = new ReadModelBus({ nc: gateway, devid, services: ['upgrade'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  const reads = new ReadModelBus({
+    nc: gateway,
+    devid,
+    services: ['upgrade'],
+    inboxPrefix: inboxPrefix('gateway'),
+    logger: silentLogger,
+  })
   t.teardown(() => reads.close())
   t.equal(reads.readModel('upgrade'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
@@ -75,8 +90,16 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   host.publishState({ n: 2 })
   await until('state n = 2', () => reads.readModel<{ n: number }>('upgrade')?.n === 2, 10_000)
 
-  const replies = await Promise.all([1, 2].map((n) => reads.request('upgrade', 'echo', { rid: `r${n}`, tls: false, body: { n } })))
-  t.same(replies.map((r) => r.body), [{ n: 1, rid: 'r1' }, { n: 2, rid: 'r2' }])
+  const replies = await Promise.all(
+    [1, 2].map((n) => reads.request('upgrade', 'echo', { rid: `r${n}`, tls: false, body: { n } })),
+  )
+  t.same(
+    replies.map((r) => r.body),
+    [
+      { n: 1, rid: 'r1' },
+      { n: 2, rid: 'r2' },
+    ],
+  )
   t.same(order, [1, 2], 'exclusive operations run in arrival order')
 
   const failed = await reads.request('upgrade', 'boom', { rid: 'x', tls: false })
@@ -90,18 +113,29 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
 t.test('permissions: each service only where the table lets it', async (t) => {
   const { connect } = await ownBus(t)
   const journalNc = await connect('eventstore')
-  const journalHost = new ServiceHost(journalNc, devid, 'eventstore', {
-    append: { handler: () => ({ status: 200, body: 'appended' }) },
-  }, silentLogger)
+  const journalHost = new ServiceHost(
+    journalNc,
+    devid,
+    'eventstore',
+    {
+      append: { handler: () => ({ status: 200, body: 'appended' }) },
+    },
+    silentLogger,
+  )
   journalHost.start()
   t.teardown(() => journalHost.stop())
   const system = await connect('system')
   await journalNc.flush()
-  const ok = decode<{ status: number }>((await system.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }))).data)
+  const ok = decode<{ status: number }>(
+    (await system.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }))).data,
+  )
   t.equal(ok.status, 200, 'the system actor may append to the journal')
 
   const gateway = await connect('gateway')
-  await t.rejects(gateway.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }), { timeout: 1000 }), 'the gateway may not append to the journal')
+  await t.rejects(
+    gateway.request(subjects.command('eventstore', 'append'), encode({ rid: 'a', tls: false }), { timeout: 1000 }),
+    'the gateway may not append to the journal',
+  )
   const errors: string[] = []
   gateway.subscribe(subjects.commands('system'), {
     callback: (err) => {
@@ -112,17 +146,35 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   await until('a subscription error', () => errors.length > 0, 10_000)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')
 
-  const systemHost = new ServiceHost(system, devid, 'system', {
-    selftest: { handler: () => ({ status: 200 }) },
-    checkin: { handler: () => ({ status: 200 }) },
-  }, silentLogger)
+  const systemHost = new ServiceHost(
+    system,
+    devid,
+    'system',
+    {
+      selftest: { handler: () => ({ status: 200 }) },
+      checkin: { handler: () => ({ status: 200 }) },
+    },
+    silentLogger,
+  )
   systemHost.start()
   t.teardown(() => systemHost.stop())
   // The server must have its subscriptions before the gateway asks (else: no responders).
   await system.flush()
-  t.equal(decode<{ status: number }>((await gateway.request(subjects.command('system', 'selftest'), encode({ rid: 's', tls: false }))).data).status, 200, 'the gateway may run a selftest')
-  await t.rejects(gateway.request(subjects.command('system', 'checkin'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'but not order what only a verified check-in may')
-  await t.rejects(gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }), 'nor the simulator\'s fault injection')
+  t.equal(
+    decode<{ status: number }>(
+      (await gateway.request(subjects.command('system', 'selftest'), encode({ rid: 's', tls: false }))).data,
+    ).status,
+    200,
+    'the gateway may run a selftest',
+  )
+  await t.rejects(
+    gateway.request(subjects.command('system', 'checkin'), encode({ rid: 'c', tls: false }), { timeout: 1000 }),
+    'but not order what only a verified check-in may',
+  )
+  await t.rejects(
+    gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }),
+    "nor the simulator's fault injection",
+  )
 })
 
 t.test('the gateway reads the state events its projections render, and no others', async (t) => {
@@ -132,15 +184,27 @@ t.test('the gateway reads the state events its projections render, and no others
 
 t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
   const { bus, connect } = await ownBus(t)
-  const host = new ServiceHost<{ v: string }>(await connect('upgrade'), devid, 'upgrade', {
-    ping: { handler: () => ({ status: 200, body: 'pong' }) },
-  }, silentLogger)
+  const host = new ServiceHost<{ v: string }>(
+    await connect('upgrade'),
+    devid,
+    'upgrade',
+    {
+      ping: { handler: () => ({ status: 200, body: 'pong' }) },
+    },
+    silentLogger,
+  )
   host.start()
   t.teardown(() => host.stop())
   host.publishState({ v: 'before' })
   let reads: ReadModelBus | undefined
   const gateway = await connect('gateway', (up) => reads?.setConnected(up))
-  reads = new ReadModelBus({ nc: gateway, devid, services: ['upgrade'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  reads = new ReadModelBus({
+    nc: gateway,
+    devid,
+    services: ['upgrade'],
+    inboxPrefix: inboxPrefix('gateway'),
+    logger: silentLogger,
+  })
   t.teardown(() => reads!.close())
   await until('the system state', () => reads!.readModel('upgrade') !== undefined, 10_000)
 
@@ -173,7 +237,9 @@ t.test('the nats-server dies with the process that started it, even by kill -9',
     setInterval(() => {}, 1000)
   `
   // The built module: a child process has no test loader.
-  const parent = spawn(process.execPath, ['--input-type=module', '--eval', script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const parent = spawn(process.execPath, ['--input-type=module', '--eval', script], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
   const [natsPid] = (await once(parent, 'message')) as [number]
   t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
   t.ok(isProcessAlive(natsPid), 'running under its parent')

@@ -4,7 +4,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { signCheckinReply } from '../protocol/checkin.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { DEV_BACKEND_PUBLIC_KEY } from '../hal/sim/backend-key-dev.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
@@ -25,7 +25,11 @@ async function checkIn(o: Owned, sign: (check: string) => string): Promise<Answe
 }
 
 function post(o: Owned, checked: string): Promise<Answer> {
-  return call(`${o.base}/api/system/checkin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checked }) })
+  return call(`${o.base}/api/system/checkin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ checked }),
+  })
 }
 
 const trusted = { cfg: { trusted_backend: true } }
@@ -33,19 +37,51 @@ const trusted = { cfg: { trusted_backend: true } }
 t.test('refused: a reply the backend did not sign, signed for another device, replayed, or malformed', async (t) => {
   const o = await owned(t, trusted)
   const stranger = generateKeyPairSync('ed25519').privateKey
-  t.match(await checkIn(o, (check) => signCheckinReply(check, stranger, { action: 'lock' })), { status: 406, json: { error: 'backend_unverified' } }, 'another key')
+  t.match(
+    await checkIn(o, (check) => signCheckinReply(check, stranger, { action: 'lock' })),
+    { status: 406, json: { error: 'backend_unverified' } },
+    'another key',
+  )
   const forOther = (check: string) => {
     const [statement, signature] = check.split('.') as [string, string]
     const claims = JSON.parse(Buffer.from(statement, 'base64url').toString())
-    return signCheckinReply(`${Buffer.from(JSON.stringify({ ...claims, devid: 'ffffffffffffffff' })).toString('base64url')}.${signature}`, backend, { action: 'lock' })
+    return signCheckinReply(
+      `${Buffer.from(JSON.stringify({ ...claims, devid: 'ffffffffffffffff' })).toString('base64url')}.${signature}`,
+      backend,
+      { action: 'lock' },
+    )
   }
   t.match(await checkIn(o, forOther), { status: 406, json: { message: /another device/ } })
-  t.match(await checkIn(o, (check) => signCheckinReply(check.replace(/^[^.]+/, Buffer.from(JSON.stringify({ devid: o.device.devid, nonce: Buffer.alloc(32).toString('base64') })).toString('base64url')), backend)), { status: 406, json: { message: /no live check-in/ } }, 'a nonce the device never issued')
+  t.match(
+    await checkIn(o, (check) =>
+      signCheckinReply(
+        check.replace(
+          /^[^.]+/,
+          Buffer.from(JSON.stringify({ devid: o.device.devid, nonce: Buffer.alloc(32).toString('base64') })).toString(
+            'base64url',
+          ),
+        ),
+        backend,
+      ),
+    ),
+    { status: 406, json: { message: /no live check-in/ } },
+    'a nonce the device never issued',
+  )
   const check = (await call(`${o.base}/api/system/checkin`)).json.check as string
   const good = signCheckinReply(check, backend)
-  t.match(await post(o, good), { status: 200, json: { status: 'OK' } }, 'a signed reply without an order is acknowledged')
+  t.match(
+    await post(o, good),
+    { status: 200, json: { status: 'OK' } },
+    'a signed reply without an order is acknowledged',
+  )
   t.match(await post(o, good), { status: 406 }, 'but good once')
-  for (const bad of ['x', 'a.b.c', `${good}x`, `${good.split('.')[0]}.${Buffer.alloc(64).toString('base64url')}`, '!!.??']) {
+  for (const bad of [
+    'x',
+    'a.b.c',
+    `${good}x`,
+    `${good.split('.')[0]}.${Buffer.alloc(64).toString('base64url')}`,
+    '!!.??',
+  ]) {
     t.equal((await post(o, bad)).status, 406, `malformed ${bad.slice(0, 20)}`)
   }
   t.equal((await call(`${o.base}/api/system/status`)).json.fls_state, 0, 'none of it changed the fail state')
@@ -53,7 +89,10 @@ t.test('refused: a reply the backend did not sign, signed for another device, re
 
 t.test('without trusted_backend a reply is acknowledged and obeyed in nothing', async (t) => {
   const o = await owned(t)
-  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'lock' })), { status: 200, json: { status: 'OK' } })
+  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'lock' })), {
+    status: 200,
+    json: { status: 'OK' },
+  })
   t.equal((await call(`${o.base}/api/system/status`)).json.fls_state, 0)
 })
 
@@ -62,24 +101,48 @@ t.test('lock: 0x40 until the next boot, whatever clears meanwhile', async (t) =>
   const tokens = new Tokens(o.base)
   const kid = await createKey(o.https, await tokens.get('keymgmt:gen'), { label: 'locked', type: 'AES256' })
   const use = await tokens.get(`keymgmt:use:${kid}`)
-  const encrypt = () => api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-GCM', kid, msg: b64(Buffer.from('x')) })
-  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'lock' })), { status: 200, json: { status: 'LOCKED' } })
-  await until('fls_state 0x40', async () => (await call(`${o.base}/api/system/status`)).json.fls_state === 0x40, { rethrow: true })
+  const encrypt = () =>
+    api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-GCM', kid, msg: b64(Buffer.from('x')) })
+  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'lock' })), {
+    status: 200,
+    json: { status: 'LOCKED' },
+  })
+  await until('fls_state 0x40', async () => (await call(`${o.base}/api/system/status`)).json.fls_state === 0x40, {
+    rethrow: true,
+  })
   t.equal((await encrypt()).status, 409)
   const { records } = await readJournal(o.device.dataDir)
-  t.match(records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'health'), [{ decoded: { from: 'secure', to: 'locked', event: 'CHECKIN_LOCK' } }])
-  t.match(records.filter((r) => r.type === LogType.NON_SECURE_STATE), [{ result: LogResult.ERROR, decoded: { fls: 0x40, raised: 0x40, source: 'checkin' } }])
+  t.match(
+    records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'health'),
+    [{ decoded: { from: 'secure', to: 'locked', event: 'CHECKIN_LOCK' } }],
+  )
+  t.match(
+    records.filter((r) => r.type === LogType.NON_SECURE_STATE),
+    [{ result: LogResult.ERROR, decoded: { fls: 0x40, raised: 0x40, source: 'checkin' } }],
+  )
   await o.device.restart()
-  await until('secure after the reboot', async () => (await call(`${o.base}/api/system/status`).catch(() => undefined))?.json?.fls_state === 0)
+  await until(
+    'secure after the reboot',
+    async () => (await call(`${o.base}/api/system/status`).catch(() => undefined))?.json?.fls_state === 0,
+  )
 })
 
 t.test('shutdown: 0x80 journaled, then the device stops with its journal sealed', async (t) => {
   const o = await owned(t, trusted)
-  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'shutdown' })), { status: 200, json: { status: 'SHUTDOWN' } })
+  t.match(await checkIn(o, (check) => signCheckinReply(check, backend, { action: 'shutdown' })), {
+    status: 200,
+    json: { status: 'SHUTDOWN' },
+  })
   await o.device.stopped
   const { records } = await readJournal(o.device.dataDir)
-  t.match(records.filter((r) => r.type === LogType.NON_SECURE_STATE), [{ decoded: { fls: 0x80, raised: 0x80, source: 'checkin' } }])
-  t.equal(records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1)?.type, LogType.SHUTDOWN, 'SHUTDOWN is the last event')
+  t.match(
+    records.filter((r) => r.type === LogType.NON_SECURE_STATE),
+    [{ decoded: { fls: 0x80, raised: 0x80, source: 'checkin' } }],
+  )
+  t.equal(
+    records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1)?.type,
+    LogType.SHUTDOWN,
+    'SHUTDOWN is the last event',
+  )
   t.ok((await verifyDataDir(o.device.dataDir, o.device.logPublicKey)).ok)
 })
-

@@ -24,9 +24,17 @@ const SHARED = 'e57bb386a8048c89c3f5e8a7e2204bc03bf32aa87def067c2017459d6258d437
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
 
 function nodeX25519(seed: Uint8Array, peer?: Uint8Array) {
-  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), seed]), format: 'der', type: 'pkcs8' })
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b656e04220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  })
   if (!peer) return new Uint8Array(createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32))
-  const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), peer]), format: 'der', type: 'spki' })
+  const publicKey = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b656e032100', 'hex'), peer]),
+    format: 'der',
+    type: 'spki',
+  })
   return new Uint8Array(diffieHellman({ privateKey, publicKey }))
 }
 
@@ -55,7 +63,12 @@ t.test('the eJWT MAC is keyed with X25519(seed, spk)', async (t) => {
   t.equal(Buffer.from(payload, 'base64url').toString(), '{"a":"b\\/c"}', 'payload text kept as given')
   t.equal(mac, createHmac('sha256', Buffer.from(SHARED, 'hex')).update(`${header}.${payload}`).digest('base64url'))
   t.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'base64url without padding')
-  const custom = buildEjwt({ seed, spk: SPK, headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}', claims: { b: 1, a: 2 } })
+  const custom = buildEjwt({
+    seed,
+    spk: SPK,
+    headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}',
+    claims: { b: 1, a: 2 },
+  })
   t.equal(Buffer.from(custom.split('.')[0]!, 'base64url').toString(), '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}')
   t.equal(Buffer.from(custom.split('.')[1]!, 'base64url').toString(), '{"b":1,"a":2}')
   t.throws(() => buildEjwt({ seed, spk: SPK }), TypeError, 'claims or payloadJson needed')
@@ -66,7 +79,11 @@ t.test('passphrase change proof', async (t) => {
   const nonce = Buffer.alloc(32, 3)
   const expected = createHmac('sha256', Buffer.from(SHARED, 'hex')).update(nonce).digest('base64')
   t.equal(passphraseChangeHmac(Buffer.from(SEED, 'hex'), SPK, nonce.toString('base64')), expected)
-  t.equal(passphraseChangeHmac(Buffer.from(SEED, 'hex'), Buffer.from(SPK, 'base64'), nonce.toString('base64url')), expected, 'raw spk, url-safe nonce')
+  t.equal(
+    passphraseChangeHmac(Buffer.from(SEED, 'hex'), Buffer.from(SPK, 'base64'), nonce.toString('base64url')),
+    expected,
+    'raw spk, url-safe nonce',
+  )
 })
 
 // A stand-in for PBKDF2 that counts its calls.
@@ -111,9 +128,17 @@ t.test('the cache file carries seeds across instances', async (t) => {
 
   writeFileSync(file, '{ damaged')
   const c = countingDerive()
-  t.same(await new PassphraseKeyCache({ file, derive: c.derive }).get(PASSPHRASE, EID), key, 'a damaged file is an empty cache')
+  t.same(
+    await new PassphraseKeyCache({ file, derive: c.derive }).get(PASSPHRASE, EID),
+    key,
+    'a damaged file is an empty cache',
+  )
   t.equal(c.calls.length, 1)
-  t.same(JSON.parse(readFileSync(file, 'utf8')), { [Object.keys(JSON.parse(stored))[0]!]: hex(key.seed) }, 'and rewritten')
+  t.same(
+    JSON.parse(readFileSync(file, 'utf8')),
+    { [Object.keys(JSON.parse(stored))[0]!]: hex(key.seed) },
+    'and rewritten',
+  )
   writeFileSync(file, '["not", "a", "map"]')
   t.same(await new PassphraseKeyCache({ file, derive: c.derive }).get(PASSPHRASE, EID), key)
   t.equal(c.calls.length, 2, 'a non-object file is an empty cache too')

@@ -17,14 +17,15 @@ import {
   UnauthorizedError,
 } from '../client/index.js'
 import { verifyJournal } from '../eventstore/verify-journal.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { bootDevice } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
 import { defaultCfg, keys, MASTER_PASS, ownerClient, USER_PASS } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { imageOf } from './helpers/upload.js'
 
-const logins = async (dataDir: string) => (await readJournal(dataDir)).records.filter((r) => r.type === LogType.AUTH_SUCCESS_INTERNAL).length
+const logins = async (dataDir: string) =>
+  (await readJournal(dataDir)).records.filter((r) => r.type === LogType.AUTH_SUCCESS_INTERNAL).length
 
 t.test('the package exports the client as hemd/client', async (t) => {
   const library = (await import('hemd/client')) as Record<string, unknown>
@@ -38,14 +39,22 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
   const client = ownerClient(device.httpsUrl!)
   t.match(await client.status(), { inited: false })
   await t.rejects(client.token('system:config'), ConflictError, 'no login before personalisation: 409')
-  t.match(await new HemClient({ url: device.httpsUrl!, insecure: true }).selftest(), { fls_state: 0 }, 'open routes of a fresh device need no passphrase')
+  t.match(
+    await new HemClient({ url: device.httpsUrl!, insecure: true }).selftest(),
+    { fls_state: 0 },
+    'open routes of a fresh device need no passphrase',
+  )
 
   const eid = (await client.json<{ eid: string }>('GET', '/api/auth/init')).eid
   const [user, master] = [await keys.get(USER_PASS, eid), await keys.get(MASTER_PASS, eid)]
   const { masterkey: _m, userkey: _u, ...cfg } = defaultCfg('P', user, master)
   const personalised = await client.personalise({ user: USER_PASS, master: MASTER_PASS }, cfg)
   t.match(personalised, { instanceid: /^[0-9a-f]{32}$/, token: String })
-  await t.rejects(client.personalise({ user: USER_PASS, master: MASTER_PASS }, cfg), NotAcceptableError, 'a second personalisation: 406')
+  await t.rejects(
+    client.personalise({ user: USER_PASS, master: MASTER_PASS }, cfg),
+    NotAcceptableError,
+    'a second personalisation: 406',
+  )
 
   t.match(await client.version(), { hwv: /PPA/, fwv: String })
   const config = await client.config()
@@ -65,8 +74,14 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
   t.match(await client.getKey(kid), { type: /AES256/ })
   t.match(await client.listKeys(), { total: 1, list: [{ kid, label: 'pay' }] })
   await client.updateKey(kid, 'payments')
-  t.same((await client.allKeys()).map((k) => k.label), ['payments'])
-  t.same((await client.searchKeys(`^${Buffer.from('payments').toString('base64')}`)).list.map((k) => k.kid), [kid])
+  t.same(
+    (await client.allKeys()).map((k) => k.label),
+    ['payments'],
+  )
+  t.same(
+    (await client.searchKeys(`^${Buffer.from('payments').toString('base64')}`)).list.map((k) => k.kid),
+    [kid],
+  )
   await t.rejects(client.createKey({ label: 'x', type: 'AES999' }), BadRequestError, 'an unknown type: 400')
   await t.rejects(client.getKey('0'.repeat(32)), NotFoundError, 'an unknown kid: 404')
   t.throws(() => client.getKey('../etc'), RangeError, 'a kid is checked before it is sent')
@@ -76,14 +91,27 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
   const sealed = await client.encrypt({ alg: 'AES256-GCM', kid, msg, aad })
   t.equal(sealed.iv?.length, 16)
   t.equal(sealed.tag?.length, 16)
-  t.same(Buffer.from(await client.decrypt({ alg: 'AES256-GCM', kid, msg: sealed.ciphertext, iv: sealed.iv!, tag: sealed.tag!, aad })), Buffer.from(msg))
+  t.same(
+    Buffer.from(
+      await client.decrypt({ alg: 'AES256-GCM', kid, msg: sealed.ciphertext, iv: sealed.iv!, tag: sealed.tag!, aad }),
+    ),
+    Buffer.from(msg),
+  )
   const tampered = Uint8Array.from(sealed.ciphertext, (b, i) => (i === 0 ? b ^ 1 : b))
-  await t.rejects(client.decrypt({ alg: 'AES256-GCM', kid, msg: tampered, iv: sealed.iv!, tag: sealed.tag!, aad }), NotAcceptableError, 'a tag that does not verify: 406')
+  await t.rejects(
+    client.decrypt({ alg: 'AES256-GCM', kid, msg: tampered, iv: sealed.iv!, tag: sealed.tag!, aad }),
+    NotAcceptableError,
+    'a tag that does not verify: 406',
+  )
 
   const peer = generateKeyPairSync('x25519')
   const raw = new Uint8Array(peer.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32))
   const { kid: imported } = await client.importKey({ label: 'peer', type: 'CURVE25519', pubkey: raw })
-  await t.rejects(client.importKey({ label: 'again', type: 'CURVE25519', pubkey: raw }), NotAcceptableError, 'a duplicate import: 406')
+  await t.rejects(
+    client.importKey({ label: 'again', type: 'CURVE25519', pubkey: raw }),
+    NotAcceptableError,
+    'a duplicate import: 406',
+  )
   await client.deleteKey(imported)
   await t.rejects(client.deleteKey(imported), NotFoundError)
 
@@ -119,18 +147,36 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
 t.test('a 401 renews the token once; errors carry status and code', async (t) => {
   const device = await bootDevice(t, { variant: 'E', dataDir: t.testdir() })
   const client = ownerClient(device.httpsUrl!)
-  await client.personalise({ user: USER_PASS, master: MASTER_PASS }, { user: 'Ada', email: 'a@example.com', hostname: 'hem.example', origin: '*', trusted_ts: true, trusted_backend: false, allow_keysearch: false })
+  await client.personalise(
+    { user: USER_PASS, master: MASTER_PASS },
+    {
+      user: 'Ada',
+      email: 'a@example.com',
+      hostname: 'hem.example',
+      origin: '*',
+      trusted_ts: true,
+      trusted_backend: false,
+      allow_keysearch: false,
+    },
+  )
   const stale = await client.token('keymgmt:gen')
   // Another program reboots the device: every token dies, this client's cache does not know.
   await rebooting(device.dataDir, client, () => ownerClient(device.httpsUrl!).reboot())
   t.match(await client.createKey({ label: 'k', type: 'AES128' }), { kid: String }, 'the dead token was renewed')
   t.not(await client.token('keymgmt:gen'), stale)
 
-  const forbidden = await client.authorized('keymgmt:list', 'POST', '/api/keymgmt/create', { json: { label: 'x', type: 'AES128' } }).catch((err: unknown) => err)
+  const forbidden = await client
+    .authorized('keymgmt:list', 'POST', '/api/keymgmt/create', { json: { label: 'x', type: 'AES128' } })
+    .catch((err: unknown) => err)
   t.type(forbidden, ForbiddenError)
   t.match(forbidden, { status: 403, code: 'forbidden', what: 'POST /api/keymgmt/create' })
 
-  const wrong = new HemClient({ url: device.httpsUrl!, insecure: true, passphrase: 'not the passphrase', deriveKey: (p, eid) => keys.get(p, eid) })
+  const wrong = new HemClient({
+    url: device.httpsUrl!,
+    insecure: true,
+    passphrase: 'not the passphrase',
+    deriveKey: (p, eid) => keys.get(p, eid),
+  })
   const refused = await wrong.token('system:config').catch((err: unknown) => err)
   t.type(refused, UnauthorizedError, 'a wrong passphrase: 401')
   t.notMatch(String((refused as Error).message), /not the passphrase/, 'the passphrase is in no error')
@@ -154,39 +200,59 @@ t.test('a TLS handshake that never completes fails within the timeout', async (t
   })
   const { port } = silent.address() as AddressInfo
   const started = Date.now()
-  await t.rejects(new HemClient({ url: `https://127.0.0.1:${port}`, insecure: true, timeoutMs: 300 }).status(), DeviceUnreachableError)
+  await t.rejects(
+    new HemClient({ url: `https://127.0.0.1:${port}`, insecure: true, timeoutMs: 300 }).status(),
+    DeviceUnreachableError,
+  )
   t.ok(Date.now() - started < 10_000, 'given up after the timeout, not held')
 })
 
-t.test('trust on first use: the first certificate is pinned, another one is refused before anything is sent', async (t) => {
-  const dir = t.testdir()
-  const device = await bootDevice(t, { variant: 'E', dataDir: join(dir, 'data') })
-  const pins = new PinStore(join(dir, 'hemctl', 'known-devices.json'))
-  const origin = new URL(device.httpsUrl!).origin
-  const client = new HemClient({ url: device.httpsUrl!, pins })
-  t.match(await client.status(), { fls_state: 0 }, 'first use: trusted')
-  const pinned = await pins.get(origin)
-  t.match(pinned, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/)
-  t.match(await new HemClient({ url: device.httpsUrl!, pins }).version(), { fwv: String }, 'the same certificate again: trusted')
+t.test(
+  'trust on first use: the first certificate is pinned, another one is refused before anything is sent',
+  async (t) => {
+    const dir = t.testdir()
+    const device = await bootDevice(t, { variant: 'E', dataDir: join(dir, 'data') })
+    const pins = new PinStore(join(dir, 'hemctl', 'known-devices.json'))
+    const origin = new URL(device.httpsUrl!).origin
+    const client = new HemClient({ url: device.httpsUrl!, pins })
+    t.match(await client.status(), { fls_state: 0 }, 'first use: trusted')
+    const pinned = await pins.get(origin)
+    t.match(pinned, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/)
+    t.match(
+      await new HemClient({ url: device.httpsUrl!, pins }).version(),
+      { fwv: String },
+      'the same certificate again: trusted',
+    )
 
-  const other = Array.from({ length: 32 }, () => 'AB').join(':')
-  await pins.set(origin, other)
-  const before = (await readJournal(device.dataDir)).records.length
-  const mismatch = await new HemClient({ url: device.httpsUrl!, pins, passphrase: USER_PASS }).json('GET', '/api/auth/token').catch((err: unknown) => err)
-  t.type(mismatch, FingerprintMismatchError)
-  t.match(mismatch, { origin, pinned: other, presented: pinned })
-  t.equal((await readJournal(device.dataDir)).records.length, before, 'the device saw no request')
-  t.ok(await pins.forget(origin))
-  t.notOk(await pins.forget(origin), 'nothing left to forget')
+    const other = Array.from({ length: 32 }, () => 'AB').join(':')
+    await pins.set(origin, other)
+    const before = (await readJournal(device.dataDir)).records.length
+    const mismatch = await new HemClient({ url: device.httpsUrl!, pins, passphrase: USER_PASS })
+      .json('GET', '/api/auth/token')
+      .catch((err: unknown) => err)
+    t.type(mismatch, FingerprintMismatchError)
+    t.match(mismatch, { origin, pinned: other, presented: pinned })
+    t.equal((await readJournal(device.dataDir)).records.length, before, 'the device saw no request')
+    t.ok(await pins.forget(origin))
+    t.notOk(await pins.forget(origin), 'nothing left to forget')
 
-  await t.rejects(new HemClient({ url: device.httpsUrl! }).status(), DeviceUnreachableError, 'without a pin store, a CA or insecure: the system CAs, which know no device')
-})
+    await t.rejects(
+      new HemClient({ url: device.httpsUrl! }).status(),
+      DeviceUnreachableError,
+      'without a pin store, a CA or insecure: the system CAs, which know no device',
+    )
+  },
+)
 
-const startups = async (dataDir: string) => (await readJournal(dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
+const startups = async (dataDir: string) =>
+  (await readJournal(dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
 
 /** Reboots through `reboot` and waits until the next boot answers. */
 async function rebooting(dataDir: string, client: HemClient, reboot: () => Promise<void>): Promise<void> {
   const before = await startups(dataDir)
   await reboot()
-  await until('the next boot answers', async () => (await startups(dataDir)) > before && (await client.status().catch(() => undefined)) !== undefined)
+  await until(
+    'the next boot answers',
+    async () => (await startups(dataDir)) > before && (await client.status().catch(() => undefined)) !== undefined,
+  )
 }

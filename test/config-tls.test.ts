@@ -6,14 +6,13 @@ import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type Key
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls'
 import t from 'tap'
 import { encryptTlsKeyForDevice } from '../factory/encrypt-tls-key-for-device.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { bearer, login, owned, type Owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { issue, makeCa, makeIntermediate, pkcs8, type TestCa } from './helpers/x509-fixtures.js'
-
 
 const fingerprint = (der: Uint8Array) => createHash('sha256').update(der).digest('hex')
 const chain = (...ders: Uint8Array[]) => b64(Buffer.concat(ders.map((d) => Buffer.from(d))))
@@ -22,20 +21,28 @@ const root = await makeCa('Config Test Root')
 const intermediate = await makeIntermediate(root, 'Config Test Intermediate')
 
 function postConfig(o: Owned, body: unknown): Promise<Answer> {
-  return call(`${o.base}/api/system/config`, { method: 'POST', headers: { ...bearer(o.token), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return call(`${o.base}/api/system/config`, {
+    method: 'POST',
+    headers: { ...bearer(o.token), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 /** The leaf and the rest of the chain that a TLS 1.3 client receives from the HTTPS port. */
 async function served(https: string): Promise<{ leaf: Buffer; issuer: Buffer | undefined }> {
   const url = new URL(https)
   const peer: PeerCertificate & { issuerCertificate?: PeerCertificate } = await new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-      resolve(socket.getPeerCertificate(true))
-      socket.destroy()
-    })
+    const socket = tlsConnect(
+      { host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' },
+      () => {
+        resolve(socket.getPeerCertificate(true))
+        socket.destroy()
+      },
+    )
     socket.on('error', reject)
   })
-  const issuer = peer.issuerCertificate && !peer.issuerCertificate.raw.equals(peer.raw) ? peer.issuerCertificate.raw : undefined
+  const issuer =
+    peer.issuerCertificate && !peer.issuerCertificate.raw.equals(peer.raw) ? peer.issuerCertificate.raw : undefined
   return { leaf: peer.raw, issuer }
 }
 
@@ -44,7 +51,10 @@ async function reboot(o: Owned): Promise<void> {
   const answer = await call(`${o.base}/api/system/reboot`, { headers: bearer(o.token) })
   if (answer.status !== 200) throw new Error(`reboot refused: ${answer.status} ${answer.text}`)
   const old = o.token
-  await until('rebooted', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(old) })).status === 401)
+  await until(
+    'rebooted',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(old) })).status === 401,
+  )
   o.token = await login(o.base, 'system:config')
 }
 
@@ -73,24 +83,39 @@ t.test('a CA-signed certificate for the own key (from gen_csr): staged, served a
   t.equal(answer.status, 200, answer.text)
   t.same(answer.json, { updated: true, reboot_required: true })
   t.ok((await uts()) > utsBefore, 'an import is a change: uts increases')
-  t.equal(fingerprint((await served(o.https)).leaf), fingerprint(own.leaf), 'the old certificate is served until a reboot')
+  t.equal(
+    fingerprint((await served(o.https)).leaf),
+    fingerprint(own.leaf),
+    'the old certificate is served until a reboot',
+  )
   t.equal((await call(`${o.https}/api/system/status`)).status, 200, 'HTTPS keeps working')
 
-  const records = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.CONFIG_UPDATED && r.result === LogResult.OK)
+  const records = (await readJournal(o.device.dataDir)).records.filter(
+    (r) => r.type === LogType.CONFIG_UPDATED && r.result === LogResult.OK,
+  )
   t.match(records.at(-1)?.decoded, { source: 200, secrets: ['tls'], changed: {} }, 'journaled by name only')
 
   await reboot(o)
   const now = await served(o.https)
   t.equal(fingerprint(now.leaf), fingerprint(leaf), 'the new certificate after the reboot')
   t.ok(now.issuer && fingerprint(now.issuer) === fingerprint(intermediate.cert), 'with its intermediate')
-  t.equal((await call(`${o.https}/api/system/status`)).status, 200, 'HTTPS works with it (the own key signs the handshake)')
+  t.equal(
+    (await call(`${o.https}/api/system/status`)).status,
+    200,
+    'HTTPS works with it (the own key signs the handshake)',
+  )
   t.equal((await verifyDataDir(o.device.dataDir, o.device.logPublicKey, true)).ok, true)
 
   // Still served after another reboot; a wipeout brings the own certificate back.
   await reboot(o)
   t.equal(fingerprint((await served(o.https)).leaf), fingerprint(leaf), 'kept across reboots')
   t.equal((await postConfig(o, { wipeout: true })).status, 200)
-  await until('wiped and rebooted', async () => (await call(`${o.base}/api/system/status`)).json.inited === false && (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
+  await until(
+    'wiped and rebooted',
+    async () =>
+      (await call(`${o.base}/api/system/status`)).json.inited === false &&
+      (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401,
+  )
   t.equal(fingerprint((await served(o.https)).leaf), fingerprint(own.leaf), 'the own certificate after a wipeout')
 })
 
@@ -98,7 +123,10 @@ t.test('a fresh key sent encrypted with its certificate (P-256 and RSA)', async 
   const o = await owned(t)
   const own = await served(o.https)
   for (const kind of ['ec', 'rsa'] as const) {
-    const { privateKey } = kind === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const { privateKey } =
+      kind === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('rsa', { modulusLength: 2048 })
     const leaf = await issue(intermediate, privateKey, 'hem.example')
     const secret = pkcs8(privateKey)
     const { emp, key } = encryptTlsKeyForDevice(secret, await eid(o))
@@ -113,8 +141,16 @@ t.test('a fresh key sent encrypted with its certificate (P-256 and RSA)', async 
     t.notOk(raw.toString('latin1').includes(key.split('.')[1]!.slice(0, 40)), `${kind}: nor its base64`)
 
     await reboot(o)
-    t.equal(fingerprint((await served(o.https)).leaf), fingerprint(leaf), `${kind}: the new certificate after the reboot`)
-    t.equal((await call(`${o.https}/api/system/status`)).status, 200, `${kind}: the handshake works with the imported key`)
+    t.equal(
+      fingerprint((await served(o.https)).leaf),
+      fingerprint(leaf),
+      `${kind}: the new certificate after the reboot`,
+    )
+    t.equal(
+      (await call(`${o.https}/api/system/status`)).status,
+      200,
+      `${kind}: the handshake works with the imported key`,
+    )
     t.not(fingerprint(leaf), fingerprint(own.leaf))
   }
 })
@@ -138,7 +174,9 @@ t.test('tls refusals: a key that does not match → 406, garbage → 400; nothin
   const b = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const leafA = await issue(intermediate, a.privateKey, 'hem.example')
   const crtA = chain(leafA, intermediate.cert)
-  const strangerEid = new Uint8Array(Buffer.from(generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }).x!, 'base64url'))
+  const strangerEid = new Uint8Array(
+    Buffer.from(generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }).x!, 'base64url'),
+  )
 
   const refused = async (tls: unknown, status: number, what: string) => {
     const before = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.CONFIG_UPDATED).length
@@ -146,14 +184,23 @@ t.test('tls refusals: a key that does not match → 406, garbage → 400; nothin
     t.equal(answer.status, status, `${what}: ${answer.status} ${answer.text}`)
     t.match(answer.json, { error: /^[a-z_]+$/, message: String }, `${what}: JSON error`)
     const records = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.CONFIG_UPDATED)
-    if (status === 406) t.match(records.at(-1), { result: LogResult.FAILED, decoded: { source: 406 } }, `${what}: journaled FAILED 406`)
+    if (status === 406)
+      t.match(records.at(-1), { result: LogResult.FAILED, decoded: { source: 406 } }, `${what}: journaled FAILED 406`)
     else t.equal(records.length, before, `${what}: nothing journaled for a malformed request`)
   }
 
   // 406: well formed, but the key does not fit.
-  await refused({ crt: crtA, ...encryptTlsKeyForDevice(pkcs8(b.privateKey), deviceEid) }, 406, 'the certificate of another key')
+  await refused(
+    { crt: crtA, ...encryptTlsKeyForDevice(pkcs8(b.privateKey), deviceEid) },
+    406,
+    'the certificate of another key',
+  )
   await refused({ crt: crtA }, 406, 'no key, and the certificate is not for the own key')
-  await refused({ crt: crtA, ...encryptTlsKeyForDevice(pkcs8(a.privateKey), strangerEid) }, 406, 'a key encrypted for another device')
+  await refused(
+    { crt: crtA, ...encryptTlsKeyForDevice(pkcs8(a.privateKey), strangerEid) },
+    406,
+    'a key encrypted for another device',
+  )
 
   // 400: not even well formed.
   const good = encryptTlsKeyForDevice(pkcs8(a.privateKey), deviceEid)

@@ -9,11 +9,22 @@ import { performance } from 'node:perf_hooks'
 import { connect as tlsConnect } from 'node:tls'
 import t, { type Test } from 'tap'
 import { buildEjwt, passphraseChangeHmac } from '../client/index.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
-import { MASTER_PASS, USER_PASS, bearer, defaultCfg, keys, login, loginAnswer, owned, personalise, type Owned } from './helpers/owner.js'
+import {
+  MASTER_PASS,
+  USER_PASS,
+  bearer,
+  defaultCfg,
+  keys,
+  login,
+  loginAnswer,
+  owned,
+  personalise,
+  type Owned,
+} from './helpers/owner.js'
 import { until } from './helpers/until.js'
 
 const B64_32 = /^[A-Za-z0-9+/]{43}=$/
@@ -52,10 +63,13 @@ function isError(t: Test, answer: Answer, status: number, what: string): void {
 async function servedCertificate(https: string): Promise<Buffer> {
   const url = new URL(https)
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-      resolve(socket.getPeerCertificate().raw)
-      socket.destroy()
-    })
+    const socket = tlsConnect(
+      { host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' },
+      () => {
+        resolve(socket.getPeerCertificate().raw)
+        socket.destroy()
+      },
+    )
     socket.on('error', reject)
   })
 }
@@ -85,7 +99,8 @@ t.test('GET config on E: every field of seed §2.1 with its type, none of P', as
     user: 'Ada',
     uts: Number,
   })
-  for (const p of ['genuine_id', 'storage_capacity', 'storage_disk0size', 'storage_mode']) t.notOk(p in config, `no ${p} on E`)
+  for (const p of ['genuine_id', 'storage_capacity', 'storage_disk0size', 'storage_mode'])
+    t.notOk(p in config, `no ${p} on E`)
   t.equal(config.devid, o.device.devid)
   t.equal(config.eid_sign, b64(o.device.logPublicKey), 'eid_sign is the log key')
   const logKey = await call(`${o.base}/api/logger/key`, { headers: bearer(await login(o.base, 'logger:get')) })
@@ -106,9 +121,21 @@ t.test('GET config on E: every field of seed §2.1 with its type, none of P', as
 
   t.equal((await call(`${o.base}/api/system/config`)).status, 401, 'no token')
   t.equal((await call(`${o.base}/api/system/config`, { headers: bearer('x.y.z') })).status, 401, 'bad token')
-  t.equal((await call(`${o.base}/api/system/config`, { headers: bearer(await login(o.base, 'logger:get')) })).status, 200, 'logger:get may read')
-  t.equal((await call(`${o.base}/api/system/config`, { headers: bearer(await login(o.base, 'system:upgrade')) })).status, 403, 'other scopes may not')
-  t.equal((await postConfig(o, { user: 'Eve' }, await login(o.base, 'logger:get'))).status, 403, 'logger:get may not write')
+  t.equal(
+    (await call(`${o.base}/api/system/config`, { headers: bearer(await login(o.base, 'logger:get')) })).status,
+    200,
+    'logger:get may read',
+  )
+  t.equal(
+    (await call(`${o.base}/api/system/config`, { headers: bearer(await login(o.base, 'system:upgrade')) })).status,
+    403,
+    'other scopes may not',
+  )
+  t.equal(
+    (await postConfig(o, { user: 'Eve' }, await login(o.base, 'logger:get'))).status,
+    403,
+    'logger:get may not write',
+  )
   t.equal((await getConfig(o, await login(o.base, 'system:config', MASTER_PASS))).user, 'Ada', 'the master reads too')
 })
 
@@ -138,20 +165,27 @@ t.test('POST config: booleans, ctx and dosprot mode, accepted and rejected', asy
     t.equal(set.status, 200, `${field}: ${set.text}`)
     t.same(set.json, { updated: true }, `${field} updated`)
     t.equal((await getConfig(o))[field], !before, `${field} reads back`)
-    t.same((await postConfig(o, { [field]: !before })).json, { updated: false }, `${field}: the same value changes nothing`)
-    for (const wrong of ['true', 1, null, [], {}]) isError(t, await postConfig(o, { [field]: wrong }), 400, `${field} = ${JSON.stringify(wrong)}`)
+    t.same(
+      (await postConfig(o, { [field]: !before })).json,
+      { updated: false },
+      `${field}: the same value changes nothing`,
+    )
+    for (const wrong of ['true', 1, null, [], {}])
+      isError(t, await postConfig(o, { [field]: wrong }), 400, `${field} = ${JSON.stringify(wrong)}`)
     t.equal((await getConfig(o))[field], !before, `${field} kept after refusals`)
   }
   for (const ctx of [1, 0xffff_ffff, 0]) {
     t.equal((await postConfig(o, { ctx })).status, 200, `ctx ${ctx}`)
     t.equal((await getConfig(o)).ctx, ctx)
   }
-  for (const wrong of [-1, 1.5, 0x1_0000_0000, '1', true, null]) isError(t, await postConfig(o, { ctx: wrong }), 400, `ctx ${JSON.stringify(wrong)}`)
+  for (const wrong of [-1, 1.5, 0x1_0000_0000, '1', true, null])
+    isError(t, await postConfig(o, { ctx: wrong }), 400, `ctx ${JSON.stringify(wrong)}`)
   for (const mode of [1, 20, 255, 0]) {
     t.equal((await postConfig(o, { http_option_dosprot_mode: mode })).status, 200, `dosprot ${mode}`)
     t.equal((await getConfig(o)).http_option_dosprot_mode, mode)
   }
-  for (const wrong of [-1, 0.5, 256, '2', false]) isError(t, await postConfig(o, { http_option_dosprot_mode: wrong }), 400, `dosprot ${JSON.stringify(wrong)}`)
+  for (const wrong of [-1, 0.5, 256, '2', false])
+    isError(t, await postConfig(o, { http_option_dosprot_mode: wrong }), 400, `dosprot ${JSON.stringify(wrong)}`)
   t.equal((await getConfig(o)).http_option_dosprot_mode, 0)
 })
 
@@ -178,11 +212,30 @@ t.test('POST config: user, email and origin', async (t) => {
   isError(t, await postConfig(o, { user: 'x\ud800' }), 400, 'a lone surrogate')
   isError(t, await postConfig(o, { email: 'tab\there@example.com' }), 400, 'a tab')
 
-  for (const origin of ['*', 'https://console.example', 'http://localhost:3000', '*.corp.example', 'https://app.example']) {
+  for (const origin of [
+    '*',
+    'https://console.example',
+    'http://localhost:3000',
+    '*.corp.example',
+    'https://app.example',
+  ]) {
     t.equal((await postConfig(o, { origin })).status, 200, `origin ${origin}`)
     t.equal((await getConfig(o)).origin, origin)
   }
-  for (const wrong of ['', 'garbage', 'https://', 'ftp://x.example', 'https://x.example/', 'https://x.example/path', '*.', '*.com', '**', 'javascript:alert(1)', 'https://a b.example', 5]) {
+  for (const wrong of [
+    '',
+    'garbage',
+    'https://',
+    'ftp://x.example',
+    'https://x.example/',
+    'https://x.example/path',
+    '*.',
+    '*.com',
+    '**',
+    'javascript:alert(1)',
+    'https://a b.example',
+    5,
+  ]) {
     isError(t, await postConfig(o, { origin: wrong }), 400, `origin ${JSON.stringify(wrong)}`)
   }
   t.equal((await getConfig(o)).origin, 'https://app.example', 'origin kept')
@@ -195,7 +248,8 @@ t.test('POST config on P: storage_mode and storage_disk0size', async (t) => {
     t.equal((await postConfig(o, { storage_mode: mode })).status, 200, `storage_mode 0x${mode.toString(16)}`)
     t.equal((await getConfig(o)).storage_mode, mode)
   }
-  for (const wrong of [0, 0x52, 0xa2, 0x55, 0x151, -1, '0x51', true]) isError(t, await postConfig(o, { storage_mode: wrong }), 400, `storage_mode ${JSON.stringify(wrong)}`)
+  for (const wrong of [0, 0x52, 0xa2, 0x55, 0x151, -1, '0x51', true])
+    isError(t, await postConfig(o, { storage_mode: wrong }), 400, `storage_mode ${JSON.stringify(wrong)}`)
   t.equal((await getConfig(o)).storage_mode, 0x51)
 
   // A new size repartitions and reformats both disks (contract §6). The system samples the
@@ -214,11 +268,16 @@ t.test('POST config on P: storage_mode and storage_disk0size', async (t) => {
   t.equal((await postConfig(o, { storage_disk0size: 131_072 })).status, 200)
   t.equal((await getConfig(o)).storage_disk0size, 131_072)
   await until('format done', async () => (await status(o.base)).format === 'done')
-  for (const wrong of [0, 65_535, usable - 65_535, capacity - 65_536, capacity, 100_000.5, '131072']) isError(t, await postConfig(o, { storage_disk0size: wrong }), 400, `storage_disk0size ${JSON.stringify(wrong)}`)
+  for (const wrong of [0, 65_535, usable - 65_535, capacity - 65_536, capacity, 100_000.5, '131072'])
+    isError(t, await postConfig(o, { storage_disk0size: wrong }), 400, `storage_disk0size ${JSON.stringify(wrong)}`)
   t.equal((await getConfig(o)).storage_disk0size, 131_072)
 
   // hostname and ip are fixed by personalisation.
-  t.same((await postConfig(o, { hostname: 'hem.example', ip: '192.168.7.1/24' })).json, { updated: false }, 'the same hostname and ip are fine')
+  t.same(
+    (await postConfig(o, { hostname: 'hem.example', ip: '192.168.7.1/24' })).json,
+    { updated: false },
+    'the same hostname and ip are fine',
+  )
   isError(t, await postConfig(o, { ip: '192.168.7.2/24' }), 400, 'a new ip')
   isError(t, await postConfig(o, { ip: 'not an ip' }), 400, 'a bad ip')
   t.equal((await getConfig(o)).ip, '192.168.7.1/24')
@@ -269,7 +328,24 @@ t.test('POST config: malformed bodies, wrong types, unknown keys, partial update
   t.same(partial.json, { updated: true })
   const after = await getConfig(o)
   t.equal(after.user, 'Grace')
-  for (const field of ['email', 'origin', 'ctx', 'dnsd', 'trusted_ts', 'trusted_backend', 'allow_keysearch', 'http_option_hsts', 'http_option_dosprot_mode', 'hostname', 'ip', 'instanceid', 'iat', 'devid', 'eid', 'eid_sign']) {
+  for (const field of [
+    'email',
+    'origin',
+    'ctx',
+    'dnsd',
+    'trusted_ts',
+    'trusted_backend',
+    'allow_keysearch',
+    'http_option_hsts',
+    'http_option_dosprot_mode',
+    'hostname',
+    'ip',
+    'instanceid',
+    'iat',
+    'devid',
+    'eid',
+    'eid_sign',
+  ]) {
     t.same(after[field], before[field], `${field} kept by a partial update`)
   }
   t.notOk('colour' in after)
@@ -324,15 +400,23 @@ t.test('POST config: uts increases after every change, journaled OK and FAILED, 
   t.match(after, { user: 'D', allow_keysearch: false, ctx: 0, uts: seen.at(-1) }, 'nothing half-applied')
   records = await configRecords(o)
   t.equal(records.filter((r) => r.result === LogResult.OK).length, 5, 'no OK record for a refused request')
-  t.equal(records.filter((r) => r.result === LogResult.FAILED).length, 3, 'the 406 refusals are journaled FAILED (wipeout false twice, the made-up nonce)')
+  t.equal(
+    records.filter((r) => r.result === LogResult.FAILED).length,
+    3,
+    'the 406 refusals are journaled FAILED (wipeout false twice, the made-up nonce)',
+  )
   t.equal((await verifyDataDir(o.device.dataDir, o.device.logPublicKey, true)).ok, true, 'the journal verifies')
 
   // Changes survive a reboot: the configuration is folded from the journal.
   t.equal((await call(`${o.base}/api/system/reboot`, { headers: bearer(o.token) })).status, 200)
-  await until('the old token dies', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
+  await until(
+    'the old token dies',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401,
+  )
   const token = await login(o.base, 'system:config')
   const rebooted = await getConfig(o, token)
-  for (const field of ['user', 'email', 'origin', 'ctx', 'uts', 'iat', 'instanceid', 'allow_keysearch']) t.same(rebooted[field], after[field], `${field} after reboot`)
+  for (const field of ['user', 'email', 'origin', 'ctx', 'uts', 'iat', 'instanceid', 'allow_keysearch'])
+    t.same(rebooted[field], after[field], `${field} after reboot`)
   t.same((await postConfig(o, { user: 'E' }, token)).json, { updated: true })
   t.ok((await getConfig(o, token)).uts > after.uts, 'uts goes on increasing after a reboot')
 })
@@ -352,11 +436,19 @@ t.test('origin really changes CORS; OPTIONS answers with it', async (t) => {
   t.equal(ok.headers['access-control-allow-origin'], 'https://new.example')
   t.equal(ok.headers['access-control-allow-credentials'], 'true')
   isError(t, await withOrigin('https://app.example'), 412, 'the old origin')
-  isError(t, await postConfig(o, { user: 'x' }, o.token, { origin: 'https://app.example' }), 412, 'a POST from the old origin')
+  isError(
+    t,
+    await postConfig(o, { user: 'x' }, o.token, { origin: 'https://app.example' }),
+    412,
+    'a POST from the old origin',
+  )
   t.equal((await getConfig(o)).user, 'Ada', 'refused by CORS: not applied')
   t.equal((await withOrigin('https://new.example', o.https)).status, 200, 'over HTTPS too')
 
-  const preflight = await call(`${o.base}/api/system/config`, { method: 'OPTIONS', headers: { origin: 'https://new.example' } })
+  const preflight = await call(`${o.base}/api/system/config`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://new.example' },
+  })
   t.equal(preflight.status, 204)
   t.match(preflight.headers, {
     'access-control-allow-origin': 'https://new.example',
@@ -365,7 +457,12 @@ t.test('origin really changes CORS; OPTIONS answers with it', async (t) => {
     'access-control-max-age': '86400',
     'access-control-allow-credentials': 'true',
   })
-  t.equal((await call(`${o.base}/api/system/config`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } })).status, 412, 'no preflight for the old origin')
+  t.equal(
+    (await call(`${o.base}/api/system/config`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } }))
+      .status,
+    412,
+    'no preflight for the old origin',
+  )
 
   t.equal((await postConfig(o, { origin: '*.corp.example' }, o.token, { origin: 'https://new.example' })).status, 200)
   t.equal((await withOrigin('https://a.corp.example')).headers['access-control-allow-origin'], 'https://a.corp.example')
@@ -374,10 +471,17 @@ t.test('origin really changes CORS; OPTIONS answers with it', async (t) => {
   t.equal((await withOrigin('https://evilcorp.example')).status, 412, 'not a look-alike')
   t.equal((await withOrigin('https://corp.example.evil')).status, 412, 'not a suffix trick')
   t.equal((await withOrigin('https://new.example')).status, 412)
-  const wild = await call(`${o.base}/api/system/status`, { method: 'OPTIONS', headers: { origin: 'https://x.corp.example' } })
+  const wild = await call(`${o.base}/api/system/status`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://x.corp.example' },
+  })
   t.equal(wild.headers['access-control-allow-origin'], 'https://x.corp.example')
 
-  t.equal((await postConfig(o, { origin: 'https://Mixed.Example:8443' }, o.token, { origin: 'https://a.corp.example' })).status, 200)
+  t.equal(
+    (await postConfig(o, { origin: 'https://Mixed.Example:8443' }, o.token, { origin: 'https://a.corp.example' }))
+      .status,
+    200,
+  )
   t.equal((await withOrigin('https://mixed.example:8443')).status, 200, 'scheme and host match ignoring case')
   t.equal((await withOrigin('https://mixed.example')).status, 412, 'but the port counts')
 
@@ -401,7 +505,11 @@ t.test('http_option_hsts adds Strict-Transport-Security on HTTPS only', async (t
  * Sends the headers of a POST config and part of its body, then waits up to `waitMs` for the
  * device to answer or to close the connection.
  */
-async function slowRequest(base: string, token: string, waitMs: number): Promise<{ ms: number; response: string; cut: boolean }> {
+async function slowRequest(
+  base: string,
+  token: string,
+  waitMs: number,
+): Promise<{ ms: number; response: string; cut: boolean }> {
   const url = new URL(base)
   const socket = netConnect(Number(url.port), url.hostname)
   socket.on('error', () => undefined)
@@ -477,12 +585,23 @@ t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
   const change = async (passphrase = NEW_PASS) => {
     const key = await keys.get(passphrase, eid)
     const { nonce, spk } = await getConfig(o)
-    return { userkey: b64(key.publicKey), userkey_nonce: nonce as string, userkey_hmac: passphraseChangeHmac(key.seed, spk, nonce) }
+    return {
+      userkey: b64(key.publicKey),
+      userkey_nonce: nonce as string,
+      userkey_hmac: passphraseChangeHmac(key.seed, spk, nonce),
+    }
   }
 
   // Incomplete triples are malformed.
   const full = await change()
-  for (const fields of [['userkey'], ['userkey_nonce'], ['userkey_hmac'], ['userkey', 'userkey_nonce'], ['userkey', 'userkey_hmac'], ['userkey_nonce', 'userkey_hmac']] as const) {
+  for (const fields of [
+    ['userkey'],
+    ['userkey_nonce'],
+    ['userkey_hmac'],
+    ['userkey', 'userkey_nonce'],
+    ['userkey', 'userkey_hmac'],
+    ['userkey_nonce', 'userkey_hmac'],
+  ] as const) {
     const body = Object.fromEntries(fields.map((f) => [f, full[f]]))
     isError(t, await postConfig(o, body), 400, `only ${fields.join(' + ')}`)
   }
@@ -493,13 +612,31 @@ t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
   const other = await keys.get('someone else entirely', eid)
   const forged = await change()
   const { spk } = await getConfig(o)
-  isError(t, await postConfig(o, { ...forged, userkey_hmac: passphraseChangeHmac(other.seed, spk, forged.userkey_nonce) }), 406, 'bad HMAC')
+  isError(
+    t,
+    await postConfig(o, { ...forged, userkey_hmac: passphraseChangeHmac(other.seed, spk, forged.userkey_nonce) }),
+    406,
+    'bad HMAC',
+  )
   // The master passphrase as the new user passphrase → 406: the master would log in as the user.
   isError(t, await postConfig(o, await change(MASTER_PASS)), 406, 'the master passphrase')
   // A made-up nonce → 406.
   const madeUp = b64(randomBytes(32))
-  isError(t, await postConfig(o, { userkey: b64(fresh.publicKey), userkey_nonce: madeUp, userkey_hmac: passphraseChangeHmac(fresh.seed, spk, madeUp) }), 406, 'made-up nonce')
-  t.equal((await loginAnswer(o.base, 'system:config', USER_PASS)).status, 200, 'the old passphrase still works after refusals')
+  isError(
+    t,
+    await postConfig(o, {
+      userkey: b64(fresh.publicKey),
+      userkey_nonce: madeUp,
+      userkey_hmac: passphraseChangeHmac(fresh.seed, spk, madeUp),
+    }),
+    406,
+    'made-up nonce',
+  )
+  t.equal(
+    (await loginAnswer(o.base, 'system:config', USER_PASS)).status,
+    200,
+    'the old passphrase still works after refusals',
+  )
 
   const good = await change()
   const utsBefore = (await getConfig(o)).uts as number
@@ -507,13 +644,30 @@ t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
   t.equal(answer.status, 200, answer.text)
   t.same(answer.json, { updated: true })
   t.ok((await getConfig(o)).uts > utsBefore, 'a passphrase change is a change: uts increases')
-  t.equal((await loginAnswer(o.base, 'system:config', USER_PASS)).status, 401, 'the old passphrase stops working at once')
+  t.equal(
+    (await loginAnswer(o.base, 'system:config', USER_PASS)).status,
+    401,
+    'the old passphrase stops working at once',
+  )
   const token = await login(o.base, 'system:config', NEW_PASS)
-  t.match(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()), { sub: 'U' }, 'the new passphrase logs in as the user')
+  t.match(
+    JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()),
+    { sub: 'U' },
+    'the new passphrase logs in as the user',
+  )
   t.ok(await login(o.base, 'system:config', MASTER_PASS), 'the master passphrase is untouched')
 
   // The same nonce again → 406; nothing changes.
-  isError(t, await postConfig(o, { ...good, userkey: b64(other.publicKey), userkey_hmac: passphraseChangeHmac(other.seed, spk, good.userkey_nonce) }), 406, 'a used nonce')
+  isError(
+    t,
+    await postConfig(o, {
+      ...good,
+      userkey: b64(other.publicKey),
+      userkey_hmac: passphraseChangeHmac(other.seed, spk, good.userkey_nonce),
+    }),
+    406,
+    'a used nonce',
+  )
   isError(t, await postConfig(o, good), 406, 'the same request replayed')
   t.ok(await login(o.base, 'system:config', NEW_PASS), 'still the new passphrase')
 
@@ -526,14 +680,22 @@ t.test('passphrase change: userkey + nonce + HMAC', async (t) => {
   for (const r of failed) t.match(r.decoded, { source: 406 })
   const journal = JSON.stringify((await readJournal(o.device.dataDir)).records)
   for (const key of [fresh.publicKey, other.publicKey]) {
-    t.notOk(journal.includes(b64(key)) || journal.includes(Buffer.from(key).toString('base64url')) || journal.includes(Buffer.from(key).toString('hex')), 'no key in the journal')
+    t.notOk(
+      journal.includes(b64(key)) ||
+        journal.includes(Buffer.from(key).toString('base64url')) ||
+        journal.includes(Buffer.from(key).toString('hex')),
+      'no key in the journal',
+    )
   }
   const raw = Buffer.concat((await readJournal(o.device.dataDir)).files.map((f) => Buffer.from(f.bytes)))
   t.equal(raw.indexOf(Buffer.from(fresh.publicKey)), -1, 'not even as raw bytes')
 
   // The new passphrase survives a reboot (the enclave keeps it).
   t.equal((await call(`${o.base}/api/system/reboot`, { headers: bearer(token) })).status, 200)
-  await until('the old token dies', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(token) })).status === 401)
+  await until(
+    'the old token dies',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(token) })).status === 401,
+  )
   t.ok(await login(o.base, 'system:config', NEW_PASS))
   t.equal((await loginAnswer(o.base, 'system:config', USER_PASS)).status, 401)
 })
@@ -543,10 +705,22 @@ t.test('a nonce from before a reboot is stale', async (t) => {
   const { nonce, eid } = await getConfig(o)
   const key = await keys.get('after the reboot', eid)
   t.equal((await call(`${o.base}/api/system/reboot`, { headers: bearer(o.token) })).status, 200)
-  await until('the old token dies', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
+  await until(
+    'the old token dies',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401,
+  )
   const token = await login(o.base, 'system:config')
   const { spk } = await getConfig(o, token)
-  isError(t, await postConfig(o, { userkey: b64(key.publicKey), userkey_nonce: nonce, userkey_hmac: passphraseChangeHmac(key.seed, spk, nonce) }, token), 406, 'stale nonce')
+  isError(
+    t,
+    await postConfig(
+      o,
+      { userkey: b64(key.publicKey), userkey_nonce: nonce, userkey_hmac: passphraseChangeHmac(key.seed, spk, nonce) },
+      token,
+    ),
+    406,
+    'stale nonce',
+  )
   t.ok(await login(o.base, 'system:config'))
 })
 
@@ -555,7 +729,12 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
   t.equal((await postConfig(o, { ctx: 99, user: 'Before' })).status, 200)
   const before = await getConfig(o)
   isError(t, await postConfig(o, { wipeout: true, ctx: -1 }), 400, 'a wipeout with a malformed field')
-  isError(t, await postConfig(o, { wipeout: true, hostname: 'other.example' }), 400, 'a wipeout that would change the hostname')
+  isError(
+    t,
+    await postConfig(o, { wipeout: true, hostname: 'other.example' }),
+    400,
+    'a wipeout that would change the hostname',
+  )
   isError(t, await postConfig(o, { wipeout: 1 }), 400, 'wipeout not a boolean')
   t.match(await getConfig(o), { user: 'Before', ctx: 99 }, 'not wiped by a refused request')
   const wiped = await postConfig(o, { wipeout: true })
@@ -563,7 +742,10 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
   t.match(wiped.json, { updated: true })
 
   await until('fresh again', async () => (await status(o.base)).inited === false)
-  await until('rebooted: the old token is dead', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
+  await until(
+    'rebooted: the old token is dead',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401,
+  )
   const s = await status(o.base)
   t.equal(s.inited, false)
   t.equal(s.ctx, 0, 'factory ctx')
@@ -574,8 +756,14 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
   const wipeRecord = records.findIndex((r) => r.type === LogType.CONFIG_UPDATED && r.decoded?.wipeout === true)
   t.ok(wipeRecord > 0, 'the wipeout is journaled')
   t.match(records[wipeRecord], { result: LogResult.OK, subject: 'U', decoded: { source: 200 } })
-  t.ok(records.some((r) => r.type === LogType.DEVICE_INITED), 'the old personalisation record is still there')
-  t.ok(records.slice(wipeRecord).some((r) => r.type === LogType.STARTUP), 'a new boot after the wipeout')
+  t.ok(
+    records.some((r) => r.type === LogType.DEVICE_INITED),
+    'the old personalisation record is still there',
+  )
+  t.ok(
+    records.slice(wipeRecord).some((r) => r.type === LogType.STARTUP),
+    'a new boot after the wipeout',
+  )
   t.equal((await verifyDataDir(o.device.dataDir, o.device.logPublicKey, true)).ok, true, 'the journal verifies')
 
   // Personalised again by someone else, with other passphrases.
@@ -594,7 +782,11 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
       cfg: { ...defaultCfg('E', user, master), user: 'Bob', hostname: 'bob.example', origin: '*' },
     },
   })
-  const again = await call(`${o.base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init }) })
+  const again = await call(`${o.base}/api/auth/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ init }),
+  })
   t.equal(again.status, 200, again.text)
   t.not(again.json.instanceid, before.instanceid, 'a new instance')
   t.equal((await loginAnswer(o.base, 'system:config', USER_PASS)).status, 401, 'the old passphrase is gone')
@@ -606,7 +798,10 @@ t.test('wipeout: factory reset, reboot, the journal survives, personalised again
 
   // And the new life survives a reboot: the fold of the journal ends with it.
   t.equal((await call(`${o.base}/api/system/reboot`, { headers: bearer(token) })).status, 200)
-  await until('rebooted', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(token) })).status === 401)
+  await until(
+    'rebooted',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(token) })).status === 401,
+  )
   const after = await getConfig(o, await login(o.base, 'system:config', 'second owner user'))
   t.match(after, { user: 'Bob', hostname: 'bob.example', instanceid: again.json.instanceid })
   t.notOk('inited' in (await status(o.base)))
@@ -616,7 +811,10 @@ t.test('wipeout on P: disks erased; a master may wipe too', async (t) => {
   const o = await owned(t, { variant: 'P' })
   const master = await login(o.base, 'system:config', MASTER_PASS)
   t.equal((await postConfig(o, { wipeout: true }, master)).status, 200)
-  await until('rebooted', async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401)
+  await until(
+    'rebooted',
+    async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).status === 401,
+  )
   const s = await status(o.base)
   t.equal(s.inited, false)
   t.notOk('format' in s, 'no format state on a fresh device')
@@ -637,7 +835,11 @@ t.test('gen_csr: a CSR for the TLS key the HTTPS port serves, and genuine on P',
     t.ok(await csr.verify(), 'self-signed by the key it names')
     t.equal(csr.subject, 'CN=hem.example', 'CN is the hostname')
     const served = new X509Certificate(await servedCertificate(o.https))
-    t.same(Buffer.from(csr.publicKey.rawData), served.publicKey.export({ type: 'spki', format: 'der' }), 'the key the HTTPS port serves')
+    t.same(
+      Buffer.from(csr.publicKey.rawData),
+      served.publicKey.export({ type: 'spki', format: 'der' }),
+      'the key the HTTPS port serves',
+    )
 
     const both = await postConfig(o, { gen_csr: true, user: 'Csr' })
     t.match(both.json, { csr: String, updated: true }, 'with a change in the same request')

@@ -7,12 +7,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { CURVES } from '../hal/crypto/curves.js'
-import {
-  nativeEngine as native,
-  nobleEngine as noble,
-  type Curve,
-  type RandomSource,
-} from '../hal/crypto/index.js'
+import { nativeEngine as native, nobleEngine as noble, type Curve, type RandomSource } from '../hal/crypto/index.js'
 
 const RUNS = 200
 const SEED = 0x5eed
@@ -111,8 +106,14 @@ t.test('CBC: near-valid paddings are accepted or refused alike, as PKCS#7 says',
     // Encrypting whole blocks appends a padding block; without it, `last` is the final block.
     const ciphertext = native.aesCbcEncrypt(key, iv, plaintext).subarray(0, plaintext.length)
     const expected = valid ? hex(plaintext.subarray(0, plaintext.length - value)) : 'CipherError'
-    assert.equal(outcome(() => native.aesCbcDecrypt(key, iv, ciphertext)), expected)
-    assert.equal(outcome(() => noble.aesCbcDecrypt(key, iv, ciphertext)), expected)
+    assert.equal(
+      outcome(() => native.aesCbcDecrypt(key, iv, ciphertext)),
+      expected,
+    )
+    assert.equal(
+      outcome(() => noble.aesCbcDecrypt(key, iv, ciphertext)),
+      expected,
+    )
   })
   check(t, RUNS, property)
 })
@@ -183,7 +184,10 @@ t.test('ECDH: arbitrary X25519/X448 u-coordinates, valid or not, get the same an
     const property = fc.property(bytes(size), bytes(size), (privateKey, peer) => {
       const answer = outcome(() => native.ecdh(curve, privateKey, peer))
       assert.match(answer, /^([0-9a-f]+|CryptoInputError)$/)
-      assert.equal(outcome(() => noble.ecdh(curve, privateKey, peer)), answer)
+      assert.equal(
+        outcome(() => noble.ecdh(curve, privateKey, peer)),
+        answer,
+      )
     })
     check(t, ECDH_RUNS[curve], property)
   }
@@ -200,7 +204,10 @@ t.test('ECDH: arbitrary compressed x-coordinates are points on both or on neithe
       const peer = Uint8Array.of(prefix, ...x)
       const answer = outcome(() => native.ecdh(curve, key, peer))
       assert.match(answer, /^([0-9a-f]+|CryptoInputError)$/)
-      assert.equal(outcome(() => noble.ecdh(curve, key, peer)), answer)
+      assert.equal(
+        outcome(() => noble.ecdh(curve, key, peer)),
+        answer,
+      )
       if (answer !== 'CryptoInputError') valid++
     })
     check(t, ECDH_RUNS[curve], property)

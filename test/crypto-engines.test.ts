@@ -172,7 +172,13 @@ forEachEngine('CBC: a 16-byte IV, PKCS#7 padding, whole non-empty ciphertext', (
       message: `ciphertext must be a non-zero multiple of 16 bytes, got ${length}`,
     })
   }
-  for (const [length, padded] of [[0, 16], [1, 16], [15, 16], [16, 32], [17, 32]] as const) {
+  for (const [length, padded] of [
+    [0, 16],
+    [1, 16],
+    [15, 16],
+    [16, 32],
+    [17, 32],
+  ] as const) {
     const ciphertext = engine.aesCbcEncrypt(KEY, IV, bytes(length, 9))
     t.equal(ciphertext.length, padded, `${length} bytes pad to ${padded}`)
     t.same(engine.aesCbcDecrypt(KEY, IV, ciphertext), bytes(length, 9))
@@ -224,8 +230,7 @@ forEachEngine('GCM: any change to ciphertext, tag, aad, nonce or key is an Authe
   const plaintext = bytes(40, 0x70)
   const { ciphertext, tag } = engine.aesGcmEncrypt(KEY, IV, plaintext, aad)
   const flip = (data: Uint8Array, at: number) => data.map((byte, i) => (i === at ? byte ^ 0x80 : byte))
-  const open = (c = ciphertext, g = tag, a = aad, n = IV, k = KEY) =>
-    engine.aesGcmDecrypt(k, n, c, g, a)
+  const open = (c = ciphertext, g = tag, a = aad, n = IV, k = KEY) => engine.aesGcmDecrypt(k, n, c, g, a)
   t.same(open(), plaintext)
   const forgeries: [string, () => unknown][] = [
     ['ciphertext first byte', () => open(flip(ciphertext, 0))],
@@ -331,10 +336,14 @@ forEachEngine('ECDH: X25519/X448 keys have fixed sizes; small-order peers are re
     for (const u of smallOrder[curve]) {
       const peer = new Uint8Array(size)
       peer.set(Buffer.from(u, 'hex'))
-      t.throws(() => engine.ecdh(curve, bytes(size), peer), {
-        name: 'CryptoInputError',
-        message: `peer public key is a small-order ${curve} point`,
-      }, `${curve} u=${u.slice(0, 8)}`)
+      t.throws(
+        () => engine.ecdh(curve, bytes(size), peer),
+        {
+          name: 'CryptoInputError',
+          message: `peer public key is a small-order ${curve} point`,
+        },
+        `${curve} u=${u.slice(0, 8)}`,
+      )
     }
   }
 })
@@ -368,7 +377,9 @@ forEachEngine('generateKeyPair: raw or compressed public keys, scalars redrawn u
     name: 'CryptoInputError',
     message: 'random source gave no valid scalar in 64 draws',
   })
-  t.throws(() => engine.generateKeyPair('CURVE25519', () => bytes(31)), { message: 'random source must return 32 bytes' })
+  t.throws(() => engine.generateKeyPair('CURVE25519', () => bytes(31)), {
+    message: 'random source must return 32 bytes',
+  })
   t.throws(() => engine.generateKeyPair('CURVE25519', undefined as never), { message: 'random must be a function' })
   const random = bytes(32, 0x21)
   const { privateKey } = engine.generateKeyPair('CURVE25519', () => random)

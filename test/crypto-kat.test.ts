@@ -1,14 +1,7 @@
 // The known-answer tests: both engines pass them, a broken engine fails exactly the ones its
 // fault touches, and chooseEngine falls back to noble when native fails.
 import t from 'tap'
-import {
-  chooseEngine,
-  KAT_NAMES,
-  nativeEngine,
-  nobleEngine,
-  runKats,
-  type CryptoEngine,
-} from '../hal/crypto/index.js'
+import { chooseEngine, KAT_NAMES, nativeEngine, nobleEngine, runKats, type CryptoEngine } from '../hal/crypto/index.js'
 
 const flipFirstByte = (data: Uint8Array) => Uint8Array.of(data[0]! ^ 0x01, ...data.subarray(1))
 
@@ -74,8 +67,15 @@ t.test('the KATs cover every standard vector set the device relies on', async (t
     'ECDH secp256k1',
     ...['A.1', 'A.2', 'A.3'].map((s) => `RFC 5869 ${s} HKDF-SHA256`),
   ]
-  for (const prefix of expected) t.ok(KAT_NAMES.some((name) => name.startsWith(prefix)), prefix)
-  t.ok(KAT_NAMES.some((name) => name.includes('60-byte IV')), 'a GCM vector with a non-96-bit IV')
+  for (const prefix of expected)
+    t.ok(
+      KAT_NAMES.some((name) => name.startsWith(prefix)),
+      prefix,
+    )
+  t.ok(
+    KAT_NAMES.some((name) => name.includes('60-byte IV')),
+    'a GCM vector with a non-96-bit IV',
+  )
   t.equal(new Set(KAT_NAMES).size, KAT_NAMES.length, 'names are unique')
   t.equal(KAT_NAMES.length, 61)
 })
@@ -109,11 +109,14 @@ t.test('chooseEngine falls back to noble when native fails a KAT', async (t) => 
   const choice = chooseEngine({ native, noble: nobleEngine })
   t.equal(choice.engine, nobleEngine)
   t.same(choice.failed, [], 'noble passes, so no fls bit')
-  t.same(choice.kats.native.failed, KAT_NAMES.filter((name) => name.startsWith('RFC 5869')))
+  t.same(
+    choice.kats.native.failed,
+    KAT_NAMES.filter((name) => name.startsWith('RFC 5869')),
+  )
   t.equal(choice.kats.noble?.ok, true)
 })
 
-t.test('chooseEngine may defer noble\'s KATs when native passes, never when it fails', async (t) => {
+t.test("chooseEngine may defer noble's KATs when native passes, never when it fails", async (t) => {
   const deferred: (() => void)[] = []
   const choice = chooseEngine({ native: nativeEngine, noble: broken.ecdh(nobleEngine) }, (run) => deferred.push(run))
   t.equal(choice.engine, nativeEngine)
@@ -129,6 +132,10 @@ t.test('chooseEngine reports the failures of noble when both fail', async (t) =>
   const noble = broken.ecdh(nobleEngine)
   const choice = chooseEngine({ native: broken.gcmTag(nativeEngine), noble })
   t.equal(choice.engine, noble)
-  t.same(choice.failed, KAT_NAMES.filter((name) => name.endsWith(' shared secret')), 'the device raises fls 0x01')
+  t.same(
+    choice.failed,
+    KAT_NAMES.filter((name) => name.endsWith(' shared secret')),
+    'the device raises fls 0x01',
+  )
   t.equal(choice.kats.native.ok, false)
 })

@@ -7,7 +7,14 @@ import { once } from 'node:events'
 import { access, appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { configureBus, parseBusConfigArgs } from '../cli/hemd/bus-config-cli.js'
-import { BusConfigError, existingBusAccess, newBusCredentials, readBusAccess, writeBusAccess, writeBusConfig } from '../bus/bus-config.js'
+import {
+  BusConfigError,
+  existingBusAccess,
+  newBusCredentials,
+  readBusAccess,
+  writeBusAccess,
+  writeBusConfig,
+} from '../bus/bus-config.js'
 import { parseHemdArgs } from '../cli/hemd/hemd-cli.js'
 import { HEMD_NODE_FLAGS } from '../runtime/node-flags.js'
 import { inboxPrefix, services } from '../bus/services.js'
@@ -27,7 +34,11 @@ let installing: Promise<{ code: number | null; out: string }> | undefined
 function install(...extra: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     // Never without --root: the script would install onto this host.
-    const child = spawn('bash', [installScript, '--root', staging, '--no-apt', '--no-user', '--no-systemctl', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      'bash',
+      [installScript, '--root', staging, '--no-apt', '--no-user', '--no-systemctl', ...extra],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
     child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c))
@@ -59,7 +70,11 @@ function mode(path: string): Promise<string> {
 }
 
 t.test('the units carry the hardening and run what the layout says', async (t) => {
-  const units = Object.fromEntries(await Promise.all(unitNames.map(async (n) => [n, await readFile(join(repoRoot, 'deploy', 'systemd', n), 'utf8')] as const)))
+  const units = Object.fromEntries(
+    await Promise.all(
+      unitNames.map(async (n) => [n, await readFile(join(repoRoot, 'deploy', 'systemd', n), 'utf8')] as const),
+    ),
+  )
   for (const [name, text] of Object.entries(units)) {
     const one = (key: string) => values(text, key).join('\n')
     t.equal(one('User'), 'hemd', `${name}: the dedicated user`)
@@ -77,14 +92,26 @@ t.test('the units carry the hardening and run what the layout says', async (t) =
     t.equal(one('RestrictAddressFamilies'), 'AF_UNIX AF_INET AF_INET6', name)
     t.equal(one('SystemCallFilter'), '@system-service', name)
     t.equal(one('UMask'), '0077', name)
-    for (const key of ['LockPersonality', 'RestrictRealtime', 'ProtectKernelTunables', 'ProtectKernelModules', 'ProtectKernelLogs', 'ProtectControlGroups', 'RestrictSUIDSGID', 'RestrictNamespaces']) {
+    for (const key of [
+      'LockPersonality',
+      'RestrictRealtime',
+      'ProtectKernelTunables',
+      'ProtectKernelModules',
+      'ProtectKernelLogs',
+      'ProtectControlGroups',
+      'RestrictSUIDSGID',
+      'RestrictNamespaces',
+    ]) {
       t.equal(one(key), 'yes', `${name}: ${key}`)
     }
     t.same(values(text, 'MemoryDenyWriteExecute'), [], `${name}: no MemoryDenyWriteExecute (V8 JIT)`)
     t.match(text, /MemoryDenyWriteExecute.*must NOT be set|MemoryDenyWriteExecute is not set/, `${name}: and says why`)
   }
   const bus = units['hemd-bus.service']!
-  t.match(values(bus, 'ExecStartPre')[0], /^\/usr\/bin\/node \/opt\/hemd\/dist\/bin\/hemd\.js bus-config --keep --data \/var\/lib\/hemd .*--out \/run\/hemd-bus/)
+  t.match(
+    values(bus, 'ExecStartPre')[0],
+    /^\/usr\/bin\/node \/opt\/hemd\/dist\/bin\/hemd\.js bus-config --keep --data \/var\/lib\/hemd .*--out \/run\/hemd-bus/,
+  )
   t.equal(values(bus, 'ExecStart')[0], '/usr/sbin/nats-server -c /run/hemd-bus/nats-server.conf')
   t.equal(values(bus, 'RuntimeDirectory')[0], 'hemd-bus')
   t.equal(values(bus, 'RuntimeDirectoryPreserve')[0], 'yes', 'the passwords live as long as the boot')
@@ -99,47 +126,70 @@ t.test('the units carry the hardening and run what the layout says', async (t) =
   t.equal(values(hemd, 'KillMode')[0], 'mixed', 'only the launcher gets SIGTERM: it stops the services in order')
 })
 
-const noAnalyze = spawnSync('systemd-analyze', ['--version']).error ? 'systemd-analyze is not installed (Debian: apt-get install systemd)' : false
+const noAnalyze = spawnSync('systemd-analyze', ['--version']).error
+  ? 'systemd-analyze is not installed (Debian: apt-get install systemd)'
+  : false
 
-t.test('systemd-analyze verify passes on the installed units, and fails on broken ones', { skip: noAnalyze }, async (t) => {
-  const { code, out } = await installed()
-  t.equal(code, 0, out)
-  const dir = join(staging, 'etc', 'systemd', 'system')
-  // Without --root: it checks that the binaries the units run exist on this host (node, nats-server).
-  const verify = (...files: string[]) => spawnSync('systemd-analyze', ['verify', '--man=no', ...files], { encoding: 'utf8' })
-  const ok = verify(...unitNames.map((n) => join(dir, n)))
-  t.equal(ok.status, 0, ok.stderr)
-  t.equal(ok.stderr.trim(), '', 'no warning either')
+t.test(
+  'systemd-analyze verify passes on the installed units, and fails on broken ones',
+  { skip: noAnalyze },
+  async (t) => {
+    const { code, out } = await installed()
+    t.equal(code, 0, out)
+    const dir = join(staging, 'etc', 'systemd', 'system')
+    // Without --root: it checks that the binaries the units run exist on this host (node, nats-server).
+    const verify = (...files: string[]) =>
+      spawnSync('systemd-analyze', ['verify', '--man=no', ...files], { encoding: 'utf8' })
+    const ok = verify(...unitNames.map((n) => join(dir, n)))
+    t.equal(ok.status, 0, ok.stderr)
+    t.equal(ok.stderr.trim(), '', 'no warning either')
 
-  const broken = join(top, 'broken')
-  await rm(broken, { recursive: true, force: true })
-  await mkdir(broken)
-  const bus = await readFile(join(dir, 'hemd-bus.service'), 'utf8')
-  await writeFile(join(broken, 'hemd-bus.service'), bus.replace('/usr/sbin/nats-server', '/usr/sbin/no-such-server'))
-  const missing = verify(join(broken, 'hemd-bus.service'))
-  t.not(missing.status, 0, 'a binary that is not there fails')
-  t.match(missing.stderr, /no-such-server/)
-  await writeFile(join(broken, 'hemd-bus.service'), bus.replace('ProtectHome=yes', 'ProtectHome=yes\nProtectHomme=yes'))
-  t.match(verify(join(broken, 'hemd-bus.service')).stderr, /Unknown key 'ProtectHomme'/, 'a misspelt option is reported')
-})
+    const broken = join(top, 'broken')
+    await rm(broken, { recursive: true, force: true })
+    await mkdir(broken)
+    const bus = await readFile(join(dir, 'hemd-bus.service'), 'utf8')
+    await writeFile(join(broken, 'hemd-bus.service'), bus.replace('/usr/sbin/nats-server', '/usr/sbin/no-such-server'))
+    const missing = verify(join(broken, 'hemd-bus.service'))
+    t.not(missing.status, 0, 'a binary that is not there fails')
+    t.match(missing.stderr, /no-such-server/)
+    await writeFile(
+      join(broken, 'hemd-bus.service'),
+      bus.replace('ProtectHome=yes', 'ProtectHome=yes\nProtectHomme=yes'),
+    )
+    t.match(
+      verify(join(broken, 'hemd-bus.service')).stderr,
+      /Unknown key 'ProtectHomme'/,
+      'a misspelt option is reported',
+    )
+  },
+)
 
 t.test('install.sh into a staging root: the layout of LAYOUT.md, and a second run keeps the device', async (t) => {
   const { code, out } = await installed()
   t.equal(code, 0, out)
   t.match(out, /firmware \S+ verifies against its signed manifest/)
   const layout = await readFile(join(repoRoot, 'deploy', 'LAYOUT.md'), 'utf8')
-  const rows = [...layout.matchAll(/^\| `([^`]+)` \| [^|]+ \| (0\d{3}) \| install\.sh \|/gm)].map((m) => ({ path: m[1]!, mode: m[2]! }))
+  const rows = [...layout.matchAll(/^\| `([^`]+)` \| [^|]+ \| (0\d{3}) \| install\.sh \|/gm)].map((m) => ({
+    path: m[1]!,
+    mode: m[2]!,
+  }))
   t.ok(rows.length >= 10, `LAYOUT.md lists what install.sh installs (${rows.length} paths)`)
   for (const row of rows) t.equal(await mode(join(staging, row.path)).catch(() => 'missing'), row.mode, row.path)
   for (const unit of unitNames) {
-    t.equal(await readFile(join(staging, 'etc/systemd/system', unit), 'utf8'), await readFile(join(repoRoot, 'deploy/systemd', unit), 'utf8'), `${unit} as in deploy/systemd`)
+    t.equal(
+      await readFile(join(staging, 'etc/systemd/system', unit), 'utf8'),
+      await readFile(join(repoRoot, 'deploy/systemd', unit), 'utf8'),
+      `${unit} as in deploy/systemd`,
+    )
   }
   const env = await readFile(join(staging, 'etc/hemd/hemd.env'), 'utf8')
   t.match(env, /^HEMD_VARIANT=P$/m)
   t.match(env, /^HEMD_OPTS="--http 127\.0\.0\.1:8080 --https 0\.0\.0\.0:8443"$/m)
   const modules = join(staging, 'opt/hemd/node_modules')
-  for (const dep of ['pino', 'xstate', '@nats-io/transport-node', 'uWebSockets.js']) await t.resolves(access(join(modules, dep)), `${dep} is there`)
-  for (const dev of ['tap', 'typescript', 'esbuild', 'autocannon']) await t.rejects(access(join(modules, dev)), `${dev} (a dev dependency) is not`)
+  for (const dep of ['pino', 'xstate', '@nats-io/transport-node', 'uWebSockets.js'])
+    await t.resolves(access(join(modules, dep)), `${dep} is there`)
+  for (const dev of ['tap', 'typescript', 'esbuild', 'autocannon'])
+    await t.rejects(access(join(modules, dev)), `${dev} (a dev dependency) is not`)
 
   // The device and the operator's flags stay; the runtime is replaced whole.
   await writeFile(join(staging, 'var/lib/hemd/device.json'), '{"marker":true}\n', { mode: 0o600 })
@@ -149,10 +199,19 @@ t.test('install.sh into a staging root: the layout of LAYOUT.md, and a second ru
   t.equal(again.code, 0, again.out)
   t.match(again.out, /keeping .*hemd\.env/)
   t.match(again.out, /keeping the data dir/)
-  t.equal(await readFile(join(staging, 'var/lib/hemd/device.json'), 'utf8'), '{"marker":true}\n', 'the data dir is kept')
-  t.match(await readFile(join(staging, 'etc/hemd/hemd.env'), 'utf8'), /HEMD_VARIANT=P\n[^]*# edited by the operator\n$/, 'the env file is kept')
+  t.equal(
+    await readFile(join(staging, 'var/lib/hemd/device.json'), 'utf8'),
+    '{"marker":true}\n',
+    'the data dir is kept',
+  )
+  t.match(
+    await readFile(join(staging, 'etc/hemd/hemd.env'), 'utf8'),
+    /HEMD_VARIANT=P\n[^]*# edited by the operator\n$/,
+    'the env file is kept',
+  )
   await t.rejects(access(join(staging, 'opt/hemd/dist/stray.js')), 'nothing of the old runtime stays')
-  for (const row of rows) t.equal(await mode(join(staging, row.path)).catch(() => 'missing'), row.mode, `${row.path} after the second run`)
+  for (const row of rows)
+    t.equal(await mode(join(staging, row.path)).catch(() => 'missing'), row.mode, `${row.path} after the second run`)
   await rm(join(staging, 'var/lib/hemd/device.json'))
 
   const bad = spawnSync('bash', [installScript, '--root', staging, '--bogus'], { encoding: 'utf8' })
@@ -161,15 +220,35 @@ t.test('install.sh into a staging root: the layout of LAYOUT.md, and a second ru
 })
 
 t.test('bus-config arguments', async (t) => {
-  t.match(parseBusConfigArgs(['--out', 'o']), { dataDir: join(process.cwd(), 'var/hemd'), variant: 'P', listen: { host: '127.0.0.1', port: 4222 }, keep: false })
-  t.match(parseBusConfigArgs(['--out', '/o', '--data', '/d', '--variant', 'e', '--listen', '127.0.0.2:5000', '--backend', 'tls://fleet.example:7422', '--keep']), {
-    out: '/o',
-    dataDir: '/d',
-    variant: 'E',
-    listen: { host: '127.0.0.2', port: 5000 },
-    backend: 'tls://fleet.example:7422',
-    keep: true,
+  t.match(parseBusConfigArgs(['--out', 'o']), {
+    dataDir: join(process.cwd(), 'var/hemd'),
+    variant: 'P',
+    listen: { host: '127.0.0.1', port: 4222 },
+    keep: false,
   })
+  t.match(
+    parseBusConfigArgs([
+      '--out',
+      '/o',
+      '--data',
+      '/d',
+      '--variant',
+      'e',
+      '--listen',
+      '127.0.0.2:5000',
+      '--backend',
+      'tls://fleet.example:7422',
+      '--keep',
+    ]),
+    {
+      out: '/o',
+      dataDir: '/d',
+      variant: 'E',
+      listen: { host: '127.0.0.2', port: 5000 },
+      backend: 'tls://fleet.example:7422',
+      keep: true,
+    },
+  )
   t.equal(parseBusConfigArgs(['-h']), 'help')
   const cases: [string[], RegExp][] = [
     [[], /--out DIR is required/],
@@ -181,14 +260,19 @@ t.test('bus-config arguments', async (t) => {
     [['--out', 'o', '--backend', 'nats://x"\\'], /--backend/],
     [['--out', 'o', 'extra'], /unexpected argument/],
   ]
-  for (const [argv, message] of cases) t.throws(() => parseBusConfigArgs(argv), { name: 'UsageError', message }, argv.join(' ') || '(nothing)')
+  for (const [argv, message] of cases)
+    t.throws(() => parseBusConfigArgs(argv), { name: 'UsageError', message }, argv.join(' ') || '(nothing)')
   t.throws(() => parseHemdArgs(['--nats', 'nats://127.0.0.1:4222', '--bus', '/run/hemd-bus']), /exclude each other/)
 })
 
 t.test('the bus files: private, complete, and for one device only', async (t) => {
   const dir = join(top, 'files', 'bus')
   const credentials = newBusCredentials()
-  t.same([...credentials.keys()], services.map((s) => s.name), 'a user for every service')
+  t.same(
+    [...credentials.keys()],
+    services.map((s) => s.name),
+    'a user for every service',
+  )
   t.equal(new Set([...credentials.values()].map((c) => c.pass)).size, services.length, 'each with its own password')
   const config = await writeBusConfig({ dir, devid: '00112233aabbccdd', host: '127.0.0.1', port: 4999, credentials })
   await writeBusAccess(dir, { devid: '00112233aabbccdd', url: 'nats://127.0.0.1:4999', credentials })
@@ -198,15 +282,24 @@ t.test('the bus files: private, complete, and for one device only', async (t) =>
   t.match(await readFile(config, 'utf8'), /^listen: "127\.0\.0\.1:4999"$/m)
   const access = await readBusAccess(dir, '00112233aabbccdd')
   t.same([...access.credentials], [...credentials])
-  await t.rejects(readBusAccess(dir, 'ffffffffffffffff'), { name: 'BusConfigError', message: /is the bus of device 00112233aabbccdd/ })
+  await t.rejects(readBusAccess(dir, 'ffffffffffffffff'), {
+    name: 'BusConfigError',
+    message: /is the bus of device 00112233aabbccdd/,
+  })
   await t.rejects(readBusAccess(join(top, 'files', 'none')), BusConfigError)
   t.equal((await existingBusAccess(dir))?.url, 'nats://127.0.0.1:4999', 'a complete pair is found')
   await rm(config)
   t.equal(await existingBusAccess(dir), undefined, 'credentials without the configuration are no pair')
-  const text = JSON.parse(await readFile(join(dir, 'bus-credentials.json'), 'utf8')) as { users: Record<string, unknown> }
+  const text = JSON.parse(await readFile(join(dir, 'bus-credentials.json'), 'utf8')) as {
+    users: Record<string, unknown>
+  }
   delete text.users.gateway
   await writeFile(join(dir, 'bus-credentials.json'), JSON.stringify(text))
-  await t.rejects(readBusAccess(dir), { message: /not a complete bus credentials file/ }, 'a service without its user is refused')
+  await t.rejects(
+    readBusAccess(dir),
+    { message: /not a complete bus credentials file/ },
+    'a service without its user is refused',
+  )
 })
 
 t.test('bus-config on a device that exists: reads its devid, keeps a pair for the same listener only', async (t) => {
@@ -220,106 +313,157 @@ t.test('bus-config on a device that exists: reads its devid, keeps a pair for th
   const first = await readBusAccess(out, devid)
   t.match(await configureBus(args), /kept/)
   t.same([...(await readBusAccess(out, devid)).credentials], [...first.credentials], '--keep: the same passwords')
-  t.match(await configureBus({ ...args, listen: { host: '127.0.0.1', port: 4223 } }), /wrote/, 'another listener is written anew')
+  t.match(
+    await configureBus({ ...args, listen: { host: '127.0.0.1', port: 4223 } }),
+    /wrote/,
+    'another listener is written anew',
+  )
   t.equal((await readBusAccess(out, devid)).url, 'nats://127.0.0.1:4223')
   t.not((await readBusAccess(out, devid)).credentials.get('gateway')!.pass, first.credentials.get('gateway')!.pass)
-  await t.rejects(configureBus({ ...args, variant: 'P' }), { name: 'HalVariantMismatchError' }, 'the device\'s variant only')
+  await t.rejects(
+    configureBus({ ...args, variant: 'P' }),
+    { name: 'HalVariantMismatchError' },
+    "the device's variant only",
+  )
   await configureBus({ ...args, keep: false, backend: 'nats://127.0.0.1:7422' })
-  t.match(await readFile(join(out, 'nats-server.conf'), 'utf8'), /"nats:\/\/127\.0\.0\.1:7422"/, '--backend reaches the configuration')
+  t.match(
+    await readFile(join(out, 'nats-server.conf'), 'utf8'),
+    /"nats:\/\/127\.0\.0\.1:7422"/,
+    '--backend reaches the configuration',
+  )
 })
 
-t.test('end to end: hemd bus-config, nats-server on its own, hemd --bus; least privilege, --keep and a bus restart', async (t) => {
-  t.equal((await installed()).code, 0)
-  const dir = join(top, 'e2e')
-  const data = join(dir, 'data')
-  const busDir = join(dir, 'bus')
-  const port = await freePort()
-  // bus-config from the staged install: its production dependencies are enough to run it.
-  const stagedHemd = join(staging, 'opt/hemd/dist/bin/hemd.js')
-  const busConfig = (...args: string[]) => runToEnd(stagedHemd, ['bus-config', '--data', data, '--out', busDir, '--listen', `127.0.0.1:${port}`, ...args])
-  const readCredentials = () => readFile(join(busDir, 'bus-credentials.json'), 'utf8')
+t.test(
+  'end to end: hemd bus-config, nats-server on its own, hemd --bus; least privilege, --keep and a bus restart',
+  async (t) => {
+    t.equal((await installed()).code, 0)
+    const dir = join(top, 'e2e')
+    const data = join(dir, 'data')
+    const busDir = join(dir, 'bus')
+    const port = await freePort()
+    // bus-config from the staged install: its production dependencies are enough to run it.
+    const stagedHemd = join(staging, 'opt/hemd/dist/bin/hemd.js')
+    const busConfig = (...args: string[]) =>
+      runToEnd(stagedHemd, ['bus-config', '--data', data, '--out', busDir, '--listen', `127.0.0.1:${port}`, ...args])
+    const readCredentials = () => readFile(join(busDir, 'bus-credentials.json'), 'utf8')
 
-  const first = await busConfig()
-  t.equal(first.code, 0, first.stderr)
-  t.match(first.stdout, /wrote .*nats-server\.conf and bus-credentials\.json for devid [0-9a-f]{16}/)
-  await t.resolves(access(join(data, 'device.json')), 'a new data dir got its device, as at a first boot')
-  t.equal(await mode(busDir), '0700')
-  t.equal(await mode(join(busDir, 'nats-server.conf')), '0600')
-  t.equal(await mode(join(busDir, 'bus-credentials.json')), '0600')
-  const written = JSON.parse(await readCredentials()) as { devid: string; url: string; users: Record<string, { user: string; pass: string }> }
-  t.equal(written.url, `nats://127.0.0.1:${port}`)
-  t.same(Object.keys(written.users).sort(), services.map((s) => s.name).sort())
-  for (const { pass } of Object.values(written.users)) t.notMatch(first.stdout + first.stderr, pass, 'no password is printed')
+    const first = await busConfig()
+    t.equal(first.code, 0, first.stderr)
+    t.match(first.stdout, /wrote .*nats-server\.conf and bus-credentials\.json for devid [0-9a-f]{16}/)
+    await t.resolves(access(join(data, 'device.json')), 'a new data dir got its device, as at a first boot')
+    t.equal(await mode(busDir), '0700')
+    t.equal(await mode(join(busDir, 'nats-server.conf')), '0600')
+    t.equal(await mode(join(busDir, 'bus-credentials.json')), '0600')
+    const written = JSON.parse(await readCredentials()) as {
+      devid: string
+      url: string
+      users: Record<string, { user: string; pass: string }>
+    }
+    t.equal(written.url, `nats://127.0.0.1:${port}`)
+    t.same(Object.keys(written.users).sort(), services.map((s) => s.name).sort())
+    for (const { pass } of Object.values(written.users))
+      t.notMatch(first.stdout + first.stderr, pass, 'no password is printed')
 
-  const fresh = await busConfig()
-  t.not((JSON.parse(await readCredentials()) as typeof written).users.gateway!.pass, written.users.gateway!.pass, 'without --keep: new passwords')
-  const before = await readCredentials()
-  const configBefore = await readFile(join(busDir, 'nats-server.conf'), 'utf8')
-  const kept = await busConfig('--keep')
-  t.equal(kept.code, 0, kept.stderr)
-  t.match(kept.stdout, /kept the bus configuration/)
-  t.equal(await readCredentials(), before, '--keep leaves the credentials as they were')
-  t.equal(await readFile(join(busDir, 'nats-server.conf'), 'utf8'), configBefore, 'and the configuration')
-  t.equal(fresh.code, 0)
-  const usage = await runToEnd(hemdBin, ['bus-config', '--out', busDir, '--listen', '10.0.0.1:4222'])
-  t.equal(usage.code, 2, 'a listener beyond loopback is a usage error')
-  t.match(usage.stderr, /Usage: hemd bus-config/)
-  const help = await runToEnd(hemdBin, ['bus-config', '--help'])
-  t.equal(help.code, 0)
-  t.match(help.stdout, /--keep/)
-  const mismatch = await busConfig('--variant', 'E')
-  t.equal(mismatch.code, 1, 'a variant other than the device\'s is refused')
-  t.match(mismatch.stderr, /holds a P device; cannot open it as E/)
-  t.equal(await readCredentials(), before, 'and the pair is left as it was')
-  const noBus = await runToEnd(hemdBin, ['--data', join(dir, 'other'), '--bus', join(dir, 'no-bus'), '--http', '127.0.0.1:0', '--https', '127.0.0.1:0'])
-  t.equal(noBus.code, 1, 'hemd --bus without a bus-config refuses to start')
-  t.match(noBus.stderr, /cannot read the bus credentials .*no-bus\/bus-credentials\.json \(write them with: hemd bus-config/)
+    const fresh = await busConfig()
+    t.not(
+      (JSON.parse(await readCredentials()) as typeof written).users.gateway!.pass,
+      written.users.gateway!.pass,
+      'without --keep: new passwords',
+    )
+    const before = await readCredentials()
+    const configBefore = await readFile(join(busDir, 'nats-server.conf'), 'utf8')
+    const kept = await busConfig('--keep')
+    t.equal(kept.code, 0, kept.stderr)
+    t.match(kept.stdout, /kept the bus configuration/)
+    t.equal(await readCredentials(), before, '--keep leaves the credentials as they were')
+    t.equal(await readFile(join(busDir, 'nats-server.conf'), 'utf8'), configBefore, 'and the configuration')
+    t.equal(fresh.code, 0)
+    const usage = await runToEnd(hemdBin, ['bus-config', '--out', busDir, '--listen', '10.0.0.1:4222'])
+    t.equal(usage.code, 2, 'a listener beyond loopback is a usage error')
+    t.match(usage.stderr, /Usage: hemd bus-config/)
+    const help = await runToEnd(hemdBin, ['bus-config', '--help'])
+    t.equal(help.code, 0)
+    t.match(help.stdout, /--keep/)
+    const mismatch = await busConfig('--variant', 'E')
+    t.equal(mismatch.code, 1, "a variant other than the device's is refused")
+    t.match(mismatch.stderr, /holds a P device; cannot open it as E/)
+    t.equal(await readCredentials(), before, 'and the pair is left as it was')
+    const noBus = await runToEnd(hemdBin, [
+      '--data',
+      join(dir, 'other'),
+      '--bus',
+      join(dir, 'no-bus'),
+      '--http',
+      '127.0.0.1:0',
+      '--https',
+      '127.0.0.1:0',
+    ])
+    t.equal(noBus.code, 1, 'hemd --bus without a bus-config refuses to start')
+    t.match(
+      noBus.stderr,
+      /cannot read the bus credentials .*no-bus\/bus-credentials\.json \(write them with: hemd bus-config/,
+    )
 
-  const access1 = JSON.parse(before) as typeof written
-  let nats = await startNatsServer(t, busDir)
-  const hemd = await runHemd(t, ['--data', data, '--bus', busDir])
-  t.match(hemd.stdout(), new RegExp(`bus +nats://127\\.0\\.0\\.1:${port} \\(external\\)`))
-  t.match(hemd.stdout(), new RegExp(`devid ${access1.devid}`))
-  const status = await call(`${hemd.httpUrl}/api/system/status`)
-  t.equal(status.status, 200)
-  t.equal(status.json.fls_state, 0)
-  const sim = await runToEnd(hemdBin, ['sim', '--data', data, 'status'])
-  t.equal(sim.code, 0, `hemd sim reaches the system service as simctl: ${sim.stderr}`)
+    const access1 = JSON.parse(before) as typeof written
+    let nats = await startNatsServer(t, busDir)
+    const hemd = await runHemd(t, ['--data', data, '--bus', busDir])
+    t.match(hemd.stdout(), new RegExp(`bus +nats://127\\.0\\.0\\.1:${port} \\(external\\)`))
+    t.match(hemd.stdout(), new RegExp(`devid ${access1.devid}`))
+    const status = await call(`${hemd.httpUrl}/api/system/status`)
+    t.equal(status.status, 200)
+    t.equal(status.json.fls_state, 0)
+    const sim = await runToEnd(hemdBin, ['sim', '--data', data, 'status'])
+    t.equal(sim.code, 0, `hemd sim reaches the system service as simctl: ${sim.stderr}`)
 
-  // The gateway's own user may not write the journal: the server refuses it by name.
-  const gateway = await connect({ servers: access1.url, user: access1.users.gateway!.user, pass: access1.users.gateway!.pass, inboxPrefix: inboxPrefix('gateway'), maxReconnectAttempts: 0 })
-  t.teardown(() => gateway.close())
-  const errors: string[] = []
-  void (async () => {
-    for await (const s of gateway.status()) if (s.type === 'error') errors.push(s.error.message)
-  })()
-  const journalSubject = new Subjects(access1.devid).command('eventstore', 'append')
-  gateway.publish(journalSubject, new Uint8Array([1]))
-  await gateway.flush()
-  await until('the permission error', () => errors.length > 0, 10_000)
-  t.match(errors[0], new RegExp(`Permissions Violation for Publish to "${journalSubject.replaceAll('.', '\\.')}"`))
-  await t.rejects(gateway.request(journalSubject, new Uint8Array([1]), { timeout: 2_000 }), /Permissions Violation/)
-  await gateway.close()
+    // The gateway's own user may not write the journal: the server refuses it by name.
+    const gateway = await connect({
+      servers: access1.url,
+      user: access1.users.gateway!.user,
+      pass: access1.users.gateway!.pass,
+      inboxPrefix: inboxPrefix('gateway'),
+      maxReconnectAttempts: 0,
+    })
+    t.teardown(() => gateway.close())
+    const errors: string[] = []
+    void (async () => {
+      for await (const s of gateway.status()) if (s.type === 'error') errors.push(s.error.message)
+    })()
+    const journalSubject = new Subjects(access1.devid).command('eventstore', 'append')
+    gateway.publish(journalSubject, new Uint8Array([1]))
+    await gateway.flush()
+    await until('the permission error', () => errors.length > 0, 10_000)
+    t.match(errors[0], new RegExp(`Permissions Violation for Publish to "${journalSubject.replaceAll('.', '\\.')}"`))
+    await t.rejects(gateway.request(journalSubject, new Uint8Array([1]), { timeout: 2_000 }), /Permissions Violation/)
+    await gateway.close()
 
-  // systemd restarting the bus: ExecStartPre keeps the passwords, nats-server comes back, hemd's services reconnect.
-  await nats.stop()
-  const again = await busConfig('--keep')
-  t.match(again.stdout, /kept/)
-  nats = await startNatsServer(t, busDir)
-  await until('the device answers after the bus restart', async () => (await call(`${hemd.httpUrl}/api/system/status`)).status === 200, 30_000)
-  await until('the system service is back on the bus', async () => (await runToEnd(hemdBin, ['sim', '--data', data, 'status'])).code === 0, 30_000)
-  t.pass('the device answers again on the restarted bus')
-  t.equal(await hemd.interrupt(), 0, 'hemd stops cleanly')
-  t.match(hemd.stdout(), /journal sealed/)
+    // systemd restarting the bus: ExecStartPre keeps the passwords, nats-server comes back, hemd's services reconnect.
+    await nats.stop()
+    const again = await busConfig('--keep')
+    t.match(again.stdout, /kept/)
+    nats = await startNatsServer(t, busDir)
+    await until(
+      'the device answers after the bus restart',
+      async () => (await call(`${hemd.httpUrl}/api/system/status`)).status === 200,
+      30_000,
+    )
+    await until(
+      'the system service is back on the bus',
+      async () => (await runToEnd(hemdBin, ['sim', '--data', data, 'status'])).code === 0,
+      30_000,
+    )
+    t.pass('the device answers again on the restarted bus')
+    t.equal(await hemd.interrupt(), 0, 'hemd stops cleanly')
+    t.match(hemd.stdout(), /journal sealed/)
 
-  // --split: each service in its own process, each still as its own user of that bus.
-  const split = await runHemd(t, ['--data', data, '--bus', busDir, '--split'])
-  t.match(split.stdout(), /split into processes/)
-  t.equal((await call(`${split.httpUrl}/api/system/status`)).status, 200, 'the split device answers')
-  const splitSim = await runToEnd(hemdBin, ['sim', '--data', data, 'status'])
-  t.equal(splitSim.code, 0, splitSim.stderr)
-  t.equal(await split.interrupt(), 0, 'and stops cleanly')
-})
+    // --split: each service in its own process, each still as its own user of that bus.
+    const split = await runHemd(t, ['--data', data, '--bus', busDir, '--split'])
+    t.match(split.stdout(), /split into processes/)
+    t.equal((await call(`${split.httpUrl}/api/system/status`)).status, 200, 'the split device answers')
+    const splitSim = await runToEnd(hemdBin, ['sim', '--data', data, 'status'])
+    t.equal(splitSim.code, 0, splitSim.stderr)
+    t.equal(await split.interrupt(), 0, 'and stops cleanly')
+  },
+)
 
 interface StartedNats {
   child: ChildProcess
@@ -338,9 +482,13 @@ async function startNatsServer(t: { teardown(fn: () => unknown): void }, busDir:
     await exited
   }
   t.teardown(stop)
-  await until('nats-server listening', () => {
-    if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`)
-    return /Server is ready/.test(log)
-  }, { ms: 15_000, rethrow: true })
+  await until(
+    'nats-server listening',
+    () => {
+      if (child.exitCode !== null) throw new Error(`nats-server exited: ${log}`)
+      return /Server is ready/.test(log)
+    },
+    { ms: 15_000, rethrow: true },
+  )
   return { child, stop }
 }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFile } from 'node:fs/promises'
 import { HalLockedError } from '../hal/errors.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { bootDevice, builtFirmware } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
@@ -52,39 +52,60 @@ t.test('E: no storage, no P-only fields, EPA', async (t) => {
 t.test('transport rules on a real device', async (t) => {
   const device = await bootDevice(t, { dataDir: t.testdir() })
   t.equal((await call(`${device.httpUrl}/api/nope`)).status, 404)
-  t.equal((await call(`${device.httpUrl}/api/system/status`, { headers: { authorization: 'Bearer x.y.z' } })).status, 401)
-  const options = await call(`${device.httpUrl}/api/system/status`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } })
+  t.equal(
+    (await call(`${device.httpUrl}/api/system/status`, { headers: { authorization: 'Bearer x.y.z' } })).status,
+    401,
+  )
+  const options = await call(`${device.httpUrl}/api/system/status`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example' },
+  })
   t.equal(options.status, 204)
   t.equal(options.headers['access-control-allow-origin'], 'https://app.example')
-  const big = await call(`${device.httpUrl}/api/system/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"a":"${'x'.repeat(7400)}"}` })
+  const big = await call(`${device.httpUrl}/api/system/status`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: `{"a":"${'x'.repeat(7400)}"}`,
+  })
   t.equal(big.status, 413)
   t.same(Object.keys(big.json), ['error', 'message'])
 })
 
-t.test('the journal: STARTUP, the lifecycle, SHUTDOWN, sealed, verified; a second boot links to the first', async (t) => {
-  const dataDir = t.testdir()
-  const first = await bootDevice(t, { dataDir })
-  await first.stop()
-  const second = await bootDevice(t, { dataDir })
-  await second.stop()
-  t.same(first.logPublicKey, second.logPublicKey, 'the log key is the enclave\'s, kept across boots')
+t.test(
+  'the journal: STARTUP, the lifecycle, SHUTDOWN, sealed, verified; a second boot links to the first',
+  async (t) => {
+    const dataDir = t.testdir()
+    const first = await bootDevice(t, { dataDir })
+    await first.stop()
+    const second = await bootDevice(t, { dataDir })
+    await second.stop()
+    t.same(first.logPublicKey, second.logPublicKey, "the log key is the enclave's, kept across boots")
 
-  const result = await verifyDataDir(dataDir, first.logPublicKey)
-  t.same(result.problems, [])
-  t.ok(result.ok)
-  const { files, records } = await readJournal(dataDir)
-  t.equal(files.length, 2, 'one file per boot')
-  for (const file of files) {
-    const types = records.filter((r) => r.file === file.id).map((r) => r.type)
-    t.same(types, [LogType.KEY_INIT, LogType.LINK, LogType.STARTUP, LogType.TRANSITION, LogType.TRANSITION, LogType.SHUTDOWN, LogType.SEAL])
-  }
-  const link = records.find((r) => r.file === files[1]!.id && r.type === LogType.LINK)!
-  t.equal(link.decoded?.prev, files[0]!.id, 'the second file links to the first')
-  const transitions = records.filter((r) => r.type === LogType.TRANSITION).map((r) => r.decoded)
-  t.same(transitions[0], { machine: 'lifecycle', version: 1, from: 'booting', to: 'running', event: 'READY' })
-  t.same(transitions[1], { machine: 'lifecycle', version: 1, from: 'running', to: 'stopped', event: 'STOP' })
-  t.equal(records.filter((r) => r.type === LogType.SEAL).at(-1)!.decoded?.reason, 'close')
-})
+    const result = await verifyDataDir(dataDir, first.logPublicKey)
+    t.same(result.problems, [])
+    t.ok(result.ok)
+    const { files, records } = await readJournal(dataDir)
+    t.equal(files.length, 2, 'one file per boot')
+    for (const file of files) {
+      const types = records.filter((r) => r.file === file.id).map((r) => r.type)
+      t.same(types, [
+        LogType.KEY_INIT,
+        LogType.LINK,
+        LogType.STARTUP,
+        LogType.TRANSITION,
+        LogType.TRANSITION,
+        LogType.SHUTDOWN,
+        LogType.SEAL,
+      ])
+    }
+    const link = records.find((r) => r.file === files[1]!.id && r.type === LogType.LINK)!
+    t.equal(link.decoded?.prev, files[0]!.id, 'the second file links to the first')
+    const transitions = records.filter((r) => r.type === LogType.TRANSITION).map((r) => r.decoded)
+    t.same(transitions[0], { machine: 'lifecycle', version: 1, from: 'booting', to: 'running', event: 'READY' })
+    t.same(transitions[1], { machine: 'lifecycle', version: 1, from: 'running', to: 'stopped', event: 'STOP' })
+    t.equal(records.filter((r) => r.type === LogType.SEAL).at(-1)!.decoded?.reason, 'close')
+  },
+)
 
 t.test('a second device on the same data dir refuses to start', async (t) => {
   const dataDir = t.testdir()
@@ -95,7 +116,10 @@ t.test('a second device on the same data dir refuses to start', async (t) => {
 
 t.test('a device pointed at a bad TLS pair refuses to start', async (t) => {
   const dir = t.testdir({ 'c.pem': 'not a cert', 'k.pem': 'not a key' })
-  await t.rejects(bootDevice(t, { dataDir: `${dir}/data`, tls: { certFile: `${dir}/c.pem`, keyFile: `${dir}/k.pem` } }), /not a PEM or DER X.509/)
+  await t.rejects(
+    bootDevice(t, { dataDir: `${dir}/data`, tls: { certFile: `${dir}/c.pem`, keyFile: `${dir}/k.pem` } }),
+    /not a PEM or DER X.509/,
+  )
 })
 
 t.test('a journal tampered with while the device was off raises fls_state 0x08 at the next boot', async (t) => {
@@ -122,6 +146,9 @@ t.test('a journal tampered with while the device was off raises fls_state 0x08 a
 t.test('a second device on a port already in use refuses to start instead of sharing it', async (t) => {
   const first = await bootDevice(t, { dataDir: `${t.testdir()}/one` })
   const port = Number(new URL(first.httpUrl!).port)
-  await t.rejects(bootDevice(t, { dataDir: `${t.testdir()}/two`, http: { host: '127.0.0.1', port } }), /cannot listen on 127\.0\.0\.1:\d+/)
+  await t.rejects(
+    bootDevice(t, { dataDir: `${t.testdir()}/two`, http: { host: '127.0.0.1', port } }),
+    /cannot listen on 127\.0\.0\.1:\d+/,
+  )
   t.equal((await call(`${first.httpUrl}/api/system/status`)).status, 200, 'the first one is untouched')
 })

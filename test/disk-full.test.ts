@@ -58,16 +58,26 @@ async function digestOf(dir: string): Promise<Record<string, string>> {
     throw err
   })
   const files = entries.filter((entry) => entry.isFile())
-  const digests = await Promise.all(files.map(async (entry) => {
-    const path = join(entry.parentPath, entry.name)
-    return [path.slice(dir.length + 1), createHash('sha256').update(await readFile(path)).digest('hex')] as const
-  }))
+  const digests = await Promise.all(
+    files.map(async (entry) => {
+      const path = join(entry.parentPath, entry.name)
+      return [
+        path.slice(dir.length + 1),
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex'),
+      ] as const
+    }),
+  )
   return Object.fromEntries(digests.sort(([a], [b]) => a.localeCompare(b)))
 }
 
 async function audit(dir: string): Promise<number> {
   const quiet = { write: () => true }
-  return auditCli(['verify', '--key', Buffer.from(signer.publicKey).toString('base64'), dir], { stdout: quiet, stderr: quiet })
+  return auditCli(['verify', '--key', Buffer.from(signer.publicKey).toString('base64'), dir], {
+    stdout: quiet,
+    stderr: quiet,
+  })
 }
 
 t.test('journal: a torn append is cut back, its callers fail, the chain does not move', async (t) => {
@@ -79,14 +89,21 @@ t.test('journal: a torn append is cut back, its callers fail, the chain does not
   const head = journal.head
   await setSimDiskFull(dataDir, true)
   // Three callers in one group commit: the batch fails whole.
-  const failed = await Promise.allSettled([journal.append([ENTRY]), journal.append([ENTRY, ENTRY]), journal.append([ENTRY])])
+  const failed = await Promise.allSettled([
+    journal.append([ENTRY]),
+    journal.append([ENTRY, ENTRY]),
+    journal.append([ENTRY]),
+  ])
   for (const result of failed) {
     t.equal(result.status, 'rejected')
     const err = (result as PromiseRejectedResult).reason
     t.type(err, JournalWriteError)
     t.ok(isStorageFull(err), 'the cause is the full disk')
   }
-  t.ok(media.sizesBeforeCut.every((torn) => torn > size), 'each failed append had landed a part of its bytes')
+  t.ok(
+    media.sizesBeforeCut.every((torn) => torn > size),
+    'each failed append had landed a part of its bytes',
+  )
   t.equal((await media.read(journal.fileId)).length, size, 'cut back to the last good record')
   t.same(journal.head, head, 'the chain head did not move')
   await setSimDiskFull(dataDir, false)
@@ -111,7 +128,11 @@ t.test('journal: a torn append that cannot be cut back stops every append until 
   const torn = (await media.read(file)).length
   t.ok(torn > size, 'the remains of the failed append are still there')
   await setSimDiskFull(dataDir, false)
-  await t.rejects(journal.append([ENTRY]), { name: 'JournalWriteError', cause: { message: 'EIO truncate' } }, 'space alone does not help: the remains must go first')
+  await t.rejects(
+    journal.append([ENTRY]),
+    { name: 'JournalWriteError', cause: { message: 'EIO truncate' } },
+    'space alone does not help: the remains must go first',
+  )
   t.equal((await media.read(file)).length, torn, 'nothing was written after them')
   t.same(warnings, Array(2).fill('journal: write failed and could not be cut back; appends are refused until it can'))
   media.failTruncate = false
@@ -132,110 +153,161 @@ t.test('journal: closing a journal left broken cuts the remains before its close
   await setSimDiskFull(dataDir, false)
   media.failTruncate = false
   await journal.close()
-  t.same(verifyJournal(await readSet(media), signer.publicKey).problems, [], 'sealed, without an open tail or a stray line')
-})
-
-t.test('split: the eventstore answers a full disk with 507, and a service journaling through the bus answers 507 too', async (t) => {
-  const dir = t.testdir()
-  const devid = '00112233aabbccdd'
-  const nats = await startNats(dir)
-  t.teardown(() => nats.stop())
-  const dataDir = join(dir, 'data')
-  const journal = await Journal.open(options(new TornMedia(dataDir)))
-  t.teardown(() => journal.close())
-  const connect = async (service: string) => {
-    const nc = await connectBus({ servers: nats.url, service })
-    t.teardown(() => nc.close())
-    return nc
-  }
-  const eventstore = new EventstoreActor(await connect('eventstore'), devid, journal, silentLogger)
-  await eventstore.start()
-  t.teardown(() => eventstore.stop())
-  const nc = await connect('keystore')
-  const remote = new RemoteJournal(nc, devid)
-  const host = new ServiceHost(nc, devid, 'keystore', { act: { handler: async () => ({ status: 200, body: await remote.append([ENTRY]) }) } }, silentLogger)
-  host.start()
-  t.teardown(() => host.stop())
-  const act = async () => decode<CommandReply>((await nc.request(new Subjects(devid).command('keystore', 'act'), encode({ rid: 'r', tls: false }))).data)
-
-  t.same(await remote.append([ENTRY]), [{ file: journal.fileId, seq: 2 }])
-  await setSimDiskFull(dataDir, true)
-  const err: unknown = await remote.append([ENTRY]).catch((e: unknown) => e)
-  t.type(err, JournalWriteError)
-  t.ok(isStorageFull(err), 'the full disk survives the trip across the bus')
-  t.match(await act(), { status: 507, body: { error: 'no_space' } })
-  await setSimDiskFull(dataDir, false)
-  t.match(await act(), { status: 200, body: [{ seq: 3 }] })
-})
-
-t.test('a device with a full data disk answers 507 to every write, changes nothing, and works again when space returns', async (t) => {
-  const o = await owned(t)
-  const { dataDir } = o.device
-  const tokens = new Tokens(o.base)
-  const kid = await createKey(o.https, await tokens.get('keymgmt:gen'), { label: 'before', type: 'AES256' })
-  const scopes = ['keymgmt:gen', 'keymgmt:list', 'keymgmt:upd', 'keymgmt:del', `keymgmt:use:${kid}`]
-  const [gen, list, upd, del, use] = await Promise.all(scopes.map((scope) => tokens.get(scope)))
-  const image = new Uint8Array(Buffer.from('not even an image: staging takes any bytes'))
-
-  const writes = {
-    'key create': () => api(`${o.https}/api/keymgmt/create`, gen, { label: 'during', type: 'AES256' }),
-    'key update': () => api(`${o.https}/api/keymgmt/update`, upd, { kid, label: 'renamed' }),
-    encrypt: () => api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-GCM', kid, msg: b64(Buffer.from('hello')) }),
-    'config update': () => api(`${o.base}/api/system/config`, o.token, { email: 'grace@example.com' }),
-    login: () => loginAnswer(o.base, 'keymgmt:list'),
-    upload: () => upload(o.base, 'fw', image, {}, o.token),
-    'key delete': () => api(`${o.https}/api/keymgmt/delete/${kid}`, del, undefined, 'DELETE'),
-  }
-
-  const observed = async () => {
-    const status = (await api(`${o.base}/api/system/status`, list)).json
-    const config = (await api(`${o.base}/api/system/config`, o.token)).json
-    const { records } = await readJournal(dataDir)
-    return {
-      keys: (await api(`${o.https}/api/keymgmt/list`, list)).json,
-      config: { ...config, nonce: undefined },
-      fls: status.fls_state,
-      repo: status.repo_stats,
-      records: records.length,
-      journal: await digestOf(join(dataDir, 'journal')),
-      slots: await digestOf(join(dataDir, 'keys')),
-      staging: await digestOf(join(dataDir, 'upgrade')),
-      enclave: await digestOf(join(dataDir, 'enclave')),
-    }
-  }
-  t.equal((await writes.upload()).status, 200, 'an image staged before the disk fills')
-  const before = await observed()
-
-  await setSimDiskFull(dataDir, true)
-  t.teardown(() => setSimDiskFull(dataDir, false))
-  for (const [name, write] of Object.entries(writes)) {
-    const answer = await write()
-    t.equal(answer.status, 507, `${name}: 507 Insufficient Storage`)
-    t.equal(answer.json.error, 'no_space', `${name}: a JSON error that names the cause`)
-  }
-  t.same(await observed(), before, 'keys, config and status as before; no byte of the journal, key slots, staging or enclave changed')
-  t.ok((await verifyDataDir(dataDir, o.device.logPublicKey, true)).ok, 'the journal verifies while the disk is full')
-
-  await setSimDiskFull(dataDir, false)
-  for (const [name, write] of Object.entries(writes)) t.equal((await write()).status, 200, `${name} works once the space is back`)
-  const { records } = await readJournal(dataDir)
-  const after = (type: number) => records.slice(before.records).filter((r) => r.type === type).length
   t.same(
-    [LogType.KEY_GENERATION, LogType.KEY_ATTRIBUTES_CHANGED, LogType.CRYPTO_ENCRYPT, LogType.CONFIG_UPDATED, LogType.AUTH_SUCCESS_INTERNAL, LogType.KEY_DELETE].map(after),
-    [1, 1, 1, 1, 1, 1],
-    'each operation is journaled once: the ones that failed left no record',
+    verifyJournal(await readSet(media), signer.publicKey).problems,
+    [],
+    'sealed, without an open tail or a stray line',
   )
-  const keys = (await api(`${o.https}/api/keymgmt/list`, list)).json
-  t.same(keys.list.map((key: { label: string }) => key.label), ['during'], 'the key made after the space returned, the old one deleted')
-  t.equal((await api(`${o.base}/api/system/config`, o.token)).json.email, 'grace@example.com')
-  t.ok((await verifyDataDir(dataDir, o.device.logPublicKey, true)).ok, 'the journal verifies')
-
-  // The slots torn by the failed create and update were mended by the changes after them.
-  await o.device.restart()
-  t.equal((await api(`${o.base}/api/system/status`, undefined)).json.fls_state, 0, 'no integrity fault after a reboot')
-  t.equal((await readJournal(dataDir)).records.filter((r) => r.type === LogType.KEY_INTEGRITY_ERROR).length, 0)
-  await o.device.stop()
-  t.same((await verifyDataDir(dataDir, o.device.logPublicKey)).problems, [], 'the journal verifies, every file sealed')
-  const quiet = { write: () => true }
-  t.equal(await auditCli(['verify', '--key', Buffer.from(o.device.logPublicKey).toString('base64'), join(dataDir, 'journal')], { stdout: quiet, stderr: quiet }), 0, 'hem-audit verify')
 })
+
+t.test(
+  'split: the eventstore answers a full disk with 507, and a service journaling through the bus answers 507 too',
+  async (t) => {
+    const dir = t.testdir()
+    const devid = '00112233aabbccdd'
+    const nats = await startNats(dir)
+    t.teardown(() => nats.stop())
+    const dataDir = join(dir, 'data')
+    const journal = await Journal.open(options(new TornMedia(dataDir)))
+    t.teardown(() => journal.close())
+    const connect = async (service: string) => {
+      const nc = await connectBus({ servers: nats.url, service })
+      t.teardown(() => nc.close())
+      return nc
+    }
+    const eventstore = new EventstoreActor(await connect('eventstore'), devid, journal, silentLogger)
+    await eventstore.start()
+    t.teardown(() => eventstore.stop())
+    const nc = await connect('keystore')
+    const remote = new RemoteJournal(nc, devid)
+    const host = new ServiceHost(
+      nc,
+      devid,
+      'keystore',
+      { act: { handler: async () => ({ status: 200, body: await remote.append([ENTRY]) }) } },
+      silentLogger,
+    )
+    host.start()
+    t.teardown(() => host.stop())
+    const act = async () =>
+      decode<CommandReply>(
+        (await nc.request(new Subjects(devid).command('keystore', 'act'), encode({ rid: 'r', tls: false }))).data,
+      )
+
+    t.same(await remote.append([ENTRY]), [{ file: journal.fileId, seq: 2 }])
+    await setSimDiskFull(dataDir, true)
+    const err: unknown = await remote.append([ENTRY]).catch((e: unknown) => e)
+    t.type(err, JournalWriteError)
+    t.ok(isStorageFull(err), 'the full disk survives the trip across the bus')
+    t.match(await act(), { status: 507, body: { error: 'no_space' } })
+    await setSimDiskFull(dataDir, false)
+    t.match(await act(), { status: 200, body: [{ seq: 3 }] })
+  },
+)
+
+t.test(
+  'a device with a full data disk answers 507 to every write, changes nothing, and works again when space returns',
+  async (t) => {
+    const o = await owned(t)
+    const { dataDir } = o.device
+    const tokens = new Tokens(o.base)
+    const kid = await createKey(o.https, await tokens.get('keymgmt:gen'), { label: 'before', type: 'AES256' })
+    const scopes = ['keymgmt:gen', 'keymgmt:list', 'keymgmt:upd', 'keymgmt:del', `keymgmt:use:${kid}`]
+    const [gen, list, upd, del, use] = await Promise.all(scopes.map((scope) => tokens.get(scope)))
+    const image = new Uint8Array(Buffer.from('not even an image: staging takes any bytes'))
+
+    const writes = {
+      'key create': () => api(`${o.https}/api/keymgmt/create`, gen, { label: 'during', type: 'AES256' }),
+      'key update': () => api(`${o.https}/api/keymgmt/update`, upd, { kid, label: 'renamed' }),
+      encrypt: () =>
+        api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-GCM', kid, msg: b64(Buffer.from('hello')) }),
+      'config update': () => api(`${o.base}/api/system/config`, o.token, { email: 'grace@example.com' }),
+      login: () => loginAnswer(o.base, 'keymgmt:list'),
+      upload: () => upload(o.base, 'fw', image, {}, o.token),
+      'key delete': () => api(`${o.https}/api/keymgmt/delete/${kid}`, del, undefined, 'DELETE'),
+    }
+
+    const observed = async () => {
+      const status = (await api(`${o.base}/api/system/status`, list)).json
+      const config = (await api(`${o.base}/api/system/config`, o.token)).json
+      const { records } = await readJournal(dataDir)
+      return {
+        keys: (await api(`${o.https}/api/keymgmt/list`, list)).json,
+        config: { ...config, nonce: undefined },
+        fls: status.fls_state,
+        repo: status.repo_stats,
+        records: records.length,
+        journal: await digestOf(join(dataDir, 'journal')),
+        slots: await digestOf(join(dataDir, 'keys')),
+        staging: await digestOf(join(dataDir, 'upgrade')),
+        enclave: await digestOf(join(dataDir, 'enclave')),
+      }
+    }
+    t.equal((await writes.upload()).status, 200, 'an image staged before the disk fills')
+    const before = await observed()
+
+    await setSimDiskFull(dataDir, true)
+    t.teardown(() => setSimDiskFull(dataDir, false))
+    for (const [name, write] of Object.entries(writes)) {
+      const answer = await write()
+      t.equal(answer.status, 507, `${name}: 507 Insufficient Storage`)
+      t.equal(answer.json.error, 'no_space', `${name}: a JSON error that names the cause`)
+    }
+    t.same(
+      await observed(),
+      before,
+      'keys, config and status as before; no byte of the journal, key slots, staging or enclave changed',
+    )
+    t.ok((await verifyDataDir(dataDir, o.device.logPublicKey, true)).ok, 'the journal verifies while the disk is full')
+
+    await setSimDiskFull(dataDir, false)
+    for (const [name, write] of Object.entries(writes))
+      t.equal((await write()).status, 200, `${name} works once the space is back`)
+    const { records } = await readJournal(dataDir)
+    const after = (type: number) => records.slice(before.records).filter((r) => r.type === type).length
+    t.same(
+      [
+        LogType.KEY_GENERATION,
+        LogType.KEY_ATTRIBUTES_CHANGED,
+        LogType.CRYPTO_ENCRYPT,
+        LogType.CONFIG_UPDATED,
+        LogType.AUTH_SUCCESS_INTERNAL,
+        LogType.KEY_DELETE,
+      ].map(after),
+      [1, 1, 1, 1, 1, 1],
+      'each operation is journaled once: the ones that failed left no record',
+    )
+    const keys = (await api(`${o.https}/api/keymgmt/list`, list)).json
+    t.same(
+      keys.list.map((key: { label: string }) => key.label),
+      ['during'],
+      'the key made after the space returned, the old one deleted',
+    )
+    t.equal((await api(`${o.base}/api/system/config`, o.token)).json.email, 'grace@example.com')
+    t.ok((await verifyDataDir(dataDir, o.device.logPublicKey, true)).ok, 'the journal verifies')
+
+    // The slots torn by the failed create and update were mended by the changes after them.
+    await o.device.restart()
+    t.equal(
+      (await api(`${o.base}/api/system/status`, undefined)).json.fls_state,
+      0,
+      'no integrity fault after a reboot',
+    )
+    t.equal((await readJournal(dataDir)).records.filter((r) => r.type === LogType.KEY_INTEGRITY_ERROR).length, 0)
+    await o.device.stop()
+    t.same(
+      (await verifyDataDir(dataDir, o.device.logPublicKey)).problems,
+      [],
+      'the journal verifies, every file sealed',
+    )
+    const quiet = { write: () => true }
+    t.equal(
+      await auditCli(
+        ['verify', '--key', Buffer.from(o.device.logPublicKey).toString('base64'), join(dataDir, 'journal')],
+        { stdout: quiet, stderr: quiet },
+      ),
+      0,
+      'hem-audit verify',
+    )
+  },
+)

@@ -4,21 +4,38 @@ import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, getSimplePaths 
 import { bootMode, disk1Cipher, diskMachine, diskVersion } from '../machines/disk.js'
 import { replayTransitions, stateName } from '../machines/replay.js'
 
-const EVENTS = [{ type: 'FORMATTED' }, { type: 'UNLOCK_RO' }, { type: 'UNLOCK_RW' }, { type: 'LOCK' }, { type: 'ERASED' }] as const
+const EVENTS = [
+  { type: 'FORMATTED' },
+  { type: 'UNLOCK_RO' },
+  { type: 'UNLOCK_RW' },
+  { type: 'LOCK' },
+  { type: 'ERASED' },
+] as const
 const STATES = ['unformatted', 'locked', 'ro', 'rw']
 
 /** state -> event -> next state: the seed's lock table from any formatted state, plus format and erase. */
 const TABLE: Record<string, Record<string, string>> = {
-  unformatted: { FORMATTED: 'locked', UNLOCK_RO: 'unformatted', UNLOCK_RW: 'unformatted', LOCK: 'unformatted', ERASED: 'unformatted' },
+  unformatted: {
+    FORMATTED: 'locked',
+    UNLOCK_RO: 'unformatted',
+    UNLOCK_RW: 'unformatted',
+    LOCK: 'unformatted',
+    ERASED: 'unformatted',
+  },
   locked: { FORMATTED: 'locked', UNLOCK_RO: 'ro', UNLOCK_RW: 'rw', LOCK: 'locked', ERASED: 'unformatted' },
   ro: { FORMATTED: 'ro', UNLOCK_RO: 'ro', UNLOCK_RW: 'rw', LOCK: 'locked', ERASED: 'unformatted' },
   rw: { FORMATTED: 'rw', UNLOCK_RO: 'ro', UNLOCK_RW: 'rw', LOCK: 'locked', ERASED: 'unformatted' },
 }
 
 /** The steps of a graph path without the initial pseudo-step (`xstate.init`). */
-const steps = <S>(path: { steps: { event: { type: string }; state: S }[] }) => path.steps.filter((step) => step.event.type !== 'xstate.init')
+const steps = <S>(path: { steps: { event: { type: string }; state: S }[] }) =>
+  path.steps.filter((step) => step.event.type !== 'xstate.init')
 
-const traversal = (disk: 0 | 1) => ({ input: { disk }, events: EVENTS, serializeState: (s: { value: unknown }) => stateName(s) })
+const traversal = (disk: 0 | 1) => ({
+  input: { disk },
+  events: EVENTS,
+  serializeState: (s: { value: unknown }) => stateName(s),
+})
 
 t.test('starts unformatted, knows its disk, version 1', async (t) => {
   t.equal(diskVersion, 1)
@@ -43,7 +60,11 @@ t.test('xstate/graph walks to every state from the initial one', async (t) => {
     const simple = getSimplePaths(diskMachine, traversal(disk))
     t.same(new Set(simple.map((path) => stateName(path.state))), new Set(STATES), `simple paths, Disk ${disk}`)
     const rw = shortest.find((path) => stateName(path.state) === 'rw')!
-    t.same(steps(rw).map((step) => step.event.type), ['FORMATTED', 'UNLOCK_RW'], 'rw is a format and an unlock away')
+    t.same(
+      steps(rw).map((step) => step.event.type),
+      ['FORMATTED', 'UNLOCK_RW'],
+      'rw is a format and an unlock away',
+    )
     for (const path of simple) t.equal(path.state.context.disk, disk, 'the disk number never changes')
   }
 })
@@ -62,8 +83,13 @@ t.test('every event from every state goes where the table says', async (t) => {
 
 t.test('nothing but FORMATTED leaves unformatted; ERASED returns from anywhere', async (t) => {
   const edges = adjacencyMapToArray(getAdjacencyMap(diskMachine, traversal(1)))
-  const leaving = edges.filter(({ state, nextState }) => stateName(state) === 'unformatted' && stateName(nextState) !== 'unformatted')
-  t.same(leaving.map(({ event }) => event.type), ['FORMATTED'])
+  const leaving = edges.filter(
+    ({ state, nextState }) => stateName(state) === 'unformatted' && stateName(nextState) !== 'unformatted',
+  )
+  t.same(
+    leaving.map(({ event }) => event.type),
+    ['FORMATTED'],
+  )
   const erased = edges.filter(({ event }) => event.type === 'ERASED')
   t.equal(erased.length, STATES.length)
   t.ok(erased.every(({ nextState }) => stateName(nextState) === 'unformatted'))
@@ -84,7 +110,15 @@ t.test('the journal fold of every simple path ends where the path does', async (
 })
 
 t.test('bootMode: Disk 0 follows storage_mode bits 0-1, Disk 1 starts locked', async (t) => {
-  const disk0: Record<number, string> = { 0x50: 'locked', 0x51: 'ro', 0x53: 'rw', 0xa0: 'locked', 0xa1: 'ro', 0xa3: 'rw', 0x52: 'locked' }
+  const disk0: Record<number, string> = {
+    0x50: 'locked',
+    0x51: 'ro',
+    0x53: 'rw',
+    0xa0: 'locked',
+    0xa1: 'ro',
+    0xa3: 'rw',
+    0x52: 'locked',
+  }
   for (const [mode, state] of Object.entries(disk0)) {
     t.equal(bootMode(0, Number(mode)), state, `Disk 0 at 0x${Number(mode).toString(16)}`)
     t.equal(bootMode(1, Number(mode)), 'locked', `Disk 1 at 0x${Number(mode).toString(16)}`)

@@ -29,14 +29,24 @@ function post(url: string, headers: Record<string, string | number>, body: Buffe
     const req = (target.protocol === 'https:' ? request : httpRequest)(target, options, (res) => {
       let text = ''
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, error: (JSON.parse(text) as { error?: string }).error, reusedSocket: req.reusedSocket }))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          error: (JSON.parse(text) as { error?: string }).error,
+          reusedSocket: req.reusedSocket,
+        }),
+      )
     })
     req.on('error', reject)
     req.end(body)
   })
 }
 
-const badUpload = { 'content-type': 'text/plain', 'content-length': IMAGE_SIZE, 'content-disposition': 'attachment; filename="firmware.bin"' }
+const badUpload = {
+  'content-type': 'text/plain',
+  'content-length': IMAGE_SIZE,
+  'content-disposition': 'attachment; filename="firmware.bin"',
+}
 
 // The device in a process of its own, as clients meet it: a close under a client still sending
 // then lost about one answer in six here.
@@ -44,8 +54,17 @@ t.test('an upload refused before its body is read: every client still sending ge
   const device = await runHemd(t, ['--data', join(root, 'upload')])
   for (const base of [device.httpsUrl, device.httpUrl]) {
     const outcomes = []
-    for (let i = 0; i < 20; i++) outcomes.push(await post(`${base}/api/system/upgrade/upload_fw`, badUpload, image).catch((err: NodeJS.ErrnoException) => err.code ?? 'error'))
-    t.strictSame(new Set(outcomes.map((o) => (typeof o === 'string' ? o : `${o.status} ${o.error}`))), new Set(['400 bad_content_type']), `${base.split(':')[0]}: 20 of 20 answered`)
+    for (let i = 0; i < 20; i++)
+      outcomes.push(
+        await post(`${base}/api/system/upgrade/upload_fw`, badUpload, image).catch(
+          (err: NodeJS.ErrnoException) => err.code ?? 'error',
+        ),
+      )
+    t.strictSame(
+      new Set(outcomes.map((o) => (typeof o === 'string' ? o : `${o.status} ${o.error}`))),
+      new Set(['400 bad_content_type']),
+      `${base.split(':')[0]}: 20 of 20 answered`,
+    )
   }
 })
 
@@ -55,7 +74,12 @@ t.test('after such a refusal the connection carries the next request', async (t)
   t.teardown(() => agent.destroy())
   const refused = await post(`${device.httpsUrl}/api/system/upgrade/upload_fw`, badUpload, image, agent)
   t.equal(refused.status, 400)
-  const next = await post(`${device.httpsUrl}/api/auth/token`, { 'content-type': 'application/json', 'content-length': 2 }, Buffer.from('{}'), agent)
+  const next = await post(
+    `${device.httpsUrl}/api/auth/token`,
+    { 'content-type': 'application/json', 'content-length': 2 },
+    Buffer.from('{}'),
+    agent,
+  )
   t.equal(next.reusedSocket, true, 'the same connection')
   t.not(next.status, 0)
 })
@@ -64,7 +88,11 @@ t.test('a JSON body over 7300 bytes: 413 reaches the client still sending it', a
   const device = await runHemd(t, ['--data', join(root, 'json')])
   const body = Buffer.alloc(4 * 1024 * 1024, 32)
   for (let i = 0; i < 20; i++) {
-    const outcome = await post(`${device.httpsUrl}/api/auth/token`, { 'content-type': 'application/json', 'content-length': body.length }, body)
+    const outcome = await post(
+      `${device.httpsUrl}/api/auth/token`,
+      { 'content-type': 'application/json', 'content-length': body.length },
+      body,
+    )
     t.match(outcome, { status: 413, error: 'payload_too_large' }, `try ${i + 1}`)
   }
 })

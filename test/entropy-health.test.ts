@@ -3,20 +3,38 @@ import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { EntropyError } from '../hal/errors.js'
 import { EntropyHealthError, HealthTestedEntropy } from '../hal/health-tested-entropy.js'
-import { adaptiveProportionCutoff, ContinuousHealthTests, DEVICE_HEALTH_TESTS, repetitionCountCutoff } from '../hal/sp800-90b.js'
+import {
+  adaptiveProportionCutoff,
+  ContinuousHealthTests,
+  DEVICE_HEALTH_TESTS,
+  repetitionCountCutoff,
+} from '../hal/sp800-90b.js'
 import { nodeEntropy } from '../hal/sim/node-entropy.js'
 import type { EntropySource } from '../hal/types.js'
 
 const host: EntropySource = { read: (n) => new Uint8Array(randomBytes(n)) }
 
 t.test('cutoffs: SP 800-90B Table 2 (W = 512, α = 2^-20) and the §4.4.1 formula', async (t) => {
-  for (const [minEntropy, cutoff] of [[0.5, 410], [1, 311], [2, 177], [4, 62], [8, 13]] as const) {
+  for (const [minEntropy, cutoff] of [
+    [0.5, 410],
+    [1, 311],
+    [2, 177],
+    [4, 62],
+    [8, 13],
+  ] as const) {
     t.equal(adaptiveProportionCutoff({ minEntropy, alphaExponent: 20, window: 512 }), cutoff, `APT H=${minEntropy}`)
   }
   t.equal(repetitionCountCutoff({ minEntropy: 2, alphaExponent: 20, window: 512 }), 11, 'RCT H=2: 1 + 20/2')
   t.equal(repetitionCountCutoff(DEVICE_HEALTH_TESTS), 41, 'the device: H = 1, α = 2^-40')
   t.equal(adaptiveProportionCutoff(DEVICE_HEALTH_TESTS), 336)
-  for (const bad of [{ minEntropy: 0 }, { minEntropy: 9 }, { alphaExponent: 19 }, { alphaExponent: 41 }, { alphaExponent: 20.5 }, { window: 1 }]) {
+  for (const bad of [
+    { minEntropy: 0 },
+    { minEntropy: 9 },
+    { alphaExponent: 19 },
+    { alphaExponent: 41 },
+    { alphaExponent: 20.5 },
+    { window: 1 },
+  ]) {
     t.throws(() => repetitionCountCutoff({ ...DEVICE_HEALTH_TESTS, ...bad }), RangeError, JSON.stringify(bad))
     t.throws(() => adaptiveProportionCutoff({ ...DEVICE_HEALTH_TESTS, ...bad }), RangeError, JSON.stringify(bad))
   }
@@ -32,7 +50,7 @@ t.test('the repetition count test fails at exactly C equal samples in a row', as
   t.equal(across.push(new Uint8Array(11).fill(3)), 'repetition_count', 'runs are counted across reads')
 })
 
-t.test('the adaptive proportion test fails when the window\'s first value recurs C times in 512', async (t) => {
+t.test("the adaptive proportion test fails when the window's first value recurs C times in 512", async (t) => {
   const window = (zeros: number) => {
     // zeros spread so that no run reaches the repetition count cutoff
     const bytes = new Uint8Array(512)
@@ -47,16 +65,19 @@ t.test('the adaptive proportion test fails when the window\'s first value recurs
   t.equal(tests.push(window(335)), undefined, 'each window counts afresh')
 })
 
-t.test('every byte handed out comes from a whole window that passed: a stuck source fails even a 16-byte first read', async (t) => {
-  let calls: number[] = []
-  const stuck = new HealthTestedEntropy({ read: (n) => (calls.push(n), new Uint8Array(n).fill(1)) })
-  t.throws(() => stuck.read(16), EntropyHealthError)
-  t.same(calls, [512], 'one window drawn and tested')
-  calls = []
-  const sound = new HealthTestedEntropy({ read: (n) => (calls.push(n), host.read(n)) })
-  for (const n of [16, 16, 600, 1]) t.equal(sound.read(n).length, n)
-  t.same(calls, [512, 512], 'windows drawn as needed, the rest kept for later reads')
-})
+t.test(
+  'every byte handed out comes from a whole window that passed: a stuck source fails even a 16-byte first read',
+  async (t) => {
+    let calls: number[] = []
+    const stuck = new HealthTestedEntropy({ read: (n) => (calls.push(n), new Uint8Array(n).fill(1)) })
+    t.throws(() => stuck.read(16), EntropyHealthError)
+    t.same(calls, [512], 'one window drawn and tested')
+    calls = []
+    const sound = new HealthTestedEntropy({ read: (n) => (calls.push(n), host.read(n)) })
+    for (const n of [16, 16, 600, 1]) t.equal(sound.read(n).length, n)
+    t.same(calls, [512, 512], 'windows drawn as needed, the rest kept for later reads')
+  },
+)
 
 t.test('a sound source passes megabytes; stuck and biased ones fail at once, and the failure latches', async (t) => {
   const sound = new HealthTestedEntropy(host)
@@ -93,6 +114,11 @@ t.test('a sound source passes megabytes; stuck and biased ones fail at once, and
   })
   t.throws(() => failing.read(8), EntropyHealthError)
   t.same(failing.failure, { test: 'source' }, 'a source that cannot deliver has failed too')
-  for (const n of [0, -1, 1.5, 65_537]) t.throws(() => new HealthTestedEntropy(nodeEntropy).read(n), RangeError, `a bad size (${n}) is the caller's error, not the source's`)
+  for (const n of [0, -1, 1.5, 65_537])
+    t.throws(
+      () => new HealthTestedEntropy(nodeEntropy).read(n),
+      RangeError,
+      `a bad size (${n}) is the caller's error, not the source's`,
+    )
   t.equal(new HealthTestedEntropy(nodeEntropy).read(65_536).length, 65_536)
 })

@@ -15,12 +15,20 @@ t.test('the same key, id and bytes get the same check; changed bytes get a check
   const [file] = await readSet(media)
   const first = checkSegmentOnce(file!.id, file!.bytes, signer.publicKey)
   t.same(first.problems, [], 'the file verifies')
-  t.equal(checkSegmentOnce(file!.id, new Uint8Array(file!.bytes), signer.publicKey), first, 'a copy of the same bytes: the remembered check')
+  t.equal(
+    checkSegmentOnce(file!.id, new Uint8Array(file!.bytes), signer.publicKey),
+    first,
+    'a copy of the same bytes: the remembered check',
+  )
 
   const tampered = Buffer.from(file!.bytes).toString('utf8').replace('|U|', '|V|')
   const changed = checkSegmentOnce(file!.id, new Uint8Array(Buffer.from(tampered)), signer.publicKey)
   t.not(changed, first, 'changed bytes are checked afresh')
-  t.match(changed.problems.map((p) => p.message), [/MAC does not match/], 'and the change is found')
+  t.match(
+    changed.problems.map((p) => p.message),
+    [/MAC does not match/],
+    'and the change is found',
+  )
 
   const otherId = checkSegmentOnce('00000001', file!.bytes, signer.publicKey)
   t.not(otherId, first, 'the same bytes under another id are checked afresh (the chain starts from the id)')
@@ -29,7 +37,9 @@ t.test('the same key, id and bytes get the same check; changed bytes get a check
 
 t.test('prefetched checks land in the memo, from a worker thread of the build', async (t) => {
   // The worker runs compiled code: the build's copy of the module starts it.
-  const built = (await import(`${distDir}/eventstore/checked-segments.js`)) as typeof import('../eventstore/checked-segments.js')
+  const built = (await import(
+    `${distDir}/eventstore/checked-segments.js`
+  )) as typeof import('../eventstore/checked-segments.js')
   const big = new Uint8Array(Buffer.from(`# banner\n${'not a record\n'.repeat(100_000)}`))
   const shared = new Uint8Array(64)
   const files = [
@@ -40,20 +50,35 @@ t.test('prefetched checks land in the memo, from a worker thread of the build', 
   ]
   const copies = files.map((file) => ({ id: file.id, bytes: new Uint8Array(file.bytes) }))
   built.prefetchChecks(files, signer.publicKey)
-  t.same(files.map((file) => file.bytes.length), [0, 0, 16], 'the bytes that own their buffer moved to the worker, not copied')
+  t.same(
+    files.map((file) => file.bytes.length),
+    [0, 0, 16],
+    'the bytes that own their buffer moved to the worker, not copied',
+  )
   await built.prefetchedChecks()
   for (const file of copies) t.ok(built.isChecked(file.id, file.bytes, signer.publicKey), `${file.id} is remembered`)
-  t.match(built.checkSegmentOnce(copies[0]!.id, copies[0]!.bytes, signer.publicKey).problems[0], { line: 2 }, 'with its problems found')
+  t.match(
+    built.checkSegmentOnce(copies[0]!.id, copies[0]!.bytes, signer.publicKey).problems[0],
+    { line: 2 },
+    'with its problems found',
+  )
   t.notOk(built.isChecked('00000003', copies[1]!.bytes, signer.publicKey), 'nothing else is')
 })
 
 t.test('a journal prefetches the older files only when asked to (its process reads the history next)', async (t) => {
   const built = (await import(`${distDir}/eventstore/index.js`)) as typeof import('../eventstore/index.js')
-  const { isChecked, prefetchedChecks } = (await import(`${distDir}/eventstore/checked-segments.js`)) as typeof import('../eventstore/checked-segments.js')
+  const { isChecked, prefetchedChecks } = (await import(
+    `${distDir}/eventstore/checked-segments.js`
+  )) as typeof import('../eventstore/checked-segments.js')
   const media = new FileJournalMedia(t.testdir())
   // Over a MiB in older files: a set worth a worker.
   const journal = await built.Journal.open(options(media, { clock: fixedClock(), rotateBytes: 256 * 1024 }))
-  const entry = { type: LogType.CRYPTO_ENCRYPT, result: 0 as const, subject: 'U', data: { source: 200, kid: 'k'.repeat(32) } }
+  const entry = {
+    type: LogType.CRYPTO_ENCRYPT,
+    result: 0 as const,
+    subject: 'U',
+    data: { source: 200, kid: 'k'.repeat(32) },
+  }
   for (let i = 0; i < 60; i++) await journal.append(Array.from({ length: 200 }, () => entry))
   await journal.close()
   const older = (await readSet(media)).slice(0, -1)

@@ -6,7 +6,7 @@ import { readHistory, readLines } from '../eventstore/index.js'
 import { readRecordLines } from '../eventstore/read-lines.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { foldIdentity, IDENTITY_RECORD_TYPES } from '../machines/identity-fold.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { readSet, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
 
 t.test('readRecordLines gives exactly the record lines of the types asked for, as readLines does', async (t) => {
@@ -14,7 +14,8 @@ t.test('readRecordLines gives exactly the record lines of the types asked for, a
   await writeDeviceJournal(dir)
   const files = await readSet(new FileJournalMedia(dir))
   const seen = new Set<number>()
-  for (const { bytes } of files) for (const line of readLines(bytes)) if (line.kind === 'record') seen.add(line.record.type)
+  for (const { bytes } of files)
+    for (const line of readLines(bytes)) if (line.kind === 'record') seen.add(line.record.type)
   t.ok(seen.size > 5, `the journal holds ${seen.size} types of record`)
   for (const types of [IDENTITY_RECORD_TYPES, new Set([LogType.KEY_GENERATION]), new Set(seen), new Set<number>()]) {
     for (const { id, bytes } of files) {
@@ -42,7 +43,11 @@ t.test('the identity folded from the history of its types is the one folded from
   const a = foldIdentity(every.records, 'P')
   const b = foldIdentity(selected.records, 'P')
   t.strictSame(b.config, a.config, 'the same configuration')
-  t.equal(JSON.stringify(b.personalisation.value), JSON.stringify(a.personalisation.value), 'the same personalisation state')
+  t.equal(
+    JSON.stringify(b.personalisation.value),
+    JSON.stringify(a.personalisation.value),
+    'the same personalisation state',
+  )
   t.equal(JSON.stringify(b.provisioning.value), JSON.stringify(a.provisioning.value), 'the same provisioning state')
   t.not(a.personalisation.value, 'fresh', 'and the journal does personalise the device')
 })

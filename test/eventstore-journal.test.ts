@@ -5,11 +5,26 @@ import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import type { AppendHandle, JournalMedia } from '../hal/types.js'
 import {
-  Journal, JournalClosedError, JournalWriteError, LogType, decodeRecordData, parseSealData,
-  verifyClientStyle, verifyJournal, type JournalOptions,
+  Journal,
+  JournalClosedError,
+  JournalWriteError,
+  LogType,
+  decodeRecordData,
+  parseSealData,
+  verifyJournal,
+  type JournalOptions,
 } from '../eventstore/index.js'
+import { verifyClientStyle } from '../audit/index.js'
 import { DelegatingJournalMedia, overrideHandle } from './helpers/delegating-media.js'
-import { START, chainOver, fixedClock, options as journalOptions, readSet, records, signer } from './helpers/journal-fixtures.js'
+import {
+  START,
+  chainOver,
+  fixedClock,
+  options as journalOptions,
+  readSet,
+  records,
+  signer,
+} from './helpers/journal-fixtures.js'
 
 const BANNER = '# hemd 0.1.0 journal {id} devid 0011223344556677 variant P'
 
@@ -18,7 +33,9 @@ function options(media: JournalMedia, extra: Partial<JournalOptions> = {}): Jour
 }
 
 function seals(bytes: Uint8Array): string[] {
-  return records(bytes).filter((r) => r.type === LogType.SEAL).map((r) => parseSealData(decodeRecordData(r))?.reason ?? 'bad')
+  return records(bytes)
+    .filter((r) => r.type === LogType.SEAL)
+    .map((r) => parseSealData(decodeRecordData(r))?.reason ?? 'bad')
 }
 
 /** Counts durable appends and can fail the next ones, after really writing (fsync failed) or before. */
@@ -62,7 +79,10 @@ t.test('append, seal and close round trip', async (t) => {
     { type: LogType.AUTH_SUCCESS_INTERNAL, result: 0, subject: 'U', data: { source: 200, rid: 'r1' } },
     { type: LogType.TRANSITION, result: 0, data: transition },
   ])
-  t.same(positions, [{ file: id, seq: 2 }, { file: id, seq: 3 }])
+  t.same(positions, [
+    { file: id, seq: 2 },
+    { file: id, seq: 3 },
+  ])
   const bytes = await media.read(id)
   t.same(journal.head, chainOver(id, bytes), 'head is the chain over the stored bytes')
   clock.advance(5000)
@@ -75,7 +95,10 @@ t.test('append, seal and close round trip', async (t) => {
   t.equal(text.at(-1), '', 'ends with a newline')
 
   const all = records(await media.read(id))
-  t.same(all.map((r) => r.seq), [0, 1, 2, 3, 4])
+  t.same(
+    all.map((r) => r.seq),
+    [0, 1, 2, 3, 4],
+  )
   t.same(decodeRecordData(all[1]!), { prev: null, head: null, seq: null })
   t.same(decodeRecordData(all[2]!), { source: 200, rid: 'r1' })
   t.same(decodeRecordData(all[3]!), transition)
@@ -88,8 +111,15 @@ t.test('append, seal and close round trip', async (t) => {
 
   const files = await readSet(media)
   t.same(verifyJournal(files, signer.publicKey), {
-    ok: true, problems: [],
-    summary: { files: 1, records: 5, seals: 1, firstTime: Math.floor(START / 1000), lastTime: Math.floor(START / 1000) + 5 },
+    ok: true,
+    problems: [],
+    summary: {
+      files: 1,
+      records: 5,
+      seals: 1,
+      firstTime: Math.floor(START / 1000),
+      lastTime: Math.floor(START / 1000) + 5,
+    },
   })
   t.same(verifyClientStyle(full, signer.publicKey), { ok: true, problems: [] })
 })
@@ -98,9 +128,15 @@ t.test('group commit: concurrent appends share one durable append', async (t) =>
   const media = new WatchedMedia(new FileJournalMedia(t.testdir()))
   const journal = await Journal.open(options(media))
   t.equal(media.appends, 1, 'banner, KEY_INIT and LINK in one append')
-  const calls = Array.from({ length: 100 }, (_, i) => journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0, data: { i } }]))
+  const calls = Array.from({ length: 100 }, (_, i) =>
+    journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0, data: { i } }]),
+  )
   const positions = await Promise.all(calls)
-  t.same(positions.map((p) => p[0]?.seq), Array.from({ length: 100 }, (_, i) => i + 2), 'seq in call order')
+  t.same(
+    positions.map((p) => p[0]?.seq),
+    Array.from({ length: 100 }, (_, i) => i + 2),
+    'seq in call order',
+  )
   t.ok(media.appends - 1 <= 2, `100 appends took ${media.appends - 1} writes`)
   await journal.close()
   t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
@@ -115,7 +151,11 @@ t.test('periodic seal after sealEvery records, in the same batch', async (t) => 
   const bytes = await media.read(journal.fileId)
   t.same(seals(bytes), ['periodic', 'periodic', 'close'])
   const all = records(bytes)
-  t.same(all.filter((r) => r.type === LogType.SEAL).map((r) => r.seq), [5, 11, 14], 'KEY_INIT and LINK count toward the first seal')
+  t.same(
+    all.filter((r) => r.type === LogType.SEAL).map((r) => r.seq),
+    [5, 11, 14],
+    'KEY_INIT and LINK count toward the first seal',
+  )
   t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
 })
 
@@ -124,7 +164,8 @@ t.test('periodic seal by timer when something is unsealed', async (t) => {
   const journal = await Journal.open(options(media, { sealIntervalMs: 15 }))
   await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }])
   const deadline = Date.now() + 2000
-  while (records(await media.read(journal.fileId)).at(-1)?.type !== LogType.SEAL && Date.now() < deadline) await sleep(5)
+  while (records(await media.read(journal.fileId)).at(-1)?.type !== LogType.SEAL && Date.now() < deadline)
+    await sleep(5)
   const sealed = await media.read(journal.fileId)
   t.equal(records(sealed).at(-1)?.type, LogType.SEAL, 'the timer sealed the appended record')
   await sleep(60)
@@ -139,7 +180,9 @@ t.test('rotation by size links the files', async (t) => {
   const first = journal.fileId
   const files = new Set<string>()
   for (let i = 0; i < 30; i++) {
-    const [position] = await journal.append([{ type: LogType.CRYPTO_ENCRYPT, result: 0, data: { kid: 'ab'.repeat(16), pad: 'x'.repeat(100) } }])
+    const [position] = await journal.append([
+      { type: LogType.CRYPTO_ENCRYPT, result: 0, data: { kid: 'ab'.repeat(16), pad: 'x'.repeat(100) } },
+    ])
     files.add(position!.file)
   }
   await journal.close()
@@ -181,9 +224,13 @@ t.test('a failed write rejects its batch and later appends still verify', async 
     await failed.catch((err: unknown) => t.type(err, JournalWriteError))
     t.equal((await media.read(journal.fileId)).length, size, `cut back after a failure ${when} writing`)
     t.same(journal.head, head, 'chain rolled back')
-    t.same(await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0, data: { n: 3 } }]), [{ file: journal.fileId, seq: 3 }])
+    t.same(await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0, data: { n: 3 } }]), [
+      { file: journal.fileId, seq: 3 },
+    ])
     await journal.close()
-    const data = records(await media.read(journal.fileId)).filter((r) => r.type === LogType.KEY_USAGE_PKEY).map((r) => decodeRecordData(r))
+    const data = records(await media.read(journal.fileId))
+      .filter((r) => r.type === LogType.KEY_USAGE_PKEY)
+      .map((r) => decodeRecordData(r))
     t.same(data, [{ n: 1 }, { n: 3 }])
     t.same(verifyJournal(await readSet(media), signer.publicKey).problems, [])
   }
@@ -200,15 +247,21 @@ t.test('a failed write that cannot be cut back stops every append until the cut 
   media.failTruncate = true
   await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), JournalWriteError)
   const torn = (await media.read(file)).length
-  await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), { name: 'JournalWriteError', cause: { message: 'EIO truncate' } })
+  await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), {
+    name: 'JournalWriteError',
+    cause: { message: 'EIO truncate' },
+  })
   t.equal((await media.read(file)).length, torn, 'nothing is written after the stray record')
   media.failTruncate = false
-  t.same(await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), [{ file, seq: 3 }], 'cut back, then the same file goes on')
+  t.same(
+    await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]),
+    [{ file, seq: 3 }],
+    'cut back, then the same file goes on',
+  )
   t.same(warnings, Array(2).fill('journal: write failed and could not be cut back; appends are refused until it can'))
   await journal.close()
   t.same(verifyJournal(await readSet(media), signer.publicKey).problems, [], 'no stray record, no second file')
 })
-
 
 t.test('a failed rotation is retried with the next write', async (t) => {
   const media = new WatchedMedia(new FileJournalMedia(t.testdir()))
@@ -231,11 +284,20 @@ t.test('a failed rotation is retried with the next write', async (t) => {
 t.test('a signer failure rejects the batch and writes nothing', async (t) => {
   const media = new FileJournalMedia(t.testdir())
   let failSign = false
-  const flaky = { publicKey: signer.publicKey, sign: (m: Uint8Array) => { if (failSign) throw new Error('enclave busy'); return signer.sign(m) } }
+  const flaky = {
+    publicKey: signer.publicKey,
+    sign: (m: Uint8Array) => {
+      if (failSign) throw new Error('enclave busy')
+      return signer.sign(m)
+    },
+  }
   const journal = await Journal.open(options(media, { signer: flaky, sealEvery: 3 }))
   const size = (await media.read(journal.fileId)).length
   failSign = true
-  await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), { name: 'JournalWriteError', cause: { message: 'enclave busy' } })
+  await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), {
+    name: 'JournalWriteError',
+    cause: { message: 'enclave busy' },
+  })
   t.equal((await media.read(journal.fileId)).length, size)
   failSign = false
   t.same(await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), [{ file: journal.fileId, seq: 2 }])
@@ -249,18 +311,32 @@ t.test('entries are validated before anything is written', async (t) => {
   const journal = await Journal.open(options(media))
   const size = (await media.read(journal.fileId)).length
   const bad = [
-    { type: -1, result: 0 }, { type: 0x10000, result: 0 }, { type: 1.5, result: 0 },
-    { type: LogType.KEY_INIT, result: 0 }, { type: LogType.LINK, result: 0 }, { type: LogType.SEAL, result: 0 },
-    { type: 1, result: 3 }, { type: 1, result: 0, subject: 'a|b' }, { type: 1, result: 0, subject: 'a\nb' },
-    { type: 1, result: 0, subject: 'a\rb' }, { type: 1, result: 0, subject: 'x'.repeat(129) },
-    { type: 1, result: 0, data: [1, 2] }, { type: 1, result: 0, data: { blob: 'x'.repeat(20_000) } },
+    { type: -1, result: 0 },
+    { type: 0x10000, result: 0 },
+    { type: 1.5, result: 0 },
+    { type: LogType.KEY_INIT, result: 0 },
+    { type: LogType.LINK, result: 0 },
+    { type: LogType.SEAL, result: 0 },
+    { type: 1, result: 3 },
+    { type: 1, result: 0, subject: 'a|b' },
+    { type: 1, result: 0, subject: 'a\nb' },
+    { type: 1, result: 0, subject: 'a\rb' },
+    { type: 1, result: 0, subject: 'x'.repeat(129) },
+    { type: 1, result: 0, data: [1, 2] },
+    { type: 1, result: 0, data: { blob: 'x'.repeat(20_000) } },
   ]
   for (const entry of bad) {
-    await t.rejects(journal.append([{ type: 1, result: 0 }, entry as never]), TypeError, JSON.stringify(entry).slice(0, 60))
+    await t.rejects(
+      journal.append([{ type: 1, result: 0 }, entry as never]),
+      TypeError,
+      JSON.stringify(entry).slice(0, 60),
+    )
   }
   t.equal((await media.read(journal.fileId)).length, size, 'nothing written')
   t.same(await journal.append([]), [])
-  t.same(await journal.append([{ type: LogType.TRANSITION, result: 0, subject: 'ext-1' }]), [{ file: journal.fileId, seq: 2 }])
+  t.same(await journal.append([{ type: LogType.TRANSITION, result: 0, subject: 'ext-1' }]), [
+    { file: journal.fileId, seq: 2 },
+  ])
   await journal.close()
   t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
 })

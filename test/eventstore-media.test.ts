@@ -37,8 +37,14 @@ t.test('segments are files <id>.log, appended durably', async (t) => {
 
 t.test('list is ascending and ignores other names', async (t) => {
   const dir = t.testdir({
-    '65a1b2c4.log': '', '00000001.log': '', '65a1b2c3.log': '', 'ABCDEF01.log': '', '1234567.log': '',
-    '123456789.log': '', 'notes.txt': '', '65a1b2c5.log.tmp': '',
+    '65a1b2c4.log': '',
+    '00000001.log': '',
+    '65a1b2c3.log': '',
+    'ABCDEF01.log': '',
+    '1234567.log': '',
+    '123456789.log': '',
+    'notes.txt': '',
+    '65a1b2c5.log.tmp': '',
   })
   t.same(await new FileJournalMedia(dir).list(), ['00000001', '65a1b2c3', '65a1b2c4'])
 })

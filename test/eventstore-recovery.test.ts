@@ -36,7 +36,13 @@ t.test('a torn last line is cut and the file sealed as recovered', async (t) => 
   await writeFile(join(dir, `${crashed.id}.log`), Buffer.concat([crashed.bytes, Buffer.from(torn)]))
 
   const journal = await Journal.open(options(media))
-  t.same(journal.recovery, { previous: crashed.id, cutBytes: torn.length, sealedRecovered: true, intact: true, problems: [] })
+  t.same(journal.recovery, {
+    previous: crashed.id,
+    cutBytes: torn.length,
+    sealedRecovered: true,
+    intact: true,
+    problems: [],
+  })
   const recovered = await media.read(crashed.id)
   t.same(recovered.subarray(0, crashed.bytes.length), crashed.bytes, 'the good lines are untouched')
   t.equal(lastSeal(recovered), 'recovered')
@@ -68,10 +74,18 @@ t.test('two opens give two linked files that verify together', async (t) => {
   await second.close()
   const firstBytes = await media.read(first.fileId)
   t.equal(lastSeal(firstBytes), 'close', 'a closed file is left as it is')
-  t.same(linkOf(await media.read(second.fileId)), { prev: first.fileId, head: chainOver(first.fileId, firstBytes), seq: 3 })
+  t.same(linkOf(await media.read(second.fileId)), {
+    prev: first.fileId,
+    head: chainOver(first.fileId, firstBytes),
+    seq: 3,
+  })
   t.same(await media.list(), [first.fileId, second.fileId])
   t.same(verifyJournal(await readSet(media), signer.publicKey).summary, {
-    files: 2, records: 7, seals: 2, firstTime: START / 1000, lastTime: START / 1000,
+    files: 2,
+    records: 7,
+    seals: 2,
+    firstTime: START / 1000,
+    lastTime: START / 1000,
   })
 })
 
@@ -98,11 +112,14 @@ t.test('a broken previous file is reported, left alone, and linked at its last g
   await journal.close()
 
   const result = verifyJournal(await readSet(media), signer.publicKey)
-  t.same(result.problems.map((p) => [p.file, p.seq, p.message.split(':')[0]]), [
-    [crashed.id, 3, 'MAC does not match'],
-    [crashed.id, 5, 'file ends with 6 unsealed record(s) and no close, rotate or recovered seal'],
-    [journal.fileId, 1, `LINK covers ${crashed.id} only up to seq 2`],
-  ])
+  t.same(
+    result.problems.map((p) => [p.file, p.seq, p.message.split(':')[0]]),
+    [
+      [crashed.id, 3, 'MAC does not match'],
+      [crashed.id, 5, 'file ends with 6 unsealed record(s) and no close, rotate or recovered seal'],
+      [journal.fileId, 1, `LINK covers ${crashed.id} only up to seq 2`],
+    ],
+  )
 })
 
 t.test('a file torn while being created is cut to nothing and its id reused', async (t) => {
@@ -118,7 +135,13 @@ t.test('a file torn while being created is cut to nothing and its id reused', as
 
   const third = await Journal.open(options(media))
   t.equal(third.fileId, second.fileId)
-  t.same(third.recovery, { previous: first.fileId, cutBytes: partial.length, sealedRecovered: false, intact: true, problems: [] })
+  t.same(third.recovery, {
+    previous: first.fileId,
+    cutBytes: partial.length,
+    sealedRecovered: false,
+    intact: true,
+    problems: [],
+  })
   await third.close()
   t.same(await media.list(), [first.fileId, second.fileId])
   t.same(verifyJournal(await readSet(media), signer.publicKey).problems, [])

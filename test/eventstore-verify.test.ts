@@ -4,8 +4,15 @@ import { Packr } from 'msgpackr'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import {
-  Journal, LogType, decodeRecordData, parseLine, readLines, verifyClientStyle, verifyJournal, type JournalFile,
+  Journal,
+  LogType,
+  decodeRecordData,
+  parseLine,
+  readLines,
+  verifyJournal,
+  type JournalFile,
 } from '../eventstore/index.js'
+import { verifyClientStyle } from '../audit/index.js'
 import { START, fixedClock, options, readSet, signer } from './helpers/journal-fixtures.js'
 
 const OTHER = new Uint8Array(32).fill(9)
@@ -19,7 +26,9 @@ async function journalSet(dir: string): Promise<JournalFile[]> {
     const journal = await Journal.open(base)
     for (let i = 0; i < count; i++) {
       clock.advance(1000)
-      await journal.append([{ type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200, kid: `k${i}` } }])
+      await journal.append([
+        { type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200, kid: `k${i}` } },
+      ])
     }
     await journal.close()
   }
@@ -51,7 +60,12 @@ function remac(line: string, key: Buffer): string {
 
 function first(files: JournalFile[], opts = {}) {
   const result = verifyJournal(files, signer.publicKey, opts)
-  return { ok: result.ok, file: result.problems[0]?.file, seq: result.problems[0]?.seq, message: result.problems[0]?.message ?? '' }
+  return {
+    ok: result.ok,
+    file: result.problems[0]?.file,
+    seq: result.problems[0]?.seq,
+    message: result.problems[0]?.message ?? '',
+  }
 }
 
 t.test('good files verify, and pass the client-style check', async (t) => {
@@ -59,7 +73,13 @@ t.test('good files verify, and pass the client-style check', async (t) => {
   t.equal(files.length, 3)
   const result = verifyJournal(files, signer.publicKey)
   t.same(result.problems, [])
-  t.same(result.summary, { files: 3, records: 14 + 7 + 6, seals: 7, firstTime: START / 1000, lastTime: START / 1000 + 14 })
+  t.same(result.summary, {
+    files: 3,
+    records: 14 + 7 + 6,
+    seals: 7,
+    firstTime: START / 1000,
+    lastTime: START / 1000 + 14,
+  })
   t.same(verifyJournal([...files].reverse(), signer.publicKey), result, 'order of the input does not matter')
   for (const f of files) t.same(verifyClientStyle(f.bytes, signer.publicKey), { ok: true, problems: [] })
   t.same(verifyJournal(files.slice(1), signer.publicKey).problems, [], 'the first file of a set may link outside it')
@@ -88,12 +108,20 @@ t.test('edited fields are caught by the MAC, first bad record first', async (t) 
 t.test('a deleted line, swapped lines and an inserted comment break seq and chain', async (t) => {
   const files = await journalSet(t.testdir())
   const deleted = first(tamper(files, 0, (lines) => void lines.splice(at(3), 1)))
-  t.same(deleted, { ok: false, file: files[0]!.id, seq: 4, message: 'seq 4 where 3 was expected: a record was removed, inserted or reordered' })
+  t.same(deleted, {
+    ok: false,
+    file: files[0]!.id,
+    seq: 4,
+    message: 'seq 4 where 3 was expected: a record was removed, inserted or reordered',
+  })
   const swapped = tamper(files, 0, (lines) => void ([lines[at(3)], lines[at(4)]] = [lines[at(4)]!, lines[at(3)]!]))
   t.match(first(swapped), { file: files[0]!.id, seq: 4, message: /^seq 4 where 3 was expected/ })
   t.ok(verifyClientStyle(swapped[0]!.bytes, signer.publicKey).ok, 'a client cannot see reordering')
   const commented = tamper(files, 0, (lines) => void lines.splice(at(3), 0, '# nothing to see'))
-  t.match(first(commented), { seq: 4, message: /^seal does not match the chain: a line between the start of the file and this seal/ })
+  t.match(first(commented), {
+    seq: 4,
+    message: /^seal does not match the chain: a line between the start of the file and this seal/,
+  })
 })
 
 t.test('a MAC recomputed with K passes the client check but not the chain', async (t) => {
@@ -106,11 +134,21 @@ t.test('a MAC recomputed with K passes the client check but not the chain', asyn
   })
   t.same(verifyClientStyle(forged[0]!.bytes, signer.publicKey), { ok: true, problems: [] })
   t.same(first(forged), {
-    ok: false, file: files[0]!.id, seq: 9,
-    message: 'seal does not match the chain: a line between the seal at seq 4 and this seal was changed, inserted, removed or reordered',
+    ok: false,
+    file: files[0]!.id,
+    seq: 9,
+    message:
+      'seal does not match the chain: a line between the seal at seq 4 and this seal was changed, inserted, removed or reordered',
   })
   const result = verifyJournal(forged, signer.publicKey)
-  t.same(result.problems.map((p) => [p.file, p.seq]), [[files[0]!.id, 9], [files[1]!.id, 1]], 'later seals do not repeat the finding')
+  t.same(
+    result.problems.map((p) => [p.file, p.seq]),
+    [
+      [files[0]!.id, 9],
+      [files[1]!.id, 1],
+    ],
+    'later seals do not repeat the finding',
+  )
   t.equal(result.problems[1]?.message, `LINK head does not match the chain of ${files[0]!.id}`)
 
   const appended = tamper(files, 2, (lines) => {
@@ -126,21 +164,37 @@ t.test('truncation and missing files are caught', async (t) => {
   const files = await journalSet(t.testdir())
   const [a, b, c] = files.map((f) => f.id)
   const cut = tamper(files, 1, (lines) => void lines.splice(-4, 3))
-  t.same(verifyJournal(cut, signer.publicKey).problems.map((p) => [p.file, p.seq, p.message]), [
-    [b, 3, 'file ends with 4 unsealed record(s) and no close, rotate or recovered seal: records were removed from its end, or it is still open'],
-    [c, 1, `LINK says ${b} ends at seq 6, but it ends at seq 3: records were removed from its end`],
-  ])
+  t.same(
+    verifyJournal(cut, signer.publicKey).problems.map((p) => [p.file, p.seq, p.message]),
+    [
+      [
+        b,
+        3,
+        'file ends with 4 unsealed record(s) and no close, rotate or recovered seal: records were removed from its end, or it is still open',
+      ],
+      [c, 1, `LINK says ${b} ends at seq 6, but it ends at seq 3: records were removed from its end`],
+    ],
+  )
   const cutLast = tamper(files, 2, (lines) => void lines.splice(-2, 1))
   t.match(first(cutLast), { file: c, seq: 4, message: /^file ends at a periodic seal and no close/ })
   t.same(verifyJournal(cutLast, signer.publicKey, { allowOpenTail: true }).problems, [])
   t.same(verifyJournal(cutLast, signer.publicKey, { allowOpenTail: true }).summary.openTail, { file: c, records: 0 })
-  t.match(first(cutLast.slice(0, 2).concat(cutLast[2]!, files[1]!), { allowOpenTail: true }), { message: 'file appears twice in the set' })
+  t.match(first(cutLast.slice(0, 2).concat(cutLast[2]!, files[1]!), { allowOpenTail: true }), {
+    message: 'file appears twice in the set',
+  })
 
   t.same(first([files[0]!, files[2]!]), {
-    ok: false, file: c, seq: 1, message: `LINK names previous file ${b}, but the file before it in the set is ${a}: ${b} is missing`,
+    ok: false,
+    file: c,
+    seq: 1,
+    message: `LINK names previous file ${b}, but the file before it in the set is ${a}: ${b} is missing`,
   })
   t.match(first([{ id: 'nothex!!', bytes: files[0]!.bytes }]), { message: 'file id is not 8 lowercase hex chars' })
-  t.match(first([{ id: b!, bytes: files[0]!.bytes }]), { file: b, seq: 4, message: /^seal signature does not verify/ }, 'renamed file')
+  t.match(
+    first([{ id: b!, bytes: files[0]!.bytes }]),
+    { file: b, seq: 4, message: /^seal signature does not verify/ },
+    'renamed file',
+  )
   t.match(first([files[0]!, { id: c!, bytes: new Uint8Array() }]), { file: c, message: 'file has no records' })
 })
 
@@ -148,7 +202,11 @@ t.test('signatures are checked against the log key', async (t) => {
   const files = await journalSet(t.testdir())
   const stranger = ed25519.getPublicKey(OTHER)
   const result = verifyJournal(files, stranger)
-  t.match(result.problems[0], { file: files[0]!.id, seq: 0, message: 'KEY_INIT signature of the file key does not verify with the log key' })
+  t.match(result.problems[0], {
+    file: files[0]!.id,
+    seq: 0,
+    message: 'KEY_INIT signature of the file key does not verify with the log key',
+  })
   t.equal(verifyClientStyle(files[0]!.bytes, stranger).ok, false)
   t.throws(() => verifyJournal(files, new Uint8Array(31)), TypeError)
 })
@@ -166,7 +224,17 @@ t.test('syntax errors name the line', async (t) => {
 t.test('parseLine', async (t) => {
   const mac = 'A'.repeat(22)
   t.same(parseLine(`1f|65a1b2c3|82|2|U|gA|${mac}`), {
-    ok: true, record: { seq: 31, time: 0x65a1b2c3, type: 0x82, result: 2, subject: 'U', data: 'gA', mac, signed: '1f|65a1b2c3|82|2|U|gA|' },
+    ok: true,
+    record: {
+      seq: 31,
+      time: 0x65a1b2c3,
+      type: 0x82,
+      result: 2,
+      subject: 'U',
+      data: 'gA',
+      mac,
+      signed: '1f|65a1b2c3|82|2|U|gA|',
+    },
   })
   const errors: Record<string, string> = {
     [`1|2|3|0|U|${mac}`]: 'expected 7 fields, found 6',
@@ -184,8 +252,13 @@ t.test('readLines and decodeRecordData give replay tools the records', async (t)
   const files = await journalSet(t.testdir())
   const lines = [...readLines(files[1]!.bytes)]
   t.same(lines[0], { kind: 'comment', line: 1, bytes: lines[0]!.bytes, text: `# hemd test ${files[1]!.id}` })
-  const data = lines.flatMap((l) => (l.kind === 'record' && l.record.type === LogType.CRYPTO_ENCRYPT ? [decodeRecordData(l.record)] : []))
-  t.same(data, [0, 1, 2].map((i) => ({ source: 200, kid: `k${i}` })))
+  const data = lines.flatMap((l) =>
+    l.kind === 'record' && l.record.type === LogType.CRYPTO_ENCRYPT ? [decodeRecordData(l.record)] : [],
+  )
+  t.same(
+    data,
+    [0, 1, 2].map((i) => ({ source: 200, kid: `k${i}` })),
+  )
   const keyInit = lines[1]!
   t.equal(keyInit.kind === 'record' && decodeRecordData(keyInit.record), undefined, 'KEY_INIT data is not a map')
 })

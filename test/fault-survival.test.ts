@@ -48,54 +48,70 @@ async function aesLanes(base: string, https: string, count: number): Promise<Lan
 /** The OK CRYPTO_ENCRYPT records of a data dir, optionally of some journal files only. */
 async function encryptRecords(dataDir: string, files?: string[]) {
   const { records } = await readJournal(dataDir)
-  return records.filter((r) => r.type === LogType.CRYPTO_ENCRYPT && r.result === LogResult.OK && (!files || files.includes(r.file)))
+  return records.filter(
+    (r) => r.type === LogType.CRYPTO_ENCRYPT && r.result === LogResult.OK && (!files || files.includes(r.file)),
+  )
 }
 
-t.test('kill -9 of hemd under encrypt load: after the restart every 200 is in the journal, which verifies', async (t) => {
-  const data = `${t.testdir()}/data`
-  const first = await runHemd(t, ['--data', data, '--variant', 'E'])
-  const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
-  // The kernel stops the nats-server with its runtime; a test that fails before that must not leave it.
-  t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
-  const runtimePid = Number(await readFile(`${data}/run/runtime.pid`, 'utf8'))
-  t.equal((await personalise(first.httpUrl, 'E')).status, 200, 'personalised')
-  // A key per lane: a lane sends one request at a time, so its key's records tell its requests apart.
-  const lanes = await aesLanes(first.httpUrl, first.httpsUrl, LANES)
+t.test(
+  'kill -9 of hemd under encrypt load: after the restart every 200 is in the journal, which verifies',
+  async (t) => {
+    const data = `${t.testdir()}/data`
+    const first = await runHemd(t, ['--data', data, '--variant', 'E'])
+    const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
+    // The kernel stops the nats-server with its runtime; a test that fails before that must not leave it.
+    t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
+    const runtimePid = Number(await readFile(`${data}/run/runtime.pid`, 'utf8'))
+    t.equal((await personalise(first.httpUrl, 'E')).status, 200, 'personalised')
+    // A key per lane: a lane sends one request at a time, so its key's records tell its requests apart.
+    const lanes = await aesLanes(first.httpUrl, first.httpsUrl, LANES)
 
-  const load = new EncryptLoad(first.httpsUrl, lanes, BUS_TIMEOUT_MS + SLACK_MS)
-  await until('encrypts answered', () => load.where((o) => o.status === 200).length >= 200)
-  const inFlight = load.inFlight
-  // The launcher's process group: the launcher and its runtime at once. Killing the launcher alone
-  // takes the runtime down only once it sees its IPC channel close, which leaves it time to finish
-  // what it was doing. nats-server has a group of its own; it dies with the runtime (its parent-death signal).
-  process.kill(-first.child.pid!, 'SIGKILL')
-  await load.ended()
-  await until('the runtime gone', () => !isProcessAlive(runtimePid))
-  t.ok(inFlight > 0, `${inFlight} requests in flight at the kill`)
-  t.same(load.where((o) => o.status !== undefined && o.status !== 200).map((o) => o.status), [], 'every answer was a 200')
-  t.equal(load.where((o) => o.error !== undefined).length, LANES, 'each lane ended at the kill')
-  const firstFiles = (await readdir(`${data}/journal`)).filter((n) => n.endsWith('.log')).map((n) => n.slice(0, 8))
+    const load = new EncryptLoad(first.httpsUrl, lanes, BUS_TIMEOUT_MS + SLACK_MS)
+    await until('encrypts answered', () => load.where((o) => o.status === 200).length >= 200)
+    const inFlight = load.inFlight
+    // The launcher's process group: the launcher and its runtime at once. Killing the launcher alone
+    // takes the runtime down only once it sees its IPC channel close, which leaves it time to finish
+    // what it was doing. nats-server has a group of its own; it dies with the runtime (its parent-death signal).
+    process.kill(-first.child.pid!, 'SIGKILL')
+    await load.ended()
+    await until('the runtime gone', () => !isProcessAlive(runtimePid))
+    t.ok(inFlight > 0, `${inFlight} requests in flight at the kill`)
+    t.same(
+      load.where((o) => o.status !== undefined && o.status !== 200).map((o) => o.status),
+      [],
+      'every answer was a 200',
+    )
+    t.equal(load.where((o) => o.error !== undefined).length, LANES, 'each lane ended at the kill')
+    const firstFiles = (await readdir(`${data}/journal`)).filter((n) => n.endsWith('.log')).map((n) => n.slice(0, 8))
 
-  const second = await runHemd(t, ['--data', data, '--variant', 'E'])
-  t.notOk(isProcessAlive(natsPid), 'the nats-server did not outlive its runtime')
-  const status = await call(`${second.httpUrl}/api/system/status`)
-  t.equal(status.status, 200, 'the device answers again')
-  t.equal(status.json.fls_state, 0, 'no fault: the journal chain held')
-  const use = await new Tokens(second.httpUrl).get(`keymgmt:use:${lanes[0]!.kid}`)
-  const again = await api(`${second.httpsUrl}${ENCRYPT}`, use, { alg: 'AES256-GCM', kid: lanes[0]!.kid, msg: b64(Buffer.from('after the restart')) })
-  t.equal(again.status, 200, 'the key still encrypts')
-  t.equal(await second.interrupt(), 0, 'a clean stop')
+    const second = await runHemd(t, ['--data', data, '--variant', 'E'])
+    t.notOk(isProcessAlive(natsPid), 'the nats-server did not outlive its runtime')
+    const status = await call(`${second.httpUrl}/api/system/status`)
+    t.equal(status.status, 200, 'the device answers again')
+    t.equal(status.json.fls_state, 0, 'no fault: the journal chain held')
+    const use = await new Tokens(second.httpUrl).get(`keymgmt:use:${lanes[0]!.kid}`)
+    const again = await api(`${second.httpsUrl}${ENCRYPT}`, use, {
+      alg: 'AES256-GCM',
+      kid: lanes[0]!.kid,
+      msg: b64(Buffer.from('after the restart')),
+    })
+    t.equal(again.status, 200, 'the key still encrypts')
+    t.equal(await second.interrupt(), 0, 'a clean stop')
 
-  const audit = await runToEnd(auditBin, ['verify', '--key', second.logKey, `${data}/journal`])
-  t.equal(audit.code, 0, `hem-audit verify: ${audit.stdout}${audit.stderr}`)
-  const records = await encryptRecords(data, firstFiles)
-  for (const [i, { kid }] of lanes.entries()) {
-    const answered = load.where((o) => o.lane === i && o.status === 200).length
-    const journaled = records.filter((r) => r.decoded?.kid === kid).length
-    // The request the kill cut off may have been journaled, never answered.
-    t.ok(journaled === answered || journaled === answered + 1, `lane ${i}: ${answered} answered 200, ${journaled} journaled OK`)
-  }
-})
+    const audit = await runToEnd(auditBin, ['verify', '--key', second.logKey, `${data}/journal`])
+    t.equal(audit.code, 0, `hem-audit verify: ${audit.stdout}${audit.stderr}`)
+    const records = await encryptRecords(data, firstFiles)
+    for (const [i, { kid }] of lanes.entries()) {
+      const answered = load.where((o) => o.lane === i && o.status === 200).length
+      const journaled = records.filter((r) => r.decoded?.kid === kid).length
+      // The request the kill cut off may have been journaled, never answered.
+      t.ok(
+        journaled === answered || journaled === answered + 1,
+        `lane ${i}: ${answered} answered 200, ${journaled} journaled OK`,
+      )
+    }
+  },
+)
 
 interface Outage {
   /** Whether the test holds the bus down (at least OUTAGE_MS, until every lane has met it), or hemd ends it at once. */
@@ -112,18 +128,30 @@ interface Outage {
  * the device recovers by itself; every 200, before, during and after, is journaled (the
  * gateway's request log names the request id of each answer, which the journal records).
  */
-async function encryptThroughOutage(t: Test, o: Owned, log: ReturnType<typeof requestLog>, outage: Outage): Promise<void> {
+async function encryptThroughOutage(
+  t: Test,
+  o: Owned,
+  log: ReturnType<typeof requestLog>,
+  outage: Outage,
+): Promise<void> {
   const tokens = new Tokens(o.base)
   const kid = await createKey(o.https, await tokens.get('keymgmt:gen'), { label: 'load', type: 'AES256' })
   const token = await tokens.get(`keymgmt:use:${kid}`)
-  const load = new EncryptLoad(o.https, Array.from({ length: LANES }, () => ({ kid, token })), BUS_TIMEOUT_MS + SLACK_MS)
+  const load = new EncryptLoad(
+    o.https,
+    Array.from({ length: LANES }, () => ({ kid, token })),
+    BUS_TIMEOUT_MS + SLACK_MS,
+  )
   t.teardown(() => load.stop())
 
   await until('encrypts answered before the outage', () => load.where((r) => r.status === 200).length >= 100)
   const downAt = load.now()
   await outage.down()
   if (outage.held) {
-    await until('503 on every lane while the bus is down', () => new Set(load.where((r) => r.status === 503, downAt).map((r) => r.lane)).size === LANES)
+    await until(
+      '503 on every lane while the bus is down',
+      () => new Set(load.where((r) => r.status === 503, downAt).map((r) => r.lane)).size === LANES,
+    )
     t.equal((await call(`${o.base}/api/system/status`)).status, 503, 'status: 503 while the bus is down')
     await sleep(Math.max(0, downAt + OUTAGE_MS - load.now()))
   }
@@ -138,10 +166,23 @@ async function encryptThroughOutage(t: Test, o: Owned, log: ReturnType<typeof re
 
   const answered = load.where((r) => r.status === 200)
   const unavailable = load.where((r) => r.status === 503)
-  t.comment(`${answered.length} answered 200 (${load.where((r) => r.status === 200 && r.sent >= downAt && r.sent < upAt).length} sent during the outage), ${unavailable.length} answered 503`)
-  t.same(load.where((r) => r.error !== undefined).map((r) => `lane ${r.lane} #${r.n}: ${r.error}`), [], 'no dropped connection, no hang')
-  t.same(load.where((r) => r.status !== 200 && r.status !== 503).map((r) => `${r.status} ${r.json?.error}`), [], 'no answer but 200 and 503')
-  t.ok(unavailable.every((r) => r.contentType === 'application/json' && r.json?.error === 'bus_unavailable'), 'every 503 is a JSON bus_unavailable')
+  t.comment(
+    `${answered.length} answered 200 (${load.where((r) => r.status === 200 && r.sent >= downAt && r.sent < upAt).length} sent during the outage), ${unavailable.length} answered 503`,
+  )
+  t.same(
+    load.where((r) => r.error !== undefined).map((r) => `lane ${r.lane} #${r.n}: ${r.error}`),
+    [],
+    'no dropped connection, no hang',
+  )
+  t.same(
+    load.where((r) => r.status !== 200 && r.status !== 503).map((r) => `${r.status} ${r.json?.error}`),
+    [],
+    'no answer but 200 and 503',
+  )
+  t.ok(
+    unavailable.every((r) => r.contentType === 'application/json' && r.json?.error === 'bus_unavailable'),
+    'every 503 is a JSON bus_unavailable',
+  )
   if (outage.held) t.ok(unavailable.length > 0, 'the outage was seen')
   const slowest = Math.max(...load.outcomes.map((r) => r.ms))
   t.ok(slowest < OUTAGE_ANSWER_MS, `the slowest answer took ${Math.round(slowest)} ms`)
@@ -152,7 +193,11 @@ async function encryptThroughOutage(t: Test, o: Owned, log: ReturnType<typeof re
   const journaled = new Set((await encryptRecords(o.device.dataDir)).map((r) => r.decoded?.rid))
   const rids = log.rids(ENCRYPT, 200)
   t.equal(rids.length, answered.length, 'the gateway logged each 200 the clients got')
-  t.same(rids.filter((rid) => !journaled.has(rid)), [], 'every 200 has its OK CRYPTO_ENCRYPT record')
+  t.same(
+    rids.filter((rid) => !journaled.has(rid)),
+    [],
+    'every 200 has its OK CRYPTO_ENCRYPT record',
+  )
 }
 
 t.test('an external nats-server stopped and restarted under encrypt load', async (t) => {
@@ -170,7 +215,7 @@ t.test('an external nats-server stopped and restarted under encrypt load', async
   })
 })
 
-t.test('the device\'s own nats-server killed under encrypt load: hemd restarts it', async (t) => {
+t.test("the device's own nats-server killed under encrypt load: hemd restarts it", async (t) => {
   const log = requestLog()
   const o = await owned(t, { boot: { logger: log.logger } })
   const pid = o.device.natsPid!
@@ -187,19 +232,24 @@ t.test('the device\'s own nats-server killed under encrypt load: hemd restarts i
 // Found by the test above run with `split: true` (too slow to keep: each device start costs
 // seconds): after the bus came back, the keystore reconnected before the eventstore had
 // resubscribed, its journal append met no responder, and the encrypt it had done answered 500.
-t.test('split: a journal append that finds no eventstore, as just after a bus outage, waits for it to resubscribe', async (t) => {
-  const dir = t.testdir()
-  const nats = await startNats(dir)
-  t.teardown(() => nats.stop())
-  const devid = '00112233aabbccdd'
-  const keystore = await connectBus({ servers: nats.url, service: 'keystore' })
-  t.teardown(() => keystore.close())
-  const appended = new RemoteJournal(keystore, devid).append([{ type: LogType.CRYPTO_ENCRYPT, result: LogResult.OK }]).catch((err: Error) => err.message)
-  await sleep(200)
-  const eventstore = await connectBus({ servers: nats.url, service: 'eventstore' })
-  t.teardown(() => eventstore.close())
-  eventstore.subscribe(new Subjects(devid).command('eventstore', 'append'), {
-    callback: (_err, msg) => void msg.respond(encode({ status: 200, body: [{ file: 'ffffffff', seq: 7 }] })),
-  })
-  t.same(await appended, [{ file: 'ffffffff', seq: 7 }])
-})
+t.test(
+  'split: a journal append that finds no eventstore, as just after a bus outage, waits for it to resubscribe',
+  async (t) => {
+    const dir = t.testdir()
+    const nats = await startNats(dir)
+    t.teardown(() => nats.stop())
+    const devid = '00112233aabbccdd'
+    const keystore = await connectBus({ servers: nats.url, service: 'keystore' })
+    t.teardown(() => keystore.close())
+    const appended = new RemoteJournal(keystore, devid)
+      .append([{ type: LogType.CRYPTO_ENCRYPT, result: LogResult.OK }])
+      .catch((err: Error) => err.message)
+    await sleep(200)
+    const eventstore = await connectBus({ servers: nats.url, service: 'eventstore' })
+    t.teardown(() => eventstore.close())
+    eventstore.subscribe(new Subjects(devid).command('eventstore', 'append'), {
+      callback: (_err, msg) => void msg.respond(encode({ status: 200, body: [{ file: 'ffffffff', seq: 7 }] })),
+    })
+    t.same(await appended, [{ file: 'ffffffff', seq: 7 }])
+  },
+)

@@ -13,7 +13,14 @@ import t, { type Test } from 'tap'
 import { main as audit } from '../cli/hem-audit/audit-cli.js'
 import { StreamApi, type StoredMessage } from '../bus/stream-api.js'
 import { loadStreamFiles } from '../cli/hem-audit/stream-input.js'
-import { FILE_HEADER, headerPosition, journalStream, journalStreamConfig, journalSubject, SEQ_HEADER } from '../bus/stream-names.js'
+import {
+  FILE_HEADER,
+  headerPosition,
+  journalStream,
+  journalStreamConfig,
+  journalSubject,
+  SEQ_HEADER,
+} from '../bus/stream-names.js'
 import { readLines } from '../eventstore/index.js'
 import { freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -46,12 +53,16 @@ async function startBackend(dir: string, leafPort: number, advertise: number): P
   const child = spawn('nats-server', ['-c', config], { stdio: 'ignore' })
   const portsFile = join(dir, `nats-server_${child.pid}.ports`)
   let url = ''
-  await until('the backend nats-server is up', async () => {
-    if (child.exitCode !== null) throw new Error('the backend nats-server exited')
-    const text = await readFile(portsFile, 'utf8').catch(() => '')
-    if (text) url = (JSON.parse(text) as { nats: string[] }).nats[0]!
-    return url !== ''
-  }, { ms: 10_000 })
+  await until(
+    'the backend nats-server is up',
+    async () => {
+      if (child.exitCode !== null) throw new Error('the backend nats-server exited')
+      const text = await readFile(portsFile, 'utf8').catch(() => '')
+      if (text) url = (JSON.parse(text) as { nats: string[] }).nats[0]!
+      return url !== ''
+    },
+    { ms: 10_000 },
+  )
   return { url, stop: () => stop(child) }
 }
 
@@ -73,7 +84,11 @@ async function activity(t: Test, o: Owned, times: number): Promise<void> {
 }
 
 function postConfig(o: Owned, body: unknown) {
-  return call(`${o.base}/api/system/config`, { method: 'POST', headers: { ...bearer(o.token), 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return call(`${o.base}/api/system/config`, {
+    method: 'POST',
+    headers: { ...bearer(o.token), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 /** The device's last record as stored now. */
@@ -124,11 +139,21 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
   await activity(t, a, 2)
   await activity(t, b, 2)
   await until('A mirrored its journal so far', () => mirrored(api, a), 60_000)
-  t.equal(await api.info(journalStream(b.device.devid)), undefined, 'B, without trusted_backend, mirrored nothing: not even its stream exists')
+  t.equal(
+    await api.info(journalStream(b.device.devid)),
+    undefined,
+    'B, without trusted_backend, mirrored nothing: not even its stream exists',
+  )
 
   t.test('the backend reaches nothing of a device over the leaf link', async (t) => {
-    await t.rejects(hub.request(`hem.${a.device.devid}.cmd.system.status`, new Uint8Array(0), { timeout: 2_000 }), 'a command from the backend finds no service')
-    await t.rejects(hub.request(`hem.${a.device.devid}.cmd.auth.state`, new Uint8Array(0), { timeout: 2_000 }), 'nor the read model of auth')
+    await t.rejects(
+      hub.request(`hem.${a.device.devid}.cmd.system.status`, new Uint8Array(0), { timeout: 2_000 }),
+      'a command from the backend finds no service',
+    )
+    await t.rejects(
+      hub.request(`hem.${a.device.devid}.cmd.auth.state`, new Uint8Array(0), { timeout: 2_000 }),
+      'nor the read model of auth',
+    )
     const seen: string[] = []
     const sub = hub.subscribe(`hem.${a.device.devid}.>`, { callback: (_err, msg) => void seen.push(msg.subject) })
     await hub.flush()
@@ -141,7 +166,11 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
   proxy.cut()
   await activity(t, a, 2)
   await activity(t, b, 1)
-  t.equal((await postConfig(b, { trusted_backend: true })).status, 200, "B's owner trusts the backend now, during the cut")
+  t.equal(
+    (await postConfig(b, { trusted_backend: true })).status,
+    200,
+    "B's owner trusts the backend now, during the cut",
+  )
   await activity(t, b, 1)
   await sleep(1_500)
   t.notOk(await mirrored(api, a), 'nothing crosses while the network is cut')
@@ -153,9 +182,23 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
 
   await holdsExactlyOnce(t, backend.url, api, a, 'A')
   await holdsExactlyOnce(t, backend.url, api, b, 'B')
-  const replayed = await run(['replay', '--stream', backend.url, '--device', b.device.devid, '--key', keyOf(b), '--allow-open', '--json'])
+  const replayed = await run([
+    'replay',
+    '--stream',
+    backend.url,
+    '--device',
+    b.device.devid,
+    '--key',
+    keyOf(b),
+    '--allow-open',
+    '--json',
+  ])
   t.equal(replayed.code, 0, `hem-audit replay --stream: ${replayed.out.slice(0, 300)}`)
-  t.equal(JSON.parse(replayed.out).config.trusted_backend, true, 'the replay from the stream tells B trusts its backend')
+  t.equal(
+    JSON.parse(replayed.out).config.trusted_backend,
+    true,
+    'the replay from the stream tells B trusts its backend',
+  )
 
   t.test('the owner turns mirroring off: nothing more leaves the device', async (t) => {
     t.equal((await postConfig(a, { trusted_backend: false })).status, 200)
@@ -189,19 +232,48 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
       for (const [index, message] of messages.entries()) {
         const data = change(message.data, index)
         if (!data) continue
-        await api.publish(journalSubject(devid), data, { [FILE_HEADER]: message.headers!.get(FILE_HEADER), [SEQ_HEADER]: message.headers!.get(SEQ_HEADER) })
+        await api.publish(journalSubject(devid), data, {
+          [FILE_HEADER]: message.headers!.get(FILE_HEADER),
+          [SEQ_HEADER]: message.headers!.get(SEQ_HEADER),
+        })
       }
     }
     const target = 6
     const targetSeq = message(messages[target]!)
     await forge('00000000000000f1', (data, index) => (index === target ? tamper(data) : data))
-    const tampered = await run(['verify', '--stream', backend.url, '--device', '00000000000000f1', '--key', keyOf(a), '--allow-open'])
+    const tampered = await run([
+      'verify',
+      '--stream',
+      backend.url,
+      '--device',
+      '00000000000000f1',
+      '--key',
+      keyOf(a),
+      '--allow-open',
+    ])
     t.equal(tampered.code, 1, 'a changed line fails')
-    t.match(tampered.out, `${journalStream('00000000000000f1')}/${targetSeq.file}:seq ${targetSeq.seq}:`, `names the file and seq\n${tampered.out}`)
+    t.match(
+      tampered.out,
+      `${journalStream('00000000000000f1')}/${targetSeq.file}:seq ${targetSeq.seq}:`,
+      `names the file and seq\n${tampered.out}`,
+    )
     await forge('00000000000000f2', (data, index) => (index === target ? undefined : data))
-    const missing = await run(['verify', '--stream', backend.url, '--device', '00000000000000f2', '--key', keyOf(a), '--allow-open'])
+    const missing = await run([
+      'verify',
+      '--stream',
+      backend.url,
+      '--device',
+      '00000000000000f2',
+      '--key',
+      keyOf(a),
+      '--allow-open',
+    ])
     t.equal(missing.code, 1, 'a missing message fails')
-    t.match(missing.out, `message ${target + 1}: ${targetSeq.file}:seq ${(parseInt(targetSeq.seq, 16) + 1).toString(16)} follows`, `names the stream sequence and the record\n${missing.out}`)
+    t.match(
+      missing.out,
+      `message ${target + 1}: ${targetSeq.file}:seq ${(parseInt(targetSeq.seq, 16) + 1).toString(16)} follows`,
+      `names the stream sequence and the record\n${missing.out}`,
+    )
   })
 
   t.test('a second writer on the stream: the mirror does not interleave', async (t) => {
@@ -212,7 +284,16 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
     await activity(t, b, 1)
     await until('B mirrored again', () => mirrored(api, b), 60_000)
     t.equal((await api.info(stream))!.messages, before + 1, "A's mirror published nothing after the foreign message")
-    const verified = await run(['verify', '--stream', backend.url, '--device', a.device.devid, '--key', keyOf(a), '--allow-open'])
+    const verified = await run([
+      'verify',
+      '--stream',
+      backend.url,
+      '--device',
+      a.device.devid,
+      '--key',
+      keyOf(a),
+      '--allow-open',
+    ])
     t.equal(verified.code, 1, 'and hem-audit refuses the stream')
     t.match(verified.out, `${stream} message ${before + 1}: names no journal record`, verified.out)
   })
@@ -222,12 +303,23 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
 async function holdsExactlyOnce(t: Test, url: string, api: StreamApi, o: Owned, name: string): Promise<void> {
   const journal = await readJournal(o.device.dataDir)
   const stream = await loadStreamFiles({ url, devid: o.device.devid })
-  t.same(stream.files.map((f) => f.id), journal.files.map((f) => f.id), `${name}: the stream holds every journal file`)
+  t.same(
+    stream.files.map((f) => f.id),
+    journal.files.map((f) => f.id),
+    `${name}: the stream holds every journal file`,
+  )
   for (const [i, file] of journal.files.entries()) {
-    t.ok(Buffer.from(stream.files[i]!.bytes).equals(file.bytes), `${name}: file ${file.id} rebuilt from the stream is the journal's, byte for byte`)
+    t.ok(
+      Buffer.from(stream.files[i]!.bytes).equals(file.bytes),
+      `${name}: file ${file.id} rebuilt from the stream is the journal's, byte for byte`,
+    )
   }
   const info = (await api.info(journalStream(o.device.devid)))!
-  t.equal(info.messages, journal.records.length, `${name}: one message per record (${journal.records.length}), none twice`)
+  t.equal(
+    info.messages,
+    journal.records.length,
+    `${name}: one message per record (${journal.records.length}), none twice`,
+  )
   const verified = await run(['verify', '--stream', url, '--device', o.device.devid, '--key', keyOf(o), '--allow-open'])
   t.equal(verified.code, 0, `${name}: hem-audit verify --stream passes`)
   t.match(verified.out, /\nOK\n$/, verified.out)

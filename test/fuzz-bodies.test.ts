@@ -20,7 +20,19 @@ import { passphraseChangeHmac, passphraseKeyFromSeed } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { api } from './helpers/keys.js'
 import { bodyPlan, contentType, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
-import { assertNone, check, DISRUPTIVE, finish, fuzzDevice, outcomeProblems, rightToken, routeKey, statusProblems, wrongToken, type FuzzDevice } from './helpers/fuzz-device.js'
+import {
+  assertNone,
+  check,
+  DISRUPTIVE,
+  finish,
+  fuzzDevice,
+  outcomeProblems,
+  rightToken,
+  routeKey,
+  statusProblems,
+  wrongToken,
+  type FuzzDevice,
+} from './helpers/fuzz-device.js'
 import { rawExchange, requestHead } from './helpers/raw-http.js'
 
 const SEED = 7_2026
@@ -42,7 +54,13 @@ const VALID: Record<string, Bodies> = {
     await passphraseChange(fd),
     { gen_csr: true, trusted_backend: false, origin: 'https://app.example' },
     { tls: { crt: b64(fd.certDer) } },
-    { tls: { crt: b64(fd.certDer), key: `${b64(randomBytes(16))}.${b64(randomBytes(48))}`, emp: b64(x25519.getPublicKey(randomBytes(32))) } },
+    {
+      tls: {
+        crt: b64(fd.certDer),
+        key: `${b64(randomBytes(16))}.${b64(randomBytes(48))}`,
+        emp: b64(x25519.getPublicKey(randomBytes(32))),
+      },
+    },
     { storage_mode: 0x51, trusted_ts: true, dnsd: false, http_option_dosprot_mode: 0 },
   ],
   'POST /api/system/config/provisioning': async (fd) => [{ crt: b64(fd.certDer), genuine: b64(randomBytes(120)) }],
@@ -55,13 +73,28 @@ const VALID: Record<string, Bodies> = {
   ],
   'POST /api/keymgmt/import': async () => [
     { label: 'imp', type: 'CURVE25519', pubkey: b64(x25519.getPublicKey(randomBytes(32))) },
-    { label: 'imp-ec', type: 'SECP256R1', pubkey: b64(p256.getPublicKey(p256.utils.randomSecretKey(), false)), mode: 'ECDH' },
+    {
+      label: 'imp-ec',
+      type: 'SECP256R1',
+      pubkey: b64(p256.getPublicKey(p256.utils.randomSecretKey(), false)),
+      mode: 'ECDH',
+    },
   ],
   'POST /api/keymgmt/update': async (fd) => [{ kid: fd.kids.spare, label: 'updated', descr: b64('new descr') }],
-  'POST /api/keymgmt/search': async () => [{ descr: `^${b64('fuzz d')}` }, { descr: b64('descr'), offset: 0, limit: 5 }, { descr: `${b64('descr')}$` }],
+  'POST /api/keymgmt/search': async () => [
+    { descr: `^${b64('fuzz d')}` },
+    { descr: b64('descr'), offset: 0, limit: 5 },
+    { descr: `${b64('descr')}$` },
+  ],
   'POST /api/crypto/cipher/encrypt': async (fd) => [
     { alg: 'AES256-GCM', kid: fd.kids.aes, msg: b64('sixteen byte msg'), aad: b64(randomBytes(32)) },
-    { alg: 'AES128-CBC', kid: fd.kids.x25519, pubkey: b64(x25519.getPublicKey(randomBytes(32))), ctx: b64('ctx'), msg: b64('hello') },
+    {
+      alg: 'AES128-CBC',
+      kid: fd.kids.x25519,
+      pubkey: b64(x25519.getPublicKey(randomBytes(32))),
+      ctx: b64('ctx'),
+      msg: b64('hello'),
+    },
     { alg: 'AES192-ECB', kid: fd.kids.aes, msg: b64(randomBytes(32)) },
   ],
   'POST /api/crypto/cipher/decrypt': async (fd) => decryptBodies(fd),
@@ -69,9 +102,16 @@ const VALID: Record<string, Bodies> = {
 
 /** A passphrase change to a random key, answering this boot's nonce: valid until a plan breaks it. */
 async function passphraseChange(fd: FuzzDevice): Promise<Record<string, unknown>> {
-  const { nonce, spk } = (await api(`${fd.owner.base}/api/system/config`, fd.owner.token)).json as { nonce: string; spk: string }
+  const { nonce, spk } = (await api(`${fd.owner.base}/api/system/config`, fd.owner.token)).json as {
+    nonce: string
+    spk: string
+  }
   const seed = randomBytes(32)
-  return { userkey: b64(passphraseKeyFromSeed(seed).publicKey), userkey_nonce: nonce, userkey_hmac: passphraseChangeHmac(seed, spk, nonce) }
+  return {
+    userkey: b64(passphraseKeyFromSeed(seed).publicKey),
+    userkey_nonce: nonce,
+    userkey_hmac: passphraseChangeHmac(seed, spk, nonce),
+  }
 }
 
 const decrypted = new WeakMap<FuzzDevice, Promise<Record<string, unknown>[]>>()
@@ -88,7 +128,9 @@ function decryptBodies(fd: FuzzDevice): Promise<Record<string, unknown>[]> {
       ]
       return Promise.all(
         plain.map(async (body) => {
-          const sealed = (await api(`${fd.owner.https}/api/crypto/cipher/encrypt`, rightToken(fd, cipherRoute(fd), body.kid), body)).json
+          const sealed = (
+            await api(`${fd.owner.https}/api/crypto/cipher/encrypt`, rightToken(fd, cipherRoute(fd), body.kid), body)
+          ).json
           return { ...body, msg: sealed.ciphertext, iv: sealed.iv, ...(sealed.tag ? { tag: sealed.tag } : {}) }
         }),
       )
@@ -118,15 +160,34 @@ type Input = [BodyPlan, string | undefined, TokenPlan, number]
  *   noble refuses the all-zero shared secret by throwing, a 500 (fixed in actors/auth: a 400).
  */
 function regressions(route: Route): Input[] {
-  const deep: Input = [{ kind: 'deep', variant: 0, field: 'x', depth: 2000, array: true }, 'application/json', 'right', 9]
-  const smallOrderUserkey: Input = [{ kind: 'special', variant: 1, field: 'userkey', pick: 0 }, 'application/json', 'right', 0]
+  const deep: Input = [
+    { kind: 'deep', variant: 0, field: 'x', depth: 2000, array: true },
+    'application/json',
+    'right',
+    9,
+  ]
+  const smallOrderUserkey: Input = [
+    { kind: 'special', variant: 1, field: 'userkey', pick: 0 },
+    'application/json',
+    'right',
+    0,
+  ]
   if (routeKey(route) === 'POST /api/system/config') return [deep, smallOrderUserkey]
   return route.body ? [deep] : []
 }
 
 const tokenPlan: fc.Arbitrary<TokenPlan> = fc.oneof(
   { arbitrary: fc.constant('right' as const), weight: 12 },
-  { arbitrary: fc.constantFrom('none' as const, 'garbage' as const, 'expired' as const, 'wrong' as const, 'master' as const), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(
+      'none' as const,
+      'garbage' as const,
+      'expired' as const,
+      'wrong' as const,
+      'master' as const,
+    ),
+    weight: 3,
+  },
 )
 
 function authorization(fd: FuzzDevice, route: Route, plan: TokenPlan, kid: unknown): string | undefined {
@@ -171,35 +232,56 @@ async function fuzzRoute(fd: FuzzDevice, route: Route, index: number, logId: str
   const path = route.path.replace(/:(\w+)/g, (_, name: string) => params(fd, logId)[name] ?? '0')
   const valid = VALID[routeKey(route)] ?? (async () => [{}])
   await check(
-    fc.asyncProperty(bodyPlan(fieldsOf(route)), contentType, tokenPlan, fc.nat(9), async (...[plan, type, token, transport]: Input) => {
-      const bodies = await valid(fd)
-      const body = disarm(route, renderBody(plan, bodies))
-      const kid = 'variant' in plan ? (bodies[plan.variant % bodies.length] as { kid?: unknown }).kid : undefined
-      const bearer = authorization(fd, route, token, kid)
-      const headers: [string, string][] = [
-        ...(type === undefined ? [] : [['Content-Type', type] as [string, string]]),
-        ['Content-Length', String(body.length)],
-        ...(bearer === undefined ? [] : [['Authorization', `Bearer ${bearer}`] as [string, string]]),
-      ]
-      const request = Buffer.concat([requestHead(route.method, path, headers), body])
-      // Over HTTPS where the route needs it, mostly (plain HTTP gets the 418); the other routes mostly over plain HTTP.
-      const secure = route.tls === 'required' ? transport < 8 : transport < 2
-      const outcome = await rawExchange(secure ? fd.https : fd.http, { steps: [request, { responses: 1 }, requestHead('GET', '/api/system/status', [])], responses: 2 })
-      const problems = outcomeProblems(outcome)
-      const [first, second] = outcome.responses
-      const closing = first && (first.status === 408 || first.status === 413)
-      if (first && !closing && second?.status !== 200) {
-        problems.push(`the status that followed after a ${first.status} answered ${second ? `${second.status} ${second.body.toString().slice(0, 100)}` : outcome.timedOut ? 'nothing in time' : 'with a close'}`)
-      }
-      assertNone([...problems, ...(await statusProblems(fd))], request)
-    }),
+    fc.asyncProperty(
+      bodyPlan(fieldsOf(route)),
+      contentType,
+      tokenPlan,
+      fc.nat(9),
+      async (...[plan, type, token, transport]: Input) => {
+        const bodies = await valid(fd)
+        const body = disarm(route, renderBody(plan, bodies))
+        const kid = 'variant' in plan ? (bodies[plan.variant % bodies.length] as { kid?: unknown }).kid : undefined
+        const bearer = authorization(fd, route, token, kid)
+        const headers: [string, string][] = [
+          ...(type === undefined ? [] : [['Content-Type', type] as [string, string]]),
+          ['Content-Length', String(body.length)],
+          ...(bearer === undefined ? [] : [['Authorization', `Bearer ${bearer}`] as [string, string]]),
+        ]
+        const request = Buffer.concat([requestHead(route.method, path, headers), body])
+        // Over HTTPS where the route needs it, mostly (plain HTTP gets the 418); the other routes mostly over plain HTTP.
+        const secure = route.tls === 'required' ? transport < 8 : transport < 2
+        const outcome = await rawExchange(secure ? fd.https : fd.http, {
+          steps: [request, { responses: 1 }, requestHead('GET', '/api/system/status', [])],
+          responses: 2,
+        })
+        const problems = outcomeProblems(outcome)
+        const [first, second] = outcome.responses
+        const closing = first && (first.status === 408 || first.status === 413)
+        if (first && !closing && second?.status !== 200) {
+          problems.push(
+            `the status that followed after a ${first.status} answered ${second ? `${second.status} ${second.body.toString().slice(0, 100)}` : outcome.timedOut ? 'nothing in time' : 'with a close'}`,
+          )
+        }
+        assertNone([...problems, ...(await statusProblems(fd))], request)
+      },
+    ),
     SEED + index,
     route.body ? RUNS.body : RUNS.bodiless,
     regressions(route),
   )
 }
 
-const scopes = ['system:upgrade', 'logger:get', 'keymgmt:gen', 'keymgmt:imp', 'keymgmt:upd', 'keymgmt:search', 'keymgmt:list', 'keymgmt:get', 'keymgmt:del']
+const scopes = [
+  'system:upgrade',
+  'logger:get',
+  'keymgmt:gen',
+  'keymgmt:imp',
+  'keymgmt:upd',
+  'keymgmt:search',
+  'keymgmt:list',
+  'keymgmt:get',
+  'keymgmt:del',
+]
 // Both devices log in at once: each login takes the brake's 500 ms, and each device has its own brake.
 const devices = {
   P: fuzzDevice(t, 'P', { scopes: [...scopes, 'storage:disk0:rw'], keys: true }),
@@ -209,7 +291,10 @@ const devices = {
 for (const variant of ['P', 'E'] as const) {
   t.test(`variant ${variant}`, async (t) => {
     const fd = await devices[variant]
-    const logList = variant === 'P' ? (await api(`${fd.owner.base}/api/logger/list`, fd.tokens.get('logger:get'))).json : { id: ['00000000'] }
+    const logList =
+      variant === 'P'
+        ? (await api(`${fd.owner.base}/api/logger/list`, fd.tokens.get('logger:get'))).json
+        : { id: ['00000000'] }
     for (const [index, route] of fd.routes.entries()) {
       if (route.handler.kind === 'upload' || routeKey(route) === 'POST /api/auth/token') continue
       await t.test(routeKey(route), () => fuzzRoute(fd, route, index, (logList.id as string[])[0]!))

@@ -20,8 +20,28 @@ import { buildEjwt } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { b64 } from './helpers/base64.js'
 import { call } from './helpers/http.js'
-import { assertNone, check, DISRUPTIVE, finish, fuzzDevice, outcomeProblems, rightToken, routeKey, statusProblems, wrongToken, type FuzzDevice } from './helpers/fuzz-device.js'
-import { bodyPlan, headerSafe, nastyString, nastyValue, percentEncode, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
+import {
+  assertNone,
+  check,
+  DISRUPTIVE,
+  finish,
+  fuzzDevice,
+  outcomeProblems,
+  rightToken,
+  routeKey,
+  statusProblems,
+  wrongToken,
+  type FuzzDevice,
+} from './helpers/fuzz-device.js'
+import {
+  bodyPlan,
+  headerSafe,
+  nastyString,
+  nastyValue,
+  percentEncode,
+  renderBody,
+  type BodyPlan,
+} from './helpers/fuzz-inputs.js'
 import { api } from './helpers/keys.js'
 import { keys, USER_PASS } from './helpers/owner.js'
 import { answerProblems, header, rawExchange, requestHead, type RawPlan } from './helpers/raw-http.js'
@@ -49,11 +69,35 @@ const pathEdit: fc.Arbitrary<PathEdit> = fc.oneof(
   fc.record({ kind: fc.constant('param' as const), value: nastyString, raw: fc.boolean() }),
   fc.constant({ kind: 'trailing' as const }),
   fc.record({ kind: fc.constant('double' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('dots' as const), at: fc.nat(), dots: fc.constantFrom('.', '..', '%2e', '%2E%2E', '.%2e', '...') }),
+  fc.record({
+    kind: fc.constant('dots' as const),
+    at: fc.nat(),
+    dots: fc.constantFrom('.', '..', '%2e', '%2E%2E', '.%2e', '...'),
+  }),
   fc.record({ kind: fc.constant('escape' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('upper' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('query' as const), text: nastyString }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom('%', '%zz', '%c3', '%ff', '%00', '%2f', '%5c', '\\', ';', '*', '@', ':', '\u00e9', '\u{1f600}', '\ufffd') }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.constantFrom(
+      '%',
+      '%zz',
+      '%c3',
+      '%ff',
+      '%00',
+      '%2f',
+      '%5c',
+      '\\',
+      ';',
+      '*',
+      '@',
+      ':',
+      '\u00e9',
+      '\u{1f600}',
+      '\ufffd',
+    ),
+  }),
   fc.record({ kind: fc.constant('long' as const), size: fc.integer({ min: 100, max: 9000 }) }),
 )
 
@@ -130,14 +174,54 @@ const jwtPart = fc.oneof(
 )
 
 const authPlan: fc.Arbitrary<AuthPlan> = fc.oneof(
-  { arbitrary: fc.constantFrom({ kind: 'none' as const }, { kind: 'right' as const }, { kind: 'expired' as const }, { kind: 'wrong' as const }, { kind: 'master' as const }), weight: 6 },
+  {
+    arbitrary: fc.constantFrom(
+      { kind: 'none' as const },
+      { kind: 'right' as const },
+      { kind: 'expired' as const },
+      { kind: 'wrong' as const },
+      { kind: 'master' as const },
+    ),
+    weight: 6,
+  },
   { arbitrary: fc.record({ kind: fc.constant('garbage' as const), text: nastyString }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('jwt' as const), parts: fc.array(jwtPart, { minLength: 1, maxLength: 4 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('jwt' as const),
+      parts: fc.array(jwtPart, { minLength: 1, maxLength: 4 }),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), to: fc.nat(63) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('scheme' as const), scheme: fc.constantFrom('bearer ', 'BEARER ', 'Bearer  ', 'Bearer\t', 'Basic ', 'Token ', '', 'Bearer:', 'Bearer=') }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('suffix' as const), text: fc.constantFrom(' ', '  ', ' x', '.', '=', ',Bearer x', '\t') }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('huge' as const), size: fc.integer({ min: 2000, max: 12000 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('scheme' as const),
+      scheme: fc.constantFrom(
+        'bearer ',
+        'BEARER ',
+        'Bearer  ',
+        'Bearer\t',
+        'Basic ',
+        'Token ',
+        '',
+        'Bearer:',
+        'Bearer=',
+      ),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('suffix' as const),
+      text: fc.constantFrom(' ', '  ', ' x', '.', '=', ',Bearer x', '\t'),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('huge' as const), size: fc.integer({ min: 2000, max: 12000 }) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('twice' as const), text: nastyString }), weight: 1 },
 )
 
@@ -146,7 +230,10 @@ function authorization(fd: FuzzDevice, route: Route, plan: AuthPlan): string[] {
   const right = rightToken(fd, route) ?? fd.owner.token
   const bearer = (token: string) => [`Bearer ${token}`]
   // The disruptive routes get only tokens they refuse.
-  const kind = DISRUPTIVE.has(routeKey(route)) && ['right', 'master', 'scheme', 'suffix', 'twice'].includes(plan.kind) ? 'wrong' : plan.kind
+  const kind =
+    DISRUPTIVE.has(routeKey(route)) && ['right', 'master', 'scheme', 'suffix', 'twice'].includes(plan.kind)
+      ? 'wrong'
+      : plan.kind
   switch (kind) {
     case 'none':
       return []
@@ -187,17 +274,54 @@ type OriginPlan = 'none' | 'configured' | 'own' | 'upper' | 'slash' | { text: st
 const originPlan: fc.Arbitrary<OriginPlan> = fc.oneof(
   { arbitrary: fc.constant('none' as const), weight: 12 },
   { arbitrary: fc.constantFrom('configured' as const, 'own' as const, 'upper' as const, 'slash' as const), weight: 3 },
-  { arbitrary: fc.record({ text: fc.oneof(nastyString, fc.constantFrom('null', 'https://app.example.evil', 'https://app.example:443', 'http://app.example', 'https://sub.app.example', '*')) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      text: fc.oneof(
+        nastyString,
+        fc.constantFrom(
+          'null',
+          'https://app.example.evil',
+          'https://app.example:443',
+          'http://app.example',
+          'https://sub.app.example',
+          '*',
+        ),
+      ),
+    }),
+    weight: 1,
+  },
 )
 
 function origin(fd: FuzzDevice, plan: OriginPlan, secure: boolean): string | undefined {
   const own = `${secure ? 'https' : 'http'}://127.0.0.1`
   if (typeof plan === 'object') return headerSafe(plan.text)
-  return { none: undefined, configured: 'https://app.example', own, upper: 'HTTPS://APP.EXAMPLE', slash: 'https://app.example/' }[plan]
+  return {
+    none: undefined,
+    configured: 'https://app.example',
+    own,
+    upper: 'HTTPS://APP.EXAMPLE',
+    slash: 'https://app.example/',
+  }[plan]
 }
 
 const extraHeader: fc.Arbitrary<[string, string]> = fc.tuple(
-  fc.constantFrom('X-Fuzz', 'Content-Type', 'Accept', 'Accept-Encoding', 'Cookie', 'Range', 'If-None-Match', 'Cache-Control', 'Content-Encoding', 'Connection', 'Upgrade', 'Forwarded', 'X-Forwarded-For', 'Content-Disposition', 'Host'),
+  fc.constantFrom(
+    'X-Fuzz',
+    'Content-Type',
+    'Accept',
+    'Accept-Encoding',
+    'Cookie',
+    'Range',
+    'If-None-Match',
+    'Cache-Control',
+    'Content-Encoding',
+    'Connection',
+    'Upgrade',
+    'Forwarded',
+    'X-Forwarded-For',
+    'Content-Disposition',
+    'Host',
+  ),
   fc.oneof(nastyString, fc.constantFrom('close', 'keep-alive', 'Upgrade', 'websocket', 'gzip', 'bytes=0-1', '*', '')),
 )
 
@@ -220,10 +344,31 @@ const smallBody = fc.constantFrom('{}', '{"x":1}', 'null', '', '{"a":', '[]', '\
 
 const framing: fc.Arbitrary<Framing> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'none' as const }), weight: 5 },
-  { arbitrary: fc.record({ kind: fc.constant('whole' as const), body: smallBody, as: fc.constantFrom('length' as const, 'chunked' as const, 'expect' as const) }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('short' as const), body: smallBody, by: fc.integer({ min: 1, max: 4 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('long' as const), body: smallBody, by: fc.oneof(fc.integer({ min: 1, max: 7000 }), fc.integer({ min: 1, max: 100_000 })), then: fc.constantFrom('end' as const, 'destroy' as const) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('big' as const), length: fc.integer({ min: 7301, max: 1_000_000 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('whole' as const),
+      body: smallBody,
+      as: fc.constantFrom('length' as const, 'chunked' as const, 'expect' as const),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('short' as const), body: smallBody, by: fc.integer({ min: 1, max: 4 }) }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('long' as const),
+      body: smallBody,
+      by: fc.oneof(fc.integer({ min: 1, max: 7000 }), fc.integer({ min: 1, max: 100_000 })),
+      then: fc.constantFrom('end' as const, 'destroy' as const),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('big' as const), length: fc.integer({ min: 7301, max: 1_000_000 }) }),
+    weight: 1,
+  },
 )
 
 // ---- one request -----------------------------------------------------------------------------
@@ -243,12 +388,34 @@ interface RequestPlan {
 
 const requestPlan: fc.Arbitrary<RequestPlan> = fc.record({
   // The methods uWS parses; it closes the connection on any other (see `breakage`).
-  method: fc.oneof({ arbitrary: fc.constant(undefined), weight: 9 }, { arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'), weight: 1 }),
-  edits: fc.oneof({ arbitrary: fc.constant<PathEdit[]>([]), weight: 5 }, { arbitrary: fc.array(pathEdit, { minLength: 1, maxLength: 3 }), weight: 2 }),
+  method: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 9 },
+    {
+      arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT'),
+      weight: 1,
+    },
+  ),
+  edits: fc.oneof(
+    { arbitrary: fc.constant<PathEdit[]>([]), weight: 5 },
+    { arbitrary: fc.array(pathEdit, { minLength: 1, maxLength: 3 }), weight: 2 },
+  ),
   auth: authPlan,
   origin: originPlan,
-  host: fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, { arbitrary: fc.oneof(nastyString, fc.constantFrom('hem.example', 'HEM.EXAMPLE:80', '[::1]:8080', '127.0.0.1:99999', '')), weight: 1 }),
-  type: fc.oneof(fc.constant(undefined), fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=--x'), nastyString),
+  host: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 6 },
+    {
+      arbitrary: fc.oneof(
+        nastyString,
+        fc.constantFrom('hem.example', 'HEM.EXAMPLE:80', '[::1]:8080', '127.0.0.1:99999', ''),
+      ),
+      weight: 1,
+    },
+  ),
+  type: fc.oneof(
+    fc.constant(undefined),
+    fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=--x'),
+    nastyString,
+  ),
   framing,
   extra: fc.array(extraHeader, { maxLength: 3 }),
   transport: fc.nat(9),
@@ -290,21 +457,37 @@ function build(fd: FuzzDevice, route: Route, p: RequestPlan, secure: boolean): B
     }
     case 'whole': {
       if (f.as === 'chunked') {
-        const chunks = body.length ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')]) : Buffer.alloc(0)
-        const bytes = Buffer.concat([requestHead(method, path, [...headers, ['Transfer-Encoding', 'chunked']]), chunks, Buffer.from('0\r\n\r\n')])
+        const chunks = body.length
+          ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')])
+          : Buffer.alloc(0)
+        const bytes = Buffer.concat([
+          requestHead(method, path, [...headers, ['Transfer-Encoding', 'chunked']]),
+          chunks,
+          Buffer.from('0\r\n\r\n'),
+        ])
         return { plan: { steps: [bytes] }, bytes, whole: !closes, head }
       }
       const expect = f.as === 'expect'
-      const top = requestHead(method, path, [...headers, ['Content-Length', String(body.length)], ...(expect ? [['Expect', '100-continue'] as [string, string]] : [])])
+      const top = requestHead(method, path, [
+        ...headers,
+        ['Content-Length', String(body.length)],
+        ...(expect ? [['Expect', '100-continue'] as [string, string]] : []),
+      ])
       const steps = expect && body.length ? [top, { continue: true } as const, body] : [Buffer.concat([top, body])]
       return { plan: { steps }, bytes: Buffer.concat([top, body]), whole: !closes, head }
     }
     case 'short': {
-      const bytes = Buffer.concat([requestHead(method, path, [...headers, ['Content-Length', String(Math.max(0, body.length - f.by))]]), body])
+      const bytes = Buffer.concat([
+        requestHead(method, path, [...headers, ['Content-Length', String(Math.max(0, body.length - f.by))]]),
+        body,
+      ])
       return { plan: { steps: [bytes] }, bytes, whole: false, head }
     }
     case 'long': {
-      const bytes = Buffer.concat([requestHead(method, path, [...headers, ['Content-Length', String(body.length + f.by)]]), body])
+      const bytes = Buffer.concat([
+        requestHead(method, path, [...headers, ['Content-Length', String(body.length + f.by)]]),
+        body,
+      ])
       return { plan: { steps: [bytes, { pause: 5 }], after: f.then, timeoutMs: 2000 }, bytes, whole: false, head }
     }
     case 'big': {
@@ -315,11 +498,17 @@ function build(fd: FuzzDevice, route: Route, p: RequestPlan, secure: boolean): B
 }
 
 /** Sends one planned request; its problems, with the status check of the device after it. */
-async function exchangeProblems(fd: FuzzDevice, route: Route, p: RequestPlan): Promise<{ problems: string[]; bytes: Buffer }> {
+async function exchangeProblems(
+  fd: FuzzDevice,
+  route: Route,
+  p: RequestPlan,
+): Promise<{ problems: string[]; bytes: Buffer }> {
   const secure = route.tls === 'required' ? p.transport < 8 : p.transport < 2
   const built = build(fd, route, p, secure)
   const followUp = requestHead('GET', '/api/system/status', [])
-  const plan: RawPlan = built.whole ? { ...built.plan, steps: [...built.plan.steps, { responses: 1 }, followUp], responses: 2, head: [built.head] } : { ...built.plan, head: [built.head] }
+  const plan: RawPlan = built.whole
+    ? { ...built.plan, steps: [...built.plan.steps, { responses: 1 }, followUp], responses: 2, head: [built.head] }
+    : { ...built.plan, head: [built.head] }
   const outcome = await rawExchange(secure ? fd.https : fd.http, plan)
   const problems: string[] = []
   const [first, second] = outcome.responses
@@ -330,7 +519,9 @@ async function exchangeProblems(fd: FuzzDevice, route: Route, p: RequestPlan): P
     problems.push(...outcomeProblems(outcome, built.head))
     const closing = first && (first.status === 408 || first.status === 413)
     if (built.whole && first && !closing && second?.status !== 200) {
-      problems.push(`the status that followed a ${first.status} answered ${second ? second.status : outcome.timedOut ? 'nothing in time' : 'with a close'}`)
+      problems.push(
+        `the status that followed a ${first.status} answered ${second ? second.status : outcome.timedOut ? 'nothing in time' : 'with a close'}`,
+      )
     }
   }
   return { problems, bytes: built.bytes }
@@ -351,14 +542,39 @@ type Breakage =
   | { kind: 'noise'; bytes: Uint8Array }
 
 const breakage: fc.Arbitrary<Breakage> = fc.oneof(
-  fc.record({ kind: fc.constant('method' as const), method: fc.oneof(fc.constantFrom('PROPFIND', 'M-SEARCH', 'get', 'X_Y', 'SEARCH', 'QUERY'), fc.string({ minLength: 1, maxLength: 12 }).map((m) => m.replace(/[\0-\x20\x7f]/g, 'X'))) }),
-  fc.record({ kind: fc.constant('byte' as const), at: fc.nat(), byte: fc.oneof(fc.nat(0x20), fc.constantFrom(0x7f, 0x20, 0x3a, 0xff)) }),
-  fc.record({ kind: fc.constant('version' as const), version: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/1.2', 'http/1.1', 'HTTP/1', '') }),
+  fc.record({
+    kind: fc.constant('method' as const),
+    method: fc.oneof(
+      fc.constantFrom('PROPFIND', 'M-SEARCH', 'get', 'X_Y', 'SEARCH', 'QUERY'),
+      fc.string({ minLength: 1, maxLength: 12 }).map((m) => m.replace(/[\0-\x20\x7f]/g, 'X')),
+    ),
+  }),
+  fc.record({
+    kind: fc.constant('byte' as const),
+    at: fc.nat(),
+    byte: fc.oneof(fc.nat(0x20), fc.constantFrom(0x7f, 0x20, 0x3a, 0xff)),
+  }),
+  fc.record({
+    kind: fc.constant('version' as const),
+    version: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/1.2', 'http/1.1', 'HTTP/1', ''),
+  }),
   fc.constant({ kind: 'no-host' as const }),
   fc.constant({ kind: 'lf' as const }),
   fc.record({ kind: fc.constant('headers' as const), count: fc.integer({ min: 40, max: 400 }) }),
-  fc.record({ kind: fc.constant('length' as const), value: fc.constantFrom('-1', 'abc', '1e3', '+2', '99999999999999999999999', '2, 2', '0x10', '') }),
-  fc.record({ kind: fc.constant('chunks' as const), text: fc.constantFrom('zz\r\n{}\r\n0\r\n\r\n', '2\r\n{}0\r\n\r\n', '-1\r\n', 'ffffffffffffffffff\r\n', '2;x=y\r\n{}\r\n0\r\n\r\n') }),
+  fc.record({
+    kind: fc.constant('length' as const),
+    value: fc.constantFrom('-1', 'abc', '1e3', '+2', '99999999999999999999999', '2, 2', '0x10', ''),
+  }),
+  fc.record({
+    kind: fc.constant('chunks' as const),
+    text: fc.constantFrom(
+      'zz\r\n{}\r\n0\r\n\r\n',
+      '2\r\n{}0\r\n\r\n',
+      '-1\r\n',
+      'ffffffffffffffffff\r\n',
+      '2;x=y\r\n{}\r\n0\r\n\r\n',
+    ),
+  }),
   fc.record({ kind: fc.constant('noise' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 300 }) }),
 )
 
@@ -380,11 +596,20 @@ function broken(fd: FuzzDevice, route: Route, b: Breakage): Buffer {
     case 'lf':
       return Buffer.from(`${route.method} ${path} HTTP/1.1\nHost: 127.0.0.1\n\n`)
     case 'headers':
-      return requestHead(route.method, path, [...token, ...Array.from({ length: b.count }, (_, i): [string, string] => [`X-${i}`, String(i)])])
+      return requestHead(route.method, path, [
+        ...token,
+        ...Array.from({ length: b.count }, (_, i): [string, string] => [`X-${i}`, String(i)]),
+      ])
     case 'length':
-      return Buffer.concat([requestHead(route.method, path, [...token, ['Content-Length', b.value]]), Buffer.from('{}')])
+      return Buffer.concat([
+        requestHead(route.method, path, [...token, ['Content-Length', b.value]]),
+        Buffer.from('{}'),
+      ])
     case 'chunks':
-      return Buffer.concat([requestHead(route.method, path, [...token, ['Transfer-Encoding', 'chunked']]), Buffer.from(b.text)])
+      return Buffer.concat([
+        requestHead(route.method, path, [...token, ['Transfer-Encoding', 'chunked']]),
+        Buffer.from(b.text),
+      ])
     case 'noise':
       return Buffer.from(b.bytes)
   }
@@ -406,14 +631,26 @@ interface SlowPlan {
 }
 
 const slowPlan = (routes: number): fc.Arbitrary<SlowPlan> =>
-  fc.record({ route: fc.nat(routes - 1), split: fc.nat(6), pause: fc.oneof(fc.integer({ min: 0, max: 900 }), fc.integer({ min: 480, max: 520 })), rest: fc.boolean() })
+  fc.record({
+    route: fc.nat(routes - 1),
+    split: fc.nat(6),
+    pause: fc.oneof(fc.integer({ min: 0, max: 900 }), fc.integer({ min: 480, max: 520 })),
+    rest: fc.boolean(),
+  })
 
 async function slowProblems(fd: FuzzDevice, route: Route, p: SlowPlan): Promise<{ problems: string[]; bytes: Buffer }> {
   const body = Buffer.from('{"x":1}')
   const token = rightToken(fd, route)
-  const head = requestHead(route.method, concretePath(fd, route), [['Content-Length', String(body.length)], ...(token ? [['Authorization', `Bearer ${token}`] as [string, string]] : [])])
+  const head = requestHead(route.method, concretePath(fd, route), [
+    ['Content-Length', String(body.length)],
+    ...(token ? [['Authorization', `Bearer ${token}`] as [string, string]] : []),
+  ])
   const split = Math.min(p.split, body.length - 1)
-  const steps = [Buffer.concat([head, body.subarray(0, split)]), { pause: p.pause }, ...(p.rest ? [body.subarray(split)] : [])]
+  const steps = [
+    Buffer.concat([head, body.subarray(0, split)]),
+    { pause: p.pause },
+    ...(p.rest ? [body.subarray(split)] : []),
+  ]
   const outcome = await rawExchange(route.tls === 'required' ? fd.https : fd.http, { steps, timeoutMs: 3000 })
   const problems = outcomeProblems(outcome)
   const [first] = outcome.responses
@@ -434,19 +671,50 @@ type LoginPlan =
 
 const loginPlan: fc.Arbitrary<LoginPlan> = fc.oneof(
   fc.constant({ kind: 'valid' as const }),
-  fc.record({ kind: fc.constant('claim' as const), claim: fc.constantFrom('jti', 'aud', 'exp', 'iat', 'iss', 'scope', 'cfg', '__proto__'), value: nastyValue }),
-  fc.record({ kind: fc.constant('header' as const), json: fc.constantFrom('{"alg":"HS256","typ":"JWT"}', '{"ecdh":"x25519","alg":"none","typ":"JWT"}', '{"ecdh":"x25519","alg":"HS256","typ":"JWT","x":1}', '[]', 'null', '{"ecdh":"x25519","alg":"HS256","typ":"JWT","alg":"HS256"}') }),
+  fc.record({
+    kind: fc.constant('claim' as const),
+    claim: fc.constantFrom('jti', 'aud', 'exp', 'iat', 'iss', 'scope', 'cfg', '__proto__'),
+    value: nastyValue,
+  }),
+  fc.record({
+    kind: fc.constant('header' as const),
+    json: fc.constantFrom(
+      '{"alg":"HS256","typ":"JWT"}',
+      '{"ecdh":"x25519","alg":"none","typ":"JWT"}',
+      '{"ecdh":"x25519","alg":"HS256","typ":"JWT","x":1}',
+      '[]',
+      'null',
+      '{"ecdh":"x25519","alg":"HS256","typ":"JWT","alg":"HS256"}',
+    ),
+  }),
   fc.record({ kind: fc.constant('mac' as const), at: fc.nat(31), xor: fc.integer({ min: 1, max: 255 }) }),
   fc.record({ kind: fc.constant('body' as const), body: bodyPlan(['auth']) }),
 )
 
 async function loginBody(fd: FuzzDevice, plan: LoginPlan): Promise<Buffer> {
-  const challenge = (await call(`${fd.owner.base}/api/auth/token`)).json as { jti: string; spk: string; eid: string; exp: number }
+  const challenge = (await call(`${fd.owner.base}/api/auth/token`)).json as {
+    jti: string
+    spk: string
+    eid: string
+    exp: number
+  }
   const key = await keys.get(USER_PASS, challenge.eid)
   const now = Math.floor(Date.now() / 1000)
-  const claims: Record<string, unknown> = { jti: challenge.jti, aud: challenge.spk, exp: challenge.exp, iat: now, iss: b64(key.publicKey), scope: 'logger:get' }
+  const claims: Record<string, unknown> = {
+    jti: challenge.jti,
+    aud: challenge.spk,
+    exp: challenge.exp,
+    iat: now,
+    iss: b64(key.publicKey),
+    scope: 'logger:get',
+  }
   if (plan.kind === 'claim') claims[plan.claim] = plan.value
-  let ejwt = buildEjwt({ seed: key.seed, spk: challenge.spk, payloadJson: JSON.stringify(claims), ...(plan.kind === 'header' ? { headerJson: plan.json } : {}) })
+  let ejwt = buildEjwt({
+    seed: key.seed,
+    spk: challenge.spk,
+    payloadJson: JSON.stringify(claims),
+    ...(plan.kind === 'header' ? { headerJson: plan.json } : {}),
+  })
   if (plan.kind === 'mac') {
     const [header, payload, mac] = ejwt.split('.') as [string, string, string]
     const bytes = Buffer.from(mac, 'base64url')
@@ -459,12 +727,20 @@ async function loginBody(fd: FuzzDevice, plan: LoginPlan): Promise<Buffer> {
 // ---- the properties --------------------------------------------------------------------------
 
 /** Files of the management app, outside the route table: P serves them once one is installed, E has none. */
-const SITE = ['/', '/app.js', '/assets/style.css'].map(
-  (path): Route => ({ method: 'GET', path, variants: ['P', 'E'], auth: 'open', tls: 'any', handler: { kind: 'command', service: 'site', op: 'file' } }),
-)
+const SITE = ['/', '/app.js', '/assets/style.css'].map((path): Route => ({
+  method: 'GET',
+  path,
+  variants: ['P', 'E'],
+  auth: 'open',
+  tls: 'any',
+  handler: { kind: 'command', service: 'site', op: 'file' },
+}))
 
 /** Every route but the uploads (fuzz-uploads.test.ts), and the app's files; login is fuzzed on its own, at the brake's pace. */
-const fuzzed = (fd: FuzzDevice) => [...fd.routes.filter((route) => route.handler.kind !== 'upload' && routeKey(route) !== 'POST /api/auth/token'), ...SITE]
+const fuzzed = (fd: FuzzDevice) => [
+  ...fd.routes.filter((route) => route.handler.kind !== 'upload' && routeKey(route) !== 'POST /api/auth/token'),
+  ...SITE,
+]
 
 /** A small management app, installed through the upgrade routes, so that P's static files are there to fuzz. */
 async function installApp(fd: FuzzDevice, dir: string): Promise<void> {
@@ -475,7 +751,10 @@ async function installApp(fd: FuzzDevice, dir: string): Promise<void> {
   const token = fd.owner.token
   const uploaded = await upload(fd.owner.base, 'ui', await imageOf(dir, 'ui', '1.0.0', ['P']), {}, token)
   if (uploaded.status !== 200) throw new Error(`the app upload answered ${uploaded.status}`)
-  await until('the app verifies', async () => (await api(`${fd.owner.base}/api/system/upgrade/check_ui`, token)).status === 200)
+  await until(
+    'the app verifies',
+    async () => (await api(`${fd.owner.base}/api/system/upgrade/check_ui`, token)).status === 200,
+  )
   const installed = await api(`${fd.owner.base}/api/system/upgrade/install_ui`, token)
   if (installed.status !== 200) throw new Error(`the app install answered ${installed.status}`)
 }
@@ -485,7 +764,13 @@ async function fuzzLogin(fd: FuzzDevice): Promise<void> {
   await check(
     fc.asyncProperty(loginPlan, async (plan) => {
       const body = await loginBody(fd, plan)
-      const request = Buffer.concat([requestHead('POST', route.path, [['Content-Type', 'application/json'], ['Content-Length', String(body.length)]]), body])
+      const request = Buffer.concat([
+        requestHead('POST', route.path, [
+          ['Content-Type', 'application/json'],
+          ['Content-Length', String(body.length)],
+        ]),
+        body,
+      ])
       const outcome = await rawExchange(fd.http, { steps: [request] })
       const problems = outcomeProblems(outcome)
       const status = outcome.responses[0]?.status
@@ -525,11 +810,14 @@ for (const variant of ['P', 'E'] as const) {
     }
     await t.test('batches of requests at once, across routes', () =>
       check(
-        fc.asyncProperty(fc.array(fc.tuple(fc.nat(routes.length - 1), requestPlan), { minLength: 2, maxLength: 8 }), async (batch) => {
-          const results = await Promise.all(batch.map(([i, p]) => exchangeProblems(fd, routes[i]!, p)))
-          for (const { problems, bytes } of results) assertNone(problems, bytes)
-          assertNone(await statusProblems(fd), 'GET /api/system/status after the batch')
-        }),
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.nat(routes.length - 1), requestPlan), { minLength: 2, maxLength: 8 }),
+          async (batch) => {
+            const results = await Promise.all(batch.map(([i, p]) => exchangeProblems(fd, routes[i]!, p)))
+            for (const { problems, bytes } of results) assertNone(problems, bytes)
+            assertNone(await statusProblems(fd), 'GET /api/system/status after the batch')
+          },
+        ),
         SEED,
         RUNS.batches,
       ),
@@ -549,7 +837,11 @@ for (const variant of ['P', 'E'] as const) {
     )
     if (variant === 'E') {
       await t.test('slow requests against the dosprot deadline', async (t) => {
-        t.equal((await api(`${fd.owner.base}/api/system/config`, fd.owner.token, { http_option_dosprot_mode: 1 })).status, 200, 'dosprot 1: 500 ms a request')
+        t.equal(
+          (await api(`${fd.owner.base}/api/system/config`, fd.owner.token, { http_option_dosprot_mode: 1 })).status,
+          200,
+          'dosprot 1: 500 ms a request',
+        )
         await check(
           fc.asyncProperty(slowPlan(routes.length), async (p) => {
             const { problems, bytes } = await slowProblems(fd, routes[p.route]!, p)
@@ -558,7 +850,11 @@ for (const variant of ['P', 'E'] as const) {
           SEED,
           RUNS.slow,
         )
-        t.equal((await api(`${fd.owner.base}/api/system/config`, fd.owner.token, { http_option_dosprot_mode: 0 })).status, 200, 'dosprot off again')
+        t.equal(
+          (await api(`${fd.owner.base}/api/system/config`, fd.owner.token, { http_option_dosprot_mode: 0 })).status,
+          200,
+          'dosprot off again',
+        )
       })
     }
     await t.test('POST /api/auth/token', async () => {

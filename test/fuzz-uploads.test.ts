@@ -24,12 +24,34 @@ import { buildEjwt } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
-import { assertNone, check, errorLog, finish, fuzzDevice, outcomeProblems, rightToken, routeKey, statusProblems, stopAndVerify, tempDataDir, wrongToken, type FuzzDevice } from './helpers/fuzz-device.js'
+import {
+  assertNone,
+  check,
+  errorLog,
+  finish,
+  fuzzDevice,
+  outcomeProblems,
+  rightToken,
+  routeKey,
+  statusProblems,
+  stopAndVerify,
+  tempDataDir,
+  wrongToken,
+  type FuzzDevice,
+} from './helpers/fuzz-device.js'
 import { bodyPlan, headerSafe, nastyString, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
 import { call } from './helpers/http.js'
 import { api } from './helpers/keys.js'
 import { defaultCfg, keys, MASTER_PASS, USER_PASS } from './helpers/owner.js'
-import { answerProblems, rawExchange, requestHead, type RawOutcome, type RawPlan, type Step, type Target } from './helpers/raw-http.js'
+import {
+  answerProblems,
+  rawExchange,
+  requestHead,
+  type RawOutcome,
+  type RawPlan,
+  type Step,
+  type Target,
+} from './helpers/raw-http.js'
 import { until } from './helpers/until.js'
 
 const SEED = 7_2029
@@ -78,13 +100,37 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
     length: fc.oneof(
       { arbitrary: fc.constant({ kind: 'exact' as const }), weight: 6 },
       { arbitrary: fc.constantFrom({ kind: 'missing' as const }, { kind: 'chunked' as const }), weight: 1 },
-      { arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.constantFrom('0', '16777217', '99999999999', '1e3', '-1', '0x10', ' 5', 'abc', '') }), weight: 1 },
-      { arbitrary: fc.record({ kind: fc.constant('more' as const), by: fc.integer({ min: 1, max: 1_000_000 }), then: fc.constantFrom('end' as const, 'destroy' as const) }), weight: 2 },
+      {
+        arbitrary: fc.record({
+          kind: fc.constant('text' as const),
+          text: fc.constantFrom('0', '16777217', '99999999999', '1e3', '-1', '0x10', ' 5', 'abc', ''),
+        }),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.record({
+          kind: fc.constant('more' as const),
+          by: fc.integer({ min: 1, max: 1_000_000 }),
+          then: fc.constantFrom('end' as const, 'destroy' as const),
+        }),
+        weight: 2,
+      },
       { arbitrary: fc.record({ kind: fc.constant('less' as const), by: fc.integer({ min: 1, max: 10 }) }), weight: 1 },
     ),
     type: fc.oneof(
       { arbitrary: fc.constant('application/octet-stream'), weight: 6 },
-      { arbitrary: fc.constantFrom(undefined, '', 'APPLICATION/OCTET-STREAM', 'application/octet-stream; charset=binary', 'application/json', 'multipart/form-data; boundary=x', 'application/octet-streamx'), weight: 1 },
+      {
+        arbitrary: fc.constantFrom(
+          undefined,
+          '',
+          'APPLICATION/OCTET-STREAM',
+          'application/octet-stream; charset=binary',
+          'application/json',
+          'multipart/form-data; boundary=x',
+          'application/octet-streamx',
+        ),
+        weight: 1,
+      },
       { arbitrary: nastyString, weight: 1 },
     ),
     disposition: fc.oneof(
@@ -94,7 +140,15 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
           undefined,
           '',
           'attachment',
-          ...filenames.flatMap((name) => [`attachment; filename=${name}`, `inline; filename="${name}"`, `ATTACHMENT; FILENAME="${name}"`, `attachment;filename="${name}";size=1`, `attachment; filename="../${name}"`, `attachment; filename="${name}\\"`, `attachment; filename*=UTF-8''${name}`]),
+          ...filenames.flatMap((name) => [
+            `attachment; filename=${name}`,
+            `inline; filename="${name}"`,
+            `ATTACHMENT; FILENAME="${name}"`,
+            `attachment;filename="${name}";size=1`,
+            `attachment; filename="../${name}"`,
+            `attachment; filename="${name}\\"`,
+            `attachment; filename*=UTF-8''${name}`,
+          ]),
           'attachment; filename="firmware.bin"; filename="webroot.tar"',
           'attachment; filename="ui.bin"',
           'attachment; filename=""',
@@ -105,8 +159,23 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
       { arbitrary: nastyString, weight: 1 },
     ),
     expect: fc.constantFrom('no' as const, 'send' as const, 'wait' as const),
-    auth: fc.oneof({ arbitrary: fc.constant('right' as const), weight: 6 }, { arbitrary: fc.constantFrom('none' as const, 'garbage' as const, 'wrong' as const, 'expired' as const, 'master' as const), weight: 2 }),
-    pieces: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.integer({ min: 2, max: 6 }), weight: 1 }),
+    auth: fc.oneof(
+      { arbitrary: fc.constant('right' as const), weight: 6 },
+      {
+        arbitrary: fc.constantFrom(
+          'none' as const,
+          'garbage' as const,
+          'wrong' as const,
+          'expired' as const,
+          'master' as const,
+        ),
+        weight: 2,
+      },
+    ),
+    pieces: fc.oneof(
+      { arbitrary: fc.constant(1), weight: 3 },
+      { arbitrary: fc.integer({ min: 2, max: 6 }), weight: 1 },
+    ),
     transport: fc.nat(9),
   })
 
@@ -124,7 +193,14 @@ function content(size: number, seed: number): Buffer {
 }
 
 function uploadToken(fd: FuzzDevice, route: Route, auth: UploadAuth): string | undefined {
-  return { right: rightToken(fd, route), none: undefined, garbage: 'Zm9v.YmFy.YmF6', wrong: wrongToken(fd, route), expired: fd.expired, master: fd.master }[auth]
+  return {
+    right: rightToken(fd, route),
+    none: undefined,
+    garbage: 'Zm9v.YmFy.YmF6',
+    wrong: wrongToken(fd, route),
+    expired: fd.expired,
+    master: fd.master,
+  }[auth]
 }
 
 interface BuiltUpload {
@@ -153,7 +229,10 @@ function buildUpload(fd: FuzzDevice, route: Route, p: UploadPlan): BuiltUpload {
       break
     case 'chunked':
       headers.push(['Transfer-Encoding', 'chunked'])
-      wire = Buffer.concat([...(body.length ? [Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')] : []), Buffer.from('0\r\n\r\n')])
+      wire = Buffer.concat([
+        ...(body.length ? [Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')] : []),
+        Buffer.from('0\r\n\r\n'),
+      ])
       break
     case 'text':
       headers.push(['Content-Length', length.text])
@@ -169,12 +248,14 @@ function buildUpload(fd: FuzzDevice, route: Route, p: UploadPlan): BuiltUpload {
   const steps: Step[] = [head]
   if (p.expect === 'wait') steps.push({ continue: true })
   const piece = Math.ceil(wire.length / p.pieces) || 1
-  for (let at = 0; at < wire.length; at += piece) steps.push(wire.subarray(at, at + piece), ...(p.pieces > 1 ? [{ pause: 2 }] : []))
+  for (let at = 0; at < wire.length; at += piece)
+    steps.push(wire.subarray(at, at + piece), ...(p.pieces > 1 ? [{ pause: 2 }] : []))
   // Without a length a request has no body: bytes sent anyway read as the next request, which uWS
   // may drop the connection over before the answer to this one is out.
   const whole = length.kind === 'exact' || length.kind === 'chunked' || (length.kind === 'missing' && body.length === 0)
   const chunked = length.kind === 'chunked'
-  if (length.kind === 'more') return { plan: { steps: [...steps, { pause: 5 }], after: length.then, timeoutMs: 3000 }, head, whole, chunked }
+  if (length.kind === 'more')
+    return { plan: { steps: [...steps, { pause: 5 }], after: length.then, timeoutMs: 3000 }, head, whole, chunked }
   return { plan: { steps, timeoutMs: 10_000 }, head, whole, chunked }
 }
 
@@ -242,7 +323,10 @@ async function fuzzUploads(fd: FuzzDevice, route: Route, index: number): Promise
 /** Uploads at once, to one pipeline or both: each is answered (many with a 409), and none leaves a pipeline busy. */
 async function fuzzConcurrentUploads(fd: FuzzDevice): Promise<void> {
   const routes = fd.routes.filter((route) => route.handler.kind === 'upload')
-  const plans = fc.array(fc.tuple(fc.nat(routes.length - 1), uploadPlan(['firmware.bin', 'webroot.tar'])), { minLength: 2, maxLength: 4 })
+  const plans = fc.array(fc.tuple(fc.nat(routes.length - 1), uploadPlan(['firmware.bin', 'webroot.tar'])), {
+    minLength: 2,
+    maxLength: 4,
+  })
   await check(
     fc.asyncProperty(plans, async (batch) => {
       const results = await Promise.all(
@@ -263,16 +347,50 @@ async function fuzzConcurrentUploads(fd: FuzzDevice): Promise<void> {
 // ---- the fresh device's routes ----------------------------------------------------------------
 
 /** Personalisation broken in its `cfg`, in the claims around it, or in the body around the eJWT. */
-type InitPlan = { kind: 'cfg'; cfg: BodyPlan } | { kind: 'claim'; claim: string; value: string } | { kind: 'body'; body: BodyPlan }
+type InitPlan =
+  { kind: 'cfg'; cfg: BodyPlan } | { kind: 'claim'; claim: string; value: string } | { kind: 'body'; body: BodyPlan }
 
 /** The fields a `cfg` may have (device contract §2.1). */
-const CFG_FIELDS = ['user', 'masterkey', 'userkey', 'hostname', 'origin', 'trusted_ts', 'trusted_backend', 'allow_keysearch', 'email', 'ctx', 'gen_csr']
+const CFG_FIELDS = [
+  'user',
+  'masterkey',
+  'userkey',
+  'hostname',
+  'origin',
+  'trusted_ts',
+  'trusted_backend',
+  'allow_keysearch',
+  'email',
+  'ctx',
+  'gen_csr',
+]
 const CFG_FIELDS_P = ['ip', 'storage_mode', 'storage_disk0size', 'dnsd']
 
 const initPlan = (variant: 'P' | 'E'): fc.Arbitrary<InitPlan> =>
   fc.oneof(
-    { arbitrary: fc.record({ kind: fc.constant('cfg' as const), cfg: bodyPlan([...CFG_FIELDS, ...(variant === 'P' ? CFG_FIELDS_P : [])]) }), weight: 5 },
-    { arbitrary: fc.record({ kind: fc.constant('claim' as const), claim: fc.constantFrom('jti', 'aud', 'exp', 'iat', 'iss'), value: fc.constantFrom('null', '"x"', '1e400', '[]', '{}', '-1', '"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="') }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('cfg' as const),
+        cfg: bodyPlan([...CFG_FIELDS, ...(variant === 'P' ? CFG_FIELDS_P : [])]),
+      }),
+      weight: 5,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('claim' as const),
+        claim: fc.constantFrom('jti', 'aud', 'exp', 'iat', 'iss'),
+        value: fc.constantFrom(
+          'null',
+          '"x"',
+          '1e400',
+          '[]',
+          '{}',
+          '-1',
+          '"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="',
+        ),
+      }),
+      weight: 1,
+    },
     { arbitrary: fc.record({ kind: fc.constant('body' as const), body: bodyPlan(['init']) }), weight: 1 },
   )
 
@@ -285,9 +403,17 @@ async function initBody(base: string, variant: 'P' | 'E', plan: InitPlan): Promi
   const master = await keys.get(MASTER_PASS, challenge.eid)
   const cfg = defaultCfg(variant, user, master)
   const cfgText = plan.kind === 'cfg' ? renderBody(plan.cfg, [cfg]).toString('utf8') : JSON.stringify(cfg)
-  const claims: Record<string, unknown> = { jti: challenge.jti, aud: challenge.spk, exp: challenge.exp, iat: Math.floor(Date.now() / 1000), iss: b64(master.publicKey), cfg: MARK }
+  const claims: Record<string, unknown> = {
+    jti: challenge.jti,
+    aud: challenge.spk,
+    exp: challenge.exp,
+    iat: Math.floor(Date.now() / 1000),
+    iss: b64(master.publicKey),
+    cfg: MARK,
+  }
   let payload = JSON.stringify(claims).replace(JSON.stringify(MARK), cfgText)
-  if (plan.kind === 'claim') payload = payload.replace(new RegExp(`"${plan.claim}":("[^"]*"|[^,}]*)`), `"${plan.claim}":${plan.value}`)
+  if (plan.kind === 'claim')
+    payload = payload.replace(new RegExp(`"${plan.claim}":("[^"]*"|[^,}]*)`), `"${plan.claim}":${plan.value}`)
   const init = buildEjwt({ seed: master.seed, spk: challenge.spk, payloadJson: payload })
   return plan.kind === 'body' ? renderBody(plan.body, [{ init }]) : Buffer.from(JSON.stringify({ init }))
 }
@@ -307,8 +433,18 @@ async function freshDevice(t: Test, variant: 'P' | 'E'): Promise<Fresh> {
 }
 
 /** One POST with a JSON body on a new connection: the answer, and what is wrong with it. */
-async function post(target: Target, path: string, body: Buffer): Promise<{ request: Buffer; status: number | undefined; text: string; problems: string[] }> {
-  const request = Buffer.concat([requestHead('POST', path, [['Content-Type', 'application/json'], ['Content-Length', String(body.length)]]), body])
+async function post(
+  target: Target,
+  path: string,
+  body: Buffer,
+): Promise<{ request: Buffer; status: number | undefined; text: string; problems: string[] }> {
+  const request = Buffer.concat([
+    requestHead('POST', path, [
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(body.length)],
+    ]),
+    body,
+  ])
   const outcome = await rawExchange(target, { steps: [request] })
   const first = outcome.responses[0]
   return { request, status: first?.status, text: first?.body.toString() ?? '', problems: outcomeProblems(outcome) }
@@ -318,9 +454,15 @@ async function post(target: Target, path: string, body: Buffer): Promise<{ reque
 async function fuzzInit(fresh: Fresh, variant: 'P' | 'E', runs: number): Promise<void> {
   await check(
     fc.asyncProperty(initPlan(variant), async (plan) => {
-      const { request, status, text, problems } = await post(fresh.http, '/api/auth/init', await initBody(fresh.base, variant, plan))
+      const { request, status, text, problems } = await post(
+        fresh.http,
+        '/api/auth/init',
+        await initBody(fresh.base, variant, plan),
+      )
       if (status === 200) {
-        const wiped = await api(`${fresh.base}/api/system/config`, (JSON.parse(text) as { token: string }).token, { wipeout: true })
+        const wiped = await api(`${fresh.base}/api/system/config`, (JSON.parse(text) as { token: string }).token, {
+          wipeout: true,
+        })
         if (wiped.status !== 200) problems.push(`the wipeout after a personalisation answered ${wiped.status}`)
         await until('fresh again', async () => (await call(`${fresh.base}/api/auth/init`)).status === 200, 20_000)
       }
@@ -340,14 +482,17 @@ function sameProvisioning(body: Buffer, record: { crt: Uint8Array; genuine: Uint
     return false
   }
   const { crt, genuine } = (parsed ?? {}) as { crt?: unknown; genuine?: unknown }
-  const same = (text: unknown, bytes: Uint8Array) => typeof text === 'string' && Buffer.from(decodeBase64(text) ?? []).equals(Buffer.from(bytes))
+  const same = (text: unknown, bytes: Uint8Array) =>
+    typeof text === 'string' && Buffer.from(decodeBase64(text) ?? []).equals(Buffer.from(bytes))
   return same(crt, record.crt) && same(genuine, record.genuine)
 }
 
 /** The development factory CA (deploy/keys), which the simulated enclave trusts. */
 const devCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
-  cert: new Uint8Array(new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw),
+  cert: new Uint8Array(
+    new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw,
+  ),
 }
 
 // ---- the tests -------------------------------------------------------------------------------
@@ -375,7 +520,10 @@ t.test('a fresh E device: personalisation', async (t) => {
 t.test('a fresh P device: provisioning, then personalisation', async (t) => {
   const fresh = await freshDevice(t, 'P')
   const request = (await call(`${fresh.base}/api/system/config/attestation`)).json as { csr: string; genuine: string }
-  const signed = await signAttestation({ csr: decodeBase64(request.csr)!, genuine: decodeBase64(request.genuine)! }, devCa)
+  const signed = await signAttestation(
+    { csr: decodeBase64(request.csr)!, genuine: decodeBase64(request.genuine)! },
+    devCa,
+  )
   const valid = { crt: b64(signed.crt), genuine: b64(signed.genuine) }
   await check(
     fc.asyncProperty(bodyPlan(['crt', 'genuine']), async (plan) => {

@@ -33,7 +33,10 @@ t.test('plain scopes match by prefix on : boundaries', async (t) => {
 
 t.test('a scope ending in <name> needs exactly that scope with the value filled in', async (t) => {
   t.ok(scopeSatisfies(`keymgmt:use:${KID}`, 'keymgmt:use:<kid>', { kid: KID }))
-  t.ok(scopeSatisfies(`keymgmt:use:${KID.toUpperCase()}`, 'keymgmt:use:<kid>', { kid: KID }), 'key ids compare in any case')
+  t.ok(
+    scopeSatisfies(`keymgmt:use:${KID.toUpperCase()}`, 'keymgmt:use:<kid>', { kid: KID }),
+    'key ids compare in any case',
+  )
   t.notOk(scopeSatisfies(`keymgmt:use:${KID}:x`, 'keymgmt:use:<kid>', { kid: KID }), 'no prefix match')
   t.notOk(scopeSatisfies('keymgmt:use', 'keymgmt:use:<kid>', { kid: KID }))
   t.notOk(scopeSatisfies(`keymgmt:use:${KID}`, 'keymgmt:use:<kid>', { kid: 'ffffffffffffffffffffffffffffffff' }))
@@ -99,7 +102,10 @@ t.test('route table: unique, reachable under the bus permissions, every protecte
   for (const r of routeTable) {
     if (r.handler.kind === 'command') {
       const { service, op } = r.handler
-      t.ok(gateway.calls.includes(service) || gateway.calls.includes(`${service}.${op}`), `${r.path}: the gateway may call ${service}.${op}`)
+      t.ok(
+        gateway.calls.includes(service) || gateway.calls.includes(`${service}.${op}`),
+        `${r.path}: the gateway may call ${service}.${op}`,
+      )
     } else if (r.handler.kind !== 'read') {
       t.ok(gateway.calls.includes(r.handler.service), `${r.path}: the gateway may call ${r.handler.service}`)
     }
@@ -108,7 +114,20 @@ t.test('route table: unique, reachable under the bus permissions, every protecte
   }
   t.same(
     routeTable.filter((r) => r.variants.length === 1).map((r) => r.path),
-    ['/api/system/config/attestation', '/api/system/config/provisioning', '/api/system/upgrade/upload_ui', '/api/system/upgrade/check_ui', '/api/system/upgrade/install_ui', '/api/logger/list', '/api/logger/list/:offset', '/api/logger/:id', '/api/storage/unlock', '/api/storage/unlock/ro', '/api/storage/unlock/rw', '/api/storage/lock'],
+    [
+      '/api/system/config/attestation',
+      '/api/system/config/provisioning',
+      '/api/system/upgrade/upload_ui',
+      '/api/system/upgrade/check_ui',
+      '/api/system/upgrade/install_ui',
+      '/api/logger/list',
+      '/api/logger/list/:offset',
+      '/api/logger/:id',
+      '/api/storage/unlock',
+      '/api/storage/unlock/ro',
+      '/api/storage/unlock/rw',
+      '/api/storage/lock',
+    ],
     'P-only routes (contract §1: storage, logger list and file, attestation, provisioning, management-app upgrade)',
   )
 })

@@ -28,7 +28,11 @@ const devCa = {
   cert: new Uint8Array(new X509Certificate(devCaPem).raw),
 }
 
-async function open(t: { teardown(fn: () => unknown): void }, dataDir: string, options: Partial<OpenHalOptions> = {}): Promise<Hal> {
+async function open(
+  t: { teardown(fn: () => unknown): void },
+  dataDir: string,
+  options: Partial<OpenHalOptions> = {},
+): Promise<Hal> {
   const hal = await openHal({ variant: 'P', dataDir, firmware, ...options })
   t.teardown(() => hal.close())
   return hal
@@ -62,7 +66,10 @@ t.test('before provisioning: a CSR for the attestation key and a signed self-sta
   t.match(statement, { kind: 'device', devid: hal.devid, genuineId: enclave.genuineId })
   t.same(statement?.keyHash, attestationKeyHash(spki))
   t.ok(statement && verifyGenuine(statement, key), 'signed by the attestation key')
-  t.notOk(statement && verifyGenuine(statement, generateKeyPairSync('ed25519').publicKey), 'an Ed25519 key verifies nothing')
+  t.notOk(
+    statement && verifyGenuine(statement, generateKeyPairSync('ed25519').publicKey),
+    'an Ed25519 key verifies nothing',
+  )
   t.equal(enclave.provisioning(), undefined)
 })
 
@@ -85,7 +92,10 @@ t.test('provision once: stored, kept across opens, refused the second time', asy
   t.same(again.enclave.provisioning(), record)
   t.same(again.enclave.attestationPublicKey(), spki, 'the same attestation key')
   t.ok(parseGenuine(again.enclave.attestation().genuine), 'attestation still answers after provisioning')
-  await t.rejects(again.enclave.provision(record), { name: 'AlreadyProvisionedError', message: 'the enclave is already provisioned' })
+  await t.rejects(again.enclave.provision(record), {
+    name: 'AlreadyProvisionedError',
+    message: 'the enclave is already provisioned',
+  })
 })
 
 t.test('two processes of one device cannot both provision it', async (t) => {
@@ -136,23 +146,35 @@ t.test('a P device made before attestation gets its key at the next open, unless
   await second.close()
 
   await rm(join(dataDir, 'enclave', 'attestation.key.pem'))
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), { name: 'HalCorruptError', message: /missing on a provisioned device/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), {
+    name: 'HalCorruptError',
+    message: /missing on a provisioned device/,
+  })
   const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' })
   await writeFile(join(dataDir, 'enclave', 'attestation.key.pem'), ed25519)
   await t.rejects(openHal({ variant: 'P', dataDir, firmware }), HalCorruptError)
   await writeFile(join(dataDir, 'enclave', 'provisioning.json'), '{"crt": 1}')
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), { name: 'HalCorruptError', message: /provisioning\.json/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), {
+    name: 'HalCorruptError',
+    message: /provisioning\.json/,
+  })
 })
 
 t.test('identityAgree is X25519 with the eid key', async (t) => {
   const hal = await open(t, t.testdir())
   const peer = generateKeyPairSync('x25519')
-  const eid = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(hal.enclave.identityPublicKey).toString('base64url') }, format: 'jwk' })
+  const eid = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(hal.enclave.identityPublicKey).toString('base64url') },
+    format: 'jwk',
+  })
   const peerRaw = Buffer.from(peer.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
   const shared = hal.enclave.identityAgree(peerRaw)
   t.same(shared, new Uint8Array(diffieHellman({ privateKey: peer.privateKey, publicKey: eid })))
   t.throws(() => hal.enclave.identityAgree(new Uint8Array(31)), { name: 'HalError', message: /32-byte/ })
-  t.throws(() => hal.enclave.identityAgree(new Uint8Array(32)), { name: 'HalError', message: 'no shared secret with this peer key' })
+  t.throws(() => hal.enclave.identityAgree(new Uint8Array(32)), {
+    name: 'HalError',
+    message: 'no shared secret with this peer key',
+  })
 })
 
 t.test('credentials: stored 0600, kept across opens, cleared by wipe with nothing else', async (t) => {
@@ -202,5 +224,8 @@ t.test('a corrupt credentials file is reported', async (t) => {
   const dataDir = t.testdir()
   await (await openHal({ variant: 'P', dataDir, firmware })).close()
   await writeFile(join(dataDir, 'enclave', 'credentials.json'), '{"user": "AAAA", "master": "AAAA"}')
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), { name: 'HalCorruptError', message: /credentials\.json/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), {
+    name: 'HalCorruptError',
+    message: /credentials\.json/,
+  })
 })

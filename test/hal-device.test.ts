@@ -12,7 +12,10 @@ function firmware(version = '2.0.0'): SignedComponent {
 }
 
 function ed25519PublicKey(raw: Uint8Array) {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' })
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  })
 }
 
 t.test('first open creates the device, the next open is the same device', async (t) => {
@@ -76,14 +79,20 @@ t.test('a corrupt device.json is reported, never replaced', async (t) => {
   t.equal(await readFile(path, 'utf8'), '{"variant": "P", "devid": ')
 
   await writeFile(path, JSON.stringify({ ...JSON.parse(valid), devid: 'xyz' }))
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware: firmware() }), { name: 'HalCorruptError', message: /devid/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware: firmware() }), {
+    name: 'HalCorruptError',
+    message: /devid/,
+  })
 })
 
 t.test('a missing enclave key of an existing device is reported', async (t) => {
   const dataDir = t.testdir()
   await (await openHal({ variant: 'P', dataDir, firmware: firmware() })).close()
   await writeFile(join(dataDir, 'enclave', 'log-signing.key.pem'), 'not a key')
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware: firmware() }), { name: 'HalCorruptError', message: /log-signing/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware: firmware() }), {
+    name: 'HalCorruptError',
+    message: /log-signing/,
+  })
 })
 
 t.test('boot slots: slot A, the running firmware and a signed sim bootloader', async (t) => {

@@ -41,7 +41,12 @@ t.test('the flag is a file of the data dir; the error is what node throws on a f
   await setSimDiskFull(dataDir, true)
   t.ok(await exists(join(dataDir, 'sim', 'disk-full')))
   t.ok(space.full())
-  t.throws(() => space.check('write', '/x'), { ...ENOSPC, syscall: 'write', path: '/x', message: "ENOSPC: no space left on device, write '/x'" })
+  t.throws(() => space.check('write', '/x'), {
+    ...ENOSPC,
+    syscall: 'write',
+    path: '/x',
+    message: "ENOSPC: no space left on device, write '/x'",
+  })
   await setSimDiskFull(dataDir, false)
   await setSimDiskFull(dataDir, false)
   t.notOk(space.full(), 'removing the flag gives the space back, twice is harmless')
@@ -49,7 +54,10 @@ t.test('the flag is a file of the data dir; the error is what node throws on a f
 })
 
 t.test('atomic files find their data dir by its device; outside one nothing is ever full', async (t) => {
-  const dir = t.testdir({ data: { 'device.json': '{}', enclave: { sub: {} } }, elsewhere: { sim: { 'disk-full': '' } } })
+  const dir = t.testdir({
+    data: { 'device.json': '{}', enclave: { sub: {} } },
+    elsewhere: { sim: { 'disk-full': '' } },
+  })
   const dataDir = join(dir, 'data')
   const elsewhere = join(dir, 'elsewhere')
   t.equal((await diskSpaceHolding(join(dataDir, 'enclave', 'sub', 'f')))?.dataDir, dataDir)
@@ -77,12 +85,19 @@ t.test('a journal append lands half its bytes, then fails; the cut back works on
   await fill(t, dataDir)
   await t.rejects(handle.append(Buffer.alloc(200, 'b')), ENOSPC)
   t.equal(handle.size, 100, 'the handle counts only what was stored')
-  t.same(Buffer.from(await hal.journal.read('00000001')), Buffer.concat([Buffer.alloc(100, 'a'), Buffer.alloc(100, 'b')]), 'a torn append')
+  t.same(
+    Buffer.from(await hal.journal.read('00000001')),
+    Buffer.concat([Buffer.alloc(100, 'a'), Buffer.alloc(100, 'b')]),
+    'a torn append',
+  )
   await handle.truncate(100)
   t.equal(await hal.journal.size('00000001'), 100, 'reads and truncation work while full')
   await setSimDiskFull(dataDir, false)
   await handle.append(Buffer.alloc(200, 'c'))
-  t.same(Buffer.from(await hal.journal.read('00000001')), Buffer.concat([Buffer.alloc(100, 'a'), Buffer.alloc(200, 'c')]))
+  t.same(
+    Buffer.from(await hal.journal.read('00000001')),
+    Buffer.concat([Buffer.alloc(100, 'a'), Buffer.alloc(200, 'c')]),
+  )
 })
 
 t.test('a key slot write lands half of the record over the slot, then fails; so does an erase', async (t) => {
@@ -93,7 +108,11 @@ t.test('a key slot write lands half of the record over the slot, then fails; so 
   await fill(t, dataDir)
   await t.rejects(keySlots.write(3, Buffer.alloc(100, 0xbb)), ENOSPC)
   const torn = (await keySlots.readAll())[3]!
-  t.same(Buffer.from(torn.subarray(0, 100)), Buffer.concat([Buffer.alloc(50, 0xbb), Buffer.alloc(50, 0xaa)]), 'neither the old record nor the new')
+  t.same(
+    Buffer.from(torn.subarray(0, 100)),
+    Buffer.concat([Buffer.alloc(50, 0xbb), Buffer.alloc(50, 0xaa)]),
+    'neither the old record nor the new',
+  )
   t.ok(torn.subarray(100).every((b) => b === 0))
   await t.rejects(keySlots.erase(), ENOSPC)
   t.ok((await keySlots.readAll()).slice(4).every((slot) => slot.every((b) => b === 0)))
@@ -164,36 +183,59 @@ t.test('webroot: an install is refused before it unpacks; one that fails unpacki
   await webroot.install(app('one'), '1'.repeat(64))
   await fill(t, dataDir)
   let unpacked = false
-  await t.rejects(webroot.install(async (dir) => ((unpacked = true), app('two')(dir)), '2'.repeat(64)), ENOSPC)
+  await t.rejects(
+    webroot.install(async (dir) => ((unpacked = true), app('two')(dir)), '2'.repeat(64)),
+    ENOSPC,
+  )
   t.notOk(unpacked, 'nothing is unpacked')
   t.equal(webroot.current()?.sha256, '1'.repeat(64))
   await setSimDiskFull(dataDir, false)
-  await t.rejects(webroot.install(async (dir) => { await app('two')(dir); throw noSpaceError('write', join(dir, 'index.html')) }, '2'.repeat(64)), ENOSPC)
-  t.same(await readdir(join(dataDir, 'webroot')), ['1'.repeat(64), 'current.json'].sort(), 'the half-unpacked app is gone')
+  await t.rejects(
+    webroot.install(async (dir) => {
+      await app('two')(dir)
+      throw noSpaceError('write', join(dir, 'index.html'))
+    }, '2'.repeat(64)),
+    ENOSPC,
+  )
+  t.same(
+    await readdir(join(dataDir, 'webroot')),
+    ['1'.repeat(64), 'current.json'].sort(),
+    'the half-unpacked app is gone',
+  )
   await webroot.install(app('two'), '2'.repeat(64))
   t.equal(await readFile(join(webroot.current()!.dir, 'index.html'), 'utf8'), 'two')
 })
 
-t.test('disks: a format is refused before it changes anything; a sector write lands whole sectors, then fails', async (t) => {
-  const dataDir = t.testdir()
-  const hal = await open(t, dataDir)
-  const disks = hal.disks!
-  const disk0Sectors = hal.storage.capacitySectors - SYSTEM_RESERVED_SECTORS - 4096
-  await disks.format(disk0Sectors, () => undefined)
-  const layout = disks.layout()
-  const handle = await disks.open(0, 'rw')
-  await handle.write(3000, Buffer.alloc(4 * SECTOR, 'a'))
-  await fill(t, dataDir)
-  await t.rejects(handle.write(3000, Buffer.alloc(4 * SECTOR, 'b')), ENOSPC)
-  t.same(Buffer.from(await handle.read(3000, 4)), Buffer.concat([Buffer.alloc(2 * SECTOR, 'b'), Buffer.alloc(2 * SECTOR, 'a')]), 'two sectors landed')
-  await t.rejects(handle.flush(), { ...ENOSPC, syscall: 'fdatasync' })
-  await handle.close()
-  const key = await stat(join(dataDir, 'disks', 'disk1.key'))
-  await t.rejects(disks.format(disk0Sectors, () => undefined), ENOSPC)
-  t.same(disks.layout(), layout, 'still formatted')
-  t.same((await stat(join(dataDir, 'disks', 'disk1.key'))).mtimeMs, key.mtimeMs, 'the Disk 1 key is the old one')
-  await setSimDiskFull(dataDir, false)
-  const again = await disks.open(0, 'rw')
-  await again.write(3000, Buffer.alloc(4 * SECTOR, 'c'))
-  await again.close()
-})
+t.test(
+  'disks: a format is refused before it changes anything; a sector write lands whole sectors, then fails',
+  async (t) => {
+    const dataDir = t.testdir()
+    const hal = await open(t, dataDir)
+    const disks = hal.disks!
+    const disk0Sectors = hal.storage.capacitySectors - SYSTEM_RESERVED_SECTORS - 4096
+    await disks.format(disk0Sectors, () => undefined)
+    const layout = disks.layout()
+    const handle = await disks.open(0, 'rw')
+    await handle.write(3000, Buffer.alloc(4 * SECTOR, 'a'))
+    await fill(t, dataDir)
+    await t.rejects(handle.write(3000, Buffer.alloc(4 * SECTOR, 'b')), ENOSPC)
+    t.same(
+      Buffer.from(await handle.read(3000, 4)),
+      Buffer.concat([Buffer.alloc(2 * SECTOR, 'b'), Buffer.alloc(2 * SECTOR, 'a')]),
+      'two sectors landed',
+    )
+    await t.rejects(handle.flush(), { ...ENOSPC, syscall: 'fdatasync' })
+    await handle.close()
+    const key = await stat(join(dataDir, 'disks', 'disk1.key'))
+    await t.rejects(
+      disks.format(disk0Sectors, () => undefined),
+      ENOSPC,
+    )
+    t.same(disks.layout(), layout, 'still formatted')
+    t.same((await stat(join(dataDir, 'disks', 'disk1.key'))).mtimeMs, key.mtimeMs, 'the Disk 1 key is the old one')
+    await setSimDiskFull(dataDir, false)
+    const again = await disks.open(0, 'rw')
+    await again.write(3000, Buffer.alloc(4 * SECTOR, 'c'))
+    await again.close()
+  },
+)

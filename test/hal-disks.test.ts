@@ -40,7 +40,10 @@ async function format(hal: Hal): Promise<void> {
 }
 
 /** A P device with freshly formatted disks, closed when the test ends. */
-async function formatted(t: { testdir(): string; teardown(fn: () => unknown): void }): Promise<{ hal: Hal; dataDir: string }> {
+async function formatted(t: {
+  testdir(): string
+  teardown(fn: () => unknown): void
+}): Promise<{ hal: Hal; dataDir: string }> {
   const dataDir = t.testdir()
   const hal = await openP(dataDir)
   t.teardown(() => hal.close())
@@ -55,12 +58,19 @@ t.test('nothing to unlock before a format; the arguments of open are checked', a
   const disks = hal.disks!
   await t.rejects(disks.open(0, 'rw'), DiskNotFormattedError)
   await t.rejects(disks.open(1, 'ro', 'AES-XTS'), DiskNotFormattedError)
-  await t.rejects(disks.format(2047, () => undefined), { name: 'HalError', message: /does not fit the card/ }, 'at least 1 MiB a disk')
+  await t.rejects(
+    disks.format(2047, () => undefined),
+    { name: 'HalError', message: /does not fit the card/ },
+    'at least 1 MiB a disk',
+  )
   await t.rejects(disks.format(2048, 'progress' as never), TypeError)
   await format(hal)
   await t.rejects(disks.open(2 as never, 'rw'), RangeError)
   await t.rejects(disks.open(0, 'wr' as never), RangeError)
-  await t.rejects(disks.open(0, 'rw', 'AES-XTS'), { name: 'RangeError', message: 'Disk 0 is not encrypted: it takes no cipher' })
+  await t.rejects(disks.open(0, 'rw', 'AES-XTS'), {
+    name: 'RangeError',
+    message: 'Disk 0 is not encrypted: it takes no cipher',
+  })
   await t.rejects(disks.open(1, 'rw'), { name: 'RangeError', message: /Disk 1 needs its cipher/ })
   await t.rejects(disks.open(1, 'rw', 'AES-GCM' as never), RangeError)
   const handle = await disks.open(1, 'ro', 'AES-CTR')
@@ -106,17 +116,32 @@ t.test('Disk 1: encrypted at rest under either cipher; user zeros are encrypted 
     t.notOk(whole.includes(Buffer.from(MARKER)), `${cipher}: the plaintext is nowhere in the image`)
     atRest[cipher] = await stored(dataDir, 1, FAR, 4)
     for (let i = 0; i < 4; i++) {
-      t.not(atRest[cipher]!.subarray(i * SECTOR, (i + 1) * SECTOR).toString('hex'), data.subarray(i * SECTOR, (i + 1) * SECTOR).toString('hex'))
+      t.not(
+        atRest[cipher]!.subarray(i * SECTOR, (i + 1) * SECTOR).toString('hex'),
+        data.subarray(i * SECTOR, (i + 1) * SECTOR).toString('hex'),
+      )
     }
-    t.notSame(await stored(dataDir, 1, FAR + 8, 1), zeros(1), `${cipher}: the zeros a user wrote are not stored as zeros`)
+    t.notSame(
+      await stored(dataDir, 1, FAR + 8, 1),
+      zeros(1),
+      `${cipher}: the zeros a user wrote are not stored as zeros`,
+    )
     t.same(await stored(dataDir, 1, FAR + 20, 1), zeros(1), `${cipher}: a sector never written is a hole`)
   }
   t.not(atRest['AES-CTR']!.toString('hex'), atRest['AES-XTS']!.toString('hex'), 'the two ciphers store different bytes')
   const sector0 = atRest['AES-XTS']!.subarray(0, SECTOR)
-  t.not(atRest['AES-XTS']!.subarray(SECTOR, 2 * SECTOR).toString('hex'), sector0.toString('hex'), 'equal sectors are stored differently')
+  t.not(
+    atRest['AES-XTS']!.subarray(SECTOR, 2 * SECTOR).toString('hex'),
+    sector0.toString('hex'),
+    'equal sectors are stored differently',
+  )
 
   const other = await hal.disks!.open(1, 'ro', 'AES-CTR')
-  t.notSame(Buffer.from(await other.read(FAR, 1)), data.subarray(0, SECTOR), 'XTS sectors do not read as plaintext through CTR')
+  t.notSame(
+    Buffer.from(await other.read(FAR, 1)),
+    data.subarray(0, SECTOR),
+    'XTS sectors do not read as plaintext through CTR',
+  )
   await other.close()
 })
 
@@ -153,7 +178,10 @@ t.test('the at-rest format: XTS tweak and CTR counter per sector, under the seal
 
 t.test('read-only refuses writes; whole sectors within bounds only', async (t) => {
   const { hal } = await formatted(t)
-  for (const [disk, cipher] of [[0, undefined], [1, 'AES-XTS']] as const) {
+  for (const [disk, cipher] of [
+    [0, undefined],
+    [1, 'AES-XTS'],
+  ] as const) {
     const ro = await hal.disks!.open(disk, 'ro', cipher)
     await t.rejects(ro.write(FAR, text(1)), DiskReadOnlyError)
     t.same(Buffer.from(await ro.read(FAR, 1)), zeros(1), 'nothing was written')
@@ -163,11 +191,17 @@ t.test('read-only refuses writes; whole sectors within bounds only', async (t) =
     const last = rw.sectors - 1
     await rw.write(last, text(1))
     t.same(Buffer.from(await rw.read(last, 1)), text(1), 'the last sector')
-    await t.rejects(rw.write(FAR, text(1).subarray(0, 511)), { name: 'RangeError', message: 'the data must be whole 512-byte sectors' })
+    await t.rejects(rw.write(FAR, text(1).subarray(0, 511)), {
+      name: 'RangeError',
+      message: 'the data must be whole 512-byte sectors',
+    })
     await t.rejects(rw.write(FAR, text(2).subarray(0, 700)), RangeError)
     await t.rejects(rw.write(FAR, new Uint8Array(0)), RangeError)
     await t.rejects(rw.write(FAR, 'text' as never), TypeError)
-    await t.rejects(rw.write(last, text(2)), { name: 'RangeError', message: `the sectors lie past the end of Disk ${disk}` })
+    await t.rejects(rw.write(last, text(2)), {
+      name: 'RangeError',
+      message: `the sectors lie past the end of Disk ${disk}`,
+    })
     await t.rejects(rw.write(-1, text(1)), RangeError)
     await t.rejects(rw.write(1.5, text(1)), RangeError)
     await t.rejects(rw.write(0, text(2049)), RangeError, 'at most 1 MiB a call')

@@ -44,7 +44,9 @@ t.test('a real TLS 1.3 handshake with the certificate files', async (t) => {
   const hal = await openHal({ variant: 'E', dataDir: t.testdir(), firmware })
   t.teardown(() => hal.close())
   const { certFile, keyFile, certDer } = hal.enclave.tlsCredentials()
-  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (socket) => socket.end('hello'))
+  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (socket) =>
+    socket.end('hello'),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => server.close())
   const { port } = server.address() as { port: number }

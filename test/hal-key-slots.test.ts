@@ -33,7 +33,11 @@ t.test('a slot is written zero-padded at its place, durably, in a private file',
   t.same(slots[1], new Uint8Array(512).fill(9))
   t.same(slots[0], zeros(512), 'a slot never written reads as zeros')
   await media.write(1, Uint8Array.from([7]))
-  t.same((await media.readAll())[1], Uint8Array.from([7, ...zeros(511)]), 'a shorter write leaves nothing of the longer one')
+  t.same(
+    (await media.readAll())[1],
+    Uint8Array.from([7, ...zeros(511)]),
+    'a shorter write leaves nothing of the longer one',
+  )
   await media.close()
 
   const again = new FileKeySlotMedia(dir)
@@ -44,7 +48,10 @@ t.test('a slot is written zero-padded at its place, durably, in a private file',
 t.test('concurrent writes to different slots all land; close and reuse', async (t) => {
   const media = new FileKeySlotMedia(t.testdir(), { slotCount: 16, slotSize: 32 })
   await Promise.all(Array.from({ length: 16 }, (_, i) => media.write(i, Uint8Array.of(i + 1))))
-  t.same((await media.readAll()).map((slot) => slot[0]), Array.from({ length: 16 }, (_, i) => i + 1))
+  t.same(
+    (await media.readAll()).map((slot) => slot[0]),
+    Array.from({ length: 16 }, (_, i) => i + 1),
+  )
   await media.close()
   await media.close()
   await media.write(0, Uint8Array.of(42))
@@ -74,14 +81,20 @@ t.test('erase leaves every slot empty and none of the old bytes in the file', as
   await media.write(7, marker)
   await media.erase()
   t.notOk((await readFile(join(dir, 'slots.bin'))).includes(marker), 'the old bytes are gone from the file')
-  t.ok((await media.readAll()).every((slot) => slot.every((byte) => byte === 0)), 'every slot reads empty')
+  t.ok(
+    (await media.readAll()).every((slot) => slot.every((byte) => byte === 0)),
+    'every slot reads empty',
+  )
   await media.write(0, marker)
   t.same((await media.readAll())[0]?.subarray(0, marker.length), marker, 'writes work after an erase')
   await media.close()
 
   const fresh = new FileKeySlotMedia(join(dir, 'never-written'))
   await fresh.erase()
-  t.ok((await fresh.readAll()).every((slot) => slot.every((byte) => byte === 0)), 'erasing nothing is fine')
+  t.ok(
+    (await fresh.readAll()).every((slot) => slot.every((byte) => byte === 0)),
+    'erasing nothing is fine',
+  )
   await fresh.close()
 })
 

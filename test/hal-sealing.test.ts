@@ -16,11 +16,19 @@ t.test('sealed data opens with the same aad on the same device, across opens and
   const sealed = await hal.enclave.sealer('keys').seal(secret, aad)
   t.equal(sealed.length, 12 + 32 + 16, 'nonce, ciphertext, tag')
   t.notOk(Buffer.from(sealed).includes(Buffer.from(secret)), 'the plaintext is not in the sealed bytes')
-  t.not(Buffer.from(await hal.enclave.sealer('keys').seal(secret, aad)).toString('hex'), Buffer.from(sealed).toString('hex'), 'a fresh nonce each time')
+  t.not(
+    Buffer.from(await hal.enclave.sealer('keys').seal(secret, aad)).toString('hex'),
+    Buffer.from(sealed).toString('hex'),
+    'a fresh nonce each time',
+  )
   t.same(await hal.enclave.sealer('keys').unseal(sealed, aad), secret)
   t.equal((await stat(`${dataDir}/enclave/sealing.key`)).mode & 0o777, 0o600)
   const child = await open(dataDir, false)
-  t.same(await child.enclave.sealer('keys').unseal(sealed, aad), secret, 'a --split service process of the device opens it too')
+  t.same(
+    await child.enclave.sealer('keys').unseal(sealed, aad),
+    secret,
+    'a --split service process of the device opens it too',
+  )
   await child.close()
   await hal.close()
   const again = await open(dataDir)
@@ -44,7 +52,11 @@ t.test('altered, truncated, rebound or foreign sealed data does not open', async
     await t.rejects(hal.enclave.sealer('keys').unseal(flipped, aad), UnsealError, `byte ${i} flipped`)
   }
   await t.rejects(hal.enclave.sealer('keys').unseal(sealed.subarray(0, 20), aad), UnsealError, 'truncated')
-  await t.rejects(hal.enclave.sealer('keys').unseal(sealed, new Uint8Array([9])), UnsealError, 'another record\'s aad')
+  await t.rejects(hal.enclave.sealer('keys').unseal(sealed, new Uint8Array([9])), UnsealError, "another record's aad")
   await t.rejects(other.enclave.sealer('keys').unseal(sealed, aad), UnsealError, 'another device')
-  await t.rejects(hal.enclave.sealer('disks').unseal(sealed, aad), UnsealError, 'another purpose: the disks cannot open the key repository')
+  await t.rejects(
+    hal.enclave.sealer('disks').unseal(sealed, aad),
+    UnsealError,
+    'another purpose: the disks cannot open the key repository',
+  )
 })

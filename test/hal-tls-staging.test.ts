@@ -31,7 +31,10 @@ async function chainFor(key: KeyObject, ca: TestCa = intermediate): Promise<Uint
 }
 
 /** The leaf and the chain a TLS client receives from a server loaded with `hal`'s active files. */
-async function served(t: { teardown(fn: () => unknown): void }, hal: Hal): Promise<{ leaf: Uint8Array; issuer: Uint8Array | undefined }> {
+async function served(
+  t: { teardown(fn: () => unknown): void },
+  hal: Hal,
+): Promise<{ leaf: Uint8Array; issuer: Uint8Array | undefined }> {
   const { certFile, keyFile } = hal.enclave.tlsCredentials()
   const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (socket) => socket.end())
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -44,7 +47,10 @@ async function served(t: { teardown(fn: () => unknown): void }, hal: Hal): Promi
     })
     socket.on('error', reject)
   })
-  const issuer = peer.issuerCertificate && peer.issuerCertificate.raw !== peer.raw ? new Uint8Array(peer.issuerCertificate.raw) : undefined
+  const issuer =
+    peer.issuerCertificate && peer.issuerCertificate.raw !== peer.raw
+      ? new Uint8Array(peer.issuerCertificate.raw)
+      : undefined
   return { leaf: new Uint8Array(peer.raw), issuer }
 }
 
@@ -80,7 +86,11 @@ t.test('a chain for the own key: staged, served after activateStagedTls, whole c
   const after = hal.enclave.tlsCredentials()
   t.same(after, { certFile: join(dataDir, 'enclave', 'tls-imported', 'chain.pem'), keyFile, certDer: chain[0] })
   t.same(fromPem(readFileSync(after.certFile, 'utf8'), 'CERTIFICATE'), chain, 'the PEM file holds the whole chain')
-  t.same(await served(t, hal), { leaf: chain[0], issuer: chain[1] }, 'a TLS client gets the new leaf and its intermediate')
+  t.same(
+    await served(t, hal),
+    { leaf: chain[0], issuer: chain[1] },
+    'a TLS client gets the new leaf and its intermediate',
+  )
   t.equal(await hal.enclave.activateStagedTls(), false, 'nothing more staged')
   for (const path of ['tls-imported']) t.equal(statSync(join(dataDir, 'enclave', path)).mode & 0o777, 0o700)
   t.equal(statSync(after.certFile).mode & 0o777, 0o600)
@@ -115,7 +125,11 @@ t.test('a key that does not match the leaf: error, nothing staged, the earlier s
   const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
   const mismatched: TlsMaterial = { certChainDer: await chainFor(ownPublicKey(hal)), keyPkcs8: pkcs8(other) }
   await t.rejects(hal.enclave.stageTls(mismatched), { name: 'TlsMaterialError', code: 'key_mismatch' })
-  await t.rejects(hal.enclave.stageTls({ certChainDer: await chainFor(other) }), TlsMaterialError, 'a chain for another key, without it')
+  await t.rejects(
+    hal.enclave.stageTls({ certChainDer: await chainFor(other) }),
+    TlsMaterialError,
+    'a chain for another key, without it',
+  )
   t.equal(await hal.enclave.activateStagedTls(), true)
   t.same(hal.enclave.tlsCredentials().certDer, good[0], 'the good staging survived')
 })
@@ -127,8 +141,16 @@ t.test('tlsProblem names what is wrong', async (t) => {
   const leaf = await issue(intermediate, own, 'device.example')
   t.equal(problem({ certChainDer: [] }), 'bad_certificate')
   t.equal(problem({ certChainDer: [new Uint8Array([0x30, 0x00])] }), 'bad_certificate')
-  t.equal(problem({ certChainDer: [Buffer.concat([leaf, Uint8Array.of(0)])] }), 'bad_certificate', 'bytes after the certificate')
-  t.equal(problem({ certChainDer: [new TextEncoder().encode(new X509Certificate(leaf).toString())] }), 'bad_certificate', 'PEM')
+  t.equal(
+    problem({ certChainDer: [Buffer.concat([leaf, Uint8Array.of(0)])] }),
+    'bad_certificate',
+    'bytes after the certificate',
+  )
+  t.equal(
+    problem({ certChainDer: [new TextEncoder().encode(new X509Certificate(leaf).toString())] }),
+    'bad_certificate',
+    'PEM',
+  )
   t.equal(problem({ certChainDer: [leaf, root.cert] }), 'bad_chain', 'the intermediate is missing')
   t.equal(problem({ certChainDer: [intermediate.cert, leaf] }), 'bad_chain', 'out of order')
   t.equal(problem({ certChainDer: [leaf] }), undefined, 'the leaf alone will do')
@@ -143,7 +165,9 @@ t.test('tlsProblem names what is wrong', async (t) => {
   t.equal(problem({ certChainDer: [leaf], keyPkcs8: new Uint8Array([1, 2, 3]) }), 'unsupported_key', 'not PKCS#8')
   const rsa2048 = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
   t.equal(problem({ certChainDer: await chainFor(rsa2048), keyPkcs8: pkcs8(rsa2048) }), undefined, 'RSA 2048')
-  t.match(hal.enclave.tlsProblem({ certChainDer: [leaf, root.cert] }), { message: 'certificate 0 of the chain is not issued by certificate 1' })
+  t.match(hal.enclave.tlsProblem({ certChainDer: [leaf, root.cert] }), {
+    message: 'certificate 0 of the chain is not issued by certificate 1',
+  })
 })
 
 t.test('an RSA chain with its key is served', async (t) => {
@@ -182,5 +206,8 @@ t.test('imported files that do not match are reported at open', async (t) => {
   await hal.close()
   const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' })
   await writeFile(join(dataDir, 'enclave', 'tls-imported', 'key.pem'), other)
-  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), { name: 'HalCorruptError', message: /chain\.pem does not match the key/ })
+  await t.rejects(openHal({ variant: 'P', dataDir, firmware }), {
+    name: 'HalCorruptError',
+    message: /chain\.pem does not match the key/,
+  })
 })

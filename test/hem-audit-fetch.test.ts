@@ -9,7 +9,12 @@ import { login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
 async function run(argv: string[], env: Record<string, string> = {}) {
   let stdout = ''
   let stderr = ''
-  const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, env, askSecret: async () => undefined }
+  const io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env,
+    askSecret: async () => undefined,
+  }
   const code = await main(argv, io)
   return { code, stdout, stderr }
 }
@@ -18,7 +23,11 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
   // One testdir per test: a second call would empty the device's data dir.
   const root = t.testdir()
   const o = await owned(t, { variant: 'P', dataDir: join(root, 'device') })
-  const kid = await createKey(o.https, await login(o.base, 'keymgmt:gen'), { label: 'audited', type: 'SECP256R1', mode: 'ExDSA' })
+  const kid = await createKey(o.https, await login(o.base, 'keymgmt:gen'), {
+    label: 'audited',
+    type: 'SECP256R1',
+    mode: 'ExDSA',
+  })
   t.equal((await api(`${o.base}/api/storage/unlock/rw`, await login(o.base, 'storage:disk1:rw'))).status, 200)
   await o.device.restart()
   t.equal((await api(`${o.base}/api/storage/lock`, await login(o.base, 'storage:disk0'))).status, 200)
@@ -30,9 +39,15 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
   const logs = names.filter((name) => name.endsWith('.log'))
   t.ok(logs.length >= 2, 'a file per boot')
   t.same(names, [...logs, 'log-key.b64'])
-  t.equal(await readFile(join(out, 'log-key.b64'), 'utf8'), `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`)
+  t.equal(
+    await readFile(join(out, 'log-key.b64'), 'utf8'),
+    `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`,
+  )
   t.match(fetched.stdout, `fetched ${logs.length} log file(s) from ${o.base} into ${out}\n  ${join(out, logs[0]!)}  `)
-  t.match(fetched.stdout, `\nverify with: hem-audit verify --allow-open --key-file ${join(out, 'log-key.b64')} ${out}\n`)
+  t.match(
+    fetched.stdout,
+    `\nverify with: hem-audit verify --allow-open --key-file ${join(out, 'log-key.b64')} ${out}\n`,
+  )
   t.notMatch(fetched.stdout + fetched.stderr, USER_PASS)
   const onDevice = await readFile(join(o.device.dataDir, 'journal', logs[0]!))
   t.same(await readFile(join(out, logs[0]!)), onDevice, 'a closed file is fetched byte for byte')
@@ -45,7 +60,9 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
   const replayed = await run(['replay', '--json', ...offline])
   t.equal(replayed.code, 0, replayed.stderr)
   const state = JSON.parse(replayed.stdout)
-  const listed = (await api(`${o.https}/api/keymgmt/list`, await login(o.base, 'keymgmt:list'))).json.list.find((key: { kid: string }) => key.kid === kid)
+  const listed = (await api(`${o.https}/api/keymgmt/list`, await login(o.base, 'keymgmt:list'))).json.list.find(
+    (key: { kid: string }) => key.kid === kid,
+  )
   const config = (await api(`${o.base}/api/system/config`, await login(o.base, 'system:config'))).json
   t.match(state, {
     boots: 2,
@@ -55,11 +72,19 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
     upgrades: { fw: 'idle', ui: 'idle' },
     health: { state: 'secure', fls: 0 },
     lifecycle: 'running',
-    config: { user: config.user, email: config.email, hostname: config.hostname, storage_mode: config.storage_mode, uts: config.uts },
+    config: {
+      user: config.user,
+      email: config.email,
+      hostname: config.hostname,
+      storage_mode: config.storage_mode,
+      uts: config.uts,
+    },
     keys: { [kid]: { type: listed.type, created: listed.created, updated: listed.updated } },
   })
   t.equal(listed.type, 'ATT,PKEY,ExDSA,SECP256R1')
-  const beforeReboot = JSON.parse((await run(['replay', '--json', '--at', `${logs[0]!.slice(0, 8)}:3`, ...offline])).stdout)
+  const beforeReboot = JSON.parse(
+    (await run(['replay', '--json', '--at', `${logs[0]!.slice(0, 8)}:3`, ...offline])).stdout,
+  )
   t.match(beforeReboot, { boots: 1, personalisation: 'fresh' }, 'at the start of the first boot')
 
   const told = await run(['timeline', ...offline])
@@ -71,13 +96,36 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
 
   await t.test('HTTPS, a passphrase file, and a wrong passphrase', async (t) => {
     const dir = t.testdir({ 'right.txt': `${MASTER_PASS}\n`, 'wrong.txt': 'not the passphrase\n' })
-    const untrusted = await run(['fetch', '--url', o.https, '--out', join(dir, 'again'), '--passphrase-file', join(dir, 'right.txt')])
+    const untrusted = await run([
+      'fetch',
+      '--url',
+      o.https,
+      '--out',
+      join(dir, 'again'),
+      '--passphrase-file',
+      join(dir, 'right.txt'),
+    ])
     t.equal(untrusted.code, 1)
-    t.match(untrusted.stderr, /^hem-audit fetch: cannot reach the device: .*certificate.* \(give --ca FILE, or --insecure for a self-signed certificate\)\n$/)
-    const again = await run(['fetch', '--url', o.https, '--insecure', '--out', join(dir, 'again'), '--passphrase-file', join(dir, 'right.txt')])
+    t.match(
+      untrusted.stderr,
+      /^hem-audit fetch: cannot reach the device: .*certificate.* \(give --ca FILE, or --insecure for a self-signed certificate\)\n$/,
+    )
+    const again = await run([
+      'fetch',
+      '--url',
+      o.https,
+      '--insecure',
+      '--out',
+      join(dir, 'again'),
+      '--passphrase-file',
+      join(dir, 'right.txt'),
+    ])
     t.equal(again.code, 0, again.stderr)
     t.ok((await readdir(join(dir, 'again'))).length > logs.length, 'the master may read the logs too')
-    const wrong = await run(['fetch', '--url', o.base, '--out', join(dir, 'wrong'), '--passphrase-file', join(dir, 'wrong.txt')], { HEM_PASSPHRASE: USER_PASS })
+    const wrong = await run(
+      ['fetch', '--url', o.base, '--out', join(dir, 'wrong'), '--passphrase-file', join(dir, 'wrong.txt')],
+      { HEM_PASSPHRASE: USER_PASS },
+    )
     t.equal(wrong.code, 1)
     t.match(wrong.stderr, /^hem-audit fetch: POST \/api\/auth\/token: the device answered 401/)
     t.notMatch(wrong.stderr + wrong.stdout, /not the passphrase/)
@@ -91,8 +139,14 @@ t.test('E: the key is saved, but there are no files to fetch', async (t) => {
   const answer = await run(['fetch', '--url', o.base, '--out', out], { HEM_PASSPHRASE: USER_PASS })
   t.equal(answer.code, 1)
   t.equal(answer.stdout, '')
-  t.equal(answer.stderr, `hem-audit fetch: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`)
-  t.equal(await readFile(join(out, 'log-key.b64'), 'utf8'), `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`)
+  t.equal(
+    answer.stderr,
+    `hem-audit fetch: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`,
+  )
+  t.equal(
+    await readFile(join(out, 'log-key.b64'), 'utf8'),
+    `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`,
+  )
 })
 
 t.test('usage and unreachable devices', async (t) => {
@@ -109,8 +163,14 @@ t.test('usage and unreachable devices', async (t) => {
     [['fetch', '--url', 'https://device', '--ca', join(dir, 'missing.pem')], /cannot read the CA file/],
     [['fetch', '--url', 'https://device', 'extra'], /Unexpected argument 'extra'/],
     [['fetch', '--url', 'https://device', '--passphrase', 'secret'], /Unknown option '--passphrase'/],
-    [['fetch', '--url', 'https://device'], /no passphrase: set HEM_PASSPHRASE, give a passphrase file, or run on a terminal/],
-    [['fetch', '--url', 'https://device', '--passphrase-file', join(dir, 'missing.txt')], /cannot read the passphrase file/],
+    [
+      ['fetch', '--url', 'https://device'],
+      /no passphrase: set HEM_PASSPHRASE, give a passphrase file, or run on a terminal/,
+    ],
+    [
+      ['fetch', '--url', 'https://device', '--passphrase-file', join(dir, 'missing.txt')],
+      /cannot read the passphrase file/,
+    ],
   ]
   for (const [argv, message] of cases) {
     const answer = await run(argv)
@@ -118,7 +178,15 @@ t.test('usage and unreachable devices', async (t) => {
     t.match(answer.stderr, message)
     t.match(answer.stderr, /\n\nUsage: hem-audit fetch/)
   }
-  const refused = await run(['fetch', '--url', 'http://127.0.0.1:9', '--out', join(dir, 'out'), '--passphrase-file', join(dir, 'pass.txt')])
+  const refused = await run([
+    'fetch',
+    '--url',
+    'http://127.0.0.1:9',
+    '--out',
+    join(dir, 'out'),
+    '--passphrase-file',
+    join(dir, 'pass.txt'),
+  ])
   t.equal(refused.code, 1)
   t.match(refused.stderr, /^hem-audit fetch: cannot reach the device: connect ECONNREFUSED 127\.0\.0\.1:9\n$/)
 })

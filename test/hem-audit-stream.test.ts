@@ -11,7 +11,7 @@ import { StreamApi } from '../bus/stream-api.js'
 import { loadStreamFiles } from '../cli/hem-audit/stream-input.js'
 import { FILE_HEADER, journalStream, journalStreamConfig, journalSubject, SEQ_HEADER } from '../bus/stream-names.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { options, readSet, signer } from './helpers/journal-fixtures.js'
 import { startNats, type ExternalNats } from './helpers/nats.js'
 import { issue, makeCa, pkcs8 } from './helpers/x509-fixtures.js'
@@ -29,11 +29,19 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<{ 
 }
 
 /** A journal of RECORDS records in one closed file: the messages the mirror would publish, one per record with the comment lines before it. */
-async function journalMessages(dir: string): Promise<{ messages: Message[]; files: { id: string; bytes: Uint8Array }[] }> {
+async function journalMessages(
+  dir: string,
+): Promise<{ messages: Message[]; files: { id: string; bytes: Uint8Array }[] }> {
   const media = new FileJournalMedia(dir)
   const journal = await Journal.open(options(media))
   for (let i = 0; i < RECORDS; i += 50) {
-    await journal.append(Array.from({ length: 50 }, (_, j) => ({ type: LogType.CONFIG_UPDATED, result: LogResult.OK, data: { source: 200, rid: `r${i + j}` } })))
+    await journal.append(
+      Array.from({ length: 50 }, (_, j) => ({
+        type: LogType.CONFIG_UPDATED,
+        result: LogResult.OK,
+        data: { source: 200, rid: `r${i + j}` },
+      })),
+    )
   }
   await journal.close()
   const files = await readSet(media)
@@ -53,12 +61,22 @@ async function journalMessages(dir: string): Promise<{ messages: Message[]; file
 type Message = { data: Uint8Array; file: string; seq: string }
 
 /** Creates the device's stream and publishes the messages to it, as the mirror does; `tls` for a tls:// backend. */
-async function publish(url: string, devid: string, messages: Message[], o: { auth?: Record<string, string>; config?: Record<string, unknown> & { name: string }; tls?: { caFile: string } } = {}): Promise<void> {
+async function publish(
+  url: string,
+  devid: string,
+  messages: Message[],
+  o: {
+    auth?: Record<string, string>
+    config?: Record<string, unknown> & { name: string }
+    tls?: { caFile: string }
+  } = {},
+): Promise<void> {
   const nc = await connect({ servers: url, ...o.auth, ...(o.tls ? { tls: o.tls } : {}) })
   try {
     const api = new StreamApi(nc)
     await api.create(o.config ?? journalStreamConfig(devid))
-    for (const m of messages) await api.publish(journalSubject(devid), m.data, { [FILE_HEADER]: m.file, [SEQ_HEADER]: m.seq })
+    for (const m of messages)
+      await api.publish(journalSubject(devid), m.data, { [FILE_HEADER]: m.file, [SEQ_HEADER]: m.seq })
   } finally {
     await nc.close()
   }
@@ -72,35 +90,54 @@ async function backend(t: Test, name: string, config: string): Promise<ExternalN
   return nats
 }
 
-t.test('a backend that asks for a user and password, or a token: from the environment, never the command line', async (t) => {
-  t.testdir()
-  const { messages, files } = await journalMessages(join(t.testdirName, 'journal'))
-  const users = await backend(t, 'users', 'authorization { users: [ { user: auditor, password: "s3cret-pw" } ] }')
-  await publish(users.url, DEVID, messages, { auth: { user: 'auditor', pass: 's3cret-pw' } })
-  const args = ['verify', '--stream', users.url, '--device', DEVID, '--key', KEY]
+t.test(
+  'a backend that asks for a user and password, or a token: from the environment, never the command line',
+  async (t) => {
+    t.testdir()
+    const { messages, files } = await journalMessages(join(t.testdirName, 'journal'))
+    const users = await backend(t, 'users', 'authorization { users: [ { user: auditor, password: "s3cret-pw" } ] }')
+    await publish(users.url, DEVID, messages, { auth: { user: 'auditor', pass: 's3cret-pw' } })
+    const args = ['verify', '--stream', users.url, '--device', DEVID, '--key', KEY]
 
-  const ok = await run(args, { HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 's3cret-pw' })
-  t.equal(ok.code, 0, ok.out)
-  const local = await run(['verify', '--key', KEY, join(t.testdirName, 'journal')])
-  t.equal(ok.out.split('\n')[0], local.out.split('\n')[0], `every record, as in the files (${messages.length} messages, more than one batch)`)
-  const without = await run(args)
-  t.equal(without.code, 1, 'no credentials: refused')
-  t.match(without.out, /cannot reach .*: .*[Aa]uthorization/)
-  const wrong = await run(args, { HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 'wrong' })
-  t.equal(wrong.code, 1)
-  t.notMatch(wrong.out, /wrong|s3cret/, 'no password in the answer')
-  t.equal((await run(args, { HEM_NATS_USER: 'auditor' })).code, 2, 'a user without a password is a usage error')
-  t.equal((await run(args, { HEM_NATS_TOKEN: 't', HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 'p' })).code, 2, 'a token and a user: usage error')
+    const ok = await run(args, { HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 's3cret-pw' })
+    t.equal(ok.code, 0, ok.out)
+    const local = await run(['verify', '--key', KEY, join(t.testdirName, 'journal')])
+    t.equal(
+      ok.out.split('\n')[0],
+      local.out.split('\n')[0],
+      `every record, as in the files (${messages.length} messages, more than one batch)`,
+    )
+    const without = await run(args)
+    t.equal(without.code, 1, 'no credentials: refused')
+    t.match(without.out, /cannot reach .*: .*[Aa]uthorization/)
+    const wrong = await run(args, { HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 'wrong' })
+    t.equal(wrong.code, 1)
+    t.notMatch(wrong.out, /wrong|s3cret/, 'no password in the answer')
+    t.equal((await run(args, { HEM_NATS_USER: 'auditor' })).code, 2, 'a user without a password is a usage error')
+    t.equal(
+      (await run(args, { HEM_NATS_TOKEN: 't', HEM_NATS_USER: 'auditor', HEM_NATS_PASSWORD: 'p' })).code,
+      2,
+      'a token and a user: usage error',
+    )
 
-  const loaded = await loadStreamFiles({ url: users.url, devid: DEVID, auth: { user: 'auditor', pass: 's3cret-pw' } })
-  t.same(loaded.files.map((f) => f.id), files.map((f) => f.id))
-  t.ok(loaded.files.every((f, i) => Buffer.from(f.bytes).equals(files[i]!.bytes)), 'the files rebuilt byte for byte')
+    const loaded = await loadStreamFiles({ url: users.url, devid: DEVID, auth: { user: 'auditor', pass: 's3cret-pw' } })
+    t.same(
+      loaded.files.map((f) => f.id),
+      files.map((f) => f.id),
+    )
+    t.ok(
+      loaded.files.every((f, i) => Buffer.from(f.bytes).equals(files[i]!.bytes)),
+      'the files rebuilt byte for byte',
+    )
 
-  const tokens = await backend(t, 'token', 'authorization { token: "tok-123" }')
-  await publish(tokens.url, DEVID, messages, { auth: { token: 'tok-123' } })
-  const byToken = await run(['verify', '--stream', tokens.url, '--device', DEVID, '--key', KEY], { HEM_NATS_TOKEN: 'tok-123' })
-  t.equal(byToken.code, 0, byToken.out)
-})
+    const tokens = await backend(t, 'token', 'authorization { token: "tok-123" }')
+    await publish(tokens.url, DEVID, messages, { auth: { token: 'tok-123' } })
+    const byToken = await run(['verify', '--stream', tokens.url, '--device', DEVID, '--key', KEY], {
+      HEM_NATS_TOKEN: 'tok-123',
+    })
+    t.equal(byToken.code, 0, byToken.out)
+  },
+)
 
 t.test('a tls:// backend is checked against --tls-ca', async (t) => {
   t.testdir()
@@ -108,12 +145,28 @@ t.test('a tls:// backend is checked against --tls-ca', async (t) => {
   const dir = t.testdirName
   const ca = await makeCa('fleet test CA')
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  const pem = (label: string, der: Uint8Array) => `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n')}\n-----END ${label}-----\n`
+  const pem = (label: string, der: Uint8Array) =>
+    `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n')}\n-----END ${label}-----\n`
   const files = { ca: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') }
   await writeFile(files.ca, pem('CERTIFICATE', ca.cert))
-  await writeFile(files.cert, pem('CERTIFICATE', await issue(ca, privateKey, 'backend', { altNames: [{ type: 'ip', value: '127.0.0.1' }, { type: 'dns', value: 'localhost' }] })))
+  await writeFile(
+    files.cert,
+    pem(
+      'CERTIFICATE',
+      await issue(ca, privateKey, 'backend', {
+        altNames: [
+          { type: 'ip', value: '127.0.0.1' },
+          { type: 'dns', value: 'localhost' },
+        ],
+      }),
+    ),
+  )
   await writeFile(files.key, pem('PRIVATE KEY', pkcs8(privateKey)))
-  const nats = await backend(t, 'tls', `tls { cert_file: ${JSON.stringify(files.cert)}, key_file: ${JSON.stringify(files.key)} }`)
+  const nats = await backend(
+    t,
+    'tls',
+    `tls { cert_file: ${JSON.stringify(files.cert)}, key_file: ${JSON.stringify(files.key)} }`,
+  )
   const url = nats.url.replace('nats://', 'tls://')
   await publish(url, DEVID, messages.slice(0, 20), { tls: { caFile: files.ca } })
 
@@ -129,10 +182,16 @@ t.test('a message deleted from the stream is named by its sequence, in the middl
   t.testdir()
   const { messages } = await journalMessages(join(t.testdirName, 'journal'))
   const nats = await backend(t, 'plain', '')
-  for (const [devid, deleted] of [['00000000000000d1', 300], ['00000000000000d2', messages.length]] as const) {
+  for (const [devid, deleted] of [
+    ['00000000000000d1', 300],
+    ['00000000000000d2', messages.length],
+  ] as const) {
     await publish(nats.url, devid, messages, { config: { ...journalStreamConfig(devid), deny_delete: false } })
     const nc = await connect({ servers: nats.url })
-    const reply = await nc.request(`$JS.API.STREAM.MSG.DELETE.${journalStream(devid)}`, JSON.stringify({ seq: deleted }))
+    const reply = await nc.request(
+      `$JS.API.STREAM.MSG.DELETE.${journalStream(devid)}`,
+      JSON.stringify({ seq: deleted }),
+    )
     t.match(JSON.parse(new TextDecoder().decode(reply.data)), { success: true }, `message ${deleted} deleted`)
     await nc.close()
     const result = await run(['verify', '--stream', nats.url, '--device', devid, '--key', KEY])

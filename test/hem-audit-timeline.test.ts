@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { main } from '../cli/hem-audit/audit-cli.js'
-import { Journal, LogType, readAuditJournal, timeline } from '../eventstore/index.js'
+import { Journal, LogType } from '../eventstore/index.js'
+import { readAuditJournal, timeline } from '../audit/index.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { fixedClock, KIDS, options, readSet, records, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
 
@@ -12,7 +13,10 @@ const KEY = Buffer.from(signer.publicKey).toString('base64')
 async function run(...argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } })
+  const code = await main(argv, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+  })
   return { code, stdout, stderr }
 }
 
@@ -28,13 +32,25 @@ t.test('one line per event: time, position, who, what, result, facts', async (t)
   t.equal(answer.stderr, '')
   const story = lines(answer.stdout)
   t.equal(story.length, 33, 'every record but the plumbing (file keys, links, seals)')
-  t.equal(story[0], '2023-11-14T22:13:20Z  6553f100:2     device   startup                             OK          slot=A fwv=1.0.0 fls=0x00')
-  t.equal(story[5], '2023-11-14T22:13:40Z  6553f100:7     master   device personalised                 OK 200      rid=r2 instanceid=ffffffffffffffffffffffffffffffff')
+  t.equal(
+    story[0],
+    '2023-11-14T22:13:20Z  6553f100:2     device   startup                             OK          slot=A fwv=1.0.0 fls=0x00',
+  )
+  t.equal(
+    story[5],
+    '2023-11-14T22:13:40Z  6553f100:7     master   device personalised                 OK 200      rid=r2 instanceid=ffffffffffffffffffffffffffffffff',
+  )
   const told = squeeze(answer.stdout)
   t.match(told, '\n2023-11-14T22:13:40Z 6553f100:a device transition disk 0 locked → rw by UNLOCK_RW OK\n')
-  t.match(answer.stdout, `\n2023-11-14T22:13:50Z  6553f100:d     user     key generated                       OK 200      kid=${KIDS.aes} type=AES256 rid=r4\n`)
+  t.match(
+    answer.stdout,
+    `\n2023-11-14T22:13:50Z  6553f100:d     user     key generated                       OK 200      kid=${KIDS.aes} type=AES256 rid=r4\n`,
+  )
   t.match(told, ' 6553f100:f user scope check failed FAILED 403 scope=storage:disk1 rid=r6\n')
-  t.match(told, ' 6553f100:12 device fail state changed ERROR source=sensor temp=90 min=-40 max=85 fls=0x04 raised=0x04\n')
+  t.match(
+    told,
+    ' 6553f100:12 device fail state changed ERROR source=sensor temp=90 min=-40 max=85 fls=0x04 raised=0x04\n',
+  )
   t.match(told, ' user config updated OK 200 rid=r8 uts=1700000160 changed=user\n')
   t.match(told, ` user key generated ERROR 507 kid=${KIDS.undone} type=ED25519 rid=rb\n`)
   t.notMatch(answer.stdout, /Ada|ada@example/, 'which fields changed, not what they hold')
@@ -65,8 +81,11 @@ t.test('filters: type, subject, time; --json prints JSON Lines', async (t) => {
   t.same(await of('--type', 'key_generation'), generated, 'any case')
   t.equal((await of('--type', '0x14', '--type', 'KEY_DELETE')).length, 4, 'several types: any of them')
   t.equal((await of('--type', 'SEAL')).length, 11, 'plumbing asked for by type is shown')
-  t.same(await of('--subject', 'M'), (await of('--type', 'DEVICE_INITED')))
-  t.ok((await of('--subject', '')).every((line) => squeeze(line).includes(' device ')), "'' is the device's own")
+  t.same(await of('--subject', 'M'), await of('--type', 'DEVICE_INITED'))
+  t.ok(
+    (await of('--subject', '')).every((line) => squeeze(line).includes(' device ')),
+    "'' is the device's own",
+  )
   const window = await of('--since', String(start + 30), '--until', '2023-11-14T22:14:00Z')
   t.equal(window.length, 7)
   t.ok(window.every((line) => /^2023-11-14T22:1(3:50|4:00)Z/.test(line)))
@@ -75,12 +94,29 @@ t.test('filters: type, subject, time; --json prints JSON Lines', async (t) => {
   const events = lines(json.stdout).map((line) => JSON.parse(line))
   t.equal(events.length, 3)
   t.same(events[0], {
-    time: start + 30, iso: '2023-11-14T22:13:50.000Z', file: '6553f100', seq: 13, type: LogType.KEY_GENERATION, name: 'KEY_GENERATION',
-    what: 'key generated', subject: 'U', result: 'OK', status: 200, facts: { kid: KIDS.aes, type: 'AES256', rid: 'r4' },
+    time: start + 30,
+    iso: '2023-11-14T22:13:50.000Z',
+    file: '6553f100',
+    seq: 13,
+    type: LogType.KEY_GENERATION,
+    name: 'KEY_GENERATION',
+    what: 'key generated',
+    subject: 'U',
+    result: 'OK',
+    status: 200,
+    facts: { kid: KIDS.aes, type: 'AES256', rid: 'r4' },
   })
   t.match(events[2], { result: 'ERROR', status: 507 })
-  const transitions = lines((await run('timeline', '--json', '--type', 'TRANSITION', '--key', KEY, dir)).stdout).map((line) => JSON.parse(line))
-  t.match(transitions[0], { name: 'TRANSITION', what: 'transition lifecycle booting → running by READY', subject: '', result: 'OK', facts: {} })
+  const transitions = lines((await run('timeline', '--json', '--type', 'TRANSITION', '--key', KEY, dir)).stdout).map(
+    (line) => JSON.parse(line),
+  )
+  t.match(transitions[0], {
+    name: 'TRANSITION',
+    what: 'transition lifecycle booting → running by READY',
+    subject: '',
+    result: 'OK',
+    facts: {},
+  })
   t.notOk('status' in transitions[0])
 })
 
@@ -89,8 +125,18 @@ t.test('data this tool does not know is never printed; text is made printable', 
   const media = new FileJournalMedia(dir)
   const journal = await Journal.open(options(media, { clock: fixedClock() }))
   await journal.append([
-    { type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200, kid: KIDS.aes, plaintext: 'not-for-your-eyes', blob: new Uint8Array([1, 2, 3]) } },
-    { type: 0x99, result: 2, subject: 'ext\u001b[31m', data: { source: 'somewhere', rid: `x\u0007${'y'.repeat(100)}` } },
+    {
+      type: LogType.CRYPTO_ENCRYPT,
+      result: 0,
+      subject: 'U',
+      data: { source: 200, kid: KIDS.aes, plaintext: 'not-for-your-eyes', blob: new Uint8Array([1, 2, 3]) },
+    },
+    {
+      type: 0x99,
+      result: 2,
+      subject: 'ext\u001b[31m',
+      data: { source: 'somewhere', rid: `x\u0007${'y'.repeat(100)}` },
+    },
     { type: LogType.SELFTEST_PASSED, result: 1, data: { source: 200, failed: ['AES-GCM', 'SHA-256'], entropy: 'rct' } },
     { type: LogType.TRANSITION, result: 0, data: { machine: 'disk' } },
   ])
@@ -119,7 +165,10 @@ t.test('tampered files are refused', async (t) => {
   const answer = await run('timeline', '--key', KEY, dir)
   t.equal(answer.code, 1)
   t.equal(answer.stdout, '')
-  t.match(answer.stderr, `hem-audit timeline: the files do not verify; nothing in them is replayed:\n  ${path}:seq f: MAC does not match`)
+  t.match(
+    answer.stderr,
+    `hem-audit timeline: the files do not verify; nothing in them is replayed:\n  ${path}:seq f: MAC does not match`,
+  )
 })
 
 t.test('usage', async (t) => {

@@ -15,7 +15,10 @@ async function writeJournal(dir: string): Promise<string[]> {
   const clock = fixedClock()
   for (let boot = 0; boot < 2; boot++) {
     const journal = await Journal.open(options(media, { clock }))
-    await journal.append([{ type: LogType.STARTUP, result: 0 }, { type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200 } }])
+    await journal.append([
+      { type: LogType.STARTUP, result: 0 },
+      { type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200 } },
+    ])
     await journal.close()
   }
   return media.list()
@@ -24,7 +27,10 @@ async function writeJournal(dir: string): Promise<string[]> {
 async function run(...argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } })
+  const code = await main(argv, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+  })
   return { code, stdout, stderr }
 }
 
@@ -34,18 +40,32 @@ t.test('verify a good directory', async (t) => {
   const result = await run('verify', '--key', KEY, dir)
   const at = new Date(START).toISOString()
   t.same(result, {
-    code: 0, stderr: '',
-    stdout: `files: 2, records: 10, seals: 2\nfirst record: ${at}, last record: ${at}\nboots: 2\n` +
+    code: 0,
+    stderr: '',
+    stdout:
+      `files: 2, records: 10, seals: 2\nfirst record: ${at}, last record: ${at}\nboots: 2\n` +
       `  boot 1: ${ids[0]}, ${at} to ${at}, closed\n  boot 2: ${ids[1]}, ${at} to ${at}, closed\nOK\n`,
   })
   const urlSafe = Buffer.from(signer.publicKey).toString('base64url')
-  t.equal((await run('verify', `--key=${urlSafe}`, join(dir, `${ids[1]}.log`), join(dir, `${ids[0]}.log`))).code, 0, 'files in any order')
+  t.equal(
+    (await run('verify', `--key=${urlSafe}`, join(dir, `${ids[1]}.log`), join(dir, `${ids[0]}.log`))).code,
+    0,
+    'files in any order',
+  )
 
   const json = await run('verify', '--json', '--key', KEY, dir)
   t.equal(json.code, 0)
   t.match(JSON.parse(json.stdout), {
-    ok: true, problems: [],
-    summary: { files: 2, records: 10, seals: 2, firstTimeIso: at, gaps: [], boots: [{ files: [ids[0]], end: 'close', firstTimeIso: at }, { files: [ids[1]] }] },
+    ok: true,
+    problems: [],
+    summary: {
+      files: 2,
+      records: 10,
+      seals: 2,
+      firstTimeIso: at,
+      gaps: [],
+      boots: [{ files: [ids[0]], end: 'close', firstTimeIso: at }, { files: [ids[1]] }],
+    },
   })
 
   await writeFile(join(dir, 'key.b64'), `${KEY}\n`)
@@ -87,11 +107,12 @@ t.test('an open newest file needs --allow-open', async (t) => {
 })
 
 t.test('usage', async (t) => {
-  const dir = t.testdir({ 'empty': {}, 'short.key': 'AAAA' })
+  const dir = t.testdir({ empty: {}, 'short.key': 'AAAA' })
   const help = await run('--help')
   t.equal(help.code, 0)
   t.match(help.stdout, /^Usage: hem-audit COMMAND/)
-  for (const command of ['verify', 'replay', 'timeline', 'fetch']) t.match(help.stdout, new RegExp(`\\n {2}${command} +[a-z]`))
+  for (const command of ['verify', 'replay', 'timeline', 'fetch'])
+    t.match(help.stdout, new RegExp(`\\n {2}${command} +[a-z]`))
   const verifyHelp = await run('verify', '--help')
   t.equal(verifyHelp.code, 0)
   t.match(verifyHelp.stdout, /^Usage: hem-audit verify \[--key BASE64 \| --key-file FILE\]/)
@@ -108,7 +129,10 @@ t.test('usage', async (t) => {
     [['verify', '--key', KEY, join(dir, 'nothere')], /cannot read .*nothere/],
     [['verify', '--key', KEY, join(dir, 'empty')], /no \*\.log files in/],
     [['verify', '--frob', '--key', KEY, dir], /Unknown option '--frob'/],
-    [['fetch', '--url', 'http://127.0.0.1:9'], /no passphrase: set HEM_PASSPHRASE, give a passphrase file, or run on a terminal/],
+    [
+      ['fetch', '--url', 'http://127.0.0.1:9'],
+      /no passphrase: set HEM_PASSPHRASE, give a passphrase file, or run on a terminal/,
+    ],
   ]
   for (const [argv, message] of cases) {
     const result = await run(...argv)
@@ -132,15 +156,27 @@ t.test('verify tells the boots (rotated files, a crash) and the gaps in the file
   await rm(join(dir, `${first}.log`))
   const older = await run('verify', '--key', KEY, dir)
   t.equal(older.code, 0, 'older files missing is no problem')
-  t.match(older.stdout, `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, which is not among the files given: older files are missing\n`)
-  t.match(JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout).summary.gaps, [{ file: second[0], missing: first, atStart: true }])
+  t.match(
+    older.stdout,
+    `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, which is not among the files given: older files are missing\n`,
+  )
+  t.match(JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout).summary.gaps, [
+    { file: second[0], missing: first, atStart: true },
+  ])
 
   await rm(join(dir, `${second[3]}.log`))
   const between = await run('verify', '--key', KEY, dir)
   t.equal(between.code, 1, 'files missing between others is')
-  t.match(between.stdout, `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, which is not among the files given: files between are missing\n`)
+  t.match(
+    between.stdout,
+    `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, which is not among the files given: files between are missing\n`,
+  )
   t.match(between.stdout, `${join(dir, `${second[4]}.log`)}:seq 1: LINK names previous file ${second[3]}`)
-  t.match(between.stdout, `\nboots: 3\n  boot 1: ${second[0]}..${second[2]} (3 files), `, 'what follows a gap cannot be told to be the same boot')
+  t.match(
+    between.stdout,
+    `\nboots: 3\n  boot 1: ${second[0]}..${second[2]} (3 files), `,
+    'what follows a gap cannot be told to be the same boot',
+  )
   t.match(between.stdout, `\n  boot 2: ${second[4]}..${second.at(-1)} `)
   t.match(between.stdout, `\n  boot 3: ${third}, `)
 })

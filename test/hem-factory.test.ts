@@ -18,7 +18,10 @@ type TestContext = { teardown(fn: () => unknown): void; testdir(): string }
 async function run(...argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } })
+  const code = await main(argv, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+  })
   return { code, stdout, stderr }
 }
 
@@ -67,7 +70,10 @@ t.test('sign with the development CA: attestation -> sign -> verifyProvisioning 
   t.match(result, { code: 0, stderr: '' })
   const body = JSON.parse(result.stdout) as { crt: string; genuine: string }
   t.same(Object.keys(body), ['crt', 'genuine'])
-  const record = { crt: new Uint8Array(Buffer.from(body.crt, 'base64')), genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')) }
+  const record = {
+    crt: new Uint8Array(Buffer.from(body.crt, 'base64')),
+    genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')),
+  }
   t.same(verifyProvisioning(record, contextOf(hal)), { ok: true })
   await hal.enclave.provision(record)
   t.same(hal.enclave.provisioning(), record)
@@ -80,7 +86,10 @@ t.test('sign with another CA given by files', async (t) => {
   const result = await run('sign', '--csr', b64(csr), '--genuine', b64(genuine), ...(await caFiles(t, ca)))
   t.equal(result.code, 0)
   const body = JSON.parse(result.stdout) as { crt: string; genuine: string }
-  const record = { crt: new Uint8Array(Buffer.from(body.crt, 'base64')), genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')) }
+  const record = {
+    crt: new Uint8Array(Buffer.from(body.crt, 'base64')),
+    genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')),
+  }
   t.same(verifyProvisioning(record, contextOf(hal)), { ok: true })
   t.equal(new X509Certificate(Buffer.from(record.crt)).issuer, 'CN=Line 7 Factory')
 })
@@ -90,29 +99,61 @@ t.test('sign refuses a bad request or an unusable CA with exit 1', async (t) => 
   const other = await device(t)
   const { csr, genuine } = hal.enclave.attestation()
   const args = ['sign', '--csr', b64(csr)]
-  t.match(await run(...args, '--genuine', b64(other.enclave.attestation().genuine)), { code: 1, stdout: '', stderr: /not signed by the CSR's key/ })
+  t.match(await run(...args, '--genuine', b64(other.enclave.attestation().genuine)), {
+    code: 1,
+    stdout: '',
+    stderr: /not signed by the CSR's key/,
+  })
   const tampered = Uint8Array.from(csr)
   tampered[tampered.length - 3]! ^= 1
-  t.match(await run('sign', '--csr', b64(tampered), '--genuine', b64(genuine)), { code: 1, stderr: /CSR signature does not verify/ })
+  t.match(await run('sign', '--csr', b64(tampered), '--genuine', b64(genuine)), {
+    code: 1,
+    stderr: /CSR signature does not verify/,
+  })
 
   const dir = t.testdir()
   const ok = await caFiles(t, await makeCa('Good'))
   const caKey = ok[1] as string
   const caCert = ok[3] as string
   const at = (name: string) => join(dir, name)
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('missing.pem'), '--ca-cert', caCert), { code: 1, stderr: /cannot read the CA key/ })
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', caKey, '--ca-cert', at('missing.pem')), { code: 1, stderr: /cannot read the CA certificate/ })
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('missing.pem'), '--ca-cert', caCert), {
+    code: 1,
+    stderr: /cannot read the CA key/,
+  })
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', caKey, '--ca-cert', at('missing.pem')), {
+    code: 1,
+    stderr: /cannot read the CA certificate/,
+  })
   await writeFile(at('garbage.pem'), 'garbage')
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('garbage.pem'), '--ca-cert', caCert), { code: 1, stderr: /not an unencrypted PEM private key/ })
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', caKey, '--ca-cert', at('garbage.pem')), { code: 1, stderr: /is not a PEM certificate/ })
-  await writeFile(at('other.pem'), generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }))
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('other.pem'), '--ca-cert', caCert), { code: 1, stderr: /does not belong to the certificate/ })
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('garbage.pem'), '--ca-cert', caCert), {
+    code: 1,
+    stderr: /not an unencrypted PEM private key/,
+  })
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', caKey, '--ca-cert', at('garbage.pem')), {
+    code: 1,
+    stderr: /is not a PEM certificate/,
+  })
+  await writeFile(
+    at('other.pem'),
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  )
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('other.pem'), '--ca-cert', caCert), {
+    code: 1,
+    stderr: /does not belong to the certificate/,
+  })
   await writeFile(at('ed.pem'), generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }))
-  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('ed.pem'), '--ca-cert', caCert), { code: 1, stderr: /not an ECDSA P-256 key/ })
+  t.match(await run(...args, '--genuine', b64(genuine), '--ca-key', at('ed.pem'), '--ca-cert', caCert), {
+    code: 1,
+    stderr: /not an ECDSA P-256 key/,
+  })
 })
 
 /** A stand-in for the device's attestation and provisioning endpoints, over HTTPS with its own certificate. */
-async function fakeDevice(t: TestContext, hal: Hal, options: { https?: boolean; postStatus?: number } = {}): Promise<string> {
+async function fakeDevice(
+  t: TestContext,
+  hal: Hal,
+  options: { https?: boolean; postStatus?: number } = {},
+): Promise<string> {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const reply = (status: number, body: unknown) => {
       const text = JSON.stringify(body)
@@ -130,9 +171,16 @@ async function fakeDevice(t: TestContext, hal: Hal, options: { https?: boolean; 
         return reply(200, { csr: b64(csr), genuine: b64(genuine) })
       }
       if (req.method === 'POST' && req.url === '/api/system/config/provisioning') {
-        if (options.postStatus) return reply(options.postStatus, { error: 'device_personalised', message: 'A personalised device cannot be provisioned' })
+        if (options.postStatus)
+          return reply(options.postStatus, {
+            error: 'device_personalised',
+            message: 'A personalised device cannot be provisioned',
+          })
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { crt: string; genuine: string }
-        const record = { crt: new Uint8Array(Buffer.from(body.crt, 'base64')), genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')) }
+        const record = {
+          crt: new Uint8Array(Buffer.from(body.crt, 'base64')),
+          genuine: new Uint8Array(Buffer.from(body.genuine, 'base64')),
+        }
         const verdict = verifyProvisioning(record, contextOf(hal))
         if (!verdict.ok) return reply(verdict.status, { error: verdict.code, message: verdict.message })
         return void enclave.provision(record).then(() => reply(200, {}))
@@ -141,7 +189,10 @@ async function fakeDevice(t: TestContext, hal: Hal, options: { https?: boolean; 
     })
   }
   const { certFile, keyFile } = hal.enclave.tlsCredentials()
-  const server: Server = options.https === false ? createHttpServer(handler) : createHttpsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler)
+  const server: Server =
+    options.https === false
+      ? createHttpServer(handler)
+      : createHttpsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => server.close(resolve)))
   const { port } = server.address() as { port: number }
@@ -152,9 +203,16 @@ t.test('provision: the whole flow against a device over HTTPS', async (t) => {
   const hal = await device(t)
   const url = await fakeDevice(t, hal)
   const result = await run('provision', '--url', url)
-  t.same(result, { code: 0, stdout: `provisioned ${hal.enclave.genuineId} (devid ${hal.devid}) at ${url}\n`, stderr: '' })
+  t.same(result, {
+    code: 0,
+    stdout: `provisioned ${hal.enclave.genuineId} (devid ${hal.devid}) at ${url}\n`,
+    stderr: '',
+  })
   t.ok(hal.enclave.provisioning(), 'the device stored the record')
-  t.match(await run('provision', '--url', url), { code: 1, stderr: 'hem-factory provision: the device is already provisioned\n' })
+  t.match(await run('provision', '--url', url), {
+    code: 1,
+    stderr: 'hem-factory provision: the device is already provisioned\n',
+  })
 })
 
 t.test('provision: refusals and unreachable devices exit 1', async (t) => {
@@ -164,20 +222,32 @@ t.test('provision: refusals and unreachable devices exit 1', async (t) => {
     stderr: 'hem-factory provision: POST provisioning answered 403: A personalised device cannot be provisioned\n',
   })
   const otherCa = await device(t, { factoryRoot: (await makeCa('Elsewhere')).cert })
-  t.match(await run('provision', '--url', await fakeDevice(t, otherCa)), { code: 1, stderr: /answered 406: the certificate is not issued by the factory root/ })
+  t.match(await run('provision', '--url', await fakeDevice(t, otherCa)), {
+    code: 1,
+    stderr: /answered 406: the certificate is not issued by the factory root/,
+  })
   t.equal(otherCa.enclave.provisioning(), undefined)
 
   const silent = createHttpServer((_req, res) => res.writeHead(500).end('oops'))
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
   const { port } = silent.address() as { port: number }
-  t.match(await run('provision', '--url', `http://127.0.0.1:${port}`), { code: 1, stderr: 'hem-factory provision: GET attestation answered 500\n' })
+  t.match(await run('provision', '--url', `http://127.0.0.1:${port}`), {
+    code: 1,
+    stderr: 'hem-factory provision: GET attestation answered 500\n',
+  })
   await new Promise((resolve) => silent.close(resolve))
-  t.match(await run('provision', '--url', `http://127.0.0.1:${port}`), { code: 1, stderr: /GET http:\/\/127\.0\.0\.1:\d+\/api\/system\/config\/attestation: .*ECONNREFUSED/ })
+  t.match(await run('provision', '--url', `http://127.0.0.1:${port}`), {
+    code: 1,
+    stderr: /GET http:\/\/127\.0\.0\.1:\d+\/api\/system\/config\/attestation: .*ECONNREFUSED/,
+  })
 
   const empty = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'))
   await new Promise<void>((resolve) => empty.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => empty.close(resolve)))
-  t.match(await run('provision', '--url', `http://127.0.0.1:${(empty.address() as { port: number }).port}`), { code: 1, stderr: /without base64 `csr` and `genuine`/ })
+  t.match(await run('provision', '--url', `http://127.0.0.1:${(empty.address() as { port: number }).port}`), {
+    code: 1,
+    stderr: /without base64 `csr` and `genuine`/,
+  })
 })
 
 t.test('the development CA files are a pair the HAL trusts', async (t) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { main } from '../cli/hemctl/cli.js'
 import { buildImage, packDirectory } from '../image/index.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { owned, USER_PASS, type Owned } from './helpers/owner.js'
@@ -67,7 +67,10 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
     t.equal(pulled.code, 0, pulled.stderr)
     const names = (await readdir(out)).sort()
     t.same(names, [...ids.map((id) => `${id}.log`), 'log-key.b64'])
-    t.equal(await readFile(join(out, 'log-key.b64'), 'utf8'), `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`)
+    t.equal(
+      await readFile(join(out, 'log-key.b64'), 'utf8'),
+      `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`,
+    )
     t.match(pulled.stdout, `\nverify with: hemctl logs verify --allow-open ${out}\n`)
 
     const verified = await hemctl(['logs', 'verify', '--allow-open', out])
@@ -100,13 +103,24 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
 
     const live = await hemctl(['logs', 'verify'])
     t.equal(live.code, 0, live.stdout + live.stderr)
-    t.match(live.stdout, /\nopen: [0-9a-f]{8} ends with \d+ unsealed record\(s\)\n/, 'the open tail is allowed, and named by its id')
+    t.match(
+      live.stdout,
+      /\nopen: [0-9a-f]{8} ends with \d+ unsealed record\(s\)\n/,
+      'the open tail is allowed, and named by its id',
+    )
     t.match(live.stdout, /\nOK\n$/)
     const liveTold = await hemctl(['logs', 'timeline', '--type', 'LOGGER_LIST_LOG', '--json'])
     t.equal(liveTold.code, 0, liveTold.stderr)
-    const events = liveTold.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const events = liveTold.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     t.ok(events.length >= 3, 'the lists of list, pull, verify and this timeline')
-    t.same(new Set(events.map((event) => `${event.name} ${event.subject} ${event.result}`)), new Set(['LOGGER_LIST_LOG U OK']), 'only list records')
+    t.same(
+      new Set(events.map((event) => `${event.name} ${event.subject} ${event.result}`)),
+      new Set(['LOGGER_LIST_LOG U OK']),
+      'only list records',
+    )
     t.match((await hemctl(['logs', 'verify', '--key-file', 'x'])).stderr, /--key-file goes with a DIR/)
   })
 
@@ -116,8 +130,18 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
     await writeFile(file, image)
     const staged = await hemctl(['upgrade', 'ui', file, '--no-install', '--json'])
     t.equal(staged.code, 0, staged.stderr)
-    t.same(JSON.parse(staged.stdout), { kind: 'ui', bytes: image.length, verified: true, installed: false, reboot: false })
-    t.equal(staged.stderr, `upload ${image.length} bytes sent\ncheck verified\n`, 'without a terminal, one line per step')
+    t.same(JSON.parse(staged.stdout), {
+      kind: 'ui',
+      bytes: image.length,
+      verified: true,
+      installed: false,
+      reboot: false,
+    })
+    t.equal(
+      staged.stderr,
+      `upload ${image.length} bytes sent\ncheck verified\n`,
+      'without a terminal, one line per step',
+    )
     t.notOk('uis' in (await call(`${o.base}/api/system/version`)).json, 'not installed')
 
     const installed = await hemctl(['upgrade', 'ui', file], { tty: true })
@@ -131,7 +155,14 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
 
     const stranger = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
     const foreign = join(root, 'foreign.tar')
-    await writeFile(foreign, await buildImage({ kind: 'ui', hardware: ['P'], floor: 0, version: 'evil' }, await packDirectory(join(root, 'app')), stranger))
+    await writeFile(
+      foreign,
+      await buildImage(
+        { kind: 'ui', hardware: ['P'], floor: 0, version: 'evil' },
+        await packDirectory(join(root, 'app')),
+        stranger,
+      ),
+    )
     const rejected = await hemctl(['upgrade', 'ui', foreign])
     t.equal(rejected.code, 1)
     t.match(rejected.stderr, /\nhemctl upgrade ui: the device rejected the image: .*signature/)
@@ -153,22 +184,34 @@ t.test('E: no log files to list or pull; firmware that is no build, then a build
   const out = join(root, 'logs')
   const pulled = await hemctl(['logs', 'pull', '--out', out])
   t.equal(pulled.code, 1)
-  t.equal(pulled.stderr, `hemctl logs pull: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`)
+  t.equal(
+    pulled.stderr,
+    `hemctl logs pull: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`,
+  )
   t.same(await readdir(out), ['log-key.b64'])
 
   const file = join(root, 'firmware.bin')
   await writeFile(file, await imageOf(join(root, 'app'), 'fw', '9.0.0', ['E']))
   const upgraded = await hemctl(['upgrade', 'fw', file])
   t.equal(upgraded.code, 1, 'verified, but refused at install')
-  t.match(upgraded.stderr, /check verified\nhemctl upgrade fw: GET \/api\/system\/upgrade\/install_fw: the device answered 406 \(.*no bootable build/)
+  t.match(
+    upgraded.stderr,
+    /check verified\nhemctl upgrade fw: GET \/api\/system\/upgrade\/install_fw: the device answered 406 \(.*no bootable build/,
+  )
 
   const build = join(root, 'build.bin')
   t.equal(await firmwareImage(build, '7.0.0', '--hardware', 'E'), 0)
-  const startups = async () => (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
+  const startups = async () =>
+    (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
   const before = await startups()
   const installed = await hemctl(['upgrade', 'fw', build])
   t.equal(installed.code, 0, installed.stderr)
   t.equal(installed.stdout, `installed ${build}; the device is rebooting into it\n`)
   // In-process, the device restarts in place (the new slot waits for the next start of hemd).
-  await until('back after the reboot', async () => (await startups()) > before && (await call(`${o.base}/api/system/status`).catch(() => ({ status: 0 }))).status === 200)
+  await until(
+    'back after the reboot',
+    async () =>
+      (await startups()) > before &&
+      (await call(`${o.base}/api/system/status`).catch(() => ({ status: 0 }))).status === 200,
+  )
 })

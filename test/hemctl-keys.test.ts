@@ -39,14 +39,23 @@ t.test('keys, encrypt and decrypt', async (t) => {
   await t.test('help and usage errors, before any login', async (t) => {
     const help = await hemctl(['keys', 'create', '--help'])
     t.equal(help.code, 0)
-    t.match(help.stdout, /^Usage: hemctl keys create --label L --type T \[--mode M\] \[--descr-text TEXT \| --descr-b64 B64\] \[CONNECTION OPTIONS\]\n/)
+    t.match(
+      help.stdout,
+      /^Usage: hemctl keys create --label L --type T \[--mode M\] \[--descr-text TEXT \| --descr-b64 B64\] \[CONNECTION OPTIONS\]\n/,
+    )
     t.match(help.stdout, /\nConnection options:\n/)
-    t.match((await hemctl(['keys', '--help'])).stdout, /^Usage: hemctl keys SUBCOMMAND \[OPTIONS\]\n\nCommands:\n {2}create /)
+    t.match(
+      (await hemctl(['keys', '--help'])).stdout,
+      /^Usage: hemctl keys SUBCOMMAND \[OPTIONS\]\n\nCommands:\n {2}create /,
+    )
     t.match((await hemctl(['decrypt', '-h'])).stdout, /^Usage: hemctl decrypt \[--in FILE\]/)
     const cases: [string[], RegExp][] = [
       [['keys', 'create', '--type', 'AES256'], /--label is needed/],
       [['keys', 'create', '--label', 'x', '--type', 'AES256', '--descr-text', 'a', '--descr-b64', 'YQ=='], /not both/],
-      [['keys', 'create', '--label', 'x', '--type', 'AES256', '--descr-b64', 'not base64!'], /--descr-b64 is not base64/],
+      [
+        ['keys', 'create', '--label', 'x', '--type', 'AES256', '--descr-b64', 'not base64!'],
+        /--descr-b64 is not base64/,
+      ],
       [['keys', 'get', 'nothex'], /'nothex' is not a KID/],
       [['keys', 'get'], /KID is needed/],
       [['keys', 'import', '--label', 'x', '--type', 'CURVE25519'], /one of --pubkey-file or --pubkey-b64/],
@@ -64,11 +73,18 @@ t.test('keys, encrypt and decrypt', async (t) => {
   })
 
   // Pinned on first use: the only run without --insecure.
-  const created = await hemctl(['keys', 'create', '--label', 'invoices', '--type', 'AES256', '--descr-text', 'invoice:2026'], { connection: ['--url', o.https] })
+  const created = await hemctl(
+    ['keys', 'create', '--label', 'invoices', '--type', 'AES256', '--descr-text', 'invoice:2026'],
+    { connection: ['--url', o.https] },
+  )
   t.equal(created.code, 0, created.stderr)
   t.match(created.stdout, kidLine)
   const aes = created.stdout.trim()
-  t.match(await readFile(join(root, 'hemctl', 'known-devices.json'), 'utf8'), new URL(o.https).host, 'the certificate is pinned')
+  t.match(
+    await readFile(join(root, 'hemctl', 'known-devices.json'), 'utf8'),
+    new URL(o.https).host,
+    'the certificate is pinned',
+  )
   const curve = await hemctl(['keys', 'create', '--label', 'ecdh', '--type', 'CURVE25519', '--json'])
   t.equal(curve.code, 0, curve.stderr)
   const ecdh = (JSON.parse(curve.stdout) as { kid: string }).kid
@@ -76,10 +92,30 @@ t.test('keys, encrypt and decrypt', async (t) => {
   const peer = generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'der' }).subarray(-32)
   const pubkeyFile = join(root, 'peer.pub')
   await writeFile(pubkeyFile, peer)
-  const imported = await hemctl(['keys', 'import', '--label', 'peer', '--type', 'CURVE25519', '--pubkey-file', pubkeyFile, '--descr-b64', Buffer.from('peer').toString('base64')])
+  const imported = await hemctl([
+    'keys',
+    'import',
+    '--label',
+    'peer',
+    '--type',
+    'CURVE25519',
+    '--pubkey-file',
+    pubkeyFile,
+    '--descr-b64',
+    Buffer.from('peer').toString('base64'),
+  ])
   t.equal(imported.code, 0, imported.stderr)
   const peerKid = imported.stdout.trim()
-  const duplicate = await hemctl(['keys', 'import', '--label', 'again', '--type', 'CURVE25519', '--pubkey-b64', peer.toString('base64')])
+  const duplicate = await hemctl([
+    'keys',
+    'import',
+    '--label',
+    'again',
+    '--type',
+    'CURVE25519',
+    '--pubkey-b64',
+    peer.toString('base64'),
+  ])
   t.equal(duplicate.code, 1, 'the same public key twice is refused')
   t.match(duplicate.stderr, /^hemctl keys import: POST \/api\/keymgmt\/import: the device answered 406/)
 
@@ -92,7 +128,10 @@ t.test('keys, encrypt and decrypt', async (t) => {
   const lines = listed.stdout.trimEnd().split('\n')
   t.match(lines[0], /^KID {31}TYPE +LABEL +CREATED$/)
   t.equal(lines.length, 4, 'a header and three keys')
-  t.match(listed.stdout, new RegExp(`\\n${aes}  ATT,PKEY,AES256 +invoices-2027 +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n`))
+  t.match(
+    listed.stdout,
+    new RegExp(`\\n${aes}  ATT,PKEY,AES256 +invoices-2027 +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n`),
+  )
   t.match(listed.stdout, new RegExp(`\\n${peerKid}  ATT,ECDH,CURVE25519 +peer `))
 
   const got = await hemctl(['keys', 'get', ecdh])
@@ -101,7 +140,9 @@ t.test('keys, encrypt and decrypt', async (t) => {
 
   const byText = await hemctl(['keys', 'search', '--text', 'invoice:', '--json'])
   t.equal(byText.code, 0, byText.stderr)
-  t.match(JSON.parse(byText.stdout), [{ kid: aes, label: 'invoices-2027', descr: Buffer.from('invoice:2027').toString('base64') }])
+  t.match(JSON.parse(byText.stdout), [
+    { kid: aes, label: 'invoices-2027', descr: Buffer.from('invoice:2027').toString('base64') },
+  ])
   t.equal(JSON.parse(byText.stdout).length, 1)
   const bySuffix = await hemctl(['keys', 'search', `${Buffer.from('2027').toString('base64')}$`])
   t.equal(bySuffix.code, 0, bySuffix.stderr)
@@ -110,27 +151,52 @@ t.test('keys, encrypt and decrypt', async (t) => {
 
   await t.test('encrypt and decrypt through files (GCM, with aad)', async (t) => {
     const dir = t.testdir({ 'plain.bin': Buffer.from([0, 1, 2, 0xff, 0xfe, 10, 13]), 'aad.bin': 'header' })
-    const sealed = await hemctl(['encrypt', '--kid', aes, '--alg', 'AES256-GCM', '--in', join(dir, 'plain.bin'), '--aad-file', join(dir, 'aad.bin'), '--out', join(dir, 'sealed.json')])
+    const sealed = await hemctl([
+      'encrypt',
+      '--kid',
+      aes,
+      '--alg',
+      'AES256-GCM',
+      '--in',
+      join(dir, 'plain.bin'),
+      '--aad-file',
+      join(dir, 'aad.bin'),
+      '--out',
+      join(dir, 'sealed.json'),
+    ])
     t.equal(sealed.code, 0, sealed.stderr)
     t.equal(sealed.stdout, '')
     const envelope = JSON.parse(await readFile(join(dir, 'sealed.json'), 'utf8'))
-    t.match(envelope, { alg: 'AES256-GCM', kid: aes, ciphertext: String, iv: String, tag: String, aad: Buffer.from('header').toString('base64') })
+    t.match(envelope, {
+      alg: 'AES256-GCM',
+      kid: aes,
+      ciphertext: String,
+      iv: String,
+      tag: String,
+      aad: Buffer.from('header').toString('base64'),
+    })
     const opened = await hemctl(['decrypt', '--in', join(dir, 'sealed.json'), '--out', join(dir, 'opened.bin')])
     t.equal(opened.code, 0, opened.stderr)
     t.same(await readFile(join(dir, 'opened.bin')), await readFile(join(dir, 'plain.bin')))
 
     // The envelope names another key: --kid overrides it.
     const elsewhere = { ...envelope, kid: ecdh }
-    const overridden = await hemctl(['decrypt', '--kid', aes, '--json'], { stdin: [Buffer.from(JSON.stringify(elsewhere))] })
+    const overridden = await hemctl(['decrypt', '--kid', aes, '--json'], {
+      stdin: [Buffer.from(JSON.stringify(elsewhere))],
+    })
     t.equal(overridden.code, 0, overridden.stderr)
     t.same(JSON.parse(overridden.stdout), { plaintext: (await readFile(join(dir, 'plain.bin'))).toString('base64') })
 
-    const endless = await hemctl(['encrypt', '--kid', aes, '--alg', 'AES256-GCM'], { stdin: Array.from({ length: 65 }, () => Buffer.alloc(1024)) })
+    const endless = await hemctl(['encrypt', '--kid', aes, '--alg', 'AES256-GCM'], {
+      stdin: Array.from({ length: 65 }, () => Buffer.alloc(1024)),
+    })
     t.match(endless, { code: 2, stderr: /larger than 65536 bytes/ }, 'stdin is not read without end')
 
     const tag = Buffer.from(envelope.tag, 'base64')
     tag[0]! ^= 1
-    const forged = await hemctl(['decrypt'], { stdin: [Buffer.from(JSON.stringify({ ...envelope, tag: tag.toString('base64') }))] })
+    const forged = await hemctl(['decrypt'], {
+      stdin: [Buffer.from(JSON.stringify({ ...envelope, tag: tag.toString('base64') }))],
+    })
     t.equal(forged.code, 1, 'a tag that does not verify')
     t.match(forged.stderr, /^hemctl decrypt: POST \/api\/crypto\/cipher\/decrypt: the device answered 406/)
     t.equal(forged.stdout, '')
@@ -138,9 +204,18 @@ t.test('keys, encrypt and decrypt', async (t) => {
 
   await t.test('encrypt | decrypt through stdin and stdout (ECDH with a stored peer and a context)', async (t) => {
     const plaintext = Buffer.from('a message\nwith two lines and \u00e9')
-    const sealed = await hemctl(['encrypt', '--kid', ecdh, '--alg', 'AES128-CBC', '--peer-kid', peerKid, '--ctx', 'order 7'], { stdin: [plaintext.subarray(0, 5), plaintext.subarray(5)] })
+    const sealed = await hemctl(
+      ['encrypt', '--kid', ecdh, '--alg', 'AES128-CBC', '--peer-kid', peerKid, '--ctx', 'order 7'],
+      { stdin: [plaintext.subarray(0, 5), plaintext.subarray(5)] },
+    )
     t.equal(sealed.code, 0, sealed.stderr)
-    t.match(JSON.parse(sealed.stdout), { alg: 'AES128-CBC', kid: ecdh, ext_kid: peerKid, ctx: Buffer.from('order 7').toString('base64'), iv: String })
+    t.match(JSON.parse(sealed.stdout), {
+      alg: 'AES128-CBC',
+      kid: ecdh,
+      ext_kid: peerKid,
+      ctx: Buffer.from('order 7').toString('base64'),
+      iv: String,
+    })
     const opened = await hemctl(['decrypt'], { stdin: [sealed.bytes] })
     t.equal(opened.code, 0, opened.stderr)
     t.same(opened.bytes, plaintext)

@@ -43,19 +43,36 @@ function hemctl(configHome: string, env: Record<string, string> = {}, typed: str
   }
 }
 
-const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+const claims = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
 const secrets = new RegExp(`${USER_PASS}|${MASTER_PASS}|not the passphrase`)
 
 const devCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
-  cert: new Uint8Array(new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw),
+  cert: new Uint8Array(
+    new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw,
+  ),
 }
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 t.test('--help for every command, and usage errors before any connection', async (t) => {
   const dir = t.testdir()
   const run = hemctl(join(dir, 'config'))
-  const commands = ['init', 'login', 'status', 'version', 'config', 'config get', 'config set', 'attest', 'provision', 'selftest', 'reboot', 'shutdown', 'wipeout']
+  const commands = [
+    'init',
+    'login',
+    'status',
+    'version',
+    'config',
+    'config get',
+    'config set',
+    'attest',
+    'provision',
+    'selftest',
+    'reboot',
+    'shutdown',
+    'wipeout',
+  ]
   for (const command of [...commands, 'trust', 'trust list', 'trust forget']) {
     const help = await run(...command.split(' '), '--help')
     t.equal(help.code, 0, `${command} --help`)
@@ -106,13 +123,20 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
   t.match(JSON.parse((await at('version', '--json')).stdout), { hwv: /PPA/, fwv: String })
   t.match(await at('status'), { code: 0, stdout: /^inited: false$/m })
   const pinned = await run('trust', 'list')
-  t.match(pinned.stdout, new RegExp(`^${origin}  ([0-9A-F]{2}:){31}[0-9A-F]{2}\n$`), 'the first connection pinned the certificate')
+  t.match(
+    pinned.stdout,
+    new RegExp(`^${origin}  ([0-9A-F]{2}:){31}[0-9A-F]{2}\n$`),
+    'the first connection pinned the certificate',
+  )
   t.same(Object.keys(JSON.parse((await run('trust', 'list', '--json')).stdout)), [origin])
 
   // Fresh: attestation, provisioning and the self-test need no login.
   const request = JSON.parse((await at('attest', '--json')).stdout) as { csr: string; genuine: string }
   t.match(request, { csr: String, genuine: String })
-  const signed = await signAttestation({ csr: Buffer.from(request.csr, 'base64'), genuine: Buffer.from(request.genuine, 'base64') }, devCa)
+  const signed = await signAttestation(
+    { csr: Buffer.from(request.csr, 'base64'), genuine: Buffer.from(request.genuine, 'base64') },
+    devCa,
+  )
   const answerFile = join(dir, 'factory-answer.json')
   await writeFile(answerFile, JSON.stringify({ crt: b64(signed.crt), genuine: b64(signed.genuine) }))
   t.match(await at('provision', answerFile), { code: 0, stdout: 'The device is provisioned.\n' })
@@ -125,12 +149,18 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
   t.match(init.stdout, /^instanceid: [0-9a-f]{32}\n[\s\S]*personalised[\s\S]*hemctl login/)
   t.notMatch(init.stdout, /token|eyJ/, 'the init token is not shown without --json')
   t.notMatch(init.stdout + init.stderr, secrets)
-  t.match(await at('init', '--user', 'Eve', '--email', 'eve@example.com'), { code: 1, stderr: /answered 406/ }, 'a second owner is refused')
+  t.match(
+    await at('init', '--user', 'Eve', '--email', 'eve@example.com'),
+    { code: 1, stderr: /answered 406/ },
+    'a second owner is refused',
+  )
 
   const login = await at('login')
   t.equal(login.code, 0, login.stderr)
   t.match(claims(login.stdout.trim()), { sub: 'U', scope: 'system:config' })
-  const master = JSON.parse((await at('login', '--master', '--scope', 'logger:get', '--lifetime', '600', '--json')).stdout) as { token: string }
+  const master = JSON.parse(
+    (await at('login', '--master', '--scope', 'logger:get', '--lifetime', '600', '--json')).stdout,
+  ) as { token: string }
   const masterClaims = claims(master.token)
   t.match(masterClaims, { sub: 'M', scope: 'logger:get' })
   // The client sets exp (its clock plus the lifetime); the device's iat comes after the login's
@@ -143,12 +173,28 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
 
   t.notMatch((await at('status')).stdout, /inited/, 'personalised')
   t.match(await at('config', 'get'), { code: 0, stdout: /^user: Ada$/m })
-  const set = await at('config', 'set', 'user=Grace Hopper', 'http_option_hsts=true', 'http_option_dosprot_mode=20', '--json')
+  const set = await at(
+    'config',
+    'set',
+    'user=Grace Hopper',
+    'http_option_hsts=true',
+    'http_option_dosprot_mode=20',
+    '--json',
+  )
   t.equal(set.code, 0, set.stderr)
   t.match(JSON.parse(set.stdout), { updated: true })
-  t.match(JSON.parse((await at('config', 'get', '--json')).stdout), { user: 'Grace Hopper', http_option_hsts: true, http_option_dosprot_mode: 20, storage_disk0size: 131072 })
+  t.match(JSON.parse((await at('config', 'get', '--json')).stdout), {
+    user: 'Grace Hopper',
+    http_option_hsts: true,
+    http_option_dosprot_mode: 20,
+    storage_disk0size: 131072,
+  })
   const bad = await at('config', 'set', 'storage_mode=7')
-  t.match(bad, { code: 1, stderr: /^hemctl config set: POST \/api\/system\/config: the device answered 400 \(.+\)\n$/ }, "the device's message")
+  t.match(
+    bad,
+    { code: 1, stderr: /^hemctl config set: POST \/api\/system\/config: the device answered 400 \(.+\)\n$/ },
+    "the device's message",
+  )
 
   t.match(await at('attest', '--json'), { code: 0, stdout: /"crt"/ }, 'attestation of a personalised device, logged in')
   t.match(await at('selftest'), { code: 0, stdout: /^fls_state: 0$/m })
@@ -161,7 +207,10 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
   await store.set(origin, Array.from({ length: 32 }, () => 'AB').join(':'))
   const changed = await at('status')
   t.equal(changed.code, 5)
-  t.match(changed.stderr, new RegExp(`certificate of ${origin} changed: pinned SHA-256 (AB:){31}AB, presented ${genuine}`))
+  t.match(
+    changed.stderr,
+    new RegExp(`certificate of ${origin} changed: pinned SHA-256 (AB:){31}AB, presented ${genuine}`),
+  )
   t.match(await at('config', 'get'), { code: 5 }, 'before any login')
   t.match(await run('trust', 'forget', url), { code: 0, stdout: `Forgot the certificate pinned for ${origin}.\n` })
   t.match(await run('trust', 'forget', '--url', url), { code: 0, stdout: `No certificate was pinned for ${origin}.\n` })
@@ -172,30 +221,49 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
   await until('fresh after the wipeout', async () => /^inited: false$/m.test((await at('status')).stdout), 30_000)
 })
 
-t.test('E: no attestation, no disk options, passphrases typed twice, the init token with --json, shutdown', async (t) => {
-  const dir = t.testdir()
-  const device = await bootDevice(t, { variant: 'E', dataDir: join(dir, 'device') })
-  const config = join(dir, 'config')
-  const env = { HEM_URL: device.httpsUrl!, HEM_PASSPHRASE: '', HEM_MASTER_PASSPHRASE: '' }
-  const run = hemctl(config, env)
-  const args = ['--insecure', '--user', 'Ada', '--email', 'ada@example.com']
-  t.match(await run('attest', '--insecure'), { code: 1, stderr: /answered 404/ })
-  t.match(await run('init', ...args, '--ip', '10.0.0.1/8'), { code: 2, stderr: /--ip only apply to P/ })
-  t.match(await hemctl(config, env, [USER_PASS, 'a typo'])('init', ...args), { code: 2, stderr: /the user passphrases typed differ/ })
+t.test(
+  'E: no attestation, no disk options, passphrases typed twice, the init token with --json, shutdown',
+  async (t) => {
+    const dir = t.testdir()
+    const device = await bootDevice(t, { variant: 'E', dataDir: join(dir, 'device') })
+    const config = join(dir, 'config')
+    const env = { HEM_URL: device.httpsUrl!, HEM_PASSPHRASE: '', HEM_MASTER_PASSPHRASE: '' }
+    const run = hemctl(config, env)
+    const args = ['--insecure', '--user', 'Ada', '--email', 'ada@example.com']
+    t.match(await run('attest', '--insecure'), { code: 1, stderr: /answered 404/ })
+    t.match(await run('init', ...args, '--ip', '10.0.0.1/8'), { code: 2, stderr: /--ip only apply to P/ })
+    t.match(await hemctl(config, env, [USER_PASS, 'a typo'])('init', ...args), {
+      code: 2,
+      stderr: /the user passphrases typed differ/,
+    })
 
-  const prompts: string[] = []
-  const init = await hemctl(config, env, [USER_PASS, USER_PASS, MASTER_PASS, MASTER_PASS], prompts)('init', ...args, '--json')
-  t.equal(init.code, 0, init.stderr)
-  t.same(prompts, ['New user passphrase: ', 'Repeat the new user passphrase: ', 'New master passphrase: ', 'Repeat the new master passphrase: '])
-  const answer = JSON.parse(init.stdout) as { instanceid: string; token: string }
-  t.match(answer, { instanceid: /^[0-9a-f]{32}$/, token: String })
-  t.match(claims(answer.token), { sub: 'U', scope: 'system:config' })
-  t.notMatch(init.stdout + init.stderr, secrets)
-  t.match(await run('trust', 'list'), { code: 0, stdout: 'No certificate is pinned.\n' }, '--insecure pins nothing')
+    const prompts: string[] = []
+    const init = await hemctl(
+      config,
+      env,
+      [USER_PASS, USER_PASS, MASTER_PASS, MASTER_PASS],
+      prompts,
+    )('init', ...args, '--json')
+    t.equal(init.code, 0, init.stderr)
+    t.same(prompts, [
+      'New user passphrase: ',
+      'Repeat the new user passphrase: ',
+      'New master passphrase: ',
+      'Repeat the new master passphrase: ',
+    ])
+    const answer = JSON.parse(init.stdout) as { instanceid: string; token: string }
+    t.match(answer, { instanceid: /^[0-9a-f]{32}$/, token: String })
+    t.match(claims(answer.token), { sub: 'U', scope: 'system:config' })
+    t.notMatch(init.stdout + init.stderr, secrets)
+    t.match(await run('trust', 'list'), { code: 0, stdout: 'No certificate is pinned.\n' }, '--insecure pins nothing')
 
-  const passphraseFile = join(dir, 'master-passphrase')
-  await writeFile(passphraseFile, `${MASTER_PASS}\n`)
-  t.match(await run('shutdown', '--yes', '--insecure', '--master', '--passphrase-file', passphraseFile, '--json'), { code: 0, stdout: '{}\n' })
-  await device.stopped
-  t.match(await run('status', '--insecure'), { code: 3, stderr: /cannot reach the device/ })
-})
+    const passphraseFile = join(dir, 'master-passphrase')
+    await writeFile(passphraseFile, `${MASTER_PASS}\n`)
+    t.match(await run('shutdown', '--yes', '--insecure', '--master', '--passphrase-file', passphraseFile, '--json'), {
+      code: 0,
+      stdout: '{}\n',
+    })
+    await device.stopped
+    t.match(await run('status', '--insecure'), { code: 3, stderr: /cannot reach the device/ })
+  },
+)

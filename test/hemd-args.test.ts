@@ -1,6 +1,7 @@
 import t from 'tap'
 import { resolve } from 'node:path'
-import { UsageError, parseEndpoint, parseHemdArgs, type HemdArgs } from '../cli/hemd/hemd-cli.js'
+import { UsageError, parseEndpoint } from '../cli/hemd/endpoint.js'
+import { parseHemdArgs, type HemdArgs } from '../cli/hemd/hemd-cli.js'
 
 t.test('defaults', async (t) => {
   t.same(parseHemdArgs([]), {
@@ -15,8 +16,27 @@ t.test('defaults', async (t) => {
 
 t.test('every flag', async (t) => {
   t.same(
-    parseHemdArgs(['--variant', 'e', '--data', '/tmp/x', '--http', '0.0.0.0:0', '--https', '[::1]:9443', '--nats', 'nats://127.0.0.1:4222',
-      '--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--nbd', '127.0.0.1:10809', '--split', '--log-level', 'debug']),
+    parseHemdArgs([
+      '--variant',
+      'e',
+      '--data',
+      '/tmp/x',
+      '--http',
+      '0.0.0.0:0',
+      '--https',
+      '[::1]:9443',
+      '--nats',
+      'nats://127.0.0.1:4222',
+      '--tls-cert',
+      'c.pem',
+      '--tls-key',
+      'k.pem',
+      '--nbd',
+      '127.0.0.1:10809',
+      '--split',
+      '--log-level',
+      'debug',
+    ]),
     {
       variant: 'E',
       dataDir: '/tmp/x',
@@ -33,8 +53,14 @@ t.test('every flag', async (t) => {
   t.same((parseHemdArgs(['--nbd', '[::1]:0']) as HemdArgs).nbd, { host: '::1', port: 0 })
   t.equal((parseHemdArgs(['--bus', '/run/hemd-bus']) as HemdArgs).busDir, '/run/hemd-bus')
   t.equal((parseHemdArgs(['--bus', 'bus']) as HemdArgs).busDir, resolve('bus'), 'a relative --bus is resolved')
-  t.same((parseHemdArgs(['--backend', 'nats://fleet.example:7422']) as HemdArgs).backend, { url: 'nats://fleet.example:7422', domain: 'hem' })
-  t.same((parseHemdArgs(['--backend', 'tls://10.0.0.1:7422', '--backend-domain', 'fleet-1']) as HemdArgs).backend, { url: 'tls://10.0.0.1:7422', domain: 'fleet-1' })
+  t.same((parseHemdArgs(['--backend', 'nats://fleet.example:7422']) as HemdArgs).backend, {
+    url: 'nats://fleet.example:7422',
+    domain: 'hem',
+  })
+  t.same((parseHemdArgs(['--backend', 'tls://10.0.0.1:7422', '--backend-domain', 'fleet-1']) as HemdArgs).backend, {
+    url: 'tls://10.0.0.1:7422',
+    domain: 'fleet-1',
+  })
   t.equal((parseHemdArgs([]) as HemdArgs).backend, undefined, 'no backend unless given')
   t.equal(parseHemdArgs(['--help']), 'help')
 })
@@ -69,6 +95,8 @@ t.test('the hemd launcher, npm start and the node flags constant agree', async (
   const flags = HEMD_NODE_FLAGS.join(' ')
   const shebang = (await readFile(new URL('../bin/hemd.js', import.meta.url), 'utf8')).split('\n')[0]
   t.equal(shebang, `#!/usr/bin/env -S node ${flags}`)
-  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>
+  }
   t.equal(pkg.scripts.start, `node ${flags} dist/bin/hemd.js`)
 })

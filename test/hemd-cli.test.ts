@@ -31,7 +31,11 @@ t.test('hemd starts, prints where it is, answers, and stops cleanly on Ctrl-C', 
 
   t.equal(await hemd.interrupt(), 0)
   t.match(hemd.stdout(), /stopped \(journal sealed\)/)
-  t.notMatch(hemd.stderr(), /nats-server exited/, 'Ctrl-C to the process group does not take the bus down under the actors')
+  t.notMatch(
+    hemd.stderr(),
+    /nats-server exited/,
+    'Ctrl-C to the process group does not take the bus down under the actors',
+  )
   t.notOk(isProcessAlive(natsPid), 'nats-server is stopped too')
   const audit = await auditVerify(data, hemd.logKey)
   t.equal(audit.code, 0, audit.stdout + audit.stderr)
@@ -46,25 +50,30 @@ t.test('a second hemd on the same data dir refuses with a clear message', async 
   t.match(second.stderr, /--data/)
 })
 
-t.test('after kill -9 the nats-server goes with its runtime and the next start recovers: journal sealed as recovered, all verifies', async (t) => {
-  const data = `${t.testdir()}/data`
-  const first = await runHemd(t, ['--data', data])
-  const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
-  // The launcher's process group: the launcher and its runtime at once (nats-server has a group of its own).
-  process.kill(-first.child.pid!, 'SIGKILL')
-  await new Promise((r) => first.child.once('exit', r))
-  await until('the nats-server gone with the runtime killed under it', () => !isProcessAlive(natsPid))
+t.test(
+  'after kill -9 the nats-server goes with its runtime and the next start recovers: journal sealed as recovered, all verifies',
+  async (t) => {
+    const data = `${t.testdir()}/data`
+    const first = await runHemd(t, ['--data', data])
+    const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
+    // The launcher's process group: the launcher and its runtime at once (nats-server has a group of its own).
+    process.kill(-first.child.pid!, 'SIGKILL')
+    await new Promise((r) => first.child.once('exit', r))
+    await until('the nats-server gone with the runtime killed under it', () => !isProcessAlive(natsPid))
 
-  const second = await runHemd(t, ['--data', data])
-  t.equal((await call(`${second.httpUrl}/api/system/status`)).json.fls_state, 0)
-  t.equal(await second.interrupt(), 0)
-  const audit = await auditVerify(data, second.logKey)
-  t.equal(audit.code, 0, audit.stdout + audit.stderr)
-  const files = (await runToEnd(auditBin, ['verify', '--json', '--key', second.logKey, `${data}/journal`])).stdout
-  t.equal(JSON.parse(files).summary.files, 2)
-  const firstFile = execFileSync('ls', [`${data}/journal`]).toString().split('\n')[0]!
-  t.match(await readFile(`${data}/journal/${firstFile}`, 'utf8'), /\|81\|0\|\|/, 'the killed boot\'s file got a seal')
-})
+    const second = await runHemd(t, ['--data', data])
+    t.equal((await call(`${second.httpUrl}/api/system/status`)).json.fls_state, 0)
+    t.equal(await second.interrupt(), 0)
+    const audit = await auditVerify(data, second.logKey)
+    t.equal(audit.code, 0, audit.stdout + audit.stderr)
+    const files = (await runToEnd(auditBin, ['verify', '--json', '--key', second.logKey, `${data}/journal`])).stdout
+    t.equal(JSON.parse(files).summary.files, 2)
+    const firstFile = execFileSync('ls', [`${data}/journal`])
+      .toString()
+      .split('\n')[0]!
+    t.match(await readFile(`${data}/journal/${firstFile}`, 'utf8'), /\|81\|0\|\|/, "the killed boot's file got a seal")
+  },
+)
 
 t.test('--split runs every service in its own process and stops them all', async (t) => {
   const data = `${t.testdir()}/data`
@@ -74,12 +83,14 @@ t.test('--split runs every service in its own process and stops them all', async
   const runtime = /^\s*(\d+) .*--runtime/m.exec(childrenOf(hemd.child.pid!))
   t.ok(runtime, 'the launcher runs the runtime')
   const children = childrenOf(Number(runtime![1]))
-  for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway']) t.match(children, new RegExp(`--service ${service}`))
+  for (const service of ['eventstore', 'system', 'auth', 'keystore', 'logger', 'storage', 'upgrade', 'gateway'])
+    t.match(children, new RegExp(`--service ${service}`))
   // The allocator's settings reach the runtime and, through it, every service process.
   const gatewayPid = Number(/^\s*(\d+) .*--service gateway/m.exec(children)![1])
   for (const pid of [Number(runtime![1]), gatewayPid]) {
     const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0')
-    for (const [name, value] of Object.entries(HEMD_MALLOC_ENV)) t.ok(environ.includes(`${name}=${value}`), `${name}=${value} in pid ${pid}'s environment`)
+    for (const [name, value] of Object.entries(HEMD_MALLOC_ENV))
+      t.ok(environ.includes(`${name}=${value}`), `${name}=${value} in pid ${pid}'s environment`)
   }
   const status = await call(`${hemd.httpUrl}/api/system/status`)
   t.equal(status.status, 200)
@@ -92,18 +103,47 @@ t.test('--split runs every service in its own process and stops them all', async
   t.equal(audit.code, 0, audit.stdout + audit.stderr)
 })
 
-t.test('--tls-cert and --tls-key serve the operator\'s certificate', async (t) => {
+t.test("--tls-cert and --tls-key serve the operator's certificate", async (t) => {
   const dir = t.testdir()
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=operator.example',
-    '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' })
-  const hemd = await runHemd(t, ['--data', `${dir}/data`, '--tls-cert', `${dir}/cert.pem`, '--tls-key', `${dir}/key.pem`])
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=operator.example',
+      '-keyout',
+      `${dir}/key.pem`,
+      '-out',
+      `${dir}/cert.pem`,
+    ],
+    { stdio: 'ignore' },
+  )
+  const hemd = await runHemd(t, [
+    '--data',
+    `${dir}/data`,
+    '--tls-cert',
+    `${dir}/cert.pem`,
+    '--tls-key',
+    `${dir}/key.pem`,
+  ])
   t.match(hemd.stdout(), /operator certificate/)
   const url = new URL(hemd.httpsUrl)
   const served = await new Promise<X509Certificate>((resolve, reject) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, () => {
-      resolve(socket.getPeerX509Certificate()!)
-      socket.end()
-    })
+    const socket = connect(
+      { host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' },
+      () => {
+        resolve(socket.getPeerX509Certificate()!)
+        socket.end()
+      },
+    )
     socket.on('error', reject)
   })
   t.equal(served.fingerprint256, new X509Certificate(await readFile(`${dir}/cert.pem`)).fingerprint256)
@@ -112,7 +152,8 @@ t.test('--tls-cert and --tls-key serve the operator\'s certificate', async (t) =
 t.test('usage', async (t) => {
   const help = await runToEnd(hemdBin, ['--help'])
   t.equal(help.code, 0)
-  for (const flag of ['--variant', '--data', '--http', '--https', '--nats', '--tls-cert', '--tls-key', '--split']) t.match(help.stdout, flag)
+  for (const flag of ['--variant', '--data', '--http', '--https', '--nats', '--tls-cert', '--tls-key', '--split'])
+    t.match(help.stdout, flag)
   const bad = await runToEnd(hemdBin, ['--variant', 'Q'])
   t.equal(bad.code, 2)
   t.match(bad.stderr, /--variant must be P or E/)

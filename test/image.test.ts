@@ -6,7 +6,17 @@ import { createHash, generateKeyPairSync } from 'node:crypto'
 import { mkdir, open, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { buildImage, checkImage, extractArchive, HEADER_BYTES, ImageFormatError, packDirectory, parseHeader, walkArchive, type ArchiveSource } from '../image/index.js'
+import {
+  buildImage,
+  checkImage,
+  extractArchive,
+  HEADER_BYTES,
+  ImageFormatError,
+  packDirectory,
+  parseHeader,
+  walkArchive,
+  type ArchiveSource,
+} from '../image/index.js'
 import { safePath } from '../image/tar.js'
 import { main } from '../cli/hem-image/image-cli.js'
 import { repoRoot } from './helpers/device.js'
@@ -25,7 +35,15 @@ const bufferSource = (bytes: Buffer): ArchiveSource => ({
 
 /** A tree to pack under `src`, and an empty `work` beside it (t.testdir() twice in one test would reuse the folder). */
 async function tree(t: Test): Promise<{ root: string; work: string }> {
-  const dir = t.testdir({ src: { 'index.html': '<h1>hem</h1>', css: { 'app.css': 'body{}' }, js: { deep: { 'a.js': 'x'.repeat(3000) } }, empty: {} }, work: {} })
+  const dir = t.testdir({
+    src: {
+      'index.html': '<h1>hem</h1>',
+      css: { 'app.css': 'body{}' },
+      js: { deep: { 'a.js': 'x'.repeat(3000) } },
+      empty: {},
+    },
+    work: {},
+  })
   return { root: join(dir, 'src'), work: join(dir, 'work') }
 }
 
@@ -33,7 +51,11 @@ async function listTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const d of await readdir(root, { recursive: true, withFileTypes: true })) {
     const path = join(d.parentPath, d.name).slice(root.length + 1)
-    out[path] = d.isFile() ? createHash('sha256').update(await readFile(join(root, path))).digest('hex') : 'dir'
+    out[path] = d.isFile()
+      ? createHash('sha256')
+          .update(await readFile(join(root, path)))
+          .digest('hex')
+      : 'dir'
   }
   return out
 }
@@ -51,7 +73,10 @@ t.test('header: built, parsed, signed over the payload hash', async (t) => {
   t.throws(() => buildImage({ kind: 'fw', hardware: [], floor: 0, version: '1' }, payload, vendorPem), RangeError)
   t.throws(() => buildImage({ kind: 'fw', hardware: ['P'], floor: -1, version: '1' }, payload, vendorPem), RangeError)
   t.throws(() => buildImage({ kind: 'fw', hardware: ['P'], floor: 0, version: 'a b' }, payload, vendorPem), RangeError)
-  t.throws(() => buildImage({ kind: 'fw', hardware: ['P'], floor: 0, version: 'v'.repeat(33) }, payload, vendorPem), RangeError)
+  t.throws(
+    () => buildImage({ kind: 'fw', hardware: ['P'], floor: 0, version: 'v'.repeat(33) }, payload, vendorPem),
+    RangeError,
+  )
 })
 
 function parseFields(image: Buffer) {
@@ -87,10 +112,18 @@ t.test('check: every tampering is refused for the right reason', async (t) => {
   for (const [what, bytes, reason, expect] of cases) t.match(await check(bytes, expect), { ok: false, reason }, what)
   t.match(await check(image, { kind: 'fw', variant: 'E', floor: 3 }), { ok: true }, 'at the floor is fine')
   const other = generateKeyPairSync('ed25519')
-  const foreign = buildImage({ kind: 'fw', hardware: ['E'], floor: 3, version: '2.0.0' }, payload, other.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString())
+  const foreign = buildImage(
+    { kind: 'fw', hardware: ['E'], floor: 3, version: '2.0.0' },
+    payload,
+    other.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  )
   t.match(await check(foreign), { ok: false, reason: 'signature' }, 'signed by another key')
   const notTar = buildImage({ kind: 'fw', hardware: ['E'], floor: 0, version: '1' }, Buffer.alloc(1024, 7), vendorPem)
-  t.match(await check(notTar), { ok: false, reason: 'format', message: /archive/ }, 'a signed payload that is no archive')
+  t.match(
+    await check(notTar),
+    { ok: false, reason: 'format', message: /archive/ },
+    'a signed payload that is no archive',
+  )
 })
 
 t.test('archive: round trip, and GNU tar agrees both ways', async (t) => {
@@ -114,7 +147,11 @@ t.test('archive: round trip, and GNU tar agrees both ways', async (t) => {
     const dest = join(work, `from-${format}`)
     const bytes = await readFile(archive)
     if (format === 'gnu') {
-      await t.rejects(extractArchive(bufferSource(bytes), { length: bytes.length }, dest), { message: /entry type "L"/ }, 'GNU long names are refused clearly')
+      await t.rejects(
+        extractArchive(bufferSource(bytes), { length: bytes.length }, dest),
+        { message: /entry type "L"/ },
+        'GNU long names are refused clearly',
+      )
       continue
     }
     await extractArchive(bufferSource(bytes), { length: bytes.length }, dest)
@@ -140,8 +177,15 @@ t.test('archive: what could escape or confuse is refused', async (t) => {
   }
   const archive = (...entries: Buffer[]) => Buffer.concat([...entries, Buffer.alloc(1024)])
   const walk = (bytes: Buffer) => walkArchive(bufferSource(bytes), { length: bytes.length }, async () => undefined)
-  t.same((await walk(archive(entry('./ok.txt')))).map((e) => e.path), ['ok.txt'])
-  t.same((await walk(archive(entry('d/f'), entry('d/', '5')))).map((e) => e.path), ['d/f', 'd'], 'a directory named after its contents is fine')
+  t.same(
+    (await walk(archive(entry('./ok.txt')))).map((e) => e.path),
+    ['ok.txt'],
+  )
+  t.same(
+    (await walk(archive(entry('d/f'), entry('d/', '5')))).map((e) => e.path),
+    ['d/f', 'd'],
+    'a directory named after its contents is fine',
+  )
   const refusals: [string, Buffer, RegExp][] = [
     ['parent', archive(entry('../evil')), /not a safe relative path/],
     ['nested parent', archive(entry('a/../../evil')), /not a safe/],
@@ -152,12 +196,17 @@ t.test('archive: what could escape or confuse is refused', async (t) => {
     ['device', archive(entry('dev', '3')), /entry type "3"/],
     ['twice', archive(entry('a'), entry('a')), /appears twice/],
     ['a file, then inside it', archive(entry('x'), entry('x/y')), /x\/y lies inside x, which is a file/],
-    ['inside, then a file of its name', archive(entry('x/y'), entry('x')), /x is a file, but other entries lie inside it/],
+    [
+      'inside, then a file of its name',
+      archive(entry('x/y'), entry('x')),
+      /x is a file, but other entries lie inside it/,
+    ],
     ['deeper inside, then a file of its name', archive(entry('x/y/z'), entry('x/y')), /x\/y is a file/],
     ['no end', entry('a'), /no end marker/],
     ['past the end', entry('a', '0', 'x'.repeat(600)).subarray(0, 1024), /runs past/],
   ]
-  for (const [what, bytes, message] of refusals) await t.rejects(walk(bytes), { name: 'ImageFormatError', message }, what)
+  for (const [what, bytes, message] of refusals)
+    await t.rejects(walk(bytes), { name: 'ImageFormatError', message }, what)
   const corrupt = archive(entry('a'))
   corrupt[0] = 0x62
   await t.rejects(walk(corrupt), { message: /checksum/ })
@@ -165,7 +214,11 @@ t.test('archive: what could escape or confuse is refused', async (t) => {
   t.equal(safePath('./a/b/'), 'a/b')
 
   const dest = join(t.testdir({ exists: {} }), 'exists')
-  await t.rejects(extractArchive(bufferSource(archive(entry('a'))), { length: 1536 }, dest), { code: 'EEXIST' }, 'never into a directory that exists')
+  await t.rejects(
+    extractArchive(bufferSource(archive(entry('a'))), { length: 1536 }, dest),
+    { code: 'EEXIST' },
+    'never into a directory that exists',
+  )
 })
 
 t.test('hem-image: build fw from the real build with a new version, build ui, inspect', async (t) => {
@@ -173,13 +226,45 @@ t.test('hem-image: build fw from the real build with a new version, build ui, in
   const out: string[] = []
   const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) } }
   const key = join(dir, 'key.pem')
-  t.equal(await main(['build', '--kind', 'fw', '--version', '9.9.9', '--floor', '2', '--key', key, '--out', join(dir, 'fw.bin'), join(repoRoot, 'dist')], io), 0, out.join(''))
-  t.equal(await main(['build', '--kind', 'ui', '--version', 'ui-1', '--key', key, '--out', join(dir, 'ui.tar'), join(dir, 'app')], io), 0)
+  t.equal(
+    await main(
+      [
+        'build',
+        '--kind',
+        'fw',
+        '--version',
+        '9.9.9',
+        '--floor',
+        '2',
+        '--key',
+        key,
+        '--out',
+        join(dir, 'fw.bin'),
+        join(repoRoot, 'dist'),
+      ],
+      io,
+    ),
+    0,
+    out.join(''),
+  )
+  t.equal(
+    await main(
+      ['build', '--kind', 'ui', '--version', 'ui-1', '--key', key, '--out', join(dir, 'ui.tar'), join(dir, 'app')],
+      io,
+    ),
+    0,
+  )
   out.length = 0
   t.equal(await main(['inspect', '--key', key, join(dir, 'fw.bin')], io), 0)
   t.match(out.join(''), /kind\s+fw[\s\S]*version\s+9\.9\.9[\s\S]*hardware\s+P,E[\s\S]*floor\s+2[\s\S]*verified/)
   out.length = 0
-  t.equal(await main(['inspect', '--json', '--vendor-key', Buffer.from(vendorKey).toString('base64'), join(dir, 'ui.tar')], io), 0)
+  t.equal(
+    await main(
+      ['inspect', '--json', '--vendor-key', Buffer.from(vendorKey).toString('base64'), join(dir, 'ui.tar')],
+      io,
+    ),
+    0,
+  )
   t.match(JSON.parse(out.join('')), { header: { kind: 'ui', hardware: 'P', version: 'ui-1' }, verdict: { ok: true } })
 
   const fw = await open(join(dir, 'fw.bin'), 'r+')
@@ -200,5 +285,9 @@ t.test('hem-image: build fw from the real build with a new version, build ui, in
     ['inspect'],
   ]
   for (const argv of usage) t.equal(await main(argv, io), 2, argv.join(' '))
-  t.equal(await main(['build', '--kind', 'fw', '--key', key, '--out', join(dir, 'x.bin'), join(dir, 'app')], io), 1, 'fw from a directory that is no signed build')
+  t.equal(
+    await main(['build', '--kind', 'fw', '--key', key, '--out', join(dir, 'x.bin'), join(dir, 'app')], io),
+    1,
+    'fw from a directory that is no signed build',
+  )
 })

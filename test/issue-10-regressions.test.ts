@@ -19,7 +19,10 @@ t.test('the auth actor does not keep the history it folded', async (t) => {
   const nc = await connect('auth')
   const build = (): { actor: AuthActor; history: WeakRef<JournalHistory> } => {
     const history: JournalHistory = { records: [], intact: true, problems: [] }
-    const actor = new AuthActor({ nc, hal, journal, history, logger: silentLogger, reboot: async () => {}, checkinOrder: async () => {} }, () => ({}))
+    const actor = new AuthActor(
+      { nc, hal, journal, history, logger: silentLogger, reboot: async () => {}, checkinOrder: async () => {} },
+      () => ({}),
+    )
     return { actor, history: new WeakRef(history) }
   }
   const { actor, history } = build()

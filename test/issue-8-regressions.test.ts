@@ -6,7 +6,7 @@ import t from 'tap'
 import { AuthActor } from '../actors/auth/auth-actor.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { api, createKey, Tokens } from './helpers/keys.js'
@@ -29,29 +29,55 @@ t.test('a corrupted journal keeps the owner, the keys and the disks; it takes no
   const recordsBefore = (await readJournal(o.device.dataDir)).records.length
 
   await o.device.restart()
-  const status = async (token?: string) => (await api(`${o.base}/api/system/status`, token).catch(() => undefined))?.json ?? {}
+  const status = async (token?: string) =>
+    (await api(`${o.base}/api/system/status`, token).catch(() => undefined))?.json ?? {}
   await until('fls_state 0x08 after the reboot', async () => (await status()).fls_state === 0x08, { rethrow: true })
-  t.not((await status()).inited, false, 'still personalised: the enclave holds the owner\'s keys')
+  t.not((await status()).inited, false, "still personalised: the enclave holds the owner's keys")
 
-  t.match(await call(`${o.base}/api/auth/init`), { status: 409, json: { error: 'device_fault' } }, 'no challenge for a new owner')
-  t.match(await api(`${o.base}/api/auth/init`, undefined, { init: 'x.y.z' }), { status: 409, json: { error: 'device_fault' } }, 'no personalisation')
+  t.match(
+    await call(`${o.base}/api/auth/init`),
+    { status: 409, json: { error: 'device_fault' } },
+    'no challenge for a new owner',
+  )
+  t.match(
+    await api(`${o.base}/api/auth/init`, undefined, { init: 'x.y.z' }),
+    { status: 409, json: { error: 'device_fault' } },
+    'no personalisation',
+  )
 
   const config = await login(o.base, 'system:config')
   t.match((await status(config)).repo_stats, { total: 1 }, 'the owner logs in, and the key is still there')
-  t.ok((await login(o.base, 'logger:get')).length > 0, 'an auditor\'s token for the logs')
+  t.ok((await login(o.base, 'logger:get')).length > 0, "an auditor's token for the logs")
   const afterReboot = (await readJournal(o.device.dataDir)).records.slice(recordsBefore)
   t.notOk(
-    afterReboot.some((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'disk' && r.decoded?.to === 'unformatted'),
+    afterReboot.some(
+      (r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'disk' && r.decoded?.to === 'unformatted',
+    ),
     'no disk was erased',
   )
 
-  t.equal((await api(`${o.base}/api/system/config`, config, { wipeout: true })).status, 200, 'the owner can still wipe it out')
+  t.equal(
+    (await api(`${o.base}/api/system/config`, config, { wipeout: true })).status,
+    200,
+    'the owner can still wipe it out',
+  )
   const init = () => call(`${o.base}/api/auth/init`).catch(() => undefined)
-  await until('rebooted after the wipeout', async () => ![undefined, 'reboot_pending'].includes((await init())?.json?.error), { rethrow: true })
+  await until(
+    'rebooted after the wipeout',
+    async () => ![undefined, 'reboot_pending'].includes((await init())?.json?.error),
+    { rethrow: true },
+  )
   t.equal((await status()).inited, false, 'no owner any more')
   const slots = await readFile(join(o.device.dataDir, 'keys', 'slots.bin'))
-  t.ok(slots.every((b) => b === 0), 'the wipeout erased the keys')
-  t.match(await init(), { status: 409, json: { error: 'device_fault' } }, 'and still no new owner: the history stays broken')
+  t.ok(
+    slots.every((b) => b === 0),
+    'the wipeout erased the keys',
+  )
+  t.match(
+    await init(),
+    { status: 409, json: { error: 'device_fault' } },
+    'and still no new owner: the history stays broken',
+  )
 })
 
 // The wipeout rebooted 50 ms after it answered, whether or not the disks had followed it: their
@@ -63,8 +89,14 @@ t.test('a wipeout reboots once the keys and the disks have followed it: their re
   const { records } = await readJournal(o.device.dataDir)
   const wiped = records.findLastIndex((r) => r.type === LogType.CONFIG_UPDATED && r.decoded?.wipeout === true)
   const shutdown = records.findIndex((r, i) => i > wiped && r.type === LogType.SHUTDOWN)
-  const erased = records.slice(wiped, shutdown).filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'disk' && r.decoded?.to === 'unformatted')
-  t.same(erased.map((r) => r.decoded?.instance).sort(), [0, 1], 'both disks journal ERASED before the SHUTDOWN of the wipeout\'s boot')
+  const erased = records
+    .slice(wiped, shutdown)
+    .filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'disk' && r.decoded?.to === 'unformatted')
+  t.same(
+    erased.map((r) => r.decoded?.instance).sort(),
+    [0, 1],
+    "both disks journal ERASED before the SHUTDOWN of the wipeout's boot",
+  )
   t.equal(records[shutdown]?.file, records[wiped]?.file, 'in the same journal file')
 })
 
@@ -78,7 +110,15 @@ t.test('wipeoutFollowed waits for the keystore and the storage service, or for i
   }
   const [keystore, storage] = [await follower('keystore'), await follower('storage')]
   const actor = new AuthActor(
-    { nc: await connect('auth'), hal, journal, history: { records: [], intact: true, problems: [] }, logger: silentLogger, reboot: async () => {}, checkinOrder: async () => {} },
+    {
+      nc: await connect('auth'),
+      hal,
+      journal,
+      history: { records: [], intact: true, problems: [] },
+      logger: silentLogger,
+      reboot: async () => {},
+      checkinOrder: async () => {},
+    },
     () => ({}),
   )
   t.teardown(() => actor.stop())

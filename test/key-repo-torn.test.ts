@@ -30,7 +30,14 @@ const HEADER = 14
 
 /** AES-256-GCM as the sim enclave seals, under a key of the test's own. */
 function aesKey(label: string): KeyRecord {
-  return { kid: randomBytes(16).toString('hex'), type: 'AES256', label, created: 1_700_000_000, updated: 1_700_000_000, secret: Uint8Array.from(randomBytes(32)) }
+  return {
+    kid: randomBytes(16).toString('hex'),
+    type: 'AES256',
+    label,
+    created: 1_700_000_000,
+    updated: 1_700_000_000,
+    secret: Uint8Array.from(randomBytes(32)),
+  }
 }
 
 /** A repository on the sim disk of a data dir of its own; `reopen` reads the media afresh, as a boot would. */
@@ -56,7 +63,10 @@ t.test('a new key torn by a full disk: no key is lost, and the next change mends
   t.same(labels(repository), ['A'])
   t.same(repository.stats(), stats, 'the slot still counts as free')
   const torn = (await media.readAll())[1]!
-  t.ok(torn.some((b) => b !== 0), 'half a record landed in the free slot')
+  t.ok(
+    torn.some((b) => b !== 0),
+    'half a record landed in the free slot',
+  )
   const booted = await reopen()
   t.same(labels(booted), ['A'], 'a boot before the mend keeps every stored key...')
   t.match(booted.problems, [/^slot 1: /], '...and reports the torn slot')
@@ -85,39 +95,55 @@ t.test('an update torn by a full disk keeps the version before it', async (t) =>
   t.same(labels(await reopen()), ['new'])
 })
 
-t.test('a delete whose tombstone fails: the key is gone, the tombstone is written before the next change', async (t) => {
-  const { media, repository, reopen, full, labels } = await setup(t)
-  const doomed = aesKey('doomed')
-  await repository.add(doomed)
-  await repository.add(aesKey('kept'))
-  await full(true)
-  await t.rejects(repository.remove(doomed.kid), ENOSPC)
-  t.same(labels(repository), ['kept'], 'gone from memory: its deletion was decided')
-  t.equal(repository.stats().deleted, 1)
-  t.notOk((await media.readAll())[0]!.every((b) => b === 0 || b === 0x48 || b === 0x4b), 'its sealed bytes are still on the media')
-  await full(false)
-  await repository.add(aesKey('next'))
-  const after = await reopen()
-  t.ok(after.intact)
-  t.same(labels(after), ['kept', 'next'], 'the tombstone went first; the new key took a free slot')
-  t.equal(after.stats().deleted, 1)
-})
+t.test(
+  'a delete whose tombstone fails: the key is gone, the tombstone is written before the next change',
+  async (t) => {
+    const { media, repository, reopen, full, labels } = await setup(t)
+    const doomed = aesKey('doomed')
+    await repository.add(doomed)
+    await repository.add(aesKey('kept'))
+    await full(true)
+    await t.rejects(repository.remove(doomed.kid), ENOSPC)
+    t.same(labels(repository), ['kept'], 'gone from memory: its deletion was decided')
+    t.equal(repository.stats().deleted, 1)
+    t.notOk(
+      (await media.readAll())[0]!.every((b) => b === 0 || b === 0x48 || b === 0x4b),
+      'its sealed bytes are still on the media',
+    )
+    await full(false)
+    await repository.add(aesKey('next'))
+    const after = await reopen()
+    t.ok(after.intact)
+    t.same(labels(after), ['kept', 'next'], 'the tombstone went first; the new key took a free slot')
+    t.equal(after.stats().deleted, 1)
+  },
+)
 
 /** Slots whose writes fail (as ENOSPC) while `failing`, counted; the rest goes to the sim media. */
 class FailingSlots implements KeySlotMedia {
   failing = false
   writes = 0
   constructor(private readonly inner: KeySlotMedia) {}
-  get slotCount() { return this.inner.slotCount }
-  get slotSize() { return this.inner.slotSize }
-  readAll() { return this.inner.readAll() }
+  get slotCount() {
+    return this.inner.slotCount
+  }
+  get slotSize() {
+    return this.inner.slotSize
+  }
+  readAll() {
+    return this.inner.readAll()
+  }
   async write(index: number, data: Uint8Array) {
     this.writes++
     if (this.failing) throw noSpaceError('write', 'slots.bin')
     await this.inner.write(index, data)
   }
-  erase() { return this.inner.erase() }
-  close() { return this.inner.close() }
+  erase() {
+    return this.inner.erase()
+  }
+  close() {
+    return this.inner.close()
+  }
 }
 
 /** The key-management handlers against a repository and a journal of the test's own, as the keystore runs them. */
@@ -139,7 +165,12 @@ async function keystore(t: Test, slotCount = 8) {
       journal.records.push(...entries)
     },
   } as unknown as KeystoreActor
-  const request = (body: Record<string, unknown>) => ({ rid: 'r', tls: true, principal: { sub: 'U', scope: 'keymgmt' }, body })
+  const request = (body: Record<string, unknown>) => ({
+    rid: 'r',
+    tls: true,
+    principal: { sub: 'U', scope: 'keymgmt' },
+    body,
+  })
   return { actor, media, repository, journal, request }
 }
 
@@ -151,7 +182,10 @@ t.test('key management journals a change before it writes: a full journal leaves
   await t.rejects(createKeyOp(actor, request({ label: 'second', type: 'AES256' })), ENOSPC)
   await t.rejects(updateKey(actor, request({ kid: kid.kid, label: 'renamed' })), ENOSPC)
   t.equal(media.writes, writes, 'no slot was written')
-  t.same(repository.keys().map((key) => key.label), ['first'])
+  t.same(
+    repository.keys().map((key) => key.label),
+    ['first'],
+  )
 })
 
 t.test('a slot write that fails after its record is journaled as failed; the key store is as before', async (t) => {
@@ -162,7 +196,10 @@ t.test('a slot write that fails after its record is journaled as failed; the key
   const created = await createKeyOp(actor, request({ label: 'second', type: 'AES256' })).catch((err: unknown) => err)
   t.ok(isStorageFull(created))
   await t.rejects(updateKey(actor, request({ kid, label: 'renamed' })), ENOSPC)
-  t.same(repository.keys().map((key) => key.label), ['first'])
+  t.same(
+    repository.keys().map((key) => key.label),
+    ['first'],
+  )
   t.same(
     journal.records.map((r) => [r.type, r.result, r.data?.source]),
     [
@@ -179,8 +216,14 @@ t.test('a repository without a slot left refuses a new key or version before any
   const { actor, journal, request } = await keystore(t, 1)
   const { kid } = (await createKeyOp(actor, request({ label: 'only', type: 'AES256' }))).body as { kid: string }
   journal.records.length = 0
-  t.match(await createKeyOp(actor, request({ label: 'second', type: 'AES256' })), { status: 406, body: { error: 'repository_full' } })
-  t.match(await updateKey(actor, request({ kid, label: 'renamed' })), { status: 406, body: { error: 'repository_full' } })
+  t.match(await createKeyOp(actor, request({ label: 'second', type: 'AES256' })), {
+    status: 406,
+    body: { error: 'repository_full' },
+  })
+  t.match(await updateKey(actor, request({ kid, label: 'renamed' })), {
+    status: 406,
+    body: { error: 'repository_full' },
+  })
   t.same(journal.records, [])
 })
 
@@ -220,9 +263,17 @@ async function tornAtBoot(t: Test, tear: (slots: Buffer[], donor: Buffer) => voi
     await api(`${device.httpsUrl}/api/keymgmt/list`, await after.get('keymgmt:list')),
     await api(`${device.httpsUrl}/api/keymgmt/create`, await after.get('keymgmt:gen'), { label: 'x', type: 'AES256' }),
     await api(`${device.httpsUrl}/api/keymgmt/get/${victim}`, await after.get('keymgmt:get')),
-    await api(`${device.httpsUrl}/api/crypto/cipher/encrypt`, await after.get(`keymgmt:use:${donor}`), { alg: 'AES256-GCM', kid: donor, msg: b64(Buffer.from('x')) }),
+    await api(`${device.httpsUrl}/api/crypto/cipher/encrypt`, await after.get(`keymgmt:use:${donor}`), {
+      alg: 'AES256-GCM',
+      kid: donor,
+      msg: b64(Buffer.from('x')),
+    }),
   ]
-  t.same(refused.map((answer) => [answer.status, answer.json.error]), Array(4).fill([409, 'device_fault']), 'key and crypto routes answer 409')
+  t.same(
+    refused.map((answer) => [answer.status, answer.json.error]),
+    Array(4).fill([409, 'device_fault']),
+    'key and crypto routes answer 409',
+  )
 }
 
 t.test('a torn write over a stored key is found at boot', async (t) => {

@@ -44,7 +44,11 @@ t.test('key management', async (t) => {
       t.equal(answer.json.type, listed, `${type}: type flags`)
       t.equal(answer.json.descr, descr, `${type}: descr`)
       t.equal(typeof answer.json.updated, 'number')
-      t.same(Object.keys(answer.json).sort(), ['descr', 'type', 'updated', ...(pubBytes ? ['pubkey'] : [])].sort(), `${type}: nothing else`)
+      t.same(
+        Object.keys(answer.json).sort(),
+        ['descr', 'type', 'updated', ...(pubBytes ? ['pubkey'] : [])].sort(),
+        `${type}: nothing else`,
+      )
       if (pubBytes) t.equal(bytesOf(answer.json.pubkey).length, pubBytes, `${type}: public key length`)
     }
     const modes = await createKey(o.https, gen, { label: 'both', type: 'SECP384R1', mode: 'ECDH,ExDSA' })
@@ -70,7 +74,11 @@ t.test('key management', async (t) => {
       ['not JSON', '{'],
     ]
     for (const [what, body] of cases) t.equal((await api(km('create'), gen, body)).status, 400, what)
-    t.equal((await api(km('create'), gen, { label: 'x'.repeat(32), type: 'AES256', descr: b64(Buffer.alloc(64)) })).status, 200, 'the limits pass')
+    t.equal(
+      (await api(km('create'), gen, { label: 'x'.repeat(32), type: 'AES256', descr: b64(Buffer.alloc(64)) })).status,
+      200,
+      'the limits pass',
+    )
   })
 
   await t.test('list pages of at most 15, oldest first', async (t) => {
@@ -90,10 +98,15 @@ t.test('key management', async (t) => {
     t.equal(second.json.listed, total - 15)
     t.same((await api(km('list/0'), list)).json.list, first.json.list, '/list/0 is /list')
     const small = await api(km('list/2/3'), list)
-    t.same(small.json.list.map((k: { kid: string }) => k.kid), first.json.list.slice(2, 5).map((k: { kid: string }) => k.kid), 'offset and count')
+    t.same(
+      small.json.list.map((k: { kid: string }) => k.kid),
+      first.json.list.slice(2, 5).map((k: { kid: string }) => k.kid),
+      'offset and count',
+    )
     t.equal((await api(km('list/0/40'), list)).json.listed, 15, 'count is capped at 15')
     t.equal((await api(km(`list/${total}`), list)).json.listed, 0, 'past the end: empty')
-    for (const path of ['list/abc', 'list/-1', 'list/0/0', 'list/1.5', 'list/0/x']) t.equal((await api(km(path), list)).status, 400, path)
+    for (const path of ['list/abc', 'list/-1', 'list/0/0', 'list/1.5', 'list/0/x'])
+      t.equal((await api(km(path), list)).status, 400, path)
   })
 
   await t.test('update changes label and descr, journaled', async (t) => {
@@ -104,11 +117,17 @@ t.test('key management', async (t) => {
     t.equal(entry.label, 'renamed')
     t.equal(entry.descr, b64(Buffer.from('new descr')))
     t.equal((await api(km('update'), upd, { kid, label: 'renamed again' })).status, 200)
-    t.equal((await api(km(`get/${kid}`), get)).json.descr, b64(Buffer.from('new descr')), 'a missing descr keeps the old one')
+    t.equal(
+      (await api(km(`get/${kid}`), get)).json.descr,
+      b64(Buffer.from('new descr')),
+      'a missing descr keeps the old one',
+    )
     t.equal((await api(km('update'), upd, { kid: '1'.repeat(32), label: 'x' })).status, 404, 'unknown KID')
     t.equal((await api(km('update'), upd, { kid, label: '' })).status, 400)
     t.equal((await api(km('update'), upd, { kid: 'nope', label: 'x' })).status, 400)
-    const changed = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.KEY_ATTRIBUTES_CHANGED)
+    const changed = (await readJournal(o.device.dataDir)).records.filter(
+      (r) => r.type === LogType.KEY_ATTRIBUTES_CHANGED,
+    )
     t.equal(changed.length, 2)
     t.equal(changed[0]!.decoded?.kid, kid)
   })
@@ -134,13 +153,22 @@ t.test('key management', async (t) => {
     const imp = await tokens.get('keymgmt:imp')
     const x = generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }).x!
     const raw = Buffer.from(x, 'base64url')
-    const answer = await api(km('import'), imp, { label: 'peer', type: 'CURVE25519', pubkey: b64(raw), descr: b64(Buffer.from('peer key')) })
+    const answer = await api(km('import'), imp, {
+      label: 'peer',
+      type: 'CURVE25519',
+      pubkey: b64(raw),
+      descr: b64(Buffer.from('peer key')),
+    })
     t.equal(answer.status, 200)
     t.equal(answer.json.kid, createHash('sha1').update(raw).digest('hex').slice(0, 32))
     const shown = await api(km(`get/${answer.json.kid}`), get)
     t.equal(shown.json.type, 'ATT,ECDH,CURVE25519', 'no PKEY flag: no private part')
     t.equal(shown.json.pubkey, b64(raw))
-    t.equal((await api(km('import'), imp, { label: 'again', type: 'CURVE25519', pubkey: b64(raw) })).status, 406, 'duplicate')
+    t.equal(
+      (await api(km('import'), imp, { label: 'again', type: 'CURVE25519', pubkey: b64(raw) })).status,
+      406,
+      'duplicate',
+    )
 
     const ecdh = createECDH('prime256v1')
     ecdh.generateKeys()
@@ -149,12 +177,20 @@ t.test('key management', async (t) => {
     t.equal(p256.status, 200, 'uncompressed SEC1 is accepted')
     t.equal((await api(km(`get/${p256.json.kid}`), get)).json.pubkey, b64(compressed), 'and stored compressed')
     t.equal(p256.json.kid, createHash('sha1').update(compressed).digest('hex').slice(0, 32))
-    t.equal((await api(km('import'), imp, { label: 'again', type: 'SECP256R1', pubkey: b64(compressed) })).status, 406, 'the same key compressed is a duplicate')
+    t.equal(
+      (await api(km('import'), imp, { label: 'again', type: 'SECP256R1', pubkey: b64(compressed) })).status,
+      406,
+      'the same key compressed is a duplicate',
+    )
 
     const offCurve = Buffer.from(compressed)
     offCurve[0] = 0x04
     const ed = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url')
-    t.equal((await api(km('import'), imp, { label: 'ed', type: 'ED25519', pubkey: b64(ed) })).status, 200, 'an Ed25519 key')
+    t.equal(
+      (await api(km('import'), imp, { label: 'ed', type: 'ED25519', pubkey: b64(ed) })).status,
+      200,
+      'an Ed25519 key',
+    )
     const cases: [string, unknown][] = [
       ['AES type', { label: 'k', type: 'AES256', pubkey: b64(raw) }],
       ['HMAC type', { label: 'k', type: 'SHA2-256', pubkey: b64(raw) }],
@@ -170,15 +206,27 @@ t.test('key management', async (t) => {
 
   await t.test('search by descr: prefix, suffix, substring; anonymous only when allowed and anchored', async (t) => {
     const search = await tokens.get('keymgmt:search')
-    const tagged = await createKey(o.https, gen, { label: 'tagged', type: 'AES256', descr: b64(Buffer.from('ACME-ORDER-000123-end')) })
-    const find = async (descr: string, token: string | null = search) => api(km('search'), token ?? undefined, { descr })
+    const tagged = await createKey(o.https, gen, {
+      label: 'tagged',
+      type: 'AES256',
+      descr: b64(Buffer.from('ACME-ORDER-000123-end')),
+    })
+    const find = async (descr: string, token: string | null = search) =>
+      api(km('search'), token ?? undefined, { descr })
     const kidsOf = (answer: { json: { list: { kid: string }[] } }) => answer.json.list.map((k) => k.kid)
     t.same(kidsOf(await find(`^${b64(Buffer.from('ACME-ORDER'))}`)), [tagged], 'prefix')
     t.same(kidsOf(await find(`${b64(Buffer.from('123-end'))}$`)), [tagged], 'suffix')
     t.same(kidsOf(await find(b64(Buffer.from('ORDER-000')))), [tagged], 'substring')
     t.same(kidsOf(await find(`^${b64(Buffer.from('ORDER'))}`)), [], 'a prefix that is not one')
-    t.equal((await find(b64(Buffer.from('descr of')))).json.total, TYPES.length - 2, 'every match counted (one key renamed, one deleted)')
-    t.equal((await api(km('search'), search, { descr: b64(Buffer.from('descr of')), offset: 8, limit: 3 })).json.listed, 3)
+    t.equal(
+      (await find(b64(Buffer.from('descr of')))).json.total,
+      TYPES.length - 2,
+      'every match counted (one key renamed, one deleted)',
+    )
+    t.equal(
+      (await api(km('search'), search, { descr: b64(Buffer.from('descr of')), offset: 8, limit: 3 })).json.listed,
+      3,
+    )
     t.equal((await find('***')).status, 400)
 
     const prefix = `^${b64(Buffer.from('ACME-ORDER'))}`
@@ -190,7 +238,11 @@ t.test('key management', async (t) => {
     t.same(kidsOf(anonymous), [tagged])
     t.equal((await find(`^${b64(Buffer.from('ACME-'))}`, null)).status, 401, 'fewer than 6 bytes need a token')
     t.equal((await find(b64(Buffer.from('ACME-ORDER')), null)).status, 401, 'not anchored: a token is needed')
-    t.equal((await api(`${o.base}/api/keymgmt/search`, undefined, { descr: prefix })).status, 418, 'HTTPS only, also anonymous')
+    t.equal(
+      (await api(`${o.base}/api/keymgmt/search`, undefined, { descr: prefix })).status,
+      418,
+      'HTTPS only, also anonymous',
+    )
   })
 
   await t.test('HTTPS only, the master refused, scopes enforced and audited', async (t) => {
@@ -204,25 +256,43 @@ t.test('key management', async (t) => {
       ['POST', 'import'],
       ['POST', 'search'],
     ] as const) {
-      t.equal((await api(`${o.base}/api/keymgmt/${path}`, gen, method === 'POST' ? {} : undefined, method)).status, 418, `${method} ${path} over HTTP`)
+      t.equal(
+        (await api(`${o.base}/api/keymgmt/${path}`, gen, method === 'POST' ? {} : undefined, method)).status,
+        418,
+        `${method} ${path} over HTTP`,
+      )
     }
     const master = await login(o.base, 'keymgmt:gen', MASTER_PASS)
-    t.equal((await api(km('create'), master, { label: 'm', type: 'AES256' })).status, 403, 'the master cannot create keys')
+    t.equal(
+      (await api(km('create'), master, { label: 'm', type: 'AES256' })).status,
+      403,
+      'the master cannot create keys',
+    )
     t.equal((await api(km('list'), gen)).status, 403, 'keymgmt:gen cannot list')
     const use = await login(o.base, `keymgmt:use:${kid}`)
     t.equal((await api(km(`get/${kid}`), use)).status, 200, 'keymgmt:use:<kid> gets its own key')
     t.equal((await api(km(`get/${kids.get('CURVE448')}`), use)).status, 403, '... and no other')
     t.equal((await api(km('list'), undefined)).status, 401)
     const denials = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK)
-    t.ok(denials.some((r) => r.subject === 'M' && r.decoded?.scope === 'keymgmt:gen'), 'the master journaled')
-    t.ok(denials.some((r) => r.decoded?.scope === `keymgmt:use:${kid}`), 'the foreign KID journaled')
+    t.ok(
+      denials.some((r) => r.subject === 'M' && r.decoded?.scope === 'keymgmt:gen'),
+      'the master journaled',
+    )
+    t.ok(
+      denials.some((r) => r.decoded?.scope === `keymgmt:use:${kid}`),
+      'the foreign KID journaled',
+    )
   })
 
   await t.test('key changes are journaled with their KID', async (t) => {
     const records = (await readJournal(o.device.dataDir)).records
     const of = (type: number) => records.filter((r) => r.type === type)
     t.ok(of(LogType.KEY_GENERATION).length >= TYPES.length + 2)
-    t.ok(of(LogType.KEY_GENERATION).every((r) => r.result === LogResult.OK && r.decoded?.source === 200 && /^[0-9a-f]{32}$/.test(String(r.decoded.kid))))
+    t.ok(
+      of(LogType.KEY_GENERATION).every(
+        (r) => r.result === LogResult.OK && r.decoded?.source === 200 && /^[0-9a-f]{32}$/.test(String(r.decoded.kid)),
+      ),
+    )
     t.ok(of(LogType.KEY_GENERATION).some((r) => r.decoded?.kid === kids.get('ED448') && r.decoded?.type === 'ED448'))
     t.equal(of(LogType.KEY_DELETE).length, 1)
     t.equal(of(LogType.KEY_DELETE)[0]!.decoded?.kid, kids.get('AES192'))

@@ -4,9 +4,9 @@ import t from 'tap'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { inboxPrefix } from '../bus/services.js'
 import type { CommandRequest } from '../protocol/bus-messages.js'
-import { keyOperationScopes } from '../actors/keystore/key-access.js'
+import { keyOperationScopes } from '../protocol/key-scopes.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { routeTable } from '../gateway/routes.js'
 import { silentLogger } from './helpers/logger.js'
 import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
@@ -15,12 +15,22 @@ t.test('only a verified token with the right scope and role reaches a key', asyn
   const { hal, connect, journal, journaled } = await scriptedIdentity(t, 'E', identity(true))
   const keystore = await KeystoreActor.start({ nc: await connect('keystore'), hal, journal, logger: silentLogger })
   t.teardown(() => keystore.stop())
-  const gateway = new ReadModelBus({ nc: await connect('gateway'), devid: hal.devid, services: ['keystore'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  const gateway = new ReadModelBus({
+    nc: await connect('gateway'),
+    devid: hal.devid,
+    services: ['keystore'],
+    inboxPrefix: inboxPrefix('gateway'),
+    logger: silentLogger,
+  })
   t.teardown(() => gateway.close())
-  const ask = (op: string, req: Omit<CommandRequest, 'rid' | 'tls'>) => gateway.request('keystore', op, { rid: `r-${op}`, tls: true, ...req })
+  const ask = (op: string, req: Omit<CommandRequest, 'rid' | 'tls'>) =>
+    gateway.request('keystore', op, { rid: `r-${op}`, tls: true, ...req })
   const error = (reply: { body?: unknown }) => (reply.body as { error?: string }).error
 
-  const created = await ask('create', { bearer: scriptedBearer('U', 'keymgmt:gen'), body: { label: 'k', type: 'AES256' } })
+  const created = await ask('create', {
+    bearer: scriptedBearer('U', 'keymgmt:gen'),
+    body: { label: 'k', type: 'AES256' },
+  })
   t.equal(created.status, 200, 'a verified keymgmt:gen token creates a key')
   const kid = (created.body as { kid: string }).kid
   const encrypt = { raw: JSON.stringify({ alg: 'AES256-GCM', kid, msg: 'AAAA' }) }
@@ -28,26 +38,45 @@ t.test('only a verified token with the right scope and role reaches a key', asyn
   const claimed = await ask('encrypt', { principal: { sub: 'U', scope: `keymgmt:use:${kid}` }, body: encrypt })
   t.equal(claimed.status, 401, 'a claimed principal without a token is refused')
   t.equal(error(claimed), 'token_required')
-  const forged = await ask('encrypt', { bearer: 'forged.U.keymgmt:use', principal: { sub: 'U', scope: `keymgmt:use:${kid}` }, body: encrypt })
+  const forged = await ask('encrypt', {
+    bearer: 'forged.U.keymgmt:use',
+    principal: { sub: 'U', scope: `keymgmt:use:${kid}` },
+    body: encrypt,
+  })
   t.equal(forged.status, 401, 'a token the auth actor does not vouch for is refused, whatever principal comes with it')
   t.equal(error(forged), 'invalid_token')
   t.equal((await ask('list', {})).status, 401, 'no token: no list')
 
-  const widened = await ask('encrypt', { bearer: scriptedBearer('U', 'keymgmt:list'), principal: { sub: 'U', scope: `keymgmt:use:${kid}` }, body: encrypt })
-  t.equal(widened.status, 403, 'the token\'s own scope counts, not the one claimed beside it')
+  const widened = await ask('encrypt', {
+    bearer: scriptedBearer('U', 'keymgmt:list'),
+    principal: { sub: 'U', scope: `keymgmt:use:${kid}` },
+    body: encrypt,
+  })
+  t.equal(widened.status, 403, "the token's own scope counts, not the one claimed beside it")
   const refusal = journaled.find((e) => e.type === LogType.FAILED_SCOPE_CHECK && e.data?.rid === 'r-encrypt')
   t.equal(refusal?.data?.scope, 'keymgmt:list', 'the refusal is journaled with the verified scope')
-  t.equal((await ask('delete', { bearer: scriptedBearer('M', 'keymgmt:del'), params: { kid } })).status, 403, 'the master role never reaches keys')
+  t.equal(
+    (await ask('delete', { bearer: scriptedBearer('M', 'keymgmt:del'), params: { kid } })).status,
+    403,
+    'the master role never reaches keys',
+  )
 
   const used = await ask('encrypt', { bearer: scriptedBearer('U', `keymgmt:use:${kid}`), body: encrypt })
   t.equal(used.status, 200, 'the right token encrypts')
   t.notMatch(JSON.stringify(journaled), /scripted\./, 'no token reaches the journal')
 
-  const anonymous = await ask('search', { principal: { sub: 'U', scope: 'keymgmt:search' }, body: { descr: '^AAAAAAAA' } })
-  t.equal(anonymous.status, 401, 'a search without a token is the search\'s to refuse (allow_keysearch is off), whatever principal is claimed')
+  const anonymous = await ask('search', {
+    principal: { sub: 'U', scope: 'keymgmt:search' },
+    body: { descr: '^AAAAAAAA' },
+  })
+  t.equal(
+    anonymous.status,
+    401,
+    "a search without a token is the search's to refuse (allow_keysearch is off), whatever principal is claimed",
+  )
 })
 
-t.test('the gateway\'s key routes require exactly the scopes the key store checks', async (t) => {
+t.test("the gateway's key routes require exactly the scopes the key store checks", async (t) => {
   const keyRoutes = routeTable.filter((r) => r.handler.kind === 'command' && r.handler.service === 'keystore')
   t.ok(keyRoutes.length >= 9)
   for (const route of keyRoutes) {

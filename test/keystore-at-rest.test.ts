@@ -57,15 +57,25 @@ t.test('keys are sealed at rest, survive a reboot, and a wipeout erases them', a
   await o.device.stop()
   const sealingKey = join(o.device.dataDir, 'enclave', 'sealing.key')
   const files = await filesUnder(o.device.dataDir, (path) => path === sealingKey)
-  t.ok(files.some((f) => f.endsWith(join('keys', 'slots.bin'))), 'the repository is among the files scanned')
+  t.ok(
+    files.some((f) => f.endsWith(join('keys', 'slots.bin'))),
+    'the repository is among the files scanned',
+  )
   let found = false
   for (const file of files) if (holdsKey(await readFile(file), ciphertext)) found = true
   t.notOk(found, 'no file of the data dir holds the key without the sealing key')
 
   const hal = await openHal({ variant: 'E', dataDir: o.device.dataDir, firmware: await builtFirmware(), lock: false })
-  const repository = await KeyRepository.open({ media: hal.keySlots, sealer: hal.enclave.sealer('keys'), devid: hal.devid })
+  const repository = await KeyRepository.open({
+    media: hal.keySlots,
+    sealer: hal.enclave.sealer('keys'),
+    devid: hal.devid,
+  })
   const secret = repository.get(kid)?.secret
-  t.ok(secret && holdsKey(Buffer.from(secret), ciphertext), 'with the sealing key the repository opens to the key (the scan would find it)')
+  t.ok(
+    secret && holdsKey(Buffer.from(secret), ciphertext),
+    'with the sealing key the repository opens to the key (the scan would find it)',
+  )
   await hal.close()
 
   const device = await bootDevice(t, { dataDir: o.device.dataDir, variant: 'E' })
@@ -74,16 +84,31 @@ t.test('keys are sealed at rest, survive a reboot, and a wipeout erases them', a
 
   const config = await login(back.base, 'system:config')
   t.equal((await api(`${back.base}/api/system/config`, config, { wipeout: true })).status, 200, 'wipeout')
-  await until('the reboot after the wipeout', async () => (await api(`${back.base}/api/system/config`, config).catch(() => undefined))?.status === 401)
-  await until('fresh after the wipeout', async () => (await api(`${back.base}/api/system/status`, undefined).catch(() => undefined))?.json?.inited === false)
+  await until(
+    'the reboot after the wipeout',
+    async () => (await api(`${back.base}/api/system/config`, config).catch(() => undefined))?.status === 401,
+  )
+  await until(
+    'fresh after the wipeout',
+    async () => (await api(`${back.base}/api/system/status`, undefined).catch(() => undefined))?.json?.inited === false,
+  )
   const init = await personalise(back.base, 'E')
   t.equal(init.status, 200, 'personalised again')
   const list = await login(back.base, 'keymgmt:list')
   const keys = await api(`${back.https}/api/keymgmt/list`, list)
   t.equal(keys.json.total, 0, 'the new owner finds no key')
-  t.same((await api(`${back.base}/api/system/status`, list)).json.repo_stats, { total: 0, deleted: 0, invalid: 0, freeespace: 1024, fragmentation: 0 })
+  t.same((await api(`${back.base}/api/system/status`, list)).json.repo_stats, {
+    total: 0,
+    deleted: 0,
+    invalid: 0,
+    freeespace: 1024,
+    fragmentation: 0,
+  })
   const slots = await readFile(join(back.device.dataDir, 'keys', 'slots.bin')).catch(() => Buffer.alloc(0))
-  t.ok(slots.every((b) => b === 0), 'every slot is zeroed')
+  t.ok(
+    slots.every((b) => b === 0),
+    'every slot is zeroed',
+  )
 })
 
 async function integrityFailure(t: Test, damage: (dataDir: string) => Promise<void>): Promise<void> {
@@ -102,9 +127,17 @@ async function integrityFailure(t: Test, damage: (dataDir: string) => Promise<vo
   t.equal(alarm[0]!.decoded?.invalid, 1, 'one invalid slot')
   const use = await login(device.httpUrl!, `keymgmt:use:${kid}`)
   const before = (await readJournal(device.dataDir)).records.length
-  const enc = await api(`${device.httpsUrl}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-GCM', kid, msg: b64(BLOCK) })
+  const enc = await api(`${device.httpsUrl}/api/crypto/cipher/encrypt`, use, {
+    alg: 'AES256-GCM',
+    kid,
+    msg: b64(BLOCK),
+  })
   t.equal(enc.status, 409, 'no cipher while the repository is damaged')
-  t.equal((await api(`${device.httpsUrl}/api/keymgmt/list`, await login(device.httpUrl!, 'keymgmt:list'))).status, 409, 'no key management either')
+  t.equal(
+    (await api(`${device.httpsUrl}/api/keymgmt/list`, await login(device.httpUrl!, 'keymgmt:list'))).status,
+    409,
+    'no key management either',
+  )
   const after = (await readJournal(device.dataDir)).records.filter((r) => r.type === LogType.CRYPTO_ENCRYPT)
   t.equal(after.length, 0, 'a 409 is not a cipher operation: not journaled')
   t.ok((await readJournal(device.dataDir)).records.length >= before)
@@ -132,7 +165,13 @@ t.test('without its sealing key the repository does not open', (t) =>
 
 /** An engine that gets every AES-GCM answer wrong, as a broken accelerator would. */
 function broken(engine: CryptoEngine): CryptoEngine {
-  return { ...engine, aesGcmEncrypt: (key, nonce, plaintext, aad) => ({ ...engine.aesGcmEncrypt(key, nonce, plaintext, aad), tag: new Uint8Array(16) }) }
+  return {
+    ...engine,
+    aesGcmEncrypt: (key, nonce, plaintext, aad) => ({
+      ...engine.aesGcmEncrypt(key, nonce, plaintext, aad),
+      tag: new Uint8Array(16),
+    }),
+  }
 }
 
 function counting(engine: CryptoEngine, counter: { calls: number }): CryptoEngine {
@@ -142,11 +181,17 @@ function counting(engine: CryptoEngine, counter: { calls: number }): CryptoEngin
 t.test('boot KATs: native failing falls back to noble; both failing raise fls 0x01', async (t) => {
   await t.test('native fails: the device runs on noble', async (t) => {
     const noble = { calls: 0 }
-    const o = await owned(t, { boot: { cryptoEngines: { native: broken(nativeEngine), noble: counting(nobleEngine, noble) } } })
+    const o = await owned(t, {
+      boot: { cryptoEngines: { native: broken(nativeEngine), noble: counting(nobleEngine, noble) } },
+    })
     t.equal((await api(`${o.base}/api/system/status`, undefined)).json.fls_state, 0, 'no fail state')
     const kid = await createKey(o.https, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' })
     const calls = noble.calls
-    const enc = await api(`${o.https}/api/crypto/cipher/encrypt`, await login(o.base, `keymgmt:use:${kid}`), { alg: 'AES256-GCM', kid, msg: b64(BLOCK) })
+    const enc = await api(`${o.https}/api/crypto/cipher/encrypt`, await login(o.base, `keymgmt:use:${kid}`), {
+      alg: 'AES256-GCM',
+      kid,
+      msg: b64(BLOCK),
+    })
     t.equal(enc.status, 200)
     t.equal(noble.calls, calls + 1, 'noble encrypted it')
     t.equal((await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.NON_SECURE_STATE).length, 0)
@@ -158,7 +203,11 @@ t.test('boot KATs: native failing falls back to noble; both failing raise fls 0x
     t.equal(alarm.length, 1)
     t.equal(alarm[0]!.decoded?.fls, 0x01)
     t.match(alarm[0]!.decoded?.failed, [/GCM/])
-    t.equal((await api(`${o.https}/api/keymgmt/create`, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' })).status, 409)
+    t.equal(
+      (await api(`${o.https}/api/keymgmt/create`, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' }))
+        .status,
+      409,
+    )
   })
 })
 
@@ -174,10 +223,29 @@ t.test('with --split only the keystore process opens the key repository', async 
   const use = await login(o.base, `keymgmt:use:${kid}`)
   const enc = await api(`${o.https}/api/crypto/cipher/encrypt`, use, { alg: 'AES256-CBC', kid, msg: b64(BLOCK) })
   t.equal(enc.status, 200)
-  const dec = await api(`${o.https}/api/crypto/cipher/decrypt`, use, { alg: 'AES256-CBC', kid, msg: enc.json.ciphertext, iv: enc.json.iv })
+  const dec = await api(`${o.https}/api/crypto/cipher/decrypt`, use, {
+    alg: 'AES256-CBC',
+    kid,
+    msg: enc.json.ciphertext,
+    iv: enc.json.iv,
+  })
   t.same(bytesOf(dec.json.plaintext), BLOCK)
   const services = serviceProcesses()
-  t.same([...services.keys()].sort(), ['auth', 'eventstore', 'gateway', 'keystore', 'logger', 'storage', 'system', 'upgrade'])
+  t.same([...services.keys()].sort(), [
+    'auth',
+    'eventstore',
+    'gateway',
+    'keystore',
+    'logger',
+    'storage',
+    'system',
+    'upgrade',
+  ])
   const slots = join(o.device.dataDir, 'keys', 'slots.bin')
-  for (const [name, pid] of services) t.equal(await opens(pid, slots), name === 'keystore', `${name} ${name === 'keystore' ? 'holds' : 'does not hold'} the repository open`)
+  for (const [name, pid] of services)
+    t.equal(
+      await opens(pid, slots),
+      name === 'keystore',
+      `${name} ${name === 'keystore' ? 'holds' : 'does not hold'} the repository open`,
+    )
 })

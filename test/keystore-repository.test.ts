@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Packr } from 'msgpackr'
 import t, { type Test } from 'tap'
-import { DuplicateKeyError, KeyRecordFormatError, RepositoryFullError, UnknownKeyError } from '../actors/keystore/errors.js'
+import {
+  DuplicateKeyError,
+  KeyRecordFormatError,
+  RepositoryFullError,
+  UnknownKeyError,
+} from '../actors/keystore/errors.js'
 import { KeyRepository } from '../actors/keystore/key-repository.js'
 import { decodeKeyRecord, encodeKeyRecord } from '../actors/keystore/key-record-codec.js'
 import { keyTypes, type KeyType } from '../protocol/key-types.js'
@@ -58,8 +63,14 @@ function record(type: KeyType, extra: Partial<KeyRecord> & { imported?: boolean 
   const kid = randomBytes(16).toString('hex')
   const base = { kid, type, label: `${type} ${++serial}`, created: 1_700_000_000, updated: 1_700_000_000 }
   const sizes: Record<string, [number, number]> = {
-    CURVE25519: [32, 32], CURVE448: [56, 56], ED25519: [32, 32], ED448: [57, 57],
-    SECP256R1: [32, 33], SECP384R1: [48, 49], SECP521R1: [66, 67], SECP256K1: [32, 33],
+    CURVE25519: [32, 32],
+    CURVE448: [56, 56],
+    ED25519: [32, 32],
+    ED448: [57, 57],
+    SECP256R1: [32, 33],
+    SECP384R1: [48, 49],
+    SECP521R1: [66, 67],
+    SECP256K1: [32, 33],
   }
   if (info.kind === 'aes' || info.kind === 'hmac') return { ...base, secret: random(info.bytes), ...fields }
   const [secret, pub] = sizes[type]!
@@ -87,7 +98,13 @@ async function setup(t: Test, slotCount = 8) {
 }
 
 /** A live slot in the repository's format, sealed as it seals, holding any `plaintext`: slots it would never write itself. */
-async function craftedSlot(sealer: Sealer, index: number, generation: number, serialNo: number, plaintext: Uint8Array): Promise<Uint8Array> {
+async function craftedSlot(
+  sealer: Sealer,
+  index: number,
+  generation: number,
+  serialNo: number,
+  plaintext: Uint8Array,
+): Promise<Uint8Array> {
   const header = Buffer.alloc(12)
   header.write('HK', 0, 'latin1')
   header[2] = 1 // live
@@ -96,7 +113,10 @@ async function craftedSlot(sealer: Sealer, index: number, generation: number, se
   header.writeUInt32BE(serialNo, 8)
   const index32 = Buffer.alloc(4)
   index32.writeUInt32BE(index)
-  const sealed = await sealer.seal(plaintext, Buffer.concat([Buffer.from(`hemd key slot v1\0${DEVID}\0`), index32, header]))
+  const sealed = await sealer.seal(
+    plaintext,
+    Buffer.concat([Buffer.from(`hemd key slot v1\0${DEVID}\0`), index32, header]),
+  )
   const length = Buffer.alloc(2)
   length.writeUInt16BE(sealed.length)
   return Buffer.concat([header, length, sealed])
@@ -117,7 +137,6 @@ function withoutMode(rec: KeyRecord): KeyRecord {
 }
 
 const hex = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toString('hex')
-
 
 t.test('every key type survives a reopen, in creation order, with or without secret or public key', async (t) => {
   const { open } = await setup(t, 32)
@@ -158,34 +177,48 @@ t.test('creation order holds when keys are removed, slots reused and keys replac
   await repo.remove(c!.kid)
   const b2 = { ...b!, label: 'renamed', updated: b!.updated + 1 }
   await repo.replace(b2) // into slot 2, c's; b's old slot 1 is now deleted
-  t.same(repo.keys().map((k) => k.label), [b2.label, d!.label, e!.label])
-  t.same((await open()).keys().map((k) => k.label), [b2.label, d!.label, e!.label], 'after a reboot')
+  t.same(
+    repo.keys().map((k) => k.label),
+    [b2.label, d!.label, e!.label],
+  )
+  t.same(
+    (await open()).keys().map((k) => k.label),
+    [b2.label, d!.label, e!.label],
+    'after a reboot',
+  )
   const f = record('AES128')
   await repo.add(f)
   t.same(repo.keys().at(-1), f, 'a new key comes last, even in the lowest slot')
   t.same((await open()).keys().at(-1), f)
 })
 
-t.test('stats count live, deleted and free slots; free slots are used before deleted ones; then it is full', async (t) => {
-  const { open } = await setup(t, 4)
-  const repo = await open()
-  t.same(repo.stats(), { total: 0, deleted: 0, invalid: 0, freeespace: 4, fragmentation: 0 })
-  const keys = [record('AES128'), record('AES128'), record('AES128')]
-  for (const key of keys) await repo.add(key)
-  t.same(repo.stats(), { total: 3, deleted: 0, invalid: 0, freeespace: 1, fragmentation: 0 })
-  await repo.remove(keys[0]!.kid)
-  t.same(repo.stats(), { total: 3, deleted: 1, invalid: 0, freeespace: 1, fragmentation: 33 })
-  t.same((await open()).stats(), repo.stats(), 'the same after a reboot')
-  await repo.add(record('AES128'))
-  t.same(repo.stats(), { total: 4, deleted: 1, invalid: 0, freeespace: 0, fragmentation: 25 }, 'the free slot went first')
-  await repo.add(record('AES128'))
-  t.same(repo.stats(), { total: 4, deleted: 0, invalid: 0, freeespace: 0, fragmentation: 0 }, 'then the deleted one')
-  const before = repo.keys()
-  await t.rejects(repo.add(record('AES128')), RepositoryFullError)
-  await t.rejects(repo.replace({ ...keys[1]!, label: 'new' }), RepositoryFullError, 'an update needs a spare slot')
-  t.same(repo.keys(), before, 'nothing changed')
-  t.same(repo.stats().total, 4)
-})
+t.test(
+  'stats count live, deleted and free slots; free slots are used before deleted ones; then it is full',
+  async (t) => {
+    const { open } = await setup(t, 4)
+    const repo = await open()
+    t.same(repo.stats(), { total: 0, deleted: 0, invalid: 0, freeespace: 4, fragmentation: 0 })
+    const keys = [record('AES128'), record('AES128'), record('AES128')]
+    for (const key of keys) await repo.add(key)
+    t.same(repo.stats(), { total: 3, deleted: 0, invalid: 0, freeespace: 1, fragmentation: 0 })
+    await repo.remove(keys[0]!.kid)
+    t.same(repo.stats(), { total: 3, deleted: 1, invalid: 0, freeespace: 1, fragmentation: 33 })
+    t.same((await open()).stats(), repo.stats(), 'the same after a reboot')
+    await repo.add(record('AES128'))
+    t.same(
+      repo.stats(),
+      { total: 4, deleted: 1, invalid: 0, freeespace: 0, fragmentation: 25 },
+      'the free slot went first',
+    )
+    await repo.add(record('AES128'))
+    t.same(repo.stats(), { total: 4, deleted: 0, invalid: 0, freeespace: 0, fragmentation: 0 }, 'then the deleted one')
+    const before = repo.keys()
+    await t.rejects(repo.add(record('AES128')), RepositoryFullError)
+    await t.rejects(repo.replace({ ...keys[1]!, label: 'new' }), RepositoryFullError, 'an update needs a spare slot')
+    t.same(repo.keys(), before, 'nothing changed')
+    t.same(repo.stats().total, 4)
+  },
+)
 
 t.test('duplicates, unknown keys and malformed records are refused without a write', async (t) => {
   const { open, media } = await setup(t)
@@ -225,10 +258,15 @@ t.test('key material is never in the file in plaintext, and a deleted key leaves
   const keys = [record('AES256'), record('SECP521R1'), record('ED448')]
   for (const key of keys) await repo.add(key)
   const stored = await file()
-  for (const key of keys) t.notOk(stored.includes(Buffer.from(key.secret!)), `the ${key.type} secret is not in slots.bin`)
+  for (const key of keys)
+    t.notOk(stored.includes(Buffer.from(key.secret!)), `the ${key.type} secret is not in slots.bin`)
   const sealedSlot = Buffer.from(await slot(1))
   await repo.remove(keys[1]!.kid)
-  t.same(await slot(1), Uint8Array.from([0x48, 0x4b, 2, 1, ...new Uint8Array(SLOT - 4)]), 'a tombstone: marker, then zeros')
+  t.same(
+    await slot(1),
+    Uint8Array.from([0x48, 0x4b, 2, 1, ...new Uint8Array(SLOT - 4)]),
+    'a tombstone: marker, then zeros',
+  )
   const after = await file()
   t.notOk(after.includes(sealedSlot.subarray(14, 14 + 64)), 'the sealed bytes are overwritten, not just flagged')
   t.notOk(after.includes(Buffer.from(keys[1]!.publicKey!)), 'the public key is not there either')
@@ -282,7 +320,10 @@ t.test('what is wrong with a slot is told apart', async (t) => {
     [edit(13, good[13]! + 1), /seal does not open/],
     [edit(5, 1), /seal does not open/],
     [edit(11, 9), /seal does not open/],
-    [await craftedSlot(sealer, 0, 1, 1, new Packr({ useRecords: false }).pack({ kid: 'x' })), /record does not decode: `kid`/],
+    [
+      await craftedSlot(sealer, 0, 1, 1, new Packr({ useRecords: false }).pack({ kid: 'x' })),
+      /record does not decode: `kid`/,
+    ],
     [await craftedSlot(sealer, 0, 1, 1, Uint8Array.of(0x81)), /record does not decode: .* MessagePack/],
   ]
   for (const [bytes, problem] of cases) {
@@ -293,7 +334,6 @@ t.test('what is wrong with a slot is told apart', async (t) => {
     t.match(reopened.problems[0], new RegExp(`^slot 0: .*${problem.source}`), problem.source)
   }
 })
-
 
 t.test('a slot from another device, moved to another slot, or with an edited generation does not open', async (t) => {
   const { open, media, slot } = await setup(t)
@@ -448,9 +488,15 @@ t.test('changes run one at a time, in call order', async (t) => {
     repo.remove(keys[0]!.kid),
     repo.replace({ ...keys[4]!, label: 'last' }),
   ])
-  t.same(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+  )
   t.type((results[5] as PromiseRejectedResult).reason, DuplicateKeyError)
-  t.same(repo.keys().map((k) => k.label), [keys[1]!.label, keys[2]!.label, keys[3]!.label, 'last'])
+  t.same(
+    repo.keys().map((k) => k.label),
+    [keys[1]!.label, keys[2]!.label, keys[3]!.label, 'last'],
+  )
   t.same((await open()).keys(), repo.keys())
   t.same(repo.stats(), { total: 6, deleted: 2, invalid: 0, freeespace: 2, fragmentation: 33 })
 })
@@ -474,7 +520,11 @@ t.test('open checks what it is given', async (t) => {
   await t.rejects(open({ media: shaped(4, 14 + 0x10000) }), RangeError, 'slots too large for the length field')
   await t.rejects(open({ media: shaped(4, 512, 3) }), RangeError, 'the media returns fewer slots than it has')
   const small = await open({ media: shaped(4, 64) })
-  await t.rejects(small.add(record('AES128')), RangeError, 'a record that does not fit the slot is refused before the write')
+  await t.rejects(
+    small.add(record('AES128')),
+    RangeError,
+    'a record that does not fit the slot is refused before the write',
+  )
   t.same(small.stats().total, 0)
   const broken = { ...sealer, unseal: () => Promise.reject(new Error('sealing key unreadable')) }
   await t.rejects(open({ sealer: broken }), /sealing key unreadable/, 'an enclave fault is not a bad slot')
@@ -485,7 +535,8 @@ t.test('with the sim HAL: sealed by the enclave, bound to the device', async (t)
   const dir = t.testdir()
   const firmware = await builtFirmware()
   const hal = await openHal({ variant: 'E', dataDir: join(dir, 'a'), firmware })
-  const open = (h: typeof hal) => KeyRepository.open({ media: h.keySlots, sealer: h.enclave.sealer('keys'), devid: h.devid })
+  const open = (h: typeof hal) =>
+    KeyRepository.open({ media: h.keySlots, sealer: h.enclave.sealer('keys'), devid: h.devid })
   const key = record('SECP256R1')
   await (await open(hal)).add(key)
   await hal.close()
@@ -526,11 +577,17 @@ t.test('the record codec reads back exactly what it wrote and nothing else', asy
     ['created as a string', packr.pack({ ...fields, created: '1700000000' })],
     ['a fractional time', packr.pack({ ...fields, updated: 1.5 })],
     ['no label', packr.pack({ ...fields, label: undefined })],
-    ['a prototype key', Buffer.concat([Uint8Array.of(0x81, 0xa9), Buffer.from('__proto__'), packr.pack({ kid: key.kid })])],
+    [
+      'a prototype key',
+      Buffer.concat([Uint8Array.of(0x81, 0xa9), Buffer.from('__proto__'), packr.pack({ kid: key.kid })]),
+    ],
   ]
   for (const [what, input] of bad) {
     const err = catching(() => decodeKeyRecord(input))
     t.type(err, KeyRecordFormatError, what)
-    t.notOk(String(err).includes(hex(secret)) || String(err).includes(secret.join(',')), `${what}: no key bytes in the error`)
+    t.notOk(
+      String(err).includes(hex(secret)) || String(err).includes(secret.join(',')),
+      `${what}: no key bytes in the error`,
+    )
   }
 })

@@ -4,7 +4,8 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { CHUNK_BYTES, LIST_PAGE } from '../actors/logger/logger-actor.js'
-import { Journal, LogResult, LogType, verifyClientStyle, verifyJournal } from '../eventstore/index.js'
+import { Journal, LogResult, LogType, verifyJournal } from '../eventstore/index.js'
+import { verifyClientStyle } from '../audit/index.js'
 import { openHal } from '../hal/index.js'
 import { builtFirmware } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -20,19 +21,32 @@ const SMALL_FILES = LIST_PAGE + 12
  */
 async function seedJournal(dataDir: string): Promise<void> {
   const hal = await openHal({ variant: 'P', dataDir, firmware: await builtFirmware() })
-  const base = { media: hal.journal, signer: hal.enclave.logSigner, clock: hal.clock, random: (n: number) => hal.entropy.read(n), banner: '# seeded journal {id}' }
+  const base = {
+    media: hal.journal,
+    signer: hal.enclave.logSigner,
+    clock: hal.clock,
+    random: (n: number) => hal.entropy.read(n),
+    banner: '# seeded journal {id}',
+  }
   const big = await Journal.open(base)
   const filler = 'x'.repeat(300)
-  for (let i = 0; i < 1200; i++) await big.append([{ type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject: 'U', data: { source: 200, filler, i } }])
+  for (let i = 0; i < 1200; i++)
+    await big.append([
+      { type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject: 'U', data: { source: 200, filler, i } },
+    ])
   await big.close()
   const small = await Journal.open({ ...base, rotateBytes: 1 })
-  for (let i = 0; i < SMALL_FILES; i++) await small.append([{ type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject: 'U', data: { source: 200, i } }])
+  for (let i = 0; i < SMALL_FILES; i++)
+    await small.append([{ type: LogType.CONFIG_UPDATED, result: LogResult.OK, subject: 'U', data: { source: 200, i } }])
   await small.close()
   await hal.close()
 }
 
 function verifiesNonce(key: string, nonce: string, signature: string): boolean {
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key, 'base64').toString('base64url') }, format: 'jwk' })
+  const publicKey = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key, 'base64').toString('base64url') },
+    format: 'jwk',
+  })
   return verify(null, Buffer.from(nonce, 'base64'), publicKey, Buffer.from(signature, 'base64'))
 }
 
@@ -43,7 +57,11 @@ t.test('P: log key, list pages, files downloaded and verified both ways', async 
   const token = await login(o.base, 'logger:get')
   const url = (path: string) => `${o.base}/api/logger/${path}`
   const version = (await api(`${o.base}/api/system/version`, token)).json
-  t.match(version, { sd_csd: /^[0-9a-f]{32}$/, sd_cid: /^[0-9a-f]{32}$/ }, 'P with a valid token: the card registers from the HAL')
+  t.match(
+    version,
+    { sd_csd: /^[0-9a-f]{32}$/, sd_cid: /^[0-9a-f]{32}$/ },
+    'P with a valid token: the card registers from the HAL',
+  )
 
   await t.test('the log key signs a fresh timed nonce', async (t) => {
     const first = await api(url('key'), token)
@@ -74,7 +92,10 @@ t.test('P: log key, list pages, files downloaded and verified both ways', async 
   const downloaded: { id: string; bytes: Uint8Array }[] = []
   await t.test('every file downloads as stored; the open one up to its last complete line', async (t) => {
     const live = (await api(url('list'), token)).json.total as number
-    const ids = [...(await api(url('list'), token)).json.id, ...(await api(url(`list/${LIST_PAGE}`), token)).json.id] as string[]
+    const ids = [
+      ...(await api(url('list'), token)).json.id,
+      ...(await api(url(`list/${LIST_PAGE}`), token)).json.id,
+    ] as string[]
     t.equal(ids.length, live)
     for (const id of ids) {
       const answer = await call(url(id), { headers: { authorization: `Bearer ${token}` } })
@@ -87,9 +108,15 @@ t.test('P: log key, list pages, files downloaded and verified both ways', async 
     }
     const stored = await Promise.all(ids.map((id) => readFile(join(dataDir, 'journal', `${id}.log`))))
     const closed = downloaded.slice(0, -1)
-    t.ok(closed.every(({ bytes }, i) => Buffer.from(bytes).equals(stored[i]!)), 'closed files byte for byte')
+    t.ok(
+      closed.every(({ bytes }, i) => Buffer.from(bytes).equals(stored[i]!)),
+      'closed files byte for byte',
+    )
     const current = downloaded.at(-1)!.bytes
-    t.ok(current.at(-1) === 0x0a && stored.at(-1)!.subarray(0, current.length).equals(current), 'the open file: a prefix of whole lines')
+    t.ok(
+      current.at(-1) === 0x0a && stored.at(-1)!.subarray(0, current.length).equals(current),
+      'the open file: a prefix of whole lines',
+    )
     const big = downloaded.find(({ bytes }) => bytes.length > 3 * CHUNK_BYTES)
     t.ok(big, 'a file of several bus chunks came through whole')
   })
@@ -107,14 +134,30 @@ t.test('P: log key, list pages, files downloaded and verified both ways', async 
     victim[victim.length - 30]! ^= 0x01
     t.notOk(verifyClientStyle(victim, key).ok, 'one flipped bit fails the per-line MAC')
     t.notOk(verifyJournal(tampered, key, { allowOpenTail: true }).ok, 'and the chain')
-    t.notOk(verifyJournal(downloaded.filter((_, i) => i !== 5), key, { allowOpenTail: true }).ok, 'a missing file breaks the links')
+    t.notOk(
+      verifyJournal(
+        downloaded.filter((_, i) => i !== 5),
+        key,
+        { allowOpenTail: true },
+      ).ok,
+      'a missing file breaks the links',
+    )
   })
 
   await t.test('unknown or malformed ids are 404, journaled with the id', async (t) => {
-    for (const id of ['00000001', 'zzzzzzzz', '1234567', 'FFFFFFFF']) t.equal((await api(url(id), token)).status, 404, id)
+    for (const id of ['00000001', 'zzzzzzzz', '1234567', 'FFFFFFFF'])
+      t.equal((await api(url(id), token)).status, 404, id)
     const reads = (await readJournal(dataDir)).records.filter((r) => r.type === LogType.LOGGER_READ_LOG)
     t.equal(reads.filter((r) => r.result === LogResult.OK && r.decoded?.source === 200).length, downloaded.length)
-    t.same(reads.filter((r) => r.result === LogResult.FAILED).map((r) => [r.decoded?.source, r.decoded?.id]), [[404, '00000001'], [404, 'zzzzzzzz'], [404, '1234567'], [404, 'FFFFFFFF']])
+    t.same(
+      reads.filter((r) => r.result === LogResult.FAILED).map((r) => [r.decoded?.source, r.decoded?.id]),
+      [
+        [404, '00000001'],
+        [404, 'zzzzzzzz'],
+        [404, '1234567'],
+        [404, 'FFFFFFFF'],
+      ],
+    )
     const lists = (await readJournal(dataDir)).records.filter((r) => r.type === LogType.LOGGER_LIST_LOG)
     t.ok(lists.some((r) => r.result === LogResult.FAILED && r.decoded?.source === 404))
     t.ok(lists.filter((r) => r.result === LogResult.OK).every((r) => r.decoded?.source === 200 && r.subject === 'U'))
@@ -126,6 +169,7 @@ t.test('E: the log key only; list and files are 404', async (t) => {
   const token = await login(o.base, 'logger:get')
   t.equal((await api(`${o.base}/api/logger/key`, token)).status, 200)
   const id = (await readdir(join(o.device.dataDir, 'journal')))[0]!.slice(0, 8)
-  for (const path of ['list', 'list/0', id]) t.equal((await api(`${o.base}/api/logger/${path}`, token)).status, 404, path)
+  for (const path of ['list', 'list/0', id])
+    t.equal((await api(`${o.base}/api/logger/${path}`, token)).status, 404, path)
   t.equal((await api(`${o.base}/api/logger/key`, undefined)).status, 401)
 })

@@ -8,7 +8,7 @@ import { AuthActor } from '../actors/auth/auth-actor.js'
 import { LoginBrake } from '../actors/auth/brake.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { buildEjwt, type PassphraseKey } from '../client/index.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import type { Clock } from '../hal/types.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
@@ -56,15 +56,30 @@ async function challengeOf(base: string): Promise<Challenge> {
   return answer.json as Challenge
 }
 
-const postToken = (base: string, body: string) => call(`${base}/api/auth/token`, { method: 'POST', headers: json, body })
+const postToken = (base: string, body: string) =>
+  call(`${base}/api/auth/token`, { method: 'POST', headers: json, body })
 const postAuth = (base: string, auth: unknown) => postToken(base, JSON.stringify({ auth }))
 
 /** A login eJWT for `challenge`, with claims overridable one by one. */
-function loginEjwt(key: PassphraseKey, challenge: Challenge, now: number, patch: Record<string, unknown> = {}, seed = key.seed): string {
+function loginEjwt(
+  key: PassphraseKey,
+  challenge: Challenge,
+  now: number,
+  patch: Record<string, unknown> = {},
+  seed = key.seed,
+): string {
   return buildEjwt({
     seed,
     spk: challenge.spk,
-    claims: { jti: challenge.jti, aud: challenge.spk, exp: now + 3600, iat: now, iss: b64(key.publicKey), scope: 'system:config', ...patch },
+    claims: {
+      jti: challenge.jti,
+      aud: challenge.spk,
+      exp: now + 3600,
+      iat: now,
+      iss: b64(key.publicKey),
+      scope: 'system:config',
+      ...patch,
+    },
   })
 }
 
@@ -86,29 +101,32 @@ function freshDataDir(t: Test): string {
 /** A personalised E device (the fast one), with its user and master keys. */
 const ownedDevice = (t: Test, boot: { clock?: Clock } = {}) => owned(t, { dataDir: freshDataDir(t), boot })
 
-t.test('the challenge: 409 before personalisation, then {exp, spk, jti, lbl, eid} with lbl = the configured user', async (t) => {
-  const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E' })
-  const base = device.httpUrl!
-  const before = await call(`${base}/api/auth/token`)
-  t.equal(before.status, 409, 'no login before personalisation')
-  t.equal(before.json.error, 'not_personalised')
-  t.equal((await postAuth(base, 'a.b.c')).status, 409, 'nor a login attempt')
+t.test(
+  'the challenge: 409 before personalisation, then {exp, spk, jti, lbl, eid} with lbl = the configured user',
+  async (t) => {
+    const device = await bootDevice(t, { dataDir: freshDataDir(t), variant: 'E' })
+    const base = device.httpUrl!
+    const before = await call(`${base}/api/auth/token`)
+    t.equal(before.status, 409, 'no login before personalisation')
+    t.equal(before.json.error, 'not_personalised')
+    t.equal((await postAuth(base, 'a.b.c')).status, 409, 'nor a login attempt')
 
-  const initChallenge = (await call(`${base}/api/auth/init`)).json
-  t.equal((await personalise(base, 'E', { user: 'Grace Hopper' })).status, 200)
-  const now = Math.floor(Date.now() / 1000)
-  const challenge = await challengeOf(base)
-  t.match(challenge, { spk: /^[A-Za-z0-9+/]{43}=$/, jti: /^[A-Za-z0-9+/]{43}=$/, eid: /^[A-Za-z0-9+/]{43}=$/ })
-  t.equal(challenge.lbl, 'Grace Hopper', 'lbl is the configured user name')
-  t.equal(challenge.eid, initChallenge.eid, 'the device identity key')
-  t.equal(challenge.spk, initChallenge.spk, 'one session key per boot')
-  t.ok(Math.abs(challenge.exp - (now + 60)) <= 2, `exp = now + 60 (${challenge.exp - now})`)
-  const jti = Buffer.from(challenge.jti, 'base64')
-  t.ok(Math.abs(jti.readUInt32LE(0) - now) <= 2, 'jti bytes 0-3: the time, little-endian')
-  const next = await challengeOf(base)
-  t.not(next.jti, challenge.jti, 'a new jti each time')
-  t.equal(next.spk, challenge.spk)
-})
+    const initChallenge = (await call(`${base}/api/auth/init`)).json
+    t.equal((await personalise(base, 'E', { user: 'Grace Hopper' })).status, 200)
+    const now = Math.floor(Date.now() / 1000)
+    const challenge = await challengeOf(base)
+    t.match(challenge, { spk: /^[A-Za-z0-9+/]{43}=$/, jti: /^[A-Za-z0-9+/]{43}=$/, eid: /^[A-Za-z0-9+/]{43}=$/ })
+    t.equal(challenge.lbl, 'Grace Hopper', 'lbl is the configured user name')
+    t.equal(challenge.eid, initChallenge.eid, 'the device identity key')
+    t.equal(challenge.spk, initChallenge.spk, 'one session key per boot')
+    t.ok(Math.abs(challenge.exp - (now + 60)) <= 2, `exp = now + 60 (${challenge.exp - now})`)
+    const jti = Buffer.from(challenge.jti, 'base64')
+    t.ok(Math.abs(jti.readUInt32LE(0) - now) <= 2, 'jti bytes 0-3: the time, little-endian')
+    const next = await challengeOf(base)
+    t.not(next.jti, challenge.jti, 'a new jti each time')
+    t.equal(next.spk, challenge.spk)
+  },
+)
 
 t.test('E: the login quirks of several clients; U and M subjects; journaled without the token', async (t) => {
   const { device, base, user, master } = await ownedDevice(t)
@@ -122,7 +140,12 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
   const iat = Math.floor(Date.now() / 1000) - 4
   const payloadJson = `{"scope":"${scope}","iss":"${esc(b64(user.publicKey))}","iat":${iat},"exp":${challenge.exp},"aud":"${esc(challenge.spk)}","jti":"${esc(challenge.jti)}"}`
   t.match(payloadJson, /\\\//, 'the payload carries `\\/` escapes')
-  const auth = buildEjwt({ seed: user.seed, spk: challenge.spk, payloadJson, headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}' })
+  const auth = buildEjwt({
+    seed: user.seed,
+    spk: challenge.spk,
+    payloadJson,
+    headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}',
+  })
   const answer = await postAuth(base, auth)
   t.equal(answer.status, 200, answer.status === 200 ? 'accepted' : answer.text)
   const userToken = answer.json.token as string
@@ -139,7 +162,14 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
     seed: master.seed,
     spk: second.spk,
     headerJson: '{"alg":"HS256","ecdh":"x25519","typ":"JWT"}',
-    payloadJson: JSON.stringify({ aud: second.spk, exp: second.exp + 600, iat: Math.floor(Date.now() / 1000) - 1, iss: b64(master.publicKey), jti: second.jti, scope: 'system:config' }),
+    payloadJson: JSON.stringify({
+      aud: second.spk,
+      exp: second.exp + 600,
+      iat: Math.floor(Date.now() / 1000) - 1,
+      iss: b64(master.publicKey),
+      jti: second.jti,
+      scope: 'system:config',
+    }),
   })
   const masterAnswer = await postAuth(base, masterAuth)
   t.equal(masterAnswer.status, 200, masterAnswer.status === 200 ? 'accepted' : masterAnswer.text)
@@ -169,7 +199,11 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
     const [, payload, mac] = token.split('.')
     t.notOk(everything.includes(mac!) || everything.includes(payload!), 'no token (nor its parts) in the journal')
   }
-  t.notMatch(JSON.stringify(successes.map((r) => r.decoded)), /token|auth|iss|ey[A-Za-z0-9_-]{10}/, 'no token-like data in the records')
+  t.notMatch(
+    JSON.stringify(successes.map((r) => r.decoded)),
+    /token|auth|iss|ey[A-Za-z0-9_-]{10}/,
+    'no token-like data in the records',
+  )
 })
 
 t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud, malformed bodies', async (t) => {
@@ -180,10 +214,18 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
   const good = loginEjwt(user, t1, clock.seconds())
   t.equal((await postAuth(base, good)).status, 200, 'first use')
   t.equal((await postAuth(base, good)).status, 401, 'the same eJWT again')
-  t.equal((await postAuth(base, loginEjwt(user, t1, clock.seconds(), { scope: 'logger:get' }))).status, 401, 'a new eJWT on a used challenge')
+  t.equal(
+    (await postAuth(base, loginEjwt(user, t1, clock.seconds(), { scope: 'logger:get' }))).status,
+    401,
+    'a new eJWT on a used challenge',
+  )
 
   const unknown = { ...(await challengeOf(base)), jti: b64(randomBytes(32)) }
-  t.equal((await postAuth(base, loginEjwt(user, unknown, clock.seconds()))).status, 401, 'a jti the device never issued')
+  t.equal(
+    (await postAuth(base, loginEjwt(user, unknown, clock.seconds()))).status,
+    401,
+    'a jti the device never issued',
+  )
 
   const wrong = await keys.get('not the passphrase', t1.eid)
   // Each on a fresh challenge, so that the flaw under test is the only one.
@@ -203,11 +245,19 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
   const t4 = await challengeOf(base)
   clock.advance(61_000)
   t.equal((await postAuth(base, loginEjwt(user, t3, clock.seconds()))).status, 401, 'a challenge older than 60 s')
-  t.equal((await postAuth(base, loginEjwt(user, t4, clock.seconds(), { exp: t4.exp }))).status, 401, 'exp = the expired challenge exp')
+  t.equal(
+    (await postAuth(base, loginEjwt(user, t4, clock.seconds(), { exp: t4.exp }))).status,
+    401,
+    'exp = the expired challenge exp',
+  )
   const before = clock.seconds()
   const t5 = await challengeOf(base)
   t.ok(t5.exp >= before + 60 && t5.exp <= clock.seconds() + 60, 'challenges follow the device clock')
-  t.equal((await postAuth(base, loginEjwt(user, t5, clock.seconds(), { exp: t5.exp }))).status, 200, 'a fresh challenge works')
+  t.equal(
+    (await postAuth(base, loginEjwt(user, t5, clock.seconds(), { exp: t5.exp }))).status,
+    200,
+    'a fresh challenge works',
+  )
   const t6 = await challengeOf(base)
   clock.advance(t6.exp * 1000 - clock.now())
   t.equal((await postAuth(base, loginEjwt(user, t6, clock.seconds()))).status, 200, 'still live at exactly exp')
@@ -221,11 +271,31 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
   t.equal((await postAuth(base, 'not-a-jwt')).status, 400, 'not a JWT')
   t.equal((await postAuth(base, 'a.b.c')).status, 400, 'three parts of nothing')
   const t7 = await challengeOf(base)
-  const badHeader = buildEjwt({ seed: user.seed, spk: t7.spk, headerJson: '{"alg":"none","typ":"JWT"}', claims: { jti: t7.jti, aud: t7.spk, exp: t7.exp, iat: clock.seconds(), iss: b64(user.publicKey), scope: 'system:config' } })
+  const badHeader = buildEjwt({
+    seed: user.seed,
+    spk: t7.spk,
+    headerJson: '{"alg":"none","typ":"JWT"}',
+    claims: {
+      jti: t7.jti,
+      aud: t7.spk,
+      exp: t7.exp,
+      iat: clock.seconds(),
+      iss: b64(user.publicKey),
+      scope: 'system:config',
+    },
+  })
   t.equal((await postAuth(base, badHeader)).status, 400, 'not the eJWT header')
-  const noScope = buildEjwt({ seed: user.seed, spk: t7.spk, claims: { jti: t7.jti, aud: t7.spk, exp: t7.exp, iat: clock.seconds(), iss: b64(user.publicKey) } })
+  const noScope = buildEjwt({
+    seed: user.seed,
+    spk: t7.spk,
+    claims: { jti: t7.jti, aud: t7.spk, exp: t7.exp, iat: clock.seconds(), iss: b64(user.publicKey) },
+  })
   t.equal((await postAuth(base, noScope)).status, 400, 'no scope')
-  t.equal((await postAuth(base, loginEjwt(user, t7, clock.seconds()))).status, 200, 'and the device still lets its owner in')
+  t.equal(
+    (await postAuth(base, loginEjwt(user, t7, clock.seconds()))).status,
+    200,
+    'and the device still lets its owner in',
+  )
 })
 
 t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, reset by a success', async (t) => {
@@ -268,7 +338,10 @@ t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a ro
       return { status: answer.status, ms: performance.now() - started }
     }),
   )
-  t.same(parallel.map((p) => p.status), [401, 401, 401, 401])
+  t.same(
+    parallel.map((p) => p.status),
+    [401, 401, 401, 401],
+  )
   const last = Math.max(...parallel.map((p) => p.ms))
   // One failure is already counted: 500 + 500 + 1500 + 1500.
   t.ok(last >= 4000 && last < 4000 + UPPER, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
@@ -277,11 +350,18 @@ t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a ro
 t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
   const clock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
   // Only what braked() touches: the clock, the brake and the queue.
-  const actor = { o: { hal: { clock } }, brake: new LoginBrake(), loginQueue: Promise.resolve() } as unknown as AuthActor
+  const actor = {
+    o: { hal: { clock } },
+    brake: new LoginBrake(),
+    loginQueue: Promise.resolve(),
+  } as unknown as AuthActor
   const braked = (attempt: () => Promise<CommandReply>) => AuthActor.prototype.braked.call(actor, attempt)
   for (let i = 1; i <= 3; i++) {
     const started = performance.now()
-    await t.rejects(braked(async () => Promise.reject(new Error('the journal is closed'))), /journal/)
+    await t.rejects(
+      braked(async () => Promise.reject(new Error('the journal is closed'))),
+      /journal/,
+    )
     const ms = performance.now() - started
     t.ok(ms >= 500, `a thrown attempt ${i} took ≥ 500 ms (${ms.toFixed(0)})`)
   }
@@ -292,9 +372,7 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
   t.equal(actor.brake.minimumDuration(), 500, 'and its success resets the brake')
 })
 
-t.test(
-  'the brake holds for malformed bodies too: the auth actor answers them',
-  async (t) => {
+t.test('the brake holds for malformed bodies too: the auth actor answers them', async (t) => {
   const { base } = await ownedDevice(t)
   for (const [what, body] of [
     ['not JSON', 'this is not json'],
@@ -305,8 +383,7 @@ t.test(
     t.equal(answer.status, 400, what)
     t.ok(answer.ms >= 500, `${what}: ≥ 500 ms (${answer.ms.toFixed(0)})`)
   }
-  },
-)
+})
 
 t.test('bearer tokens: invalid, expired and foreign ones are 401 everywhere; wrong scope 403', async (t) => {
   const clock = steerableClock()
@@ -328,10 +405,15 @@ t.test('bearer tokens: invalid, expired and foreign ones are 401 everywhere; wro
   ]
   for (const path of ['/api/system/status', '/api/system/version', '/api/system/config', '/api/auth/token']) {
     t.equal((await call(`${base}${path}`, { headers: bearer(token) })).status, 200, `${path}: a valid token`)
-    for (const [what, headers] of invalid) t.equal((await call(`${base}${path}`, { headers })).status, 401, `${path}: ${what}`)
+    for (const [what, headers] of invalid)
+      t.equal((await call(`${base}${path}`, { headers })).status, 401, `${path}: ${what}`)
   }
   t.equal((await call(`${base}/api/system/config`)).status, 401, 'no token where one is needed')
-  t.equal((await call(`${other.base}/api/system/config`, { headers: bearer(token) })).status, 401, 'ours is foreign there too')
+  t.equal(
+    (await call(`${other.base}/api/system/config`, { headers: bearer(token) })).status,
+    401,
+    'ours is foreign there too',
+  )
 
   // Expiry on the device clock (the gateway's cache included).
   const short = await login(base, 'system:config', USER_PASS, clock.seconds() + 30)
@@ -343,14 +425,30 @@ t.test('bearer tokens: invalid, expired and foreign ones are 401 everywhere; wro
   for (const path of ['/api/system/status', '/api/system/version', '/api/system/config']) {
     t.equal((await call(`${base}${path}`, { headers: bearer(short) })).status, 401, `${path}: expired`)
   }
-  t.equal((await call(`${base}/api/system/config`, { headers: bearer(token) })).status, 200, 'the long token still works')
+  t.equal(
+    (await call(`${base}/api/system/config`, { headers: bearer(token) })).status,
+    200,
+    'the long token still works',
+  )
 
   // Scope: one per token, matched by prefix; a wrong one is 403 and audited.
   const keylist = await login(base, 'keymgmt:list', USER_PASS, clock.seconds() + 3600)
   const denied = await call(`${base}/api/system/config`, { headers: bearer(keylist) })
   t.equal(denied.status, 403, 'a token of another scope')
-  t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(await login(base, 'system:shutdown', USER_PASS, clock.seconds() + 3600)) })).status, 403, 'shutdown scope cannot reboot')
-  t.equal((await call(`${base}/api/system/status`, { headers: bearer(keylist) })).status, 200, 'any valid token on an open route')
+  t.equal(
+    (
+      await call(`${base}/api/system/reboot`, {
+        headers: bearer(await login(base, 'system:shutdown', USER_PASS, clock.seconds() + 3600)),
+      })
+    ).status,
+    403,
+    'shutdown scope cannot reboot',
+  )
+  t.equal(
+    (await call(`${base}/api/system/status`, { headers: bearer(keylist) })).status,
+    200,
+    'any valid token on an open route',
+  )
   const { records } = await readJournal(device.dataDir)
   const scopeFailures = records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK)
   t.same(

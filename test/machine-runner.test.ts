@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MachineRunner } from '../actors/host/machine-runner.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
-import { LogType, type JournalEntry } from '../eventstore/types.js'
+import { LogType, type JournalEntry } from '../protocol/journal.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
 
 function memoryJournal(fail = false) {
@@ -27,9 +27,20 @@ t.test('a transition is journaled with machine id and version, together with the
   t.same(step, { from: 'booting', to: 'running', changed: true })
   await runner.send({ type: 'STOP' }, [{ type: LogType.SHUTDOWN, result: 0 }], 'U')
   t.same(appended, [
-    [{ type: LogType.TRANSITION, result: 0, data: { machine: 'lifecycle', version: 1, from: 'booting', to: 'running', event: 'READY' } }],
     [
-      { type: LogType.TRANSITION, result: 0, data: { machine: 'lifecycle', version: 1, from: 'running', to: 'stopped', event: 'STOP' }, subject: 'U' },
+      {
+        type: LogType.TRANSITION,
+        result: 0,
+        data: { machine: 'lifecycle', version: 1, from: 'booting', to: 'running', event: 'READY' },
+      },
+    ],
+    [
+      {
+        type: LogType.TRANSITION,
+        result: 0,
+        data: { machine: 'lifecycle', version: 1, from: 'running', to: 'stopped', event: 'STOP' },
+        subject: 'U',
+      },
       { type: LogType.SHUTDOWN, result: 0 },
     ],
   ])

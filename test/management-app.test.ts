@@ -33,21 +33,35 @@ t.test('the app, installed on a P device, in Chromium', { skip: noChromium }, as
   // The test owner's configuration names one foreign origin: the app, of the device's own, still logs in.
   const o = await owned(t, { variant: 'P', dataDir: join(root, 'data') })
   const upgrade = await login(o.base, 'system:upgrade')
-  t.equal((await upload(o.base, 'ui', await imageOf(webroot, 'ui', version, ['P']), {}, upgrade)).status, 200, 'uploaded')
-  await until('the image verifies', async () => (await api(`${o.base}/api/system/upgrade/check_ui`, upgrade)).status === 200)
+  t.equal(
+    (await upload(o.base, 'ui', await imageOf(webroot, 'ui', version, ['P']), {}, upgrade)).status,
+    200,
+    'uploaded',
+  )
+  await until(
+    'the image verifies',
+    async () => (await api(`${o.base}/api/system/upgrade/check_ui`, upgrade)).status === 200,
+  )
   t.equal((await api(`${o.base}/api/system/upgrade/install_ui`, upgrade)).status, 200, 'installed')
 
   const { page, problems } = await openPage(t)
   await page.goto(o.base)
   const notice = (text: string) => page.getByRole('status').filter({ hasText: text }).waitFor()
   await page.locator('#status dt', { hasText: 'fls_state' }).waitFor()
-  t.notOk(await page.locator('#status dt', { hasText: 'repo_stats' }).count(), 'before login: the status anyone may read')
+  t.notOk(
+    await page.locator('#status dt', { hasText: 'repo_stats' }).count(),
+    'before login: the status anyone may read',
+  )
 
   await page.getByLabel('Passphrase').fill('not the passphrase')
   await page.getByRole('button', { name: 'Log in' }).click()
   const alert = page.getByRole('alert')
   await alert.waitFor()
-  t.match(await alert.textContent(), /^Login refused: Authentication failed\. Check the passphrase\.$/, 'a wrong passphrase, in plain words')
+  t.match(
+    await alert.textContent(),
+    /^Login refused: Authentication failed\. Check the passphrase\.$/,
+    'a wrong passphrase, in plain words',
+  )
   t.equal(await page.getByLabel('Passphrase').inputValue(), '', 'the passphrase left the field')
 
   await page.getByLabel('Passphrase').fill(USER_PASS)
@@ -59,14 +73,22 @@ t.test('the app, installed on a P device, in Chromium', { skip: noChromium }, as
 
   const status = (await api(`${o.base}/api/system/status`, undefined)).json
   const deviceVersion = (await api(`${o.base}/api/system/version`, o.token)).json
-  const field = async (list: string, name: string) => page.locator(`#${list} dt`, { hasText: new RegExp(`^${name}$`) }).locator('xpath=following-sibling::dd[1]').textContent()
+  const field = async (list: string, name: string) =>
+    page
+      .locator(`#${list} dt`, { hasText: new RegExp(`^${name}$`) })
+      .locator('xpath=following-sibling::dd[1]')
+      .textContent()
   t.equal(await field('version', 'fwv'), deviceVersion.fwv, 'the firmware version')
   t.equal(await field('version', 'sd_cid'), deviceVersion.sd_cid, 'with the extras a token shows')
   t.equal(await field('version', 'uis'), deviceVersion.uis, 'and the app it is running')
   t.equal(await field('status', 'hostname'), status.hostname, 'the status')
   t.match(await field('status', 'repo_stats'), /^total: \d+, /, 'with the extras a token shows')
   const rows = await page.locator('#disks tr').allTextContents()
-  t.match(rows, [/^Disk 0131072 sectors \(64 MiB\)unlocked, read-only/, /^Disk 1\d+ sectors \(\d+ MiB\)locked/], 'both disks, as status.storage has them')
+  t.match(
+    rows,
+    [/^Disk 0131072 sectors \(64 MiB\)unlocked, read-only/, /^Disk 1\d+ sectors \(\d+ MiB\)locked/],
+    'both disks, as status.storage has them',
+  )
   t.match(status.storage, ['131072:ro', /^\d+:-$/], 'which says so')
   const logs = (await api(`${o.base}/api/logger/list`, await login(o.base, 'logger:get'))).json
   t.same(await page.locator('#logs li').allTextContents(), logs.id, 'the audit log list')
@@ -83,7 +105,10 @@ t.test('the app, installed on a P device, in Chromium', { skip: noChromium }, as
 
   // A reboot kills every token: the page logs in again with the key it kept, and the new boot's journal file shows.
   t.equal((await api(`${o.base}/api/system/reboot`, o.token)).status, 200, 'rebooted')
-  await until('the device is back', async () => (await api(`${o.base}/api/logger/list`, await login(o.base, 'logger:get'))).json.total === 2)
+  await until(
+    'the device is back',
+    async () => (await api(`${o.base}/api/logger/list`, await login(o.base, 'logger:get'))).json.total === 2,
+  )
   await page.getByRole('button', { name: 'Refresh' }).click()
   await page.locator('#logs li').nth(1).waitFor()
   t.ok(await alert.isHidden(), 'no error after the reboot')

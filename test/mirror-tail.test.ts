@@ -17,7 +17,10 @@ async function drain(tail: JournalTail): Promise<TailRecord[]> {
   return out
 }
 
-const live = (media: FileJournalMedia, journal: Journal): DurableJournal => ({ media, durable: () => ({ file: journal.fileId, head: journal.head }) })
+const live = (media: FileJournalMedia, journal: Journal): DurableJournal => ({
+  media,
+  durable: () => ({ file: journal.fileId, head: journal.head }),
+})
 
 t.test('every record once, in order, byte for byte, across rotated files', async (t) => {
   const media = new FileJournalMedia(t.testdir())
@@ -27,11 +30,22 @@ t.test('every record once, in order, byte for byte, across rotated files', async
   const files = await readSet(media)
   t.ok(files.length > 2, `the journal rotated (${files.length} files)`)
   const handed = await drain(new JournalTail(live(media, journal)))
-  t.equal(handed.length, files.reduce((n, f) => n + records(f.bytes).length, 0), 'one per record')
+  t.equal(
+    handed.length,
+    files.reduce((n, f) => n + records(f.bytes).length, 0),
+    'one per record',
+  )
   for (const file of files) {
     const mine = handed.filter((r) => r.file === file.id)
-    t.same(mine.map((r) => r.seq), records(file.bytes).map((r) => r.seq), `${file.id}: seqs in order`)
-    t.ok(Buffer.concat(mine.map((r) => r.bytes)).equals(file.bytes), `${file.id}: the bytes are the file's (the banner with seq 0)`)
+    t.same(
+      mine.map((r) => r.seq),
+      records(file.bytes).map((r) => r.seq),
+      `${file.id}: seqs in order`,
+    )
+    t.ok(
+      Buffer.concat(mine.map((r) => r.bytes)).equals(file.bytes),
+      `${file.id}: the bytes are the file's (the banner with seq 0)`,
+    )
   }
 })
 
@@ -45,11 +59,19 @@ t.test('only what is durable: a head taken earlier, and bytes no append stored',
   await journal.append([entry(2), entry(3)])
   let durable = before
   const tail = new JournalTail({ media, durable: () => durable })
-  t.same((await drain(tail)).map((r) => r.seq), [0, 1, 2], 'up to the durable head, though more is in the file')
+  t.same(
+    (await drain(tail)).map((r) => r.seq),
+    [0, 1, 2],
+    'up to the durable head, though more is in the file',
+  )
   // Bytes in the file that no append acknowledged (a write that fails and will be cut back).
   await appendFile(join(dir, `${journal.fileId}.log`), '5|0|12|0||||AAAAAAAAAAAAAAAAAAAAAA\n')
   durable = { file: journal.fileId, head: journal.head }
-  t.same((await drain(tail)).map((r) => r.seq), [3, 4], 'the rest once durable; never the unacknowledged line')
+  t.same(
+    (await drain(tail)).map((r) => r.seq),
+    [3, 4],
+    'the rest once durable; never the unacknowledged line',
+  )
   t.equal(await tail.next(), undefined, 'and nothing after it')
 })
 
@@ -64,5 +86,9 @@ t.test('starts at the record it is given, or at the next file when that one is g
   const all = await drain(new JournalTail(live(media, journal)))
   t.same(from, all.slice(all.findIndex((r) => r.file === first && r.seq === 3)), 'then all after it')
   const missing = await drain(new JournalTail(live(media, journal), { file: '00000001', seq: 5 }))
-  t.same([missing[0]!.file, missing[0]!.seq], [first, 0], 'a file not on the media (deleted): the next file, from its start')
+  t.same(
+    [missing[0]!.file, missing[0]!.seq],
+    [first, 0],
+    'a file not on the media (deleted): the next file, from its start',
+  )
 })

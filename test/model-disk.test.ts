@@ -40,12 +40,19 @@ async function storage(d: Disks, op: 'unlock' | 'lock', rw: boolean): Promise<vo
 /** The disk's `status.storage` string shows `mode`; status follows the journal within moments. */
 async function showsMode(t: Test, d: Disks, mode: '-' | 'ro' | 'rw'): Promise<void> {
   let shown: string | undefined
-  await until(`storage ${mode}`, async () => (shown = (await status(d.base)).storage?.[d.disk])?.endsWith(`:${mode}`) === true, 5000).catch(() => undefined)
+  await until(
+    `storage ${mode}`,
+    async () => (shown = (await status(d.base)).storage?.[d.disk])?.endsWith(`:${mode}`) === true,
+    5000,
+  ).catch(() => undefined)
   t.match(shown, new RegExp(`^[1-9]\\d*:${mode}$`), `status.storage[${d.disk}]: ${shown}`)
 }
 
 /** What the disk's NBD export offers: nothing while the disk is locked. */
-async function exported(d: Disks, use: (client: NbdTestClient, flags: number | undefined) => Promise<void>): Promise<void> {
+async function exported(
+  d: Disks,
+  use: (client: NbdTestClient, flags: number | undefined) => Promise<void>,
+): Promise<void> {
   const client = await NbdTestClient.connect(d.nbd)
   try {
     const go = await client.go(`disk${d.disk}`)
@@ -111,7 +118,11 @@ function makeRun(disk: DiskNumber): ModelRun<Disks> {
         const image = await open(join(d.dataDir, 'disks', `disk${d.disk}.img`))
         const stored = Buffer.alloc(512)
         await image.read(stored, 0, 512, 512).finally(() => image.close())
-        t.equal(stored.equals(sector), d.disk === 0, d.disk === 0 ? 'Disk 0 stores the sector as written' : 'Disk 1 stores it encrypted')
+        t.equal(
+          stored.equals(sector),
+          d.disk === 0,
+          d.disk === 0 ? 'Disk 0 stores the sector as written' : 'Disk 1 stores it encrypted',
+        )
       },
     },
   }
@@ -130,5 +141,6 @@ for (const disk of [0, 1] as const) {
 
 t.test('E has no disks: the storage routes answer 404', async (t) => {
   const device = await bootDevice(t, { variant: 'E', dataDir: t.testdir() })
-  for (const op of ['unlock', 'lock']) t.equal((await api(`${device.httpUrl}/api/storage/${op}`, undefined)).status, 404, op)
+  for (const op of ['unlock', 'lock'])
+    t.equal((await api(`${device.httpUrl}/api/storage/${op}`, undefined)).status, 404, op)
 })

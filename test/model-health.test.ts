@@ -8,9 +8,10 @@ import t, { type Test } from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { SimCommand } from '../actors/system/sim-control.js'
 import { signCheckinReply, type CheckinAction } from '../protocol/checkin.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { nativeEngine, nobleEngine, type CryptoEngine } from '../hal/crypto/index.js'
-import { FLS, healthMachine, healthVersion } from '../machines/health.js'
+import { FLS } from '../protocol/fail-state.js'
+import { healthMachine, healthVersion } from '../machines/health.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, createKey, Tokens } from './helpers/keys.js'
@@ -70,7 +71,11 @@ async function sim(d: HealthDevice, command: SimCommand): Promise<void> {
 }
 
 function encrypt(d: HealthDevice): Promise<Answer> {
-  return api(`${d.https}/api/crypto/cipher/encrypt`, d.use, { alg: 'AES256-GCM', kid: d.kid, msg: b64(Buffer.from('model')) })
+  return api(`${d.https}/api/crypto/cipher/encrypt`, d.use, {
+    alg: 'AES256-GCM',
+    kid: d.kid,
+    msg: b64(Buffer.from('model')),
+  })
 }
 
 /** What a new boot takes: a token, and as many check-in challenges as the rest of the path answers. */
@@ -97,7 +102,10 @@ const run: ModelRun<HealthDevice> = {
   async boot(t, path) {
     const faults = new FaultyEngines()
     const o = await owned(t, { cfg: { trusted_backend: true }, boot: { cryptoEngines: faults.engines } })
-    const kid = await createKey(o.https, await new Tokens(o.base).get('keymgmt:gen'), { label: 'model', type: 'AES256' })
+    const kid = await createKey(o.https, await new Tokens(o.base).get('keymgmt:gen'), {
+      label: 'model',
+      type: 'AES256',
+    })
     const d: HealthDevice = { ...o, dataDir: o.device.dataDir, faults, kid, use: '', checks: [] }
     await afterBoot(d, path, 0)
     return d
@@ -137,8 +145,16 @@ const run: ModelRun<HealthDevice> = {
     shut_down: async (t, d, walk) => {
       await t.rejects(call(`${d.base}/api/system/status`), 'the device no longer answers')
       const { records } = await readJournal(d.dataDir)
-      t.match(records.filter((r) => r.type === LogType.NON_SECURE_STATE).at(-1)?.decoded, { fls: walk.snapshot.context.fls, raised: FLS.SHUTDOWN, source: 'checkin' }, 'the order is journaled with the bits')
-      t.equal(records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1)?.type, LogType.SHUTDOWN, 'SHUTDOWN is the last event')
+      t.match(
+        records.filter((r) => r.type === LogType.NON_SECURE_STATE).at(-1)?.decoded,
+        { fls: walk.snapshot.context.fls, raised: FLS.SHUTDOWN, source: 'checkin' },
+        'the order is journaled with the bits',
+      )
+      t.equal(
+        records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1)?.type,
+        LogType.SHUTDOWN,
+        'SHUTDOWN is the last event',
+      )
     },
   },
 }
@@ -156,14 +172,27 @@ async function checkIn(d: HealthDevice, action: CheckinAction): Promise<void> {
   const check = d.checks.shift()
   if (!check) throw new Error('no check-in challenge left for this path')
   const checked = signCheckinReply(check, backend, { action })
-  const answer = await expectAnswer(`check-in ${action}`, call(`${d.base}/api/system/checkin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ checked }) }), 200)
-  if (answer.json.status !== (action === 'lock' ? 'LOCKED' : 'SHUTDOWN')) throw new Error(`check-in ${action}: ${answer.text}`)
+  const answer = await expectAnswer(
+    `check-in ${action}`,
+    call(`${d.base}/api/system/checkin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ checked }),
+    }),
+    200,
+  )
+  if (answer.json.status !== (action === 'lock' ? 'LOCKED' : 'SHUTDOWN'))
+    throw new Error(`check-in ${action}: ${answer.text}`)
 }
 
 /** Status is a projection of the health actor's published state: it follows the journal within moments. */
 async function showsFls(t: Test, d: HealthDevice, fls: number): Promise<void> {
   let shown: unknown
-  await until(`fls_state ${fls}`, async () => (shown = (await call(`${d.base}/api/system/status`)).json.fls_state) === fls, 5000).catch(() => undefined)
+  await until(
+    `fls_state ${fls}`,
+    async () => (shown = (await call(`${d.base}/api/system/status`)).json.fls_state) === fls,
+    5000,
+  ).catch(() => undefined)
   t.equal(shown, fls, `status.fls_state 0x${fls.toString(16)}`)
 }
 

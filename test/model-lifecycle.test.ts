@@ -6,8 +6,8 @@
 import t, { type Test } from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { Device } from '../runtime/types.js'
-import { LogResult, LogType } from '../eventstore/types.js'
-import { FLS } from '../machines/health.js'
+import { LogResult, LogType } from '../protocol/journal.js'
+import { FLS } from '../protocol/fail-state.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -73,12 +73,20 @@ const run: ModelRun<Boot> = {
     },
     failed: async (t, d) => {
       t.equal((await status(base(d))).fls_state, FLS.TEMPERATURE, 'status.fls_state: the temperature bit')
-      t.match(await last(d, LogType.STARTUP), { result: LogResult.ERROR, decoded: { fls: FLS.TEMPERATURE } }, 'STARTUP ERROR with the bits found')
+      t.match(
+        await last(d, LogType.STARTUP),
+        { result: LogResult.ERROR, decoded: { fls: FLS.TEMPERATURE } },
+        'STARTUP ERROR with the bits found',
+      )
     },
     stopped: async (t, d) => {
       await off(t, d)
       const { records } = await readJournal(d.dataDir)
-      t.match(records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1), { type: LogType.SHUTDOWN, subject: 'U' }, 'SHUTDOWN, by the owner, ends the boot')
+      t.match(
+        records.filter((r) => r.type !== LogType.TRANSITION && r.type < 0x80).at(-1),
+        { type: LogType.SHUTDOWN, subject: 'U' },
+        'SHUTDOWN, by the owner, ends the boot',
+      )
     },
   },
 }
@@ -89,7 +97,9 @@ const drivable = Object.keys(run.drivers)
 // decision: running → FAULT and booting → STOP are the model's only, and nothing drives them.
 const paths = modelPaths(lifecycleMachine, {
   drivable,
-  filter: (snapshot, event) => !(snapshot.value === 'running' && event.type === 'FAULT') && !(snapshot.value === 'booting' && event.type === 'STOP'),
+  filter: (snapshot, event) =>
+    !(snapshot.value === 'running' && event.type === 'FAULT') &&
+    !(snapshot.value === 'booting' && event.type === 'STOP'),
 })
 
 t.test('every event has a driver and every state an observation', async (t) => {

@@ -22,10 +22,13 @@ const GENERATED: Record<string, { inputs: unknown[]; options?: Omit<PathOptions,
 async function machines(): Promise<AnyStateMachine[]> {
   const dir = new URL('../machines', import.meta.url)
   const found = new Map<string, AnyStateMachine>()
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const module = (await import(new URL(file.replace(/\.ts$/, '.js'), dir).href)) as Record<string, unknown>
     for (const value of Object.values(module)) {
-      if (typeof value === 'object' && value !== null && 'root' in value && 'id' in value) found.set((value as AnyStateMachine).id, value as AnyStateMachine)
+      if (typeof value === 'object' && value !== null && 'root' in value && 'id' in value)
+        found.set((value as AnyStateMachine).id, value as AnyStateMachine)
     }
   }
   return [...found.values()]
@@ -75,7 +78,10 @@ t.test('on every machine and input', async (t) => {
         t.ok(paths.length > 0, `${paths.length} paths`)
         const missing = [...reachableTransitions(machine, input)].filter((tr) => !taken(paths).has(tr))
         t.strictSame(missing, [], 'every transition is taken by some path')
-        t.notOk(paths.some((p) => paths.some((q) => q !== p && q.name.startsWith(`${p.name} → `))), 'no path is a prefix of another')
+        t.notOk(
+          paths.some((p) => paths.some((q) => q !== p && q.name.startsWith(`${p.name} → `))),
+          'no path is a prefix of another',
+        )
         for (const path of paths) walks(t, machine, input, path)
         t.strictSame(modelPaths(machine, options), paths, 'generated again: the same paths')
       })
@@ -91,30 +97,56 @@ function walks(t: Test, machine: AnyStateMachine, input: unknown, path: ModelPat
     snapshot = transition(machine, snapshot, { type: event })[0]
     return { event, from, to: stateName(snapshot) }
   })
-  t.strictSame({ name: path.name, steps: path.steps, end: path.end }, { name: ['init', ...steps.map((s) => s.event)].join(' → '), steps, end: stateName(snapshot) }, path.name)
+  t.strictSame(
+    { name: path.name, steps: path.steps, end: path.end },
+    { name: ['init', ...steps.map((s) => s.event)].join(' → '), steps, end: stateName(snapshot) },
+    path.name,
+  )
 }
 
 t.test('names are stable', async (t) => {
   const byName = new Map((await machines()).map((m) => [m.id, m]))
-  const names = (id: string, input?: unknown) => modelPaths(byName.get(id)!, { input, drivable: machineEvents(byName.get(id)!) }).map((p) => p.name)
-  t.strictSame(names('personalisation', { variant: 'P' }), ['init → PERSONALISE → FORMAT_DONE → WIPEOUT', 'init → PERSONALISE → WIPEOUT'], 'personalisation P')
+  const names = (id: string, input?: unknown) =>
+    modelPaths(byName.get(id)!, { input, drivable: machineEvents(byName.get(id)!) }).map((p) => p.name)
+  t.strictSame(
+    names('personalisation', { variant: 'P' }),
+    ['init → PERSONALISE → FORMAT_DONE → WIPEOUT', 'init → PERSONALISE → WIPEOUT'],
+    'personalisation P',
+  )
   t.strictSame(names('personalisation', { variant: 'E' }), ['init → PERSONALISE → WIPEOUT'], 'personalisation E')
   t.strictSame(names('provisioning'), ['init → PROVISION'], 'provisioning')
-  t.strictSame(names('lifecycle'), ['init → FAULT → STOP', 'init → READY → FAULT → STOP', 'init → READY → STOP', 'init → STOP'], 'lifecycle')
+  t.strictSame(
+    names('lifecycle'),
+    ['init → FAULT → STOP', 'init → READY → FAULT → STOP', 'init → READY → STOP', 'init → STOP'],
+    'lifecycle',
+  )
 })
 
 t.test('drivable, filter and maxSteps narrow what is explored', async (t) => {
   const byName = new Map((await machines()).map((m) => [m.id, m]))
   const lifecycle = byName.get('lifecycle')!
   const noFault = modelPaths(lifecycle, { drivable: ['READY', 'STOP'] })
-  t.strictSame(noFault.map((p) => p.name), ['init → READY → STOP', 'init → STOP'], 'an event not offered is never taken')
-  const filtered = modelPaths(lifecycle, { drivable: machineEvents(lifecycle), filter: (s, e) => !(s.value === 'running' && e.type === 'FAULT') })
-  t.notOk(filtered.some((p) => p.steps.some((s) => s.from === 'running' && s.event === 'FAULT')), 'a filtered transition is never taken')
+  t.strictSame(
+    noFault.map((p) => p.name),
+    ['init → READY → STOP', 'init → STOP'],
+    'an event not offered is never taken',
+  )
+  const filtered = modelPaths(lifecycle, {
+    drivable: machineEvents(lifecycle),
+    filter: (s, e) => !(s.value === 'running' && e.type === 'FAULT'),
+  })
+  t.notOk(
+    filtered.some((p) => p.steps.some((s) => s.from === 'running' && s.event === 'FAULT')),
+    'a filtered transition is never taken',
+  )
   const health = byName.get('health')!
   const short = modelPaths(health, { drivable: machineEvents(health), byStateName: true, maxSteps: 1 })
   const longest = Math.max(...short.map((p) => p.steps.length))
   // Three: TEMPERATURE_IN_RANGE that leaves another bit up (failed → failed, locked → locked) needs two bits first.
-  t.ok(longest <= 3, `maxSteps 1: simple paths of one step, shortest paths extended by one, one through each transition left (${longest})`)
+  t.ok(
+    longest <= 3,
+    `maxSteps 1: simple paths of one step, shortest paths extended by one, one through each transition left (${longest})`,
+  )
 })
 
 t.test('checkDrivers fails for an event with neither a driver nor a reason', async (t) => {
@@ -125,11 +157,24 @@ t.test('checkDrivers fails for an event with neither a driver nor a reason', asy
   })
   const verdicts = (drivable: string[], undrivable: Record<string, string>) => {
     const seen: [boolean, string][] = []
-    checkDrivers({ ok: (value: unknown, message: string) => seen.push([Boolean(value), message]) } as unknown as Test, tiny, drivable, undrivable)
+    checkDrivers(
+      { ok: (value: unknown, message: string) => seen.push([Boolean(value), message]) } as unknown as Test,
+      tiny,
+      drivable,
+      undrivable,
+    )
     return seen.filter(([ok]) => !ok).map(([, message]) => message)
   }
   t.strictSame(verdicts(['GO', 'HALT'], {}), [], 'all driven')
   t.strictSame(verdicts(['GO'], { HALT: 'no way to halt' }), [], 'one declared undrivable, with its reason')
-  t.strictSame(verdicts(['GO'], {}), ['tiny: HALT has a driver or a reason it has none'], 'an event without a driver fails')
-  t.strictSame(verdicts(['GO', 'HALT', 'JUMP'], {}), ['tiny: JUMP is still an event'], 'a driver for an event the machine no longer names fails')
+  t.strictSame(
+    verdicts(['GO'], {}),
+    ['tiny: HALT has a driver or a reason it has none'],
+    'an event without a driver fails',
+  )
+  t.strictSame(
+    verdicts(['GO', 'HALT', 'JUMP'], {}),
+    ['tiny: JUMP is still an event'],
+    'a driver for an event the machine no longer names fails',
+  )
 })

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import type { Variant } from '../hal/types.js'
+import type { Variant } from '../protocol/device.js'
 import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -63,9 +63,17 @@ function makeRun(variant: Variant): ModelRun<Owner> {
         t.equal(shown.inited, false, 'status.inited: false')
         t.notOk('format' in shown, 'no format')
         const challenge = await call(`${d.base}/api/auth/init`)
-        t.match(challenge, { status: 200, json: { spk: String, jti: String, eid: String } }, 'the init challenge is offered')
+        t.match(
+          challenge,
+          { status: 200, json: { spk: String, jti: String, eid: String } },
+          'the init challenge is offered',
+        )
         t.equal('genuine' in challenge.json, variant === 'P', 'with `genuine` on P only')
-        t.match(await call(`${d.base}/api/auth/token`), { status: 409, json: { error: 'not_personalised' } }, 'no login before personalisation')
+        t.match(
+          await call(`${d.base}/api/auth/token`),
+          { status: 409, json: { error: 'not_personalised' } },
+          'no login before personalisation',
+        )
       },
       formatting: async (t, d, walk) => {
         const shown = await status(d.base)
@@ -77,16 +85,26 @@ function makeRun(variant: Variant): ModelRun<Owner> {
         }
         // The format gives up a moment after it started.
         let format = shown.format
-        await until('the format ends', async () => !/^status/.test((format = (await status(d.base)).format))).catch(() => undefined)
+        await until('the format ends', async () => !/^status/.test((format = (await status(d.base)).format))).catch(
+          () => undefined,
+        )
         t.equal(format, 'failed', 'status.format: failed')
         // An owner's token reaches the disks, which have no layout yet.
         const disk = await api(`${d.base}/api/storage/unlock`, (await loginAnswer(d.base, 'storage:disk0')).json?.token)
-        t.match(disk, { status: 409, json: { error: 'not_formatted' } }, `unlocking Disk 0: 409 not_formatted (${nextEvent(walk) ?? 'end'})`)
+        t.match(
+          disk,
+          { status: 409, json: { error: 'not_formatted' } },
+          `unlocking Disk 0: 409 not_formatted (${nextEvent(walk) ?? 'end'})`,
+        )
       },
       personalised: async (t, d) => {
         const shown = await status(d.base)
         t.notOk('inited' in shown, 'no `inited`')
-        t.equal(shown.format, variant === 'P' ? 'done' : undefined, variant === 'P' ? 'status.format: done' : 'no format on E')
+        t.equal(
+          shown.format,
+          variant === 'P' ? 'done' : undefined,
+          variant === 'P' ? 'status.format: done' : 'no format on E',
+        )
         await refusesSecondInit(t, d)
         t.equal((await loginAnswer(d.base, 'system:config')).status, 200, 'the owner logs in')
       },
@@ -95,8 +113,16 @@ function makeRun(variant: Variant): ModelRun<Owner> {
 }
 
 async function refusesSecondInit(t: Test, d: Owner): Promise<void> {
-  t.match(await call(`${d.base}/api/auth/init`), { status: 406, json: { error: 'already_personalised' } }, 'GET init: 406 already_personalised')
-  const again = await call(`${d.base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init: 'a.b.c' }) })
+  t.match(
+    await call(`${d.base}/api/auth/init`),
+    { status: 406, json: { error: 'already_personalised' } },
+    'GET init: 406 already_personalised',
+  )
+  const again = await call(`${d.base}/api/auth/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ init: 'a.b.c' }),
+  })
   t.match(again, { status: 406, json: { error: 'already_personalised' } }, 'a second init: 406 already_personalised')
 }
 

@@ -27,7 +27,11 @@ const PROVISIONING = '/api/system/config/provisioning'
 
 const attestation = (d: Factory) => call(`${d.base}${ATTESTATION}`)
 const provision = (d: Factory, body: unknown) =>
-  call(`${d.base}${PROVISIONING}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  call(`${d.base}${PROVISIONING}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 
 /** The `genuine` of an attestation answer, parsed. */
 function genuineOf(t: Test, answer: Answer) {
@@ -46,7 +50,8 @@ const run: ModelRun<Factory> = {
     PROVISION: async (d) => {
       let err = ''
       const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) } }
-      if ((await factoryMain(['provision', '--url', d.base], io)) !== 0) throw new Error(`hem-factory provision: ${err}`)
+      if ((await factoryMain(['provision', '--url', d.base], io)) !== 0)
+        throw new Error(`hem-factory provision: ${err}`)
     },
   },
   observations: {

@@ -8,7 +8,7 @@ import { request } from 'node:http'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { signBuild } from '../image/firmware-manifest.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { buildImage, packDirectory } from '../image/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../machines/upgrade.js'
 import { bootDevice, distDir, freePort } from './helpers/device.js'
@@ -37,7 +37,12 @@ const once = <T>(make: () => Promise<T>): (() => Promise<T>) => {
 type ImageRole = 'good' | 'foreign' | 'uninstallable' | 'broken'
 
 const stranger = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
-const foreign = (kind: UpgradeKind) => async () => buildImage({ kind, hardware: ['P', 'E'], floor: 0, version: 'model' }, await packDirectory(join(root, 'app')), stranger)
+const foreign = (kind: UpgradeKind) => async () =>
+  buildImage(
+    { kind, hardware: ['P', 'E'], floor: 0, version: 'model' },
+    await packDirectory(join(root, 'app')),
+    stranger,
+  )
 
 const app = once(() => imageOf(join(root, 'app'), 'ui', 'model', ['P']))
 
@@ -64,7 +69,11 @@ const images: Record<UpgradeKind, Partial<Record<ImageRole, () => Promise<Buffer
       await cp(distDir, dir, { recursive: true })
       await writeFile(join(dir, 'bin', 'hemd.js'), 'process.exit(3)\n')
       await signBuild(dir, '0.9.1-broken', await DEV_VENDOR_PEM)
-      return buildImage({ kind: 'fw', hardware: ['P', 'E'], floor: 0, version: '0.9.1-broken' }, await packDirectory(dir), await DEV_VENDOR_PEM)
+      return buildImage(
+        { kind: 'fw', hardware: ['P', 'E'], floor: 0, version: '0.9.1-broken' },
+        await packDirectory(dir),
+        await DEV_VENDOR_PEM,
+      )
     }),
   },
 }
@@ -139,10 +148,20 @@ interface Pipeline {
 const url = (p: Pipeline, op: 'check' | 'install') => `${p.base}/api/system/upgrade/${op}_${p.kind}`
 
 /** Drivers throw on an answer the step does not expect: the path cannot go on from there. */
-async function expectAnswer(what: string, answer: Promise<{ status: number; json?: any }> | undefined, status: number, body: Record<string, unknown> = {}): Promise<void> {
+async function expectAnswer(
+  what: string,
+  answer: Promise<{ status: number; json?: any }> | undefined,
+  status: number,
+  body: Record<string, unknown> = {},
+): Promise<void> {
   const got = await answer
-  if (got?.status !== status || Object.entries(body).some(([k, v]) => (v instanceof RegExp ? !v.test(String(got.json?.[k])) : got.json?.[k] !== v))) {
-    throw new Error(`${what}: ${got?.status} ${JSON.stringify(got?.json)}, not ${status} ${String(Object.values(body))}`)
+  if (
+    got?.status !== status ||
+    Object.entries(body).some(([k, v]) => (v instanceof RegExp ? !v.test(String(got.json?.[k])) : got.json?.[k] !== v))
+  ) {
+    throw new Error(
+      `${what}: ${got?.status} ${JSON.stringify(got?.json)}, not ${status} ${String(Object.values(body))}`,
+    )
   }
 }
 
@@ -154,14 +173,24 @@ async function checkEnds(p: Pipeline, status: number, body?: Record<string, unkn
 }
 
 const records = (p: Pipeline) => journaledTransitions(p.dataDir, { machine: upgradeMachine, instance: p.kind })
-const startups = async (p: Pipeline) => (await readJournal(p.dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
+const startups = async (p: Pipeline) =>
+  (await readJournal(p.dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
 const fwv = async (base: string) => (await call(`${base}/api/system/version`)).json.fwv as string
 
 /** hemd with its launcher, which boots installed firmware (a trial) and rolls back what does not confirm. */
 async function launched(t: Test): Promise<{ dataDir: string; base: string }> {
   const dataDir = join(t.testdir(), 'data')
   const [http, https] = [await freePort(), await freePort()]
-  await runHemd(t, ['--data', dataDir, '--variant', 'E', '--http', `127.0.0.1:${http}`, '--https', `127.0.0.1:${https}`])
+  await runHemd(t, [
+    '--data',
+    dataDir,
+    '--variant',
+    'E',
+    '--http',
+    `127.0.0.1:${http}`,
+    '--https',
+    `127.0.0.1:${https}`,
+  ])
   return { dataDir, base: `http://127.0.0.1:${http}` }
 }
 
@@ -172,7 +201,11 @@ async function inProcess(t: Test, kind: UpgradeKind): Promise<{ dataDir: string;
 
 /** Until a boot after `boots` journaled its start and answers. */
 async function rebooted(p: Pipeline, boots: number): Promise<void> {
-  await until('rebooted', async () => (await startups(p)) > boots && (await call(`${p.base}/api/system/status`)).status === 200, 60_000)
+  await until(
+    'rebooted',
+    async () => (await startups(p)) > boots && (await call(`${p.base}/api/system/status`)).status === 200,
+    60_000,
+  )
 }
 
 /**
@@ -276,7 +309,11 @@ const observations: ModelRun<Pipeline>['observations'] = {
   },
   receiving: async (t, p) => {
     await checkAnswers(t, p, 404, { error: 'not_uploaded' })
-    t.match(await upload(p.base, p.kind, p.staged!), { status: 409, json: { error: 'busy' } }, 'a second upload waits its turn')
+    t.match(
+      await upload(p.base, p.kind, p.staged!),
+      { status: 409, json: { error: 'busy' } },
+      'a second upload waits its turn',
+    )
     await notVerified(t, p)
   },
   // A check would start here: the install's refusal and the staged bytes show the state.
@@ -287,7 +324,10 @@ const observations: ModelRun<Pipeline>['observations'] = {
   // The device may have finished the check already: then it answers as the path's next state.
   checking: async (t, p, walk) => {
     const status = (await call(url(p, 'check'))).status
-    t.ok([202, nextEvent(walk) === 'CHECK_PASSED' ? 200 : 406].includes(status), `check: 202, or the check's end (${status})`)
+    t.ok(
+      [202, nextEvent(walk) === 'CHECK_PASSED' ? 200 : 406].includes(status),
+      `check: 202, or the check's end (${status})`,
+    )
   },
   verified: async (t, p) => {
     await checkAnswers(t, p, 200)
@@ -309,10 +349,18 @@ const observations: ModelRun<Pipeline>['observations'] = {
     await notVerified(t, p)
     await staged(t, p, undefined)
     if (p.kind === 'ui') {
-      t.equal((await call(`${p.base}/api/system/version`)).json.uis, createHash('sha256').update(p.installed!).digest('hex'), 'version.uis is the image hash')
+      t.equal(
+        (await call(`${p.base}/api/system/version`)).json.uis,
+        createHash('sha256').update(p.installed!).digest('hex'),
+        'version.uis is the image hash',
+      )
       t.match(await call(`${p.base}/`), { status: 200, text: '<h1>model</h1>' }, 'the app is served')
     } else {
-      t.match(JSON.parse(await readFile(join(p.dataDir, 'boot', 'slots.json'), 'utf8')), { trial: { version: NEW_FIRMWARE } }, 'a trial boot of the new firmware is armed')
+      t.match(
+        JSON.parse(await readFile(join(p.dataDir, 'boot', 'slots.json'), 'utf8')),
+        { trial: { version: NEW_FIRMWARE } },
+        'a trial boot of the new firmware is armed',
+      )
       t.equal(await fwv(p.base), p.factory, 'for the next start of hemd: the old firmware still runs')
     }
   },
@@ -332,12 +380,18 @@ const observations: ModelRun<Pipeline>['observations'] = {
     t.notOk('fw_upgrade' in (await call(`${p.base}/api/system/status`)).json, 'no fw_upgrade')
     await checkAnswers(t, p, 404, { error: 'not_uploaded' })
     const { records } = await readJournal(p.dataDir)
-    t.match(records.filter((r) => r.type === LogType.UPGRADE).at(-1), { result: LogResult.ERROR, decoded: { source: 'rollback', version: '0.9.1-broken' } }, 'the rollback is journaled')
+    t.match(
+      records.filter((r) => r.type === LogType.UPGRADE).at(-1),
+      { result: LogResult.ERROR, decoded: { source: 'rollback', version: '0.9.1-broken' } },
+      'the rollback is journaled',
+    )
   },
 }
 
 // The app installs in place: no reboot, so no trial of it to confirm or roll back.
-const UI_UNDRIVABLE = Object.fromEntries(REBOOTS.map((event) => [event, 'the management app installs without a reboot: it has no trial boot']))
+const UI_UNDRIVABLE = Object.fromEntries(
+  REBOOTS.map((event) => [event, 'the management app installs without a reboot: it has no trial boot']),
+)
 
 function pathsOf(kind: UpgradeKind, drivable: string[]): ModelPath[] {
   return modelPaths(upgradeMachine, {

@@ -8,7 +8,16 @@ import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { ClientFlag, Command, Errno, Info, MAX_PAYLOAD, Option, OptionReply, TransmissionFlag } from '../actors/storage/nbd-protocol.js'
+import {
+  ClientFlag,
+  Command,
+  Errno,
+  Info,
+  MAX_PAYLOAD,
+  Option,
+  OptionReply,
+  TransmissionFlag,
+} from '../actors/storage/nbd-protocol.js'
 import { bootDevice } from './helpers/device.js'
 import { api } from './helpers/keys.js'
 import { NbdTestClient } from './helpers/nbd-client.js'
@@ -55,68 +64,91 @@ const haveLibnbd = await run('nbdinfo', ['--version']).then(
   () => false,
 )
 
-t.test('P: libnbd clients list, read and write the unlocked disks; lock withdraws; reboot keeps the address', { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' }, async (t) => {
-  const o = await owned(t, { variant: 'P', boot: { nbd: LOOPBACK } })
-  const address = o.device.nbdAddress!
-  t.match(address, /^127\.0\.0\.1:\d+$/)
-  await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
-  const sectors = ((await api(`${o.base}/api/system/status`, undefined)).json.storage as string[]).map((s) => Number(s.split(':')[0]))
+t.test(
+  'P: libnbd clients list, read and write the unlocked disks; lock withdraws; reboot keeps the address',
+  { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' },
+  async (t) => {
+    const o = await owned(t, { variant: 'P', boot: { nbd: LOOPBACK } })
+    const address = o.device.nbdAddress!
+    t.match(address, /^127\.0\.0\.1:\d+$/)
+    await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
+    const sectors = ((await api(`${o.base}/api/system/status`, undefined)).json.storage as string[]).map((s) =>
+      Number(s.split(':')[0]),
+    )
 
-  let exports = await nbdinfo(`nbd://${address}`, true)
-  t.same(
-    exports.map((e) => [e['export-name'], e['export-size'], e.is_read_only]),
-    [['disk0', sectors[0]! * SECTOR, true]],
-    'at power-up only Disk 0 is exported, read-only as storage_mode says',
-  )
+    let exports = await nbdinfo(`nbd://${address}`, true)
+    t.same(
+      exports.map((e) => [e['export-name'], e['export-size'], e.is_read_only]),
+      [['disk0', sectors[0]! * SECTOR, true]],
+      'at power-up only Disk 0 is exported, read-only as storage_mode says',
+    )
 
-  t.equal(await storageCall(o, 'unlock/rw', 'storage:disk1:rw'), 200)
-  exports = await nbdinfo(`nbd://${address}`, true)
-  t.same(exports.map((e) => [e['export-name'], e.is_read_only]).sort(), [['disk0', true], ['disk1', false]], 'Disk 1 joins, writable')
+    t.equal(await storageCall(o, 'unlock/rw', 'storage:disk1:rw'), 200)
+    exports = await nbdinfo(`nbd://${address}`, true)
+    t.same(
+      exports.map((e) => [e['export-name'], e.is_read_only]).sort(),
+      [
+        ['disk0', true],
+        ['disk1', false],
+      ],
+      'Disk 1 joins, writable',
+    )
 
-  // Not t.testdir(): a second call in one test would empty the device's data dir.
-  const dir = await mkdtemp(join(tmpdir(), 'hemd-nbd-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const plain = randomBytes(3 * 1024 * 1024 + 1000)
-  await writeFile(join(dir, 'plain.bin'), plain)
-  await run('nbdcopy', [join(dir, 'plain.bin'), `nbd://${address}/disk1`])
-  const reader = await NbdTestClient.connect(address)
-  t.notOk('error' in (await reader.go('disk1')))
-  t.ok((await readAll(reader, 0, plain.length)).equals(plain), 'what nbdcopy wrote (a partial last sector included) reads back')
-  t.ok((await readAll(reader, 12_345, 100_000)).equals(plain.subarray(12_345, 112_345)), 'an unaligned range too')
+    // Not t.testdir(): a second call in one test would empty the device's data dir.
+    const dir = await mkdtemp(join(tmpdir(), 'hemd-nbd-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    const plain = randomBytes(3 * 1024 * 1024 + 1000)
+    await writeFile(join(dir, 'plain.bin'), plain)
+    await run('nbdcopy', [join(dir, 'plain.bin'), `nbd://${address}/disk1`])
+    const reader = await NbdTestClient.connect(address)
+    t.notOk('error' in (await reader.go('disk1')))
+    t.ok(
+      (await readAll(reader, 0, plain.length)).equals(plain),
+      'what nbdcopy wrote (a partial last sector included) reads back',
+    )
+    t.ok((await readAll(reader, 12_345, 100_000)).equals(plain.subarray(12_345, 112_345)), 'an unaligned range too')
 
-  const image = await open(join(o.device.dataDir, 'disks', 'disk1.img'), 'r')
-  const stored = Buffer.alloc(plain.length)
-  await image.read(stored, 0, stored.length, 0)
-  await image.close()
-  const leaked = Array.from({ length: Math.floor(plain.length / SECTOR) }, (_, i) => i).filter((i) =>
-    stored.subarray(i * SECTOR, (i + 1) * SECTOR).equals(plain.subarray(i * SECTOR, (i + 1) * SECTOR)),
-  )
-  t.same(leaked, [], 'no sector of Disk 1 rests in the clear')
+    const image = await open(join(o.device.dataDir, 'disks', 'disk1.img'), 'r')
+    const stored = Buffer.alloc(plain.length)
+    await image.read(stored, 0, stored.length, 0)
+    await image.close()
+    const leaked = Array.from({ length: Math.floor(plain.length / SECTOR) }, (_, i) => i).filter((i) =>
+      stored.subarray(i * SECTOR, (i + 1) * SECTOR).equals(plain.subarray(i * SECTOR, (i + 1) * SECTOR)),
+    )
+    t.same(leaked, [], 'no sector of Disk 1 rests in the clear')
 
-  t.equal(await storageCall(o, 'unlock/ro', 'storage:disk1:rw'), 200)
-  t.ok(await reader.endsWithin(2000), 'the connection to the writable disk ends when it becomes read-only')
-  await t.rejects(run('nbdcopy', [join(dir, 'plain.bin'), `nbd://${address}/disk1`]), 'nbdcopy cannot write a read-only disk')
-  const readOnly = await NbdTestClient.connect(address)
-  const info = await readOnly.go('disk1')
-  t.ok('flags' in info && info.flags & TransmissionFlag.READ_ONLY, 'flagged read-only')
-  t.equal(await readOnly.write(0, Buffer.alloc(SECTOR)), Errno.EPERM, 'a write is refused with EPERM')
-  t.ok((await readAll(readOnly, 0, 4096)).equals(plain.subarray(0, 4096)), 'and reads still work')
+    t.equal(await storageCall(o, 'unlock/ro', 'storage:disk1:rw'), 200)
+    t.ok(await reader.endsWithin(2000), 'the connection to the writable disk ends when it becomes read-only')
+    await t.rejects(
+      run('nbdcopy', [join(dir, 'plain.bin'), `nbd://${address}/disk1`]),
+      'nbdcopy cannot write a read-only disk',
+    )
+    const readOnly = await NbdTestClient.connect(address)
+    const info = await readOnly.go('disk1')
+    t.ok('flags' in info && info.flags & TransmissionFlag.READ_ONLY, 'flagged read-only')
+    t.equal(await readOnly.write(0, Buffer.alloc(SECTOR)), Errno.EPERM, 'a write is refused with EPERM')
+    t.ok((await readAll(readOnly, 0, 4096)).equals(plain.subarray(0, 4096)), 'and reads still work')
 
-  t.equal(await storageCall(o, 'lock', 'storage:disk1'), 200)
-  t.ok(await readOnly.endsWithin(2000), 'locking drops the connection')
-  await t.rejects(nbdinfo(`nbd://${address}/disk1`), 'a locked disk is no export')
-  const late = await NbdTestClient.connect(address)
-  const refused = await late.go('disk1')
-  t.equal('error' in refused && refused.error, OptionReply.ERR_UNKNOWN)
-  t.match('message' in refused && refused.message, /unlocked/)
-  late.close()
+    t.equal(await storageCall(o, 'lock', 'storage:disk1'), 200)
+    t.ok(await readOnly.endsWithin(2000), 'locking drops the connection')
+    await t.rejects(nbdinfo(`nbd://${address}/disk1`), 'a locked disk is no export')
+    const late = await NbdTestClient.connect(address)
+    const refused = await late.go('disk1')
+    t.equal('error' in refused && refused.error, OptionReply.ERR_UNKNOWN)
+    t.match('message' in refused && refused.message, /unlocked/)
+    late.close()
 
-  await o.device.restart()
-  t.equal(o.device.nbdAddress, address, 'a reboot keeps the address')
-  await until('Disk 0 up again', async () => (await modes(o))[0] === 'ro', { rethrow: false })
-  exports = await nbdinfo(`nbd://${address}`, true)
-  t.same(exports.map((e) => e['export-name']), ['disk0'], 'after the reboot: Disk 0 by storage_mode, Disk 1 locked')
-})
+    await o.device.restart()
+    t.equal(o.device.nbdAddress, address, 'a reboot keeps the address')
+    await until('Disk 0 up again', async () => (await modes(o))[0] === 'ro', { rethrow: false })
+    exports = await nbdinfo(`nbd://${address}`, true)
+    t.same(
+      exports.map((e) => e['export-name']),
+      ['disk0'],
+      'after the reboot: Disk 0 by storage_mode, Disk 1 locked',
+    )
+  },
+)
 
 t.test('the protocol edges, on a writable Disk 0', async (t) => {
   const o = await owned(t, { variant: 'P', boot: { nbd: LOOPBACK } })
@@ -128,21 +160,38 @@ t.test('the protocol edges, on a writable Disk 0', async (t) => {
     const client = await NbdTestClient.connect(address)
     t.teardown(() => client.close())
     const listed = await client.option(Option.LIST)
-    t.same(listed.map((a) => a.type), [OptionReply.SERVER, OptionReply.ACK])
+    t.same(
+      listed.map((a) => a.type),
+      [OptionReply.SERVER, OptionReply.ACK],
+    )
     t.equal(listed[0]!.data.subarray(4).toString(), 'disk0')
     t.equal((await client.option(Option.LIST, Buffer.from('x')))[0]!.type, OptionReply.ERR_INVALID, 'LIST with data')
     t.equal((await client.option(Option.STARTTLS))[0]!.type, OptionReply.ERR_POLICY)
     t.equal((await client.option(Option.STRUCTURED_REPLY))[0]!.type, OptionReply.ERR_UNSUP, 'simple replies only')
     t.equal((await client.option(99))[0]!.type, OptionReply.ERR_UNSUP)
-    t.equal((await client.option(Option.INFO, Buffer.from([0, 0, 0, 9, 1])))[0]!.type, OptionReply.ERR_INVALID, 'a malformed INFO')
-    t.equal((await client.option(Option.INFO, Buffer.alloc(4097)))[0]!.type, OptionReply.ERR_TOO_BIG, 'option data over 4 KiB')
+    t.equal(
+      (await client.option(Option.INFO, Buffer.from([0, 0, 0, 9, 1])))[0]!.type,
+      OptionReply.ERR_INVALID,
+      'a malformed INFO',
+    )
+    t.equal(
+      (await client.option(Option.INFO, Buffer.alloc(4097)))[0]!.type,
+      OptionReply.ERR_TOO_BIG,
+      'option data over 4 KiB',
+    )
     const info = await client.go('disk0', [Info.BLOCK_SIZE])
     t.same(info, {
-      size: Number(((await api(`${o.base}/api/system/status`, undefined)).json.storage as string[])[0]!.split(':')[0]) * SECTOR,
+      size:
+        Number(((await api(`${o.base}/api/system/status`, undefined)).json.storage as string[])[0]!.split(':')[0]) *
+        SECTOR,
       flags: TransmissionFlag.HAS_FLAGS | TransmissionFlag.SEND_FLUSH,
       blockSizes: [1, 4096, MAX_PAYLOAD],
     })
-    t.equal(await client.command(Command.DISC).catch(() => 'ended'), 'ended', 'DISC ends the connection without a reply')
+    t.equal(
+      await client.command(Command.DISC).catch(() => 'ended'),
+      'ended',
+      'DISC ends the connection without a reply',
+    )
   })
 
   t.test('handshakes that end the connection', async (t) => {
@@ -154,12 +203,18 @@ t.test('the protocol edges, on a writable Disk 0', async (t) => {
     unknown.sendOption(Option.EXPORT_NAME, Buffer.from('disk7'))
     t.ok(await unknown.endsWithin(2000), 'EXPORT_NAME of no export')
     const abort = await NbdTestClient.connect(address)
-    t.same((await abort.option(Option.ABORT)).map((a) => a.type), [OptionReply.ACK])
+    t.same(
+      (await abort.option(Option.ABORT)).map((a) => a.type),
+      [OptionReply.ACK],
+    )
     t.ok(await abort.endsWithin(2000), 'ABORT')
   })
 
   t.test('EXPORT_NAME, with and without the 124 zeroes', async (t) => {
-    for (const [flags, length] of [[ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES, 10], [ClientFlag.FIXED_NEWSTYLE, 134]] as const) {
+    for (const [flags, length] of [
+      [ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES, 10],
+      [ClientFlag.FIXED_NEWSTYLE, 134],
+    ] as const) {
       const client = await NbdTestClient.connect(address, flags)
       t.teardown(() => client.close())
       client.sendOption(Option.EXPORT_NAME, Buffer.from('disk0'))
@@ -191,7 +246,10 @@ t.test('the protocol edges, on a writable Disk 0', async (t) => {
     t.equal((await client.read(0, MAX_PAYLOAD + 1)).errno, Errno.EINVAL, 'a read over 32 MiB')
     t.equal((await client.read(0, 0)).errno, 0, 'an empty read')
     t.equal(await client.command(9), Errno.EINVAL, 'an unknown command')
-    t.ok((await readAll(client, size - SECTOR, SECTOR)).length === SECTOR, 'the connection is still in step after every refusal')
+    t.ok(
+      (await readAll(client, size - SECTOR, SECTOR)).length === SECTOR,
+      'the connection is still in step after every refusal',
+    )
   })
 
   t.test('a client that does not read holds the sender back, and may leave while held', async (t) => {
@@ -218,31 +276,45 @@ t.test('the protocol edges, on a writable Disk 0', async (t) => {
   })
 })
 
-t.test('a Unix socket: owner-only, and a stale one from a dead device is replaced', { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' }, async (t) => {
-  // sockaddr_un holds 108 bytes: tap's fixture paths are too long for it.
-  const dir = await mkdtemp(join(tmpdir(), 'hemd-nbd-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const path = join(dir, 'nbd.sock')
-  const dead = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`])
-  await once(dead, 'exit')
-  t.ok((await stat(path)).isSocket(), 'a stale socket is left behind')
+t.test(
+  'a Unix socket: owner-only, and a stale one from a dead device is replaced',
+  { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' },
+  async (t) => {
+    // sockaddr_un holds 108 bytes: tap's fixture paths are too long for it.
+    const dir = await mkdtemp(join(tmpdir(), 'hemd-nbd-'))
+    t.teardown(() => rm(dir, { recursive: true, force: true }))
+    const path = join(dir, 'nbd.sock')
+    const dead = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ])
+    await once(dead, 'exit')
+    t.ok((await stat(path)).isSocket(), 'a stale socket is left behind')
 
-  const o = await owned(t, { variant: 'P', boot: { nbd: { path } } })
-  t.equal(o.device.nbdAddress, path)
-  t.equal((await stat(path)).mode & 0o777, 0o600)
-  await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
-  const [disk0] = await nbdinfo(`nbd+unix:///disk0?socket=${path}`)
-  t.equal(disk0?.is_read_only, true)
-})
+    const o = await owned(t, { variant: 'P', boot: { nbd: { path } } })
+    t.equal(o.device.nbdAddress, path)
+    t.equal((await stat(path)).mode & 0o777, 0o600)
+    await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
+    const [disk0] = await nbdinfo(`nbd+unix:///disk0?socket=${path}`)
+    t.equal(disk0?.is_read_only, true)
+  },
+)
 
 t.test('E has no disks and so no export', async (t) => {
   const device = await bootDevice(t, { variant: 'E', dataDir: t.testdir(), nbd: LOOPBACK })
   t.equal(device.nbdAddress, undefined)
 })
 
-t.test('--split: the storage process serves the export', { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' }, async (t) => {
-  const o = await owned(t, { variant: 'P', boot: { nbd: LOOPBACK, split: true } })
-  await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
-  const exports = await nbdinfo(`nbd://${o.device.nbdAddress}`, true)
-  t.same(exports.map((e) => e['export-name']), ['disk0'])
-})
+t.test(
+  '--split: the storage process serves the export',
+  { skip: !haveLibnbd && 'nbdinfo (libnbd-bin) is not installed' },
+  async (t) => {
+    const o = await owned(t, { variant: 'P', boot: { nbd: LOOPBACK, split: true } })
+    await until('Disk 0 up', async () => (await modes(o))[0] === 'ro')
+    const exports = await nbdinfo(`nbd://${o.device.nbdAddress}`, true)
+    t.same(
+      exports.map((e) => e['export-name']),
+      ['disk0'],
+    )
+  },
+)

@@ -9,7 +9,7 @@ import { call } from './helpers/http.js'
 const pkg = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { version: string }
 const document = openApiDocument(routeTable, pkg.version) as { paths: Record<string, Record<string, any>> }
 
-t.test('deploy/openapi.json is the route table\'s document (npm run openapi writes it)', async (t) => {
+t.test("deploy/openapi.json is the route table's document (npm run openapi writes it)", async (t) => {
   t.same(JSON.parse(await readFile(`${repoRoot}deploy/openapi.json`, 'utf8')), document)
 })
 
@@ -20,12 +20,26 @@ t.test('every route, as the gateway treats it', async (t) => {
     const op = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
     t.ok(op, `${route.method} ${route.path}`)
     t.same(op['x-hem-variants'], route.variants)
-    t.same((op.parameters ?? []).map((p: { name: string }) => p.name), [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name), 'path parameters')
-    t.same(op.security, route.auth === 'open' ? [] : route.auth === 'token' ? [{ bearer: [] }] : [{ bearer: [] }, {}], `${route.path}: security`)
+    t.same(
+      (op.parameters ?? []).map((p: { name: string }) => p.name),
+      [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name),
+      'path parameters',
+    )
+    t.same(
+      op.security,
+      route.auth === 'open' ? [] : route.auth === 'token' ? [{ bearer: [] }] : [{ bearer: [] }, {}],
+      `${route.path}: security`,
+    )
     t.equal('409' in op.responses, route.healthy === true, `${route.path}: 409 exactly where the fail state gates`)
     t.equal('418' in op.responses, route.tls === 'required')
-    if (route.handler.kind === 'upload') t.ok(op.requestBody.content['application/octet-stream'], 'uploads are octet-stream')
-    else t.equal(op.requestBody?.content['application/json'] !== undefined, route.body !== undefined, 'a JSON body exactly where a schema is')
+    if (route.handler.kind === 'upload')
+      t.ok(op.requestBody.content['application/octet-stream'], 'uploads are octet-stream')
+    else
+      t.equal(
+        op.requestBody?.content['application/json'] !== undefined,
+        route.body !== undefined,
+        'a JSON body exactly where a schema is',
+      )
   }
   const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
   t.equal(new Set(ids).size, ids.length, 'operation ids are unique')
@@ -39,7 +53,11 @@ t.test('the device serves the document of its own firmware at /api/openapi.json,
     const served = await call(`${device.httpUrl}/api/openapi.json`)
     t.equal(served.status, 200, `${variant}: 200`)
     t.match(served.headers['content-type'], /^application\/json/, `${variant}: JSON`)
-    t.same(served.json, openApiDocument(routeTable, fwv), `${variant}: the route table's document, versioned as the running firmware`)
+    t.same(
+      served.json,
+      openApiDocument(routeTable, fwv),
+      `${variant}: the route table's document, versioned as the running firmware`,
+    )
     t.same((await call(`${device.httpsUrl}/api/openapi.json`)).json, served.json, `${variant}: the same over HTTPS`)
   }
 })

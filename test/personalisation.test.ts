@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildEjwt } from '../client/index.js'
-import { LogType } from '../eventstore/types.js'
+import { LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -15,7 +15,13 @@ t.test('P: a fresh device is personalised by its owner, formats its disks, then 
   t.equal((await call(`${base}/api/auth/token`)).status, 409, 'no login before personalisation')
   const challenge = await call(`${base}/api/auth/init`)
   t.equal(challenge.status, 200)
-  t.match(challenge.json, { spk: /^[A-Za-z0-9+/]{43}=$/, jti: /^[A-Za-z0-9+/]{43}=$/, eid: /^[A-Za-z0-9+/]{43}=$/, genuine: String, exp: Number })
+  t.match(challenge.json, {
+    spk: /^[A-Za-z0-9+/]{43}=$/,
+    jti: /^[A-Za-z0-9+/]{43}=$/,
+    eid: /^[A-Za-z0-9+/]{43}=$/,
+    genuine: String,
+    exp: Number,
+  })
 
   const init = await personalise(base, 'P', { gen_csr: true })
   t.equal(init.status, 200, init.text)
@@ -25,20 +31,31 @@ t.test('P: a fresh device is personalised by its owner, formats its disks, then 
   t.equal(claims.exp - claims.iat, 8 * 3600)
 
   // The status keeps answering while the disks format: a refused connection fails at once.
-  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
+  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', {
+    rethrow: true,
+  })
   const status = (await call(`${base}/api/system/status`)).json
   t.notOk('inited' in status, '`inited` is absent once personalised')
   t.equal((await call(`${base}/api/auth/init`)).status, 406)
 
   const config = await call(`${base}/api/system/config`, { headers: bearer(init.json.token) })
   t.equal(config.status, 200)
-  t.match(config.json, { user: 'Ada', hostname: 'hem.example', origin: 'https://app.example', storage_mode: 0x51, storage_disk0size: 131072, instanceid: init.json.instanceid })
+  t.match(config.json, {
+    user: 'Ada',
+    hostname: 'hem.example',
+    origin: 'https://app.example',
+    storage_mode: 0x51,
+    storage_disk0size: 131072,
+    instanceid: init.json.instanceid,
+  })
 
   const { records } = await readJournal(device.dataDir)
   const inited = records.find((r) => r.type === LogType.DEVICE_INITED)!
   t.equal(inited.subject, 'M')
   t.notMatch(JSON.stringify(inited.decoded), /masterkey|userkey/, 'no key in the journal')
-  const transitions = records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'personalisation').map((r) => r.decoded?.to)
+  const transitions = records
+    .filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'personalisation')
+    .map((r) => r.decoded?.to)
   t.same(transitions, ['formatting', 'personalised'])
 })
 
@@ -53,8 +70,17 @@ t.test('E: personalised straight away; the quirks of several clients are accepte
   const iat = Math.floor(Date.now() / 1000) - 3
   // Key order free, escaped slashes, iat a few seconds past, exp equal to the challenge exp.
   const payloadJson = `{"cfg":${JSON.stringify(cfg).replace(/\//g, '\\/')},"iss":"${b64(master.publicKey).replace(/\//g, '\\/')}","exp":${challenge.exp},"aud":"${challenge.spk.replace(/\//g, '\\/')}","iat":${iat},"jti":"${challenge.jti.replace(/\//g, '\\/')}"}`
-  const init = buildEjwt({ seed: master.seed, spk: challenge.spk, payloadJson, headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}' })
-  const answer = await call(`${base}/api/auth/init`, { method: 'POST', body: JSON.stringify({ init }), headers: { 'content-type': 'application/json' } })
+  const init = buildEjwt({
+    seed: master.seed,
+    spk: challenge.spk,
+    payloadJson,
+    headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}',
+  })
+  const answer = await call(`${base}/api/auth/init`, {
+    method: 'POST',
+    body: JSON.stringify({ init }),
+    headers: { 'content-type': 'application/json' },
+  })
   t.equal(answer.status, 200, answer.text)
   t.notOk('inited' in (await call(`${base}/api/system/status`)).json)
   t.notOk('format' in (await call(`${base}/api/system/status`)).json, 'no disks to format on E')
@@ -64,22 +90,69 @@ t.test('E: personalised straight away; the quirks of several clients are accepte
 t.test('init refusals: replayed challenge, wrong signer, bad cfg, garbage', async (t) => {
   const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E' })
   const base = device.httpUrl!
-  const post = (init: unknown) => call(`${base}/api/auth/init`, { method: 'POST', body: JSON.stringify({ init }), headers: { 'content-type': 'application/json' } })
+  const post = (init: unknown) =>
+    call(`${base}/api/auth/init`, {
+      method: 'POST',
+      body: JSON.stringify({ init }),
+      headers: { 'content-type': 'application/json' },
+    })
   const challenge = (await call(`${base}/api/auth/init`)).json
   const master = await keys.get(MASTER_PASS, challenge.eid)
   const user = await keys.get(USER_PASS, challenge.eid)
   const claims = (cfg: Record<string, unknown>, iss = master.publicKey) => ({
-    jti: challenge.jti, aud: challenge.spk, exp: challenge.exp, iat: Math.floor(Date.now() / 1000), iss: b64(iss), cfg,
+    jti: challenge.jti,
+    aud: challenge.spk,
+    exp: challenge.exp,
+    iat: Math.floor(Date.now() / 1000),
+    iss: b64(iss),
+    cfg,
   })
   const cfg = defaultCfg('E', user, master)
   t.equal((await post('not-a-jwt')).status, 400)
-  t.equal((await post(buildEjwt({ seed: user.seed, spk: challenge.spk, claims: claims(cfg, user.publicKey) }))).status, 401, 'signed by the user key')
-  t.equal((await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, email: 'x'.repeat(65) }) }))).status, 400, 'email too long')
+  t.equal(
+    (await post(buildEjwt({ seed: user.seed, spk: challenge.spk, claims: claims(cfg, user.publicKey) }))).status,
+    401,
+    'signed by the user key',
+  )
+  t.equal(
+    (
+      await post(
+        buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, email: 'x'.repeat(65) }) }),
+      )
+    ).status,
+    400,
+    'email too long',
+  )
   const { hostname: _dropped, ...noHostname } = cfg
-  t.equal((await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims(noHostname) }))).status, 400, 'hostname missing')
-  t.equal((await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, storage_mode: 0x51 }) }))).status, 400, 'storage on E')
-  t.match(await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, userkey: cfg.masterkey }) })), { status: 400, json: { message: /must differ/ } }, 'the user key is the master key (issue 7 fuzzing)')
-  t.match(await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, userkey: b64(new Uint8Array(32)) }) })), { status: 400, json: { message: /small order/ } }, 'a user key nobody can log in with')
+  t.equal(
+    (await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims(noHostname) }))).status,
+    400,
+    'hostname missing',
+  )
+  t.equal(
+    (await post(buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, storage_mode: 0x51 }) })))
+      .status,
+    400,
+    'storage on E',
+  )
+  t.match(
+    await post(
+      buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims({ ...cfg, userkey: cfg.masterkey }) }),
+    ),
+    { status: 400, json: { message: /must differ/ } },
+    'the user key is the master key (issue 7 fuzzing)',
+  )
+  t.match(
+    await post(
+      buildEjwt({
+        seed: master.seed,
+        spk: challenge.spk,
+        claims: claims({ ...cfg, userkey: b64(new Uint8Array(32)) }),
+      }),
+    ),
+    { status: 400, json: { message: /small order/ } },
+    'a user key nobody can log in with',
+  )
   const good = buildEjwt({ seed: master.seed, spk: challenge.spk, claims: claims(cfg) })
   t.equal((await post(good)).status, 200)
   t.equal((await post(good)).status, 406, 'once personalised')

@@ -12,8 +12,8 @@ import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { Device } from '../runtime/types.js'
 import type { UpgradeState } from '../protocol/upgrade-state.js'
 import { fetchLogFiles } from '../audit/fetch-journal.js'
-import { replayDevice, type DeviceReplay } from '../eventstore/index.js'
-import { FLS } from '../machines/health.js'
+import { replayDevice, type DeviceReplay } from '../audit/index.js'
+import { FLS } from '../protocol/fail-state.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { api, createKey, Tokens } from './helpers/keys.js'
@@ -45,8 +45,10 @@ interface Live {
 }
 
 async function readModel<S>(live: Live, service: string): Promise<S> {
-  const reply = await live.nc.request(new Subjects(live.device.devid).command(service, 'state'), encode({}), { timeout: 5000 })
-  return (decode<StateEvent<S>>(reply.data)).state
+  const reply = await live.nc.request(new Subjects(live.device.devid).command(service, 'state'), encode({}), {
+    timeout: 5000,
+  })
+  return decode<StateEvent<S>>(reply.data).state
 }
 
 async function status(live: Live): Promise<Record<string, any>> {
@@ -56,8 +58,12 @@ async function status(live: Live): Promise<Record<string, any>> {
 async function listedKeys(live: Live): Promise<Record<string, { type: string; created: number; updated: number }>> {
   const token = await live.tokens.get('keymgmt:list')
   const keys: Record<string, { type: string; created: number; updated: number }> = {}
-  for (let offset = 0; ; ) {
-    const page = (await api(`${live.device.httpsUrl}/api/keymgmt/list/${offset}`, token)).json as { total: number; listed: number; list: { kid: string; type: string; created: number; updated: number }[] }
+  for (let offset = 0; ;) {
+    const page = (await api(`${live.device.httpsUrl}/api/keymgmt/list/${offset}`, token)).json as {
+      total: number
+      listed: number
+      list: { kid: string; type: string; created: number; updated: number }[]
+    }
     for (const { kid, type, created, updated } of page.list) keys[kid] = { type, created, updated }
     offset += page.listed
     if (page.listed === 0 || offset >= page.total) return keys
@@ -71,10 +77,13 @@ const diskMode: Record<string, string> = { locked: '-', ro: 'ro', rw: 'rw' }
 async function liveState(live: Live): Promise<Partial<DeviceReplay>> {
   const s = await status(live)
   // A config read issues a fresh `nonce` each time: not state.
-  const { nonce: _, ...config } = (await api(`${live.device.httpUrl}/api/system/config`, await live.tokens.get('system:config'))).json
+  const { nonce: _, ...config } = (
+    await api(`${live.device.httpUrl}/api/system/config`, await live.tokens.get('system:config'))
+  ).json
   const upgrade = await readModel<UpgradeState>(live, 'upgrade')
   return {
-    personalisation: s.inited === false ? 'fresh' : String(s.format).startsWith('status') ? 'formatting' : 'personalised',
+    personalisation:
+      s.inited === false ? 'fresh' : String(s.format).startsWith('status') ? 'formatting' : 'personalised',
     health: { state: s.fls_state === 0 ? 'secure' : 'failed', fls: s.fls_state },
     upgrades: { fw: upgrade.fw, ui: upgrade.ui },
     disks: s.storage ? { '0': s.storage[0].split(':')[1], '1': s.storage[1].split(':')[1] } : undefined,
@@ -110,7 +119,14 @@ function assertEquivalent(t: Test, replay: DeviceReplay, now: Partial<DeviceRepl
   t.same(replay.health, now.health, `${when}: health`)
   t.equal(replay.lifecycle, 'running', `${when}: lifecycle`)
   t.same(replay.upgrades, now.upgrades, `${when}: upgrades`)
-  t.same(replay.disks && { '0': diskMode[replay.disks['0']] ?? replay.disks['0'], '1': diskMode[replay.disks['1']] ?? replay.disks['1'] }, now.disks, `${when}: disks`)
+  t.same(
+    replay.disks && {
+      '0': diskMode[replay.disks['0']] ?? replay.disks['0'],
+      '1': diskMode[replay.disks['1']] ?? replay.disks['1'],
+    },
+    now.disks,
+    `${when}: disks`,
+  )
   t.same(replay.keys, now.keys, `${when}: keys (${Object.keys(now.keys!).length})`)
   const shown = now.config as unknown as Record<string, unknown>
   const rebuilt = replay.config as unknown as Record<string, unknown>
@@ -140,7 +156,12 @@ const actions: Record<string, { weight: number; run: Action }> = {
     weight: 5,
     run: async (live, random) => {
       const type = pick(random, KEY_TYPES)
-      live.kids.push(await createKey(live.device.httpsUrl!, await live.tokens.get('keymgmt:gen'), { label: `k${live.kids.length}`, type }))
+      live.kids.push(
+        await createKey(live.device.httpsUrl!, await live.tokens.get('keymgmt:gen'), {
+          label: `k${live.kids.length}`,
+          type,
+        }),
+      )
       return type
     },
   },
@@ -149,7 +170,12 @@ const actions: Record<string, { weight: number; run: Action }> = {
     run: async (live, random) => {
       if (live.kids.length === 0) return 'none to delete'
       const kid = live.kids.splice(Math.floor(random() * live.kids.length), 1)[0]!
-      const answer = await api(`${live.device.httpsUrl}/api/keymgmt/delete/${kid}`, await live.tokens.get('keymgmt:del'), undefined, 'DELETE')
+      const answer = await api(
+        `${live.device.httpsUrl}/api/keymgmt/delete/${kid}`,
+        await live.tokens.get('keymgmt:del'),
+        undefined,
+        'DELETE',
+      )
       if (answer.status !== 200) throw new Error(`delete: ${answer.status} ${answer.text}`)
       return kid
     },
@@ -159,7 +185,10 @@ const actions: Record<string, { weight: number; run: Action }> = {
     run: async (live, random) => {
       if (live.kids.length === 0) return 'none to relabel'
       const kid = pick(random, live.kids)
-      const answer = await api(`${live.device.httpsUrl}/api/keymgmt/update`, await live.tokens.get('keymgmt:upd'), { kid, label: `r${Math.floor(random() * 1000)}` })
+      const answer = await api(`${live.device.httpsUrl}/api/keymgmt/update`, await live.tokens.get('keymgmt:upd'), {
+        kid,
+        label: `r${Math.floor(random() * 1000)}`,
+      })
       if (answer.status !== 200) throw new Error(`update: ${answer.status} ${answer.text}`)
       return kid
     },
@@ -174,7 +203,11 @@ const actions: Record<string, { weight: number; run: Action }> = {
         { user: `User ${Math.floor(random() * 100)}` },
         { storage_mode: pick(random, [0x51, 0x53, 0xa1, 0x50]) },
       ])
-      const answer = await api(`${live.device.httpUrl}/api/system/config`, await live.tokens.get('system:config'), change)
+      const answer = await api(
+        `${live.device.httpUrl}/api/system/config`,
+        await live.tokens.get('system:config'),
+        change,
+      )
       if (answer.status !== 200) throw new Error(`config: ${answer.status} ${answer.text}`)
       return JSON.stringify(change)
     },
@@ -184,7 +217,10 @@ const actions: Record<string, { weight: number; run: Action }> = {
     run: async (live, random) => {
       const disk = pick(random, [0, 1])
       const op = pick(random, ['unlock/ro', 'unlock/rw', 'lock'])
-      const answer = await api(`${live.device.httpUrl}/api/storage/${op}`, await live.tokens.get(`storage:disk${disk}:rw`))
+      const answer = await api(
+        `${live.device.httpUrl}/api/storage/${op}`,
+        await live.tokens.get(`storage:disk${disk}:rw`),
+      )
       if (answer.status !== 200) throw new Error(`storage ${op}: ${answer.status} ${answer.text}`)
       return `disk ${disk} ${op}`
     },
@@ -196,7 +232,9 @@ const actions: Record<string, { weight: number; run: Action }> = {
       const good = random() < 0.75
       const image = await imageOf(appDir, 'ui', '1.0.0', good ? ['P'] : ['E'])
       if ((await upload(live.device.httpUrl!, 'ui', image, {}, token)).status !== 200) throw new Error('upload refused')
-      await until('checked', async () => [200, 406].includes((await api(`${live.device.httpUrl}/api/system/upgrade/check_ui`, token)).status))
+      await until('checked', async () =>
+        [200, 406].includes((await api(`${live.device.httpUrl}/api/system/upgrade/check_ui`, token)).status),
+      )
       if (good && random() < 0.5) {
         const installed = await api(`${live.device.httpUrl}/api/system/upgrade/install_ui`, token)
         if (installed.status !== 200) throw new Error(`install: ${installed.status} ${installed.text}`)
@@ -259,7 +297,15 @@ t.test('a long random scenario on P: the replayed logs equal the live device at 
       const master = await login(device.httpUrl!, 'system:config', MASTER_PASS)
       t.equal((await api(`${device.httpUrl}/api/system/config`, master, { wipeout: true })).status, 200, 'wipeout')
       await until('fresh again', async () => (await status(live)).inited === false)
-      await until('the old tokens are dead', async () => (await call(`${device.httpUrl}/api/system/config`, { headers: bearer(await live.tokens.get('system:config')) })).status === 401)
+      await until(
+        'the old tokens are dead',
+        async () =>
+          (
+            await call(`${device.httpUrl}/api/system/config`, {
+              headers: bearer(await live.tokens.get('system:config')),
+            })
+          ).status === 401,
+      )
       live.kids = []
       await personalised()
       live.tokens = new Tokens(device.httpUrl!)
@@ -271,6 +317,11 @@ t.test('a long random scenario on P: the replayed logs equal the live device at 
   // The final logs, replayed up to each checkpoint's position, tell what the device showed then.
   const files = await fetchLogFiles(ownerClient(device.httpsUrl!))
   for (const { when, at, live: then } of checkpoints) {
-    assertEquivalent(t, replayDevice(files, device.logPublicKey, { allowOpenTail: true, at: { file: at.file, seq: at.seq } }), then, `--at ${at.file}:${at.seq} (${when})`)
+    assertEquivalent(
+      t,
+      replayDevice(files, device.logPublicKey, { allowOpenTail: true, at: { file: at.file, seq: at.seq } }),
+      then,
+      `--at ${at.file}:${at.seq} (${when})`,
+    )
   }
 })

@@ -12,9 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { routeTable } from '../gateway/routes.js'
-import type { Role, Route } from '../gateway/types.js'
+import type { Role } from '../protocol/scopes.js'
+import type { Route } from '../gateway/types.js'
 import type { Device } from '../runtime/types.js'
 import { hostClock } from '../hal/sim/host-clock.js'
 import type { Clock } from '../hal/types.js'
@@ -113,11 +114,17 @@ function send(device: Device, route: Route, token?: string): Promise<Answer> {
   const headers: Record<string, string> = token === undefined ? {} : bearer(token)
   let body: string | undefined
   if (route.body) {
-    const placeholders = Object.fromEntries((route.scopes ?? []).flatMap((s) => [.../<(\w+)>$/.exec(s) ?? []].slice(1).map((n) => [n, sample(n)])))
+    const placeholders = Object.fromEntries(
+      (route.scopes ?? []).flatMap((s) => [...(/<(\w+)>$/.exec(s) ?? [])].slice(1).map((n) => [n, sample(n)])),
+    )
     body = JSON.stringify({ ...minimalBody(route), ...placeholders })
     headers['content-type'] = 'application/json'
   }
-  return call(`${base}${concretePath(route)}`, { method: route.method, headers, ...(body === undefined ? {} : { body }) })
+  return call(`${base}${concretePath(route)}`, {
+    method: route.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  })
 }
 
 /** Polls until `check` holds or the deadline passes; the caller asserts on what it then sees. */
@@ -132,7 +139,10 @@ async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<bo
 
 /** Past authentication and authorisation: whatever the handler made of it, not 401 or 403. */
 function notRefused(t: Test, answer: Answer, what: string): void {
-  t.notOk(answer.status === 401 || answer.status === 403, `${what} → not 401/403 (got ${answer.status} ${answer.text.slice(0, 120)})`)
+  t.notOk(
+    answer.status === 401 || answer.status === 403,
+    `${what} → not 401/403 (got ${answer.status} ${answer.text.slice(0, 120)})`,
+  )
 }
 
 async function scopeRecords(device: Device) {
@@ -142,14 +152,17 @@ async function scopeRecords(device: Device) {
 /** The journal records of one request: they carry the `rid` its answer names in `X-Request-Id`. */
 async function recordsOf(device: Device, answer: Answer) {
   const rid = answer.headers['x-request-id']
-  return (await readJournal(device.dataDir)).records.filter((r) => r.decoded?.rid !== undefined && r.decoded.rid === rid)
+  return (await readJournal(device.dataDir)).records.filter(
+    (r) => r.decoded?.rid !== undefined && r.decoded.rid === rid,
+  )
 }
 
 /** Whatever the request journaled states the status it was answered with. */
 async function journaledAs(t: Test, device: Device, answer: Answer, what: string): Promise<void> {
   t.match(answer.headers['x-request-id'], /^[0-9a-f]{16}$/, `${what}: X-Request-Id`)
   for (const record of await recordsOf(device, answer)) {
-    if (record.decoded?.source !== undefined) t.equal(record.decoded.source, answer.status, `${what}: record ${record.type} states the answer's status`)
+    if (record.decoded?.source !== undefined)
+      t.equal(record.decoded.source, answer.status, `${what}: record ${record.type} states the answer's status`)
   }
 }
 
@@ -164,7 +177,14 @@ interface Personalised {
 
 /** The host's time, moved on by `skew` ms: tokens expire without the test waiting for them. */
 function skewableClock(): Clock & { skew: number } {
-  return { skew: 0, now() { return Date.now() + this.skew }, monotonic: hostClock.monotonic, isSet: () => true }
+  return {
+    skew: 0,
+    now() {
+      return Date.now() + this.skew
+    },
+    monotonic: hostClock.monotonic,
+    isSet: () => true,
+  }
 }
 
 /** Every (role, scope) the matrix will need, logged in once each (a login costs ≥ 500 ms). */
@@ -178,7 +198,8 @@ function neededLogins(variant: Variant): [LoginRole, string][] {
     const roles = route.roles ?? ALL
     for (const role of LOGIN_ROLES) {
       // Allowed roles try every right scope; a refused role needs one right scope to be refused with.
-      for (const scope of roles.includes(role) ? rightScopesFor(route) : rightScopesFor(route).slice(0, 1)) want(role, scope)
+      for (const scope of roles.includes(role) ? rightScopesFor(route) : rightScopesFor(route).slice(0, 1))
+        want(role, scope)
     }
   }
   return [...wanted.values()]
@@ -188,8 +209,14 @@ async function personalisedDevice(t: Test, dir: string, variant: Variant): Promi
   const clock = skewableClock()
   const { device } = await owned(t, { variant, dataDir: `${dir}/${variant}`, boot: { clock } })
   const tokens = new Map<string, string>()
-  for (const [role, scope] of neededLogins(variant)) tokens.set(`${role} ${scope}`, await login(device.httpUrl!, scope, PASSPHRASE[role]))
-  const expired = await login(device.httpUrl!, WRONG_SCOPE_CANDIDATES[0]!, USER_PASS, Math.floor(Date.now() / 1000) + 60)
+  for (const [role, scope] of neededLogins(variant))
+    tokens.set(`${role} ${scope}`, await login(device.httpUrl!, scope, PASSPHRASE[role]))
+  const expired = await login(
+    device.httpUrl!,
+    WRONG_SCOPE_CANDIDATES[0]!,
+    USER_PASS,
+    Math.floor(Date.now() / 1000) + 60,
+  )
   const route = routeTable.find((r) => keyOf(r) === 'GET /api/keymgmt/list')!
   t.equal((await send(device, route, expired)).status, 200, `${variant}: the short-lived token works while it lives`)
   // The hour-long tokens above still have 58 minutes; logins after this would need the skew too.
@@ -207,7 +234,8 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
   let audited = (await scopeRecords(device)).length
 
   /** Not a scope refusal: the journal gained no FAILED_SCOPE_CHECK. */
-  const noAudit = async (what: string) => t.equal((await scopeRecords(device)).length, audited, `${what}: no FAILED_SCOPE_CHECK`)
+  const noAudit = async (what: string) =>
+    t.equal((await scopeRecords(device)).length, audited, `${what}: no FAILED_SCOPE_CHECK`)
 
   const refused = async (what: string, route: Route, role: LoginRole, scope: string) => {
     const answer = await send(device, route, token(role, scope))
@@ -220,7 +248,11 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
     if (!record) return
     t.equal(record.result, LogResult.FAILED, `${what}: result FAILED`)
     t.equal(record.subject, role, `${what}: subject`)
-    t.match(record.decoded, { source: 403, scope, rid: answer.headers['x-request-id'] }, `${what}: source 403, the token's scope and the request's id`)
+    t.match(
+      record.decoded,
+      { source: 403, scope, rid: answer.headers['x-request-id'] },
+      `${what}: source 403, the token's scope and the request's id`,
+    )
     audited = records.length
   }
 
@@ -229,14 +261,21 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
     const name = `${variant} ${key}`
     if (!route.variants.includes(variant)) {
       if (servedOn(variant, route)) continue
-      for (const [label, bearerToken] of [['no token', undefined], ['invalid token', foreign], ['valid token', token('U', WRONG_SCOPE_CANDIDATES[0]!)]] as const) {
+      for (const [label, bearerToken] of [
+        ['no token', undefined],
+        ['invalid token', foreign],
+        ['valid token', token('U', WRONG_SCOPE_CANDIDATES[0]!)],
+      ] as const) {
         t.equal((await send(device, route, bearerToken)).status, 404, `${name}, ${label}: other variant → 404`)
       }
       await noAudit(`${name}, other variant`)
       continue
     }
 
-    for (const [label, refusedToken] of [['invalid token', foreign], ['expired token', expired]] as const) {
+    for (const [label, refusedToken] of [
+      ['invalid token', foreign],
+      ['expired token', expired],
+    ] as const) {
       const answer = await send(device, route, refusedToken)
       t.equal(answer.status, 401, `${name}, ${label} → 401`)
       t.equal(answer.json?.error, 'invalid_token', `${name}, ${label}: error body`)
@@ -280,7 +319,11 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
 async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void> {
   const device = await bootDevice(t, { dataDir: `${dir}/${variant}`, variant })
   t.equal((await call(`${device.httpUrl}/api/system/status`)).json.inited, false, 'fresh')
-  const garbage = ['eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9', 'eyJzY29wZSI6InN5c3RlbTpjb25maWciLCJzdWIiOiJVIn0', 'c2lnbmF0dXJl'].join('.')
+  const garbage = [
+    'eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9',
+    'eyJzY29wZSI6InN5c3RlbTpjb25maWciLCJzdWIiOiJVIn0',
+    'c2lnbmF0dXJl',
+  ].join('.')
   for (const route of routeTable) {
     const key = keyOf(route)
     const name = `fresh ${variant} ${key}`
@@ -291,7 +334,8 @@ async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void
     t.equal((await send(device, route, garbage)).status, 401, `${name}, invalid token → 401`)
     const answer = await send(device, route)
     const expected = FRESH_WITHOUT_TOKEN[key] ?? (route.auth === 'token' ? 401 : undefined)
-    if (expected !== undefined) t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text.slice(0, 120)})`)
+    if (expected !== undefined)
+      t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text.slice(0, 120)})`)
     else notRefused(t, answer, `${name}, no token`)
   }
   t.equal((await scopeRecords(device)).length, 0, `fresh ${variant}: no FAILED_SCOPE_CHECK`)
@@ -306,7 +350,10 @@ t.test('the route table is what this matrix assumes', async (t) => {
     if (route.scopes) t.ok(route.scopes.length > 0, `${key}: scopes, when given, are not empty`)
   }
   for (const key of [...DISRUPTIVE, ...Object.keys(REFUSED_WHEN_PERSONALISED), ...Object.keys(FRESH_WITHOUT_TOKEN)]) {
-    t.ok(routeTable.some((r) => keyOf(r) === key), `${key} is still a route`)
+    t.ok(
+      routeTable.some((r) => keyOf(r) === key),
+      `${key} is still a route`,
+    )
   }
 })
 
@@ -315,10 +362,13 @@ t.test('fresh devices without a token', async (t) => {
   await Promise.all([freshDevice(t, dir, 'P'), freshDevice(t, dir, 'E')])
 })
 
-t.test('personalised P and E: every route × no / invalid / expired / wrong-scope / wrong-role / right-scope token', async (t) => {
-  const dir = newDir('personalised')
-  const [p, e] = await Promise.all([personalisedDevice(t, dir, 'P'), personalisedDevice(t, dir, 'E')])
-  const anyToken = (d: Personalised) => d.tokens.get(`U ${WRONG_SCOPE_CANDIDATES[0]}`)!
-  // Each device's tokens are well-formed but invalid on the other: secrets are per device and boot.
-  await Promise.all([matrix(t, p, anyToken(e)), matrix(t, e, anyToken(p))])
-})
+t.test(
+  'personalised P and E: every route × no / invalid / expired / wrong-scope / wrong-role / right-scope token',
+  async (t) => {
+    const dir = newDir('personalised')
+    const [p, e] = await Promise.all([personalisedDevice(t, dir, 'P'), personalisedDevice(t, dir, 'E')])
+    const anyToken = (d: Personalised) => d.tokens.get(`U ${WRONG_SCOPE_CANDIDATES[0]}`)!
+    // Each device's tokens are well-formed but invalid on the other: secrets are per device and boot.
+    await Promise.all([matrix(t, p, anyToken(e)), matrix(t, e, anyToken(p))])
+  },
+)

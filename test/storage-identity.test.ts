@@ -23,19 +23,34 @@ function identity(inited: boolean, storage_mode: number, extra: Partial<Identity
 
 async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
   const { hal, connect, auth, journal, journaled } = await scriptedIdentity(t, 'P', identity(true, storageMode))
-  const storage = new StorageActor({ nc: await connect('storage'), hal, journal, logger: silentLogger, ...(nbd ? { nbd } : {}) })
+  const storage = new StorageActor({
+    nc: await connect('storage'),
+    hal,
+    journal,
+    logger: silentLogger,
+    ...(nbd ? { nbd } : {}),
+  })
   await storage.start()
   t.teardown(() => storage.stop())
-  const gateway = new ReadModelBus({ nc: await connect('gateway'), devid: hal.devid, services: ['storage'], inboxPrefix: inboxPrefix('gateway'), logger: silentLogger })
+  const gateway = new ReadModelBus({
+    nc: await connect('gateway'),
+    devid: hal.devid,
+    services: ['storage'],
+    inboxPrefix: inboxPrefix('gateway'),
+    logger: silentLogger,
+  })
   t.teardown(() => gateway.close())
   await gateway.whenReady()
 
   let rids = 0
-  const request = (op: string, scope: string) => gateway.request('storage', op, { rid: `r${++rids}`, tls: true, principal: { sub: 'U', scope }, body: {} })
+  const request = (op: string, scope: string) =>
+    gateway.request('storage', op, { rid: `r${++rids}`, tls: true, principal: { sub: 'U', scope }, body: {} })
   const shown = () => gateway.readModel<StorageState>('storage')?.storage
   const modes = () => shown()?.map((s) => s.split(':')[1])
-  const showing = (what: string, expected: [string, string]) => until(what, () => JSON.stringify(modes()) === JSON.stringify(expected))
-  const transitions = () => journaled.filter((e) => e.type === LogType.TRANSITION).map((e) => e.data as unknown as TransitionData)
+  const showing = (what: string, expected: [string, string]) =>
+    until(what, () => JSON.stringify(modes()) === JSON.stringify(expected))
+  const transitions = () =>
+    journaled.filter((e) => e.type === LogType.TRANSITION).map((e) => e.data as unknown as TransitionData)
   return { hal, auth, storage, journaled, request, shown, showing, transitions }
 }
 
@@ -75,12 +90,19 @@ t.test('no disk before the format; then storage_mode decides Disk 0; a wipeout u
       { machine: 'disk', instance: '1', from: 'unformatted', to: 'locked', event: 'FORMATTED' },
     ],
   )
-  t.notOk(journaled.some((e) => e.subject !== undefined), 'the power-up transitions are nobody\'s request')
+  t.notOk(
+    journaled.some((e) => e.subject !== undefined),
+    "the power-up transitions are nobody's request",
+  )
 
   const unlocked = await request('unlock', 'storage:disk1')
   t.equal(unlocked.status, 200, 'Disk 1 unlocks once formatted')
   await showing('Disk 1 read-only', ['rw', 'ro'])
-  t.match(journaled.at(-1), { type: LogType.TRANSITION, subject: 'U', data: { machine: 'disk', instance: '1', from: 'locked', to: 'ro', event: 'UNLOCK_RO' } })
+  t.match(journaled.at(-1), {
+    type: LogType.TRANSITION,
+    subject: 'U',
+    data: { machine: 'disk', instance: '1', from: 'locked', to: 'ro', event: 'UNLOCK_RO' },
+  })
   t.equal((await request('unlock', 'storage:disk7')).status, 406, 'still 406 for a disk the device lacks')
   t.equal((await request('lock', 'system:config')).status, 406)
 
@@ -124,39 +146,49 @@ t.test('Disk 0 powers up as storage_mode bits 0–1 say; Disk 1 always locked', 
     t.equal((await request('lock', 'storage:disk0')).status, 409)
     auth.publishState(identity(true, mode))
     // The 200 proves the disk is formatted again, so the modes below are the power-up ones.
-    await until(`formatted under 0x${mode.toString(16)}`, async () => (await request('lock', 'storage:disk1')).status === 200)
-    t.same(shown()?.map((s) => s.split(':')[1]), [disk0, '-'], `storage_mode 0x${mode.toString(16)}: Disk 0 ${disk0}`)
+    await until(
+      `formatted under 0x${mode.toString(16)}`,
+      async () => (await request('lock', 'storage:disk1')).status === 200,
+    )
+    t.same(
+      shown()?.map((s) => s.split(':')[1]),
+      [disk0, '-'],
+      `storage_mode 0x${mode.toString(16)}: Disk 0 ${disk0}`,
+    )
     // Both cipher nibbles (0x5 CTR, 0xA XTS) must give Disk 1 a cipher it opens under.
     t.equal((await request('unlock_rw', 'storage:disk1:rw')).status, 200)
     await showing('Disk 1 read-write', [disk0, 'rw'])
   }
 })
 
-t.test('a reformat unformats the disks while it runs; a format under a stale handle reopens it; a stopped actor follows nothing', async (t) => {
-  const { hal, auth, storage, journaled, request, showing } = await setup(t, 0x53, { host: '127.0.0.1', port: 0 })
-  const sectors = hal.storage.disk0Sectors
-  await hal.disks!.format(sectors, () => undefined)
-  auth.publishState(identity(true, 0x53))
-  await showing('formatted', ['rw', '-'])
+t.test(
+  'a reformat unformats the disks while it runs; a format under a stale handle reopens it; a stopped actor follows nothing',
+  async (t) => {
+    const { hal, auth, storage, journaled, request, showing } = await setup(t, 0x53, { host: '127.0.0.1', port: 0 })
+    const sectors = hal.storage.disk0Sectors
+    await hal.disks!.format(sectors, () => undefined)
+    auth.publishState(identity(true, 0x53))
+    await showing('formatted', ['rw', '-'])
 
-  auth.publishState(identity(true, 0x53, { format: 'status25' }))
-  await showing('unformatted while the reformat runs', ['-', '-'])
-  t.equal((await request('unlock', 'storage:disk0')).status, 409)
-  await hal.disks!.format(sectors, () => undefined)
-  auth.publishState(identity(true, 0x53, { format: 'done' }))
-  await showing('back as storage_mode says', ['rw', '-'])
+    auth.publishState(identity(true, 0x53, { format: 'status25' }))
+    await showing('unformatted while the reformat runs', ['-', '-'])
+    t.equal((await request('unlock', 'storage:disk0')).status, 409)
+    await hal.disks!.format(sectors, () => undefined)
+    auth.publishState(identity(true, 0x53, { format: 'done' }))
+    await showing('back as storage_mode says', ['rw', '-'])
 
-  // A format the actor never saw running locks its handle in the HAL; the same unlock must open a new one.
-  await hal.disks!.format(sectors, () => undefined)
-  t.equal((await request('unlock_rw', 'storage:disk0:rw')).status, 200)
-  const client = await NbdTestClient.connect(storage.nbdAddress!)
-  t.teardown(() => client.close())
-  t.notOk('error' in (await client.go('disk0')))
-  t.equal((await client.read(0, 512)).errno, 0, 'the export reads through a live handle')
+    // A format the actor never saw running locks its handle in the HAL; the same unlock must open a new one.
+    await hal.disks!.format(sectors, () => undefined)
+    t.equal((await request('unlock_rw', 'storage:disk0:rw')).status, 200)
+    const client = await NbdTestClient.connect(storage.nbdAddress!)
+    t.teardown(() => client.close())
+    t.notOk('error' in (await client.go('disk0')))
+    t.equal((await client.read(0, 512)).errno, 0, 'the export reads through a live handle')
 
-  await storage.stop()
-  const before = journaled.length
-  auth.publishState(identity(false, 0x53))
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  t.equal(journaled.length, before, 'a stopped actor no longer follows the identity')
-})
+    await storage.stop()
+    const before = journaled.length
+    auth.publishState(identity(false, 0x53))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    t.equal(journaled.length, before, 'a stopped actor no longer follows the identity')
+  },
+)

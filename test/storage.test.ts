@@ -22,7 +22,8 @@ const SHOWN: Record<string, string> = { locked: '-', ro: 'ro', rw: 'rw' }
 function expected(from: string, event: 'UNLOCK_RO' | 'UNLOCK_RW' | 'LOCK'): string {
   let [snapshot] = initialTransition(diskMachine, { disk: 0 })
   ;[snapshot] = transition(diskMachine, snapshot, { type: 'FORMATTED' })
-  if (from !== 'locked') [snapshot] = transition(diskMachine, snapshot, { type: from === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' })
+  if (from !== 'locked')
+    [snapshot] = transition(diskMachine, snapshot, { type: from === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' })
   return String(transition(diskMachine, snapshot, { type: event })[0].value)
 }
 
@@ -37,10 +38,14 @@ t.test('P: power-up modes, every transition of the table from every state, scope
   t.ok(sectors.every((n) => n > 0))
 
   const tokens = new Map<string, string>()
-  const token = async (scope: string) => tokens.get(scope) ?? (tokens.set(scope, await login(o.base, scope)), tokens.get(scope)!)
+  const token = async (scope: string) =>
+    tokens.get(scope) ?? (tokens.set(scope, await login(o.base, scope)), tokens.get(scope)!)
   const call = async (op: Op, scope: string) => api(`${o.base}/api/storage/${op}`, await token(scope))
   const bring = async (disk: number, state: string) => {
-    const answer = state === 'locked' ? await call('lock', `storage:disk${disk}`) : await call(state === 'rw' ? 'unlock/rw' : 'unlock/ro', `storage:disk${disk}:rw`)
+    const answer =
+      state === 'locked'
+        ? await call('lock', `storage:disk${disk}`)
+        : await call(state === 'rw' ? 'unlock/rw' : 'unlock/ro', `storage:disk${disk}:rw`)
     t.equal(answer.status, 200)
   }
 
@@ -58,7 +63,11 @@ t.test('P: power-up modes, every transition of the table from every state, scope
           }
           t.equal(answer.status, 200, `disk ${disk} ${from} ${op} with ${scope}`)
           t.equal(answer.text, '', 'an empty body')
-          t.equal((await modes())[disk], SHOWN[expected(from, EVENT[op](rw))], `disk ${disk}: ${from} → ${op} (${scope})`)
+          t.equal(
+            (await modes())[disk],
+            SHOWN[expected(from, EVENT[op](rw))],
+            `disk ${disk}: ${from} → ${op} (${scope})`,
+          )
         }
       }
     }
@@ -66,16 +75,31 @@ t.test('P: power-up modes, every transition of the table from every state, scope
 
   const records = (await readJournal(o.device.dataDir)).records
   const transitions = records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'disk')
-  t.ok(transitions.some((r) => r.decoded?.instance === '0') && transitions.some((r) => r.decoded?.instance === '1'), 'transitions journaled per disk')
+  t.ok(
+    transitions.some((r) => r.decoded?.instance === '0') && transitions.some((r) => r.decoded?.instance === '1'),
+    'transitions journaled per disk',
+  )
   t.ok(transitions.filter((r) => r.subject === 'U').length >= 40, 'those a request made name who made it')
-  t.ok(transitions.every((r) => r.subject === 'U' || r.subject === ''), 'the rest are the device\'s own (format, power-up mode)')
-  const denied = records.filter((r) => r.type === LogType.FAILED_SCOPE_CHECK && String(r.decoded?.scope).startsWith('storage:'))
-  t.ok(denied.length >= 6 && denied.every((r) => r.result === LogResult.FAILED && r.decoded?.source === 403), '/unlock/rw without :rw is journaled')
+  t.ok(
+    transitions.every((r) => r.subject === 'U' || r.subject === ''),
+    "the rest are the device's own (format, power-up mode)",
+  )
+  const denied = records.filter(
+    (r) => r.type === LogType.FAILED_SCOPE_CHECK && String(r.decoded?.scope).startsWith('storage:'),
+  )
+  t.ok(
+    denied.length >= 6 && denied.every((r) => r.result === LogResult.FAILED && r.decoded?.source === 403),
+    '/unlock/rw without :rw is journaled',
+  )
 
   t.equal((await call('unlock', 'storage:disk2')).status, 406, 'no Disk 2')
   t.equal((await call('unlock', 'storage:disk01')).status, 406)
   t.equal((await api(`${o.base}/api/storage/unlock`, await token('system:config'))).status, 403, 'another scope')
-  t.equal((await api(`${o.base}/api/storage/unlock`, await login(o.base, 'storage:disk0', MASTER_PASS))).status, 403, 'the master')
+  t.equal(
+    (await api(`${o.base}/api/storage/unlock`, await login(o.base, 'storage:disk0', MASTER_PASS))).status,
+    403,
+    'the master',
+  )
   t.equal((await api(`${o.base}/api/storage/unlock`, undefined)).status, 401)
   t.equal((await api(`${o.base}/api/storage/unlock/xx`, await token('storage:disk0'))).status, 404)
 
@@ -83,12 +107,16 @@ t.test('P: power-up modes, every transition of the table from every state, scope
   await call('unlock', 'storage:disk1:rw')
   t.same(await modes(), ['rw', 'rw'])
   await o.device.restart()
-  await until('back after the reboot', async () => (await api(`${o.base}/api/system/status`, undefined).catch(() => undefined))?.status === 200)
+  await until(
+    'back after the reboot',
+    async () => (await api(`${o.base}/api/system/status`, undefined).catch(() => undefined))?.status === 200,
+  )
   t.same(await modes(), ['ro', '-'], 'after a reboot: Disk 0 as storage_mode says, Disk 1 locked')
 })
 
 t.test('P: storage_mode 0x53 brings Disk 0 up writable; 0xA0 keeps it locked, Disk 1 under AES-XTS', async (t) => {
-  const shown = async (base: string) => (await api(`${base}/api/system/status`, undefined)).json.storage.map((s: string) => s.split(':')[1])
+  const shown = async (base: string) =>
+    (await api(`${base}/api/system/status`, undefined)).json.storage.map((s: string) => s.split(':')[1])
   await t.test('0x53', async (t) => {
     const o = await owned(t, { variant: 'P', cfg: { storage_mode: 0x53 } })
     await until('Disk 0 up', async () => (await shown(o.base))[0] === 'rw')
@@ -100,11 +128,18 @@ t.test('P: storage_mode 0x53 brings Disk 0 up writable; 0xA0 keeps it locked, Di
       const status = (await api(`${o.base}/api/system/status`, undefined)).json
       return status.format === 'done' && status.storage[0] === '196608:rw'
     })
-    t.equal((await api(`${o.base}/api/system/status`, undefined)).json.storage[1].endsWith(':-'), true, 'Disk 1 locked again')
+    t.equal(
+      (await api(`${o.base}/api/system/status`, undefined)).json.storage[1].endsWith(':-'),
+      true,
+      'Disk 1 locked again',
+    )
   })
   await t.test('0xA0', async (t) => {
     const o = await owned(t, { variant: 'P', cfg: { storage_mode: 0xa0 } })
-    await until('formatted', async () => (await api(`${o.base}/api/storage/lock`, await login(o.base, 'storage:disk0'))).status === 200)
+    await until(
+      'formatted',
+      async () => (await api(`${o.base}/api/storage/lock`, await login(o.base, 'storage:disk0'))).status === 200,
+    )
     t.same(await shown(o.base), ['-', '-'])
     t.equal((await api(`${o.base}/api/storage/unlock`, await login(o.base, 'storage:disk1:rw'))).status, 200)
     t.same(await shown(o.base), ['-', 'rw'])
@@ -115,9 +150,14 @@ t.test('E: no storage', async (t) => {
   const o = await owned(t, { variant: 'E' })
   t.notOk('storage' in (await api(`${o.base}/api/system/status`, undefined)).json)
   const token = await login(o.base, 'storage:disk0:rw')
-  for (const op of ['unlock', 'unlock/ro', 'unlock/rw', 'lock']) t.equal((await api(`${o.base}/api/storage/${op}`, token)).status, 404, op)
+  for (const op of ['unlock', 'unlock/ro', 'unlock/rw', 'lock'])
+    t.equal((await api(`${o.base}/api/storage/${op}`, token)).status, 404, op)
   for (const route of routeTable.filter((r) => !r.variants.includes('E'))) {
     const path = route.path.replace(/:\w+/g, '0')
-    t.equal((await api(`${o.base}${path}`, token, route.method === 'POST' ? {} : undefined, route.method)).status, 404, `E: ${route.method} ${path}`)
+    t.equal(
+      (await api(`${o.base}${path}`, token, route.method === 'POST' ? {} : undefined, route.method)).status,
+      404,
+      `E: ${route.method} ${path}`,
+    )
   }
 })

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Device } from '../runtime/types.js'
-import { LogResult, LogType } from '../eventstore/types.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import type { EntropySource } from '../hal/index.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
@@ -44,7 +44,11 @@ async function records(device: Device, type: number) {
 /** A passing selftest answer, checked field by field; returns its timestamp. */
 function passed(t: Test, answer: Answer, what: string, from: number): number {
   t.equal(answer.status, 200, `${what} → 200 (${answer.text})`)
-  t.strictSame(Object.keys(answer.json ?? {}).sort(), ['fls_state', 'kat_busy', 'last_selftest_ts', 'se_state'], `${what}: the fields`)
+  t.strictSame(
+    Object.keys(answer.json ?? {}).sort(),
+    ['fls_state', 'kat_busy', 'last_selftest_ts', 'se_state'],
+    `${what}: the fields`,
+  )
   t.equal(answer.json?.fls_state, 0, `${what}: fls_state 0`)
   t.equal(typeof answer.json?.kat_busy, 'boolean', `${what}: kat_busy`)
   t.equal(typeof answer.json?.se_state, 'number', `${what}: se_state`)
@@ -68,15 +72,27 @@ t.test('selftest: no token while fresh, then system:config or system:upgrade; SE
   t.equal(none.status, 401, 'personalised, no token → 401')
   const wrong = await selftest(device, await login(base, 'logger:get'))
   t.equal(wrong.status, 403, 'logger:get → 403')
-  t.match((await records(device, LogType.FAILED_SCOPE_CHECK)).at(-1), { result: LogResult.FAILED, subject: 'U', decoded: { source: 403, scope: 'logger:get' } })
+  t.match((await records(device, LogType.FAILED_SCOPE_CHECK)).at(-1), {
+    result: LogResult.FAILED,
+    subject: 'U',
+    decoded: { source: 403, scope: 'logger:get' },
+  })
   t.equal((await records(device, LogType.SELFTEST_PASSED)).length, 1, 'refused selftests run nothing')
 
   let last = start
-  for (const [role, scope, passphrase] of [['U', 'system:config', undefined], ['U', 'system:upgrade', undefined], ['M', 'system:config', MASTER_PASS]] as const) {
+  for (const [role, scope, passphrase] of [
+    ['U', 'system:config', undefined],
+    ['U', 'system:upgrade', undefined],
+    ['M', 'system:config', MASTER_PASS],
+  ] as const) {
     const ts = passed(t, await selftest(device, await login(base, scope, passphrase)), `${role} ${scope}`, last)
     t.ok(ts >= last, 'last_selftest_ts does not go back')
     last = ts
-    t.match((await records(device, LogType.SELFTEST_PASSED)).at(-1), { result: LogResult.OK, subject: role, decoded: { source: 200 } }, `${role} ${scope}: journaled`)
+    t.match(
+      (await records(device, LogType.SELFTEST_PASSED)).at(-1),
+      { result: LogResult.OK, subject: role, decoded: { source: 200 } },
+      `${role} ${scope}: journaled`,
+    )
   }
   t.equal((await records(device, LogType.SELFTEST_PASSED)).length, 4)
   t.equal((await call(`${base}/api/system/status`)).json.fls_state, 0, 'status fls_state still 0')
@@ -90,14 +106,19 @@ t.test('selftest on E', async (t) => {
 
 t.test('a selftest that finds the entropy source stuck raises fls_state 0x02, journaled FAILED', async (t) => {
   let stuck = false
-  const entropy: EntropySource = { read: (n) => (stuck ? new Uint8Array(n).fill(0x55) : new Uint8Array(randomBytes(n))) }
+  const entropy: EntropySource = {
+    read: (n) => (stuck ? new Uint8Array(n).fill(0x55) : new Uint8Array(randomBytes(n))),
+  }
   const device = await bootDevice(t, { dataDir: newDir('stuck'), entropy })
   stuck = true
   const answer = await selftest(device)
   stuck = false
   t.equal(answer.status, 200)
   t.equal(answer.json?.fls_state, 0x02, 'fls_state 0x02 (entropy failure)')
-  t.match((await records(device, LogType.SELFTEST_PASSED)).at(-1), { result: LogResult.FAILED, decoded: { source: 200, entropy: 'repetition_count' } })
+  t.match((await records(device, LogType.SELFTEST_PASSED)).at(-1), {
+    result: LogResult.FAILED,
+    decoded: { source: 200, entropy: 'repetition_count' },
+  })
   t.equal((await call(`${device.httpUrl}/api/system/status`)).json.fls_state, 0x02, 'status shows it')
   t.equal((await selftest(device)).json?.fls_state, 0x02, 'the fail state sticks once the source recovers')
 })
@@ -122,7 +143,9 @@ t.test('checkin: a challenge signed with the log key; a reply is acknowledged an
   t.equal(init.status, 200, init.text)
   const token = init.json.token as string
   // Personalisation formats the disks in the background; let it finish before watching for changes.
-  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
+  await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', {
+    rethrow: true,
+  })
   const config = async () => {
     const { nonce: _fresh, ...rest } = (await call(`${base}/api/system/config`, { headers: bearer(token) })).json
     return rest
@@ -145,47 +168,75 @@ t.test('checkin: a challenge signed with the log key; a reply is acknowledged an
   const tampered = `${Buffer.from(JSON.stringify({ ...claims, devid: '0000000000000000' })).toString('base64url')}.${check.split('.')[1]}`
   t.notOk(verifyCheck(tampered, eidSign), 'an edited statement does not verify')
   const second = (await call(`${base}/api/system/checkin`, { headers: bearer(token) })).json.check as string
-  t.not(JSON.parse(Buffer.from(second.split('.')[0]!, 'base64url').toString()).nonce, claims.nonce, 'a fresh nonce each time (a token is accepted too)')
+  t.not(
+    JSON.parse(Buffer.from(second.split('.')[0]!, 'base64url').toString()).nonce,
+    claims.nonce,
+    'a fresh nonce each time (a token is accepted too)',
+  )
 
-  const before = { config: await config(), journal: (await readJournal(device.dataDir)).records.length, status: (await call(`${base}/api/system/status`)).json }
+  const before = {
+    config: await config(),
+    journal: (await readJournal(device.dataDir)).records.length,
+    status: (await call(`${base}/api/system/status`)).json,
+  }
   const reply = await postCheckin(device, JSON.stringify({ checked: check }))
   t.equal(reply.status, 200)
   t.equal(reply.text, '{"status":"OK"}', 'exactly {"status":"OK"}')
-  t.equal((await postCheckin(device, JSON.stringify({ checked: 'forged.reply' }), token)).text, '{"status":"OK"}', 'whatever the reply, with a token too')
+  t.equal(
+    (await postCheckin(device, JSON.stringify({ checked: 'forged.reply' }), token)).text,
+    '{"status":"OK"}',
+    'whatever the reply, with a token too',
+  )
   t.strictSame(await config(), before.config, 'configuration unchanged (uts included)')
   const added = (await readJournal(device.dataDir)).records.slice(before.journal).map((r) => r.type)
-  t.strictSame(added.filter((type) => type !== LogType.SEAL), [], 'nothing journaled')
+  t.strictSame(
+    added.filter((type) => type !== LogType.SEAL),
+    [],
+    'nothing journaled',
+  )
   const status = (await call(`${base}/api/system/status`)).json
   t.match(status, { fls_state: before.status.fls_state, ctx: before.status.ctx }, 'status unchanged')
   t.equal('tts' in status, 'tts' in before.status, 'trusted time unchanged')
 })
 
-t.test('checkin nonces are not config nonces: they neither authenticate a passphrase change nor push one out', async (t) => {
-  const device = await bootDevice(t, { dataDir: newDir('nonces'), variant: 'E' })
-  const base = device.httpUrl!
-  const init = await personalise(base, 'E')
-  t.equal(init.status, 200, init.text)
-  const token = init.json.token as string
-  const config = (await call(`${base}/api/system/config`, { headers: bearer(token) })).json
-  const next = await keys.get('a brand new passphrase', config.eid)
-  const change = (nonce: string) =>
-    call(`${base}/api/system/config`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...bearer(token) },
-      body: JSON.stringify({ userkey: b64(next.publicKey), userkey_nonce: nonce, userkey_hmac: passphraseChangeHmac(next.seed, config.spk, nonce) }),
-    })
-  const checkNonce = JSON.parse(Buffer.from(((await call(`${base}/api/system/checkin`)).json.check as string).split('.')[0]!, 'base64url').toString()).nonce
-  const borrowed = await change(checkNonce)
-  t.equal(borrowed.status, 406, 'a checkin nonce is refused as userkey_nonce')
-  t.equal(borrowed.json?.error, 'stale_nonce')
-  // Anyone may ask for check-in challenges, as many as they like: the owner's nonce must outlive them.
-  for (let batch = 0; batch < 22; batch++) {
-    await Promise.all(Array.from({ length: 50 }, () => call(`${base}/api/system/checkin`)))
-  }
-  const changed = await change(config.nonce)
-  t.equal(changed.status, 200, `the owner's nonce survives 1100 check-in challenges: ${changed.text}`)
-  t.equal(changed.json?.updated, true)
-})
+t.test(
+  'checkin nonces are not config nonces: they neither authenticate a passphrase change nor push one out',
+  async (t) => {
+    const device = await bootDevice(t, { dataDir: newDir('nonces'), variant: 'E' })
+    const base = device.httpUrl!
+    const init = await personalise(base, 'E')
+    t.equal(init.status, 200, init.text)
+    const token = init.json.token as string
+    const config = (await call(`${base}/api/system/config`, { headers: bearer(token) })).json
+    const next = await keys.get('a brand new passphrase', config.eid)
+    const change = (nonce: string) =>
+      call(`${base}/api/system/config`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({
+          userkey: b64(next.publicKey),
+          userkey_nonce: nonce,
+          userkey_hmac: passphraseChangeHmac(next.seed, config.spk, nonce),
+        }),
+      })
+    const checkNonce = JSON.parse(
+      Buffer.from(
+        ((await call(`${base}/api/system/checkin`)).json.check as string).split('.')[0]!,
+        'base64url',
+      ).toString(),
+    ).nonce
+    const borrowed = await change(checkNonce)
+    t.equal(borrowed.status, 406, 'a checkin nonce is refused as userkey_nonce')
+    t.equal(borrowed.json?.error, 'stale_nonce')
+    // Anyone may ask for check-in challenges, as many as they like: the owner's nonce must outlive them.
+    for (let batch = 0; batch < 22; batch++) {
+      await Promise.all(Array.from({ length: 50 }, () => call(`${base}/api/system/checkin`)))
+    }
+    const changed = await change(config.nonce)
+    t.equal(changed.status, 200, `the owner's nonce survives 1100 check-in challenges: ${changed.text}`)
+    t.equal(changed.json?.updated, true)
+  },
+)
 
 t.test('checkin POST: 400 for a malformed body, 413 above 7300 bytes', async (t) => {
   const device = await bootDevice(t, { dataDir: newDir('checkin-bodies'), variant: 'E' })
@@ -244,7 +295,9 @@ function rawPost(port: number, path: string, body: string): Promise<{ head: stri
       }
     })
     socket.on('error', () => undefined)
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`)
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    )
     socket.write(body)
   })
 }

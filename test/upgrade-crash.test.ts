@@ -21,72 +21,90 @@ async function powerCut(hemd: HemdProcess): Promise<void> {
 
 const fwv = async (base: string) => (await call(`${base}/api/system/version`)).json.fwv as string
 
-t.test('SIGKILL during upload, check, install and the trial boot: the device comes back and its journal verifies', async (t) => {
-  const root = t.testdir({ data: {}, work: {} })
-  const data = join(root, 'data')
-  const image = join(root, 'work', 'up.bin')
-  t.equal(await firmwareImage(image, '0.2.0-crash'), 0)
-  const bytes = await readFile(image)
-  const ports = ['--http', `127.0.0.1:${await freePort()}`, '--https', `127.0.0.1:${await freePort()}`]
-  const base = `http://${ports[1]}`
-  const start = () => runHemd(t, ['--data', data, ...ports])
-  const verifies = async (hemd: HemdProcess, what: string) => {
-    const audit = await runToEnd(auditBin, ['verify', '--allow-open', '--key', hemd.logKey, join(data, 'journal')])
-    t.equal(audit.code, 0, `${what}: the journal verifies ${audit.stdout}${audit.stderr}`)
-  }
+t.test(
+  'SIGKILL during upload, check, install and the trial boot: the device comes back and its journal verifies',
+  async (t) => {
+    const root = t.testdir({ data: {}, work: {} })
+    const data = join(root, 'data')
+    const image = join(root, 'work', 'up.bin')
+    t.equal(await firmwareImage(image, '0.2.0-crash'), 0)
+    const bytes = await readFile(image)
+    const ports = ['--http', `127.0.0.1:${await freePort()}`, '--https', `127.0.0.1:${await freePort()}`]
+    const base = `http://${ports[1]}`
+    const start = () => runHemd(t, ['--data', data, ...ports])
+    const verifies = async (hemd: HemdProcess, what: string) => {
+      const audit = await runToEnd(auditBin, ['verify', '--allow-open', '--key', hemd.logKey, join(data, 'journal')])
+      t.equal(audit.code, 0, `${what}: the journal verifies ${audit.stdout}${audit.stderr}`)
+    }
 
-  let hemd = await start()
-  const factory = await fwv(base)
+    let hemd = await start()
+    const factory = await fwv(base)
 
-  // 1. In the middle of an upload.
-  const half = upload(base, 'fw', async (write) => {
-    write(bytes.subarray(0, bytes.length >> 1))
-    await new Promise(() => undefined)
-  }, { 'content-length': String(bytes.length) }).catch(() => undefined)
-  await until('the upload is under way', async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 404)
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  await powerCut(hemd)
-  await half
-  hemd = await start()
-  t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 404, 'after a cut upload: nothing staged')
-  await verifies(hemd, 'cut upload')
+    // 1. In the middle of an upload.
+    const half = upload(
+      base,
+      'fw',
+      async (write) => {
+        write(bytes.subarray(0, bytes.length >> 1))
+        await new Promise(() => undefined)
+      },
+      { 'content-length': String(bytes.length) },
+    ).catch(() => undefined)
+    await until(
+      'the upload is under way',
+      async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 404,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await powerCut(hemd)
+    await half
+    hemd = await start()
+    t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 404, 'after a cut upload: nothing staged')
+    await verifies(hemd, 'cut upload')
 
-  // 2. Right after the check started.
-  t.equal((await upload(base, 'fw', bytes)).status, 200)
-  t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 201)
-  await powerCut(hemd)
-  hemd = await start()
-  t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 404, 'after a cut check: nothing staged, nothing trusted')
-  t.equal(await fwv(base), factory)
-  await verifies(hemd, 'cut check')
+    // 2. Right after the check started.
+    t.equal((await upload(base, 'fw', bytes)).status, 200)
+    t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 201)
+    await powerCut(hemd)
+    hemd = await start()
+    t.equal(
+      (await call(`${base}/api/system/upgrade/check_fw`)).status,
+      404,
+      'after a cut check: nothing staged, nothing trusted',
+    )
+    t.equal(await fwv(base), factory)
+    await verifies(hemd, 'cut check')
 
-  // 3. While the install runs (it is not answered yet).
-  t.equal((await upload(base, 'fw', bytes)).status, 200)
-  await call(`${base}/api/system/upgrade/check_fw`)
-  await until('verified', async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 200)
-  const installing = call(`${base}/api/system/upgrade/install_fw`).catch(() => undefined)
-  await new Promise((resolve) => setTimeout(resolve, 15))
-  await powerCut(hemd)
-  await installing
-  hemd = await start()
-  t.ok([factory, '0.2.0-crash'].includes(await fwv(base)), 'after a cut install: the old firmware, or the new one on its trial')
-  await verifies(hemd, 'cut install')
-
-  // 4. During the trial boot of the new firmware.
-  if ((await fwv(base)) === factory) {
+    // 3. While the install runs (it is not answered yet).
     t.equal((await upload(base, 'fw', bytes)).status, 200)
     await call(`${base}/api/system/upgrade/check_fw`)
     await until('verified', async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 200)
-    t.equal((await call(`${base}/api/system/upgrade/install_fw`)).status, 200)
-    await until('the trial boot starts', () => hemd.stdout().includes('rebooting into the new firmware'))
-  }
-  await powerCut(hemd)
-  hemd = await start()
-  t.ok([factory, '0.2.0-crash'].includes(await fwv(base)), 'after a cut trial: a firmware that runs')
-  t.equal((await call(`${base}/api/system/status`)).json.fls_state, 0)
-  await verifies(hemd, 'cut trial')
-  t.equal(await hemd.interrupt(), 0)
-})
+    const installing = call(`${base}/api/system/upgrade/install_fw`).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 15))
+    await powerCut(hemd)
+    await installing
+    hemd = await start()
+    t.ok(
+      [factory, '0.2.0-crash'].includes(await fwv(base)),
+      'after a cut install: the old firmware, or the new one on its trial',
+    )
+    await verifies(hemd, 'cut install')
+
+    // 4. During the trial boot of the new firmware.
+    if ((await fwv(base)) === factory) {
+      t.equal((await upload(base, 'fw', bytes)).status, 200)
+      await call(`${base}/api/system/upgrade/check_fw`)
+      await until('verified', async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 200)
+      t.equal((await call(`${base}/api/system/upgrade/install_fw`)).status, 200)
+      await until('the trial boot starts', () => hemd.stdout().includes('rebooting into the new firmware'))
+    }
+    await powerCut(hemd)
+    hemd = await start()
+    t.ok([factory, '0.2.0-crash'].includes(await fwv(base)), 'after a cut trial: a firmware that runs')
+    t.equal((await call(`${base}/api/system/status`)).json.fls_state, 0)
+    await verifies(hemd, 'cut trial')
+    t.equal(await hemd.interrupt(), 0)
+  },
+)
 
 t.test('a 16 MiB upload: accepted to the byte, one more is refused', async (t) => {
   const root = t.testdir({ data: {}, app: { 'filler.bin': '' } })
@@ -102,6 +120,10 @@ t.test('a 16 MiB upload: accepted to the byte, one more is refused', async (t) =
   t.equal((await upload(hemd.httpUrl, 'ui', image)).status, 200)
   await call(`${hemd.httpUrl}/api/system/upgrade/check_ui`)
   await until('verified', async () => (await call(`${hemd.httpUrl}/api/system/upgrade/check_ui`)).status === 200)
-  t.equal((await upload(hemd.httpUrl, 'ui', Buffer.concat([image, Buffer.alloc(MAX_IMAGE_BYTES - image.length + 1)]))).status, 413, 'one byte over 16 MiB')
+  t.equal(
+    (await upload(hemd.httpUrl, 'ui', Buffer.concat([image, Buffer.alloc(MAX_IMAGE_BYTES - image.length + 1)]))).status,
+    413,
+    'one byte over 16 MiB',
+  )
   t.equal(await hemd.interrupt(), 0)
 })

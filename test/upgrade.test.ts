@@ -21,13 +21,18 @@ function dirs(t: Test, app: Record<string, string | Record<string, string>>): { 
 }
 
 /** A GET with the path sent exactly as given (no client-side normalisation). */
-function rawGet(base: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawGet(
+  base: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(base)
     const req = httpRequest({ hostname, port, path, method: 'GET' }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      )
     })
     req.on('error', reject)
     req.end()
@@ -35,10 +40,17 @@ function rawGet(base: string, path: string): Promise<{ status: number; headers: 
 }
 
 /** Polls check until it stops answering 202; returns the final answer's status. */
-async function checked(base: string, kind: 'fw' | 'ui', token?: string): Promise<{ first: number; last: number; json: Record<string, unknown> }> {
+async function checked(
+  base: string,
+  kind: 'fw' | 'ui',
+  token?: string,
+): Promise<{ first: number; last: number; json: Record<string, unknown> }> {
   const first = (await api(`${base}/api/system/upgrade/check_${kind}`, token)).status
   let answer = await api(`${base}/api/system/upgrade/check_${kind}`, token)
-  await until('the check ends', async () => (answer = await api(`${base}/api/system/upgrade/check_${kind}`, token)).status !== 202)
+  await until(
+    'the check ends',
+    async () => (answer = await api(`${base}/api/system/upgrade/check_${kind}`, token)).status !== 202,
+  )
   return { first, last: answer.status, json: answer.json }
 }
 
@@ -67,8 +79,19 @@ t.test('P, fresh: upload, check and install the management app; uis shows it', a
   t.match(index.headers['content-security-policy'], /default-src 'self'/)
   t.equal(index.headers['x-content-type-options'], 'nosniff')
   const script = await rawGet(base, '/js/app.js')
-  t.same([script.status, script.headers['content-type'], script.body], [200, 'text/javascript; charset=utf-8', 'console.log(1)'])
-  for (const path of ['/nope.html', '/js/', '/%2e%2e/%2e%2e/device.json', '/js/..%2f..%2fdevice.json', '/js%5capp.js', '/a%00b', '//etc/passwd']) {
+  t.same(
+    [script.status, script.headers['content-type'], script.body],
+    [200, 'text/javascript; charset=utf-8', 'console.log(1)'],
+  )
+  for (const path of [
+    '/nope.html',
+    '/js/',
+    '/%2e%2e/%2e%2e/device.json',
+    '/js/..%2f..%2fdevice.json',
+    '/js%5capp.js',
+    '/a%00b',
+    '//etc/passwd',
+  ]) {
     t.equal((await rawGet(base, path)).status, 404, `${path}: 404`)
   }
   t.equal((await rawGet(base, '/js/%61pp.js')).status, 200, 'a path is percent-decoded once')
@@ -77,9 +100,25 @@ t.test('P, fresh: upload, check and install the management app; uis shows it', a
 
   const records = (await readJournal(device.dataDir)).records
   const audits = records.filter((r) => r.type === LogType.UPGRADE)
-  t.match(audits.map((r) => [r.result, r.decoded?.source]), [[LogResult.ERROR, 406], [LogResult.OK, 200]], 'UPGRADE ERROR 406, then OK 200')
-  const transitions = records.filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'upgrade').map((r) => `${r.decoded?.from}>${r.decoded?.to}`)
-  t.same(transitions, ['idle>receiving', 'receiving>uploaded', 'uploaded>checking', 'checking>verified', 'verified>installing', 'installing>installed'])
+  t.match(
+    audits.map((r) => [r.result, r.decoded?.source]),
+    [
+      [LogResult.ERROR, 406],
+      [LogResult.OK, 200],
+    ],
+    'UPGRADE ERROR 406, then OK 200',
+  )
+  const transitions = records
+    .filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'upgrade')
+    .map((r) => `${r.decoded?.from}>${r.decoded?.to}`)
+  t.same(transitions, [
+    'idle>receiving',
+    'receiving>uploaded',
+    'uploaded>checking',
+    'checking>verified',
+    'verified>installing',
+    'installing>installed',
+  ])
 })
 
 t.test('upload refusals: length, size, type, filename; rejected images; busy', async (t) => {
@@ -101,7 +140,11 @@ t.test('upload refusals: length, size, type, filename; rejected images; busy', a
     t.equal(answer.status, status, what)
     t.equal(answer.json.error, error, what)
   }
-  t.equal((await upload(base, 'ui', image, { 'content-disposition': 'attachment; filename=ui.bin' })).status, 200, 'ui.bin, unquoted, is accepted too')
+  t.equal(
+    (await upload(base, 'ui', image, { 'content-disposition': 'attachment; filename=ui.bin' })).status,
+    200,
+    'ui.bin, unquoted, is accepted too',
+  )
   t.equal((await upload(base, 'ui', image, { expect: undefined })).status, 200, 'Expect: 100-continue is not required')
 
   const tampered = Buffer.from(image)
@@ -121,12 +164,20 @@ t.test('upload refusals: length, size, type, filename; rejected images; busy', a
   // A slow upload holds the pipeline: a second one of the same kind waits its turn (409).
   let release!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))
-  const slow = upload(base, 'ui', async (write) => {
-    write(image.subarray(0, 1000))
-    await held
-    write(image.subarray(1000))
-  }, { 'content-length': String(image.length) })
-  await until('the first upload runs', async () => (await api(`${base}/api/system/upgrade/check_ui`, undefined)).status === 404)
+  const slow = upload(
+    base,
+    'ui',
+    async (write) => {
+      write(image.subarray(0, 1000))
+      await held
+      write(image.subarray(1000))
+    },
+    { 'content-length': String(image.length) },
+  )
+  await until(
+    'the first upload runs',
+    async () => (await api(`${base}/api/system/upgrade/check_ui`, undefined)).status === 404,
+  )
   await new Promise((resolve) => setTimeout(resolve, 200))
   const second = await upload(base, 'ui', image)
   t.equal(second.status, 409, 'a second upload while one runs')
@@ -145,15 +196,22 @@ t.test('P, personalised: a token with system:upgrade or system:config; others re
   t.equal((await checked(o.base, 'ui', token)).last, 200)
   t.equal((await api(`${o.base}/api/system/upgrade/install_ui`, token)).status, 200)
   const records = (await readJournal(o.device.dataDir)).records
-  t.ok(records.some((r) => r.type === LogType.FAILED_SCOPE_CHECK && r.decoded?.scope === 'keymgmt:list'), 'the scope failure is journaled')
-  t.ok(records.some((r) => r.type === LogType.UPGRADE && r.result === LogResult.OK && r.subject === 'U'), 'the install names its user')
+  t.ok(
+    records.some((r) => r.type === LogType.FAILED_SCOPE_CHECK && r.decoded?.scope === 'keymgmt:list'),
+    'the scope failure is journaled',
+  )
+  t.ok(
+    records.some((r) => r.type === LogType.UPGRADE && r.result === LogResult.OK && r.subject === 'U'),
+    'the install names its user',
+  )
 })
 
 t.test('E: firmware routes answer, management-app routes are 404', async (t) => {
   const { data, app } = dirs(t, { 'index.html': 'e' })
   const device = await bootDevice(t, { variant: 'E', dataDir: data })
   const base = device.httpUrl!
-  for (const path of ['check_ui', 'install_ui']) t.equal((await api(`${base}/api/system/upgrade/${path}`, undefined)).status, 404, path)
+  for (const path of ['check_ui', 'install_ui'])
+    t.equal((await api(`${base}/api/system/upgrade/${path}`, undefined)).status, 404, path)
   t.equal((await upload(base, 'ui', Buffer.alloc(10))).status, 404, 'upload_ui')
   t.equal((await api(`${base}/api/system/upgrade/check_fw`, undefined)).status, 404, 'check_fw: nothing uploaded')
   const version = (await api(`${base}/api/system/version`, undefined)).json
@@ -164,7 +222,11 @@ t.test('E: firmware routes answer, management-app routes are 404', async (t) => 
   const notBuild = await imageOf(app, 'fw', '7.0.0', ['E'])
   t.equal((await upload(base, 'fw', notBuild)).status, 200)
   t.equal((await checked(base, 'fw')).last, 200, 'a signed archive of any files passes the check')
-  t.match((await api(`${base}/api/system/upgrade/install_fw`, undefined)).json, { error: 'not_verified', message: /no bootable build/ }, 'but a firmware install wants a build')
+  t.match(
+    (await api(`${base}/api/system/upgrade/install_fw`, undefined)).json,
+    { error: 'not_verified', message: /no bootable build/ },
+    'but a firmware install wants a build',
+  )
   const bytes = await readFile(image)
   t.equal((await upload(base, 'fw', bytes.subarray(0, bytes.length - 10))).status, 200, 'a truncated image uploads')
   t.match((await checked(base, 'fw')).json, { message: /integrity/ }, 'and is rejected')
@@ -173,15 +235,26 @@ t.test('E: firmware routes answer, management-app routes are 404', async (t) => 
   t.equal((await api(`${base}/api/system/upgrade/install_fw`, undefined)).status, 200, 'firmware installs on E')
   // No launcher in this process: the device restarts in place, and the slot waits for the next start of hemd.
   // A reboot starts a journal file: wait for it, and for the device to answer from it.
-  await until('back after the restart', async () => (await readJournal(data)).files.length === 2 && (await api(`${base}/api/system/status`, undefined)).status === 200)
-  t.match(JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')), { active: 'A', trial: { slot: 'B', version: '7.0.0' } })
+  await until(
+    'back after the restart',
+    async () =>
+      (await readJournal(data)).files.length === 2 &&
+      (await api(`${base}/api/system/status`, undefined)).status === 200,
+  )
+  t.match(JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')), {
+    active: 'A',
+    trial: { slot: 'B', version: '7.0.0' },
+  })
 })
 
 t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipeline (issue 7 fuzzing)', async (t) => {
   const o = await owned(t, { dataDir: dirs(t, {}).data })
   t.equal((await api(`${o.base}/api/system/config`, o.token, { http_option_dosprot_mode: 1 })).status, 200)
   const token = await login(o.base, 'system:upgrade')
-  await until('the gateway knows the new dosprot', async () => (await api(`${o.base}/api/system/status`, undefined)).status === 200)
+  await until(
+    'the gateway knows the new dosprot',
+    async () => (await api(`${o.base}/api/system/status`, undefined)).status === 200,
+  )
   const started = Date.now()
   const stalled = await rawExchange(
     { port: Number(new URL(o.base).port), tls: false },
@@ -201,5 +274,8 @@ t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipel
   )
   t.equal(stalled.responses[0]?.status, 408, 'the stalled upload timed out')
   t.ok(Date.now() - started < 3000, `within ${Date.now() - started} ms`)
-  await until('the next upload is taken', async () => (await upload(o.base, 'fw', Buffer.alloc(64), {}, token)).status === 200)
+  await until(
+    'the next upload is taken',
+    async () => (await upload(o.base, 'fw', Buffer.alloc(64), {}, token)).status === 200,
+  )
 })

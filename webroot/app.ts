@@ -71,12 +71,17 @@ function read(path: string, scope: string): Promise<unknown> {
 
 function describe(value: unknown): string {
   if (Array.isArray(value)) return value.map(describe).join(', ')
-  if (typeof value === 'object' && value !== null) return Object.entries(value).map(([k, v]) => `${k}: ${describe(v)}`).join(', ')
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value)
+      .map(([k, v]) => `${k}: ${describe(v)}`)
+      .join(', ')
   return String(value)
 }
 
 function showFields(list: HTMLDListElement, fields: Record<string, unknown>): void {
-  list.replaceChildren(...Object.entries(fields).flatMap(([name, value]) => [element('dt', name), element('dd', describe(value))]))
+  list.replaceChildren(
+    ...Object.entries(fields).flatMap(([name, value]) => [element('dt', name), element('dd', describe(value))]),
+  )
 }
 
 function diskButton(label: string, disk: number, path: string, done: string): HTMLButtonElement {
@@ -103,9 +108,26 @@ function showDisks(storage: string[]): void {
       const size = `${sectors} sectors (${((Number(sectors) * 512) / 2 ** 20).toFixed(0)} MiB)`
       const actions = element('td')
       if (session) {
-        if (mode !== 'ro') actions.append(diskButton(`Unlock Disk ${disk} read-only`, disk, '/api/storage/unlock/ro', `Disk ${disk} is unlocked, read-only.`))
-        if (mode !== 'rw') actions.append(diskButton(`Unlock Disk ${disk} read-write`, disk, '/api/storage/unlock/rw', `Disk ${disk} is unlocked, read-write.`))
-        if (mode !== '-') actions.append(diskButton(`Lock Disk ${disk}`, disk, '/api/storage/lock', `Disk ${disk} is locked.`))
+        if (mode !== 'ro')
+          actions.append(
+            diskButton(
+              `Unlock Disk ${disk} read-only`,
+              disk,
+              '/api/storage/unlock/ro',
+              `Disk ${disk} is unlocked, read-only.`,
+            ),
+          )
+        if (mode !== 'rw')
+          actions.append(
+            diskButton(
+              `Unlock Disk ${disk} read-write`,
+              disk,
+              '/api/storage/unlock/rw',
+              `Disk ${disk} is unlocked, read-write.`,
+            ),
+          )
+        if (mode !== '-')
+          actions.append(diskButton(`Lock Disk ${disk}`, disk, '/api/storage/lock', `Disk ${disk} is locked.`))
       }
       row.append(name, element('td', size), element('td', MODES[mode] ?? mode), actions)
       return row
@@ -125,7 +147,10 @@ async function logIds(): Promise<string[]> {
 
 /** Shows what the device says now; returns its status. */
 async function refresh(): Promise<Record<string, unknown>> {
-  const [status, version] = (await Promise.all([read('/api/system/status', CONFIG_SCOPE), read('/api/system/version', CONFIG_SCOPE)])) as Record<string, unknown>[]
+  const [status, version] = (await Promise.all([
+    read('/api/system/status', CONFIG_SCOPE),
+    read('/api/system/version', CONFIG_SCOPE),
+  ])) as Record<string, unknown>[]
   const { storage, ...rest } = status!
   showFields(ui.status, rest)
   showFields(ui.version, version!)

@@ -38,7 +38,10 @@ export async function deviceRequest(path: string, options: { token?: string; bod
   const json: unknown = text === '' ? undefined : parseJson(text)
   if (!answer.ok) {
     const message = (json as { message?: unknown } | undefined)?.message
-    throw new DeviceError(answer.status, typeof message === 'string' ? message : `The device answered ${answer.status} ${answer.statusText}`)
+    throw new DeviceError(
+      answer.status,
+      typeof message === 'string' ? message : `The device answered ${answer.status} ${answer.statusText}`,
+    )
   }
   return json
 }
@@ -98,7 +101,13 @@ export class DeviceSession {
   }
 
   #token(scope: string): Promise<string> {
-    return this.#tokens.get(scope) ?? this.#remember(scope, challenge().then((c) => this.#login(scope, c)))
+    return (
+      this.#tokens.get(scope) ??
+      this.#remember(
+        scope,
+        challenge().then((c) => this.#login(scope, c)),
+      )
+    )
   }
 
   #remember(scope: string, token: Promise<string>): Promise<string> {
@@ -114,13 +123,17 @@ export class DeviceSession {
 
   async #login(scope: string, c: TokenChallenge): Promise<string> {
     // A re-personalised device (wipeout) has a new eid, under which this key means nothing.
-    if (c.eid !== this.#eid) throw new DeviceError(409, 'The device has a new identity since you logged in: log out and in again.')
+    if (c.eid !== this.#eid)
+      throw new DeviceError(409, 'The device has a new identity since you logged in: log out and in again.')
     try {
-      const answer = (await deviceRequest('/api/auth/token', { body: { auth: buildLoginEjwt(this.#key, c, scope, TOKEN_LIFETIME_SECONDS) } })) as { token: string }
+      const answer = (await deviceRequest('/api/auth/token', {
+        body: { auth: buildLoginEjwt(this.#key, c, scope, TOKEN_LIFETIME_SECONDS) },
+      })) as { token: string }
       return answer.token
     } catch (error) {
       // The device says no more than "Authentication failed", on purpose; a wrong passphrase is the likely cause.
-      if (error instanceof DeviceError && error.status === 401) throw new DeviceError(401, `Login refused: ${error.message}. Check the passphrase.`)
+      if (error instanceof DeviceError && error.status === 401)
+        throw new DeviceError(401, `Login refused: ${error.message}. Check the passphrase.`)
       throw error
     }
   }

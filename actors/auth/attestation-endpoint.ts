@@ -1,4 +1,4 @@
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import { AlreadyProvisionedError } from '../../hal/errors.js'
 import { verifyProvisioning } from './verify-provisioning.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'

@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { JournalHistory } from '../../eventstore/journal-history.js'
-import type { JournalEntry } from '../../eventstore/types.js'
+import type { JournalEntry } from '../../protocol/journal.js'
 import type { Hal } from '../../hal/types.js'
 import { reduceConfig, type ConfigEvent, type DeviceConfig } from '../../machines/config.js'
 import { foldIdentity } from '../../machines/identity-fold.js'
@@ -71,10 +71,10 @@ export class AuthActor {
   private readonly followerWatches = new Set<() => void>()
 
   /** The options but the boot's history: its files' bytes (14 MB at 100 000 records) are not kept once folded. */
-  readonly o: Omit<AuthActorOptions, 'history'>
+  readonly options: Omit<AuthActorOptions, 'history'>
 
   constructor({ history, ...o }: AuthActorOptions, operations: (actor: AuthActor) => Record<string, OperationSpec>) {
-    this.o = o
+    this.options = o
     const random = (n: number) => o.hal.entropy.read(n)
     this.now = () => Math.floor(o.hal.clock.now() / 1000)
     this.session = new SessionKey(random)
@@ -89,7 +89,11 @@ export class AuthActor {
       o.journal,
       facts.personalisation,
     )
-    this.provisioning = new MachineRunner({ machine: provisioningMachine, version: provisioningVersion }, o.journal, facts.provisioning)
+    this.provisioning = new MachineRunner(
+      { machine: provisioningMachine, version: provisioningVersion },
+      o.journal,
+      facts.provisioning,
+    )
     this.host = new ServiceHost<IdentityState>(o.nc, o.hal.devid, 'auth', operations(this), o.logger)
     this.followers = new ReadModelBus({
       nc: o.nc,
@@ -102,7 +106,7 @@ export class AuthActor {
   }
 
   get hal(): Hal {
-    return this.o.hal
+    return this.options.hal
   }
 
   /**
@@ -111,7 +115,9 @@ export class AuthActor {
    * device look new, or its keys and disks would be wiped and a stranger let in.
    */
   get fresh(): boolean {
-    return this.personalisation.state === 'fresh' && (this.intact || this.o.hal.enclave.credentials() === undefined)
+    return (
+      this.personalisation.state === 'fresh' && (this.intact || this.options.hal.enclave.credentials() === undefined)
+    )
   }
 
   start(): void {
@@ -130,7 +136,8 @@ export class AuthActor {
    */
   wipeoutFollowed(timeoutMs: number): Promise<void> {
     const erased = () =>
-      this.followers.readModel<KeystoreState>('keystore')?.inited === false && this.followers.readModel<StorageState>('storage')?.inited === false
+      this.followers.readModel<KeystoreState>('keystore')?.inited === false &&
+      this.followers.readModel<StorageState>('storage')?.inited === false
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer)
@@ -153,7 +160,7 @@ export class AuthActor {
       ctx: config.ctx,
       trusted_ts: config.trusted_ts,
       allow_keysearch: config.allow_keysearch,
-      ...(this.o.hal.variant === 'P' ? { storage_mode: config.storage_mode } : {}),
+      ...(this.options.hal.variant === 'P' ? { storage_mode: config.storage_mode } : {}),
       transport: {
         hostname: config.hostname,
         origin: config.origin,
@@ -165,16 +172,16 @@ export class AuthActor {
   }
 
   applyConfig(event: ConfigEvent): void {
-    this.config = reduceConfig(this.config, event, this.o.hal.variant)
+    this.config = reduceConfig(this.config, event, this.options.hal.variant)
   }
 
   async journal(entries: JournalEntry[]): Promise<void> {
-    await this.o.journal.append(entries)
+    await this.options.journal.append(entries)
   }
 
   /** The role a stored key logs in as, compared in constant time against both. */
   roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined {
-    const stored = this.o.hal.enclave.credentials()
+    const stored = this.options.hal.enclave.credentials()
     if (!stored) return undefined
     const user = publicKey.length === stored.user.length && timingSafeEqual(publicKey, stored.user)
     const master = publicKey.length === stored.master.length && timingSafeEqual(publicKey, stored.master)
@@ -187,7 +194,7 @@ export class AuthActor {
    */
   braked(attempt: () => Promise<CommandReply>): Promise<CommandReply> {
     const run = async () => {
-      const started = this.o.hal.clock.monotonic()
+      const started = this.options.hal.clock.monotonic()
       const minimum = this.brake.minimumDuration()
       let ok = false
       try {
@@ -200,11 +207,11 @@ export class AuthActor {
         // A timer may fire a little early (Node counts from libuv's cached loop time), so the time
         // left is measured again after it; a clock that does not move (a test's) gets one sleep.
         // One extra millisecond covers monotonic clocks that truncate to whole milliseconds.
-        const elapsed = () => this.o.hal.clock.monotonic() - started
+        const elapsed = () => this.options.hal.clock.monotonic() - started
         for (let remaining = minimum + 1 - elapsed(); remaining > 0; remaining = minimum + 1 - elapsed()) {
-          const before = this.o.hal.clock.monotonic()
+          const before = this.options.hal.clock.monotonic()
           await sleep(Math.ceil(remaining))
-          if (this.o.hal.clock.monotonic() === before) break
+          if (this.options.hal.clock.monotonic() === before) break
         }
       }
     }
@@ -217,8 +224,9 @@ export class AuthActor {
   async denied(principal: Principal | undefined, req: CommandRequest): Promise<CommandReply> {
     if (!principal) return fail(400, 'bad_request', 'no principal')
     const route = req.body as { method?: unknown; path?: unknown } | undefined
-    await this.journal([scopeCheckEntry({ ...req, principal }, { route: `${String(route?.method)} ${String(route?.path)}` })])
+    await this.journal([
+      scopeCheckEntry({ ...req, principal }, { route: `${String(route?.method)} ${String(route?.path)}` }),
+    ])
     return { status: 200 }
   }
 }
-

@@ -39,13 +39,15 @@ export function checkinChallenge(actor: AuthActor): CommandReply {
  */
 export async function checkinReply(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
   const checked = (req.body as { checked?: unknown } | undefined)?.checked
-  if (typeof checked !== 'string' || checked === '') return fail(400, 'bad_request', '`checked` must be a non-empty string')
+  if (typeof checked !== 'string' || checked === '')
+    return fail(400, 'bad_request', '`checked` must be a non-empty string')
   if (!actor.config.trusted_backend) return { status: 200, body: { status: 'OK' } }
   const reply = verifiedReply(actor, checked)
   if (typeof reply === 'string') return fail(406, 'backend_unverified', reply)
-  if (!checkinBook(actor).consume(reply.nonce, actor.now())) return fail(406, 'backend_unverified', 'The reply answers no live check-in of this device')
+  if (!checkinBook(actor).consume(reply.nonce, actor.now()))
+    return fail(406, 'backend_unverified', 'The reply answers no live check-in of this device')
   if (!reply.action) return { status: 200, body: { status: 'OK' } }
-  await actor.o.checkinOrder(reply.action, req.rid)
+  await actor.options.checkinOrder(reply.action, req.rid)
   return { status: 200, body: { status: reply.action === 'lock' ? 'LOCKED' : 'SHUTDOWN' } }
 }
 
@@ -58,7 +60,10 @@ function verifiedReply(actor: AuthActor, checked: string): CheckinReply | string
     return '`checked` must be base64url(statement) "." base64url(signature)'
   }
   const signatureBytes = Buffer.from(signature, 'base64url')
-  if (signatureBytes.length !== 64 || !verify(null, Buffer.from(statement), ed25519PublicKey(actor.hal.backendKey), signatureBytes)) {
+  if (
+    signatureBytes.length !== 64 ||
+    !verify(null, Buffer.from(statement), ed25519PublicKey(actor.hal.backendKey), signatureBytes)
+  ) {
     return 'The reply is not signed by the trusted backend'
   }
   let reply: Partial<CheckinReply>
@@ -67,8 +72,10 @@ function verifiedReply(actor: AuthActor, checked: string): CheckinReply | string
   } catch {
     return 'The signed statement is not JSON'
   }
-  if (reply?.typ !== CHECKIN_REPLY_TYPE || typeof reply.nonce !== 'string' || typeof reply.iat !== 'number') return 'The signed statement is not a check-in reply'
+  if (reply?.typ !== CHECKIN_REPLY_TYPE || typeof reply.nonce !== 'string' || typeof reply.iat !== 'number')
+    return 'The signed statement is not a check-in reply'
   if (reply.devid !== actor.hal.devid) return 'The reply is for another device'
-  if (reply.action !== undefined && reply.action !== 'lock' && reply.action !== 'shutdown') return 'The reply orders an unknown action'
+  if (reply.action !== undefined && reply.action !== 'lock' && reply.action !== 'shutdown')
+    return 'The reply orders an unknown action'
   return reply as CheckinReply
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import type { TlsMaterial } from '../../hal/types.js'
 import { nextUts, type ConfigChanges } from '../../machines/config.js'
 import { decodeTlsImport } from './tls-import.js'
@@ -35,7 +35,13 @@ export function readConfig(actor: AuthActor): CommandReply {
       nonce: actor.nonces.issue(actor.now()).jti,
       origin: config.origin,
       spk: actor.session.spk,
-      ...(p ? { storage_capacity: hal.storage.capacitySectors, storage_disk0size: config.storage_disk0size, storage_mode: config.storage_mode } : {}),
+      ...(p
+        ? {
+            storage_capacity: hal.storage.capacitySectors,
+            storage_disk0size: config.storage_disk0size,
+            storage_mode: config.storage_mode,
+          }
+        : {}),
       trusted_backend: config.trusted_backend,
       trusted_ts: config.trusted_ts,
       user: config.user,
@@ -60,7 +66,14 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
   const body = (req.body ?? {}) as Record<string, unknown>
   const subject = journalSubject(req.principal)
   const refuse = async (code: string, message: string) => {
-    await actor.journal([{ type: LogType.CONFIG_UPDATED, result: LogResult.FAILED, ...subject, data: { source: 406, rid: req.rid, reason: code } }])
+    await actor.journal([
+      {
+        type: LogType.CONFIG_UPDATED,
+        result: LogResult.FAILED,
+        ...subject,
+        data: { source: 406, rid: req.rid, reason: code },
+      },
+    ])
     return fail(406, code, message)
   }
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
@@ -80,13 +93,15 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
   try {
     plan = planUpdate(actor, body)
   } catch (err) {
-    if (err instanceof ConfigRuleError) return err.status === 406 ? refuse(err.code, err.message) : fail(err.status, err.code, err.message)
+    if (err instanceof ConfigRuleError)
+      return err.status === 406 ? refuse(err.code, err.message) : fail(err.status, err.code, err.message)
     throw err
   }
 
   // A new Disk 0 size repartitions and reformats both disks (contract §6): not while they are being formatted.
   const reformat = plan.changed.storage_disk0size !== undefined
-  if (reformat && actor.format?.startsWith('status')) return fail(409, 'formatting', 'The disks are being formatted; try again when status shows format "done"')
+  if (reformat && actor.format?.startsWith('status'))
+    return fail(409, 'formatting', 'The disks are being formatted; try again when status shows format "done"')
 
   const secrets = [...(plan.userkey ? ['userkey'] : []), ...(plan.tls ? ['tls'] : [])]
   const updated = Object.keys(plan.changed).length > 0 || secrets.length > 0
@@ -96,7 +111,9 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
       type: LogType.CONFIG_UPDATED,
       result: LogResult.OK,
       ...subject,
-      data: updated ? { source: 200, rid: req.rid, changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) } : { source: 200, rid: req.rid },
+      data: updated
+        ? { source: 200, rid: req.rid, changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) }
+        : { source: 200, rid: req.rid },
     },
   ])
   if (plan.userkey) {
@@ -117,11 +134,13 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
 function planUpdate(actor: AuthActor, body: Record<string, unknown>): UpdatePlan {
   const { hal } = actor
   const changed = updatedFields(body, actor.config, hal.variant, usableSectors(hal.storage))
-  if (Object.hasOwn(body, 'gen_csr') && typeof body.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`gen_csr` must be true or false')
+  if (Object.hasOwn(body, 'gen_csr') && typeof body.gen_csr !== 'boolean')
+    throw new ConfigRuleError(400, 'bad_request', '`gen_csr` must be true or false')
   const plan: UpdatePlan = { changed, genCsr: body.gen_csr === true }
   const passphrase = ['userkey', 'userkey_nonce', 'userkey_hmac'].filter((f) => Object.hasOwn(body, f))
   if (passphrase.length === 3) plan.userkey = checkPassphraseChange(actor, body)
-  else if (passphrase.length > 0) throw new ConfigRuleError(400, 'bad_request', '`userkey`, `userkey_nonce` and `userkey_hmac` go together')
+  else if (passphrase.length > 0)
+    throw new ConfigRuleError(400, 'bad_request', '`userkey`, `userkey_nonce` and `userkey_hmac` go together')
   if (Object.hasOwn(body, 'tls')) {
     const tls = decodeTlsImport(body.tls, hal.enclave)
     if (!tls.ok) throw new ConfigRuleError(tls.status, tls.code, tls.message)
@@ -136,16 +155,24 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
   const nonce = typeof body.userkey_nonce === 'string' ? decodeBase64(body.userkey_nonce) : undefined
   const hmac = typeof body.userkey_hmac === 'string' ? decodeBase64(body.userkey_hmac) : undefined
   if (userkey?.length !== 32 || nonce?.length !== 32 || hmac?.length !== 32) {
-    throw new ConfigRuleError(400, 'bad_request', '`userkey` (32 bytes), `userkey_nonce` (32 bytes) and `userkey_hmac` (32 bytes) must be base64')
+    throw new ConfigRuleError(
+      400,
+      'bad_request',
+      '`userkey` (32 bytes), `userkey_nonce` (32 bytes) and `userkey_hmac` (32 bytes) must be base64',
+    )
   }
   const shared = actor.session.agree(userkey)
-  if (!shared) throw new ConfigRuleError(400, 'bad_request', '`userkey` is a point of small order, not a usable X25519 public key')
-  if (!actor.nonces.consume(body.userkey_nonce, actor.now())) throw new ConfigRuleError(406, 'stale_nonce', 'The nonce is unknown, used or expired')
+  if (!shared)
+    throw new ConfigRuleError(400, 'bad_request', '`userkey` is a point of small order, not a usable X25519 public key')
+  if (!actor.nonces.consume(body.userkey_nonce, actor.now()))
+    throw new ConfigRuleError(406, 'stale_nonce', 'The nonce is unknown, used or expired')
   const expected = createHmac('sha256', shared).update(nonce).digest()
-  if (!timingSafeEqual(expected, hmac)) throw new ConfigRuleError(406, 'bad_hmac', 'The passphrase change is not authenticated')
+  if (!timingSafeEqual(expected, hmac))
+    throw new ConfigRuleError(406, 'bad_hmac', 'The passphrase change is not authenticated')
   // The user key must stay distinct from the master key, or the master would log in as the user.
   const { master } = actor.hal.enclave.credentials()!
-  if (master.length === userkey.length && timingSafeEqual(master, userkey)) throw new ConfigRuleError(406, 'key_in_use', 'The new passphrase is the master passphrase')
+  if (master.length === userkey.length && timingSafeEqual(master, userkey))
+    throw new ConfigRuleError(406, 'key_in_use', 'The new passphrase is the master passphrase')
   return userkey
 }
 
@@ -155,7 +182,12 @@ const WIPEOUT_FOLLOW_MS = 5_000
 /** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
 async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
   await actor.personalisation.send({ type: 'WIPEOUT' }, [
-    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, ...subject, data: { source: 200, rid: req.rid, wipeout: true } },
+    {
+      type: LogType.CONFIG_UPDATED,
+      result: LogResult.OK,
+      ...subject,
+      data: { source: 200, rid: req.rid, wipeout: true },
+    },
   ])
   actor.wipedOut = true
   await actor.hal.enclave.wipe()
@@ -165,7 +197,7 @@ async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject
   actor.publish()
   void actor
     .wipeoutFollowed(WIPEOUT_FOLLOW_MS)
-    .then(() => actor.o.reboot())
-    .catch((err: Error) => actor.o.logger.error({ err: err.message }, 'reboot after wipeout failed'))
+    .then(() => actor.options.reboot())
+    .catch((err: Error) => actor.options.logger.error({ err: err.message }, 'reboot after wipeout failed'))
   return { status: 200, body: { updated: true, reboot_required: true } }
 }

@@ -1,4 +1,5 @@
-import type { StorageGeometry, Variant } from '../../hal/types.js'
+import type { StorageGeometry } from '../../hal/types.js'
+import type { Variant } from '../../protocol/device.js'
 import { type ConfigChanges, type DeviceConfig, type PlainConfigField } from '../../machines/config.js'
 
 /** A request the configuration refuses; `status` is the HTTP answer (400 malformed, 406 refused). */
@@ -46,13 +47,15 @@ const text =
   (max: number): Check =>
   (v, f) => {
     // Characters as a person counts them (code points), not UTF-16 units.
-    if (typeof v !== 'string' || [...v].length > max || !PRINTABLE.test(v)) throw bad(f, `must be printable text of at most ${max} characters`)
+    if (typeof v !== 'string' || [...v].length > max || !PRINTABLE.test(v))
+      throw bad(f, `must be printable text of at most ${max} characters`)
     return v
   }
 const integer =
   (min: number, max: number): Check =>
   (v, f) => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(f, `must be an integer from ${min} to ${max}`)
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      throw bad(f, `must be an integer from ${min} to ${max}`)
     return v
   }
 const pattern =
@@ -83,7 +86,8 @@ export const fieldRules: Readonly<Record<PlainConfigField, Check>> = {
   http_option_hsts: bool,
   http_option_dosprot_mode: integer(0, 255),
   storage_mode: pOnly((v, f) => {
-    if (typeof v !== 'number' || !STORAGE_MODES.has(v)) throw bad(f, `must be one of ${[...STORAGE_MODES].map((m) => `0x${m.toString(16)}`).join(', ')}`)
+    if (typeof v !== 'number' || !STORAGE_MODES.has(v))
+      throw bad(f, `must be one of ${[...STORAGE_MODES].map((m) => `0x${m.toString(16)}`).join(', ')}`)
     return v
   }),
   storage_disk0size: pOnly((v, f, _variant, usable) =>
@@ -95,7 +99,15 @@ export const fieldRules: Readonly<Record<PlainConfigField, Check>> = {
 const FIXED_AFTER_PERSONALISATION: readonly PlainConfigField[] = ['hostname', 'ip']
 
 /** Personalisation `cfg`: required on every device, and on P the network and disk fields too. */
-const REQUIRED_AT_INIT: readonly PlainConfigField[] = ['user', 'hostname', 'origin', 'trusted_ts', 'trusted_backend', 'allow_keysearch', 'email']
+const REQUIRED_AT_INIT: readonly PlainConfigField[] = [
+  'user',
+  'hostname',
+  'origin',
+  'trusted_ts',
+  'trusted_backend',
+  'allow_keysearch',
+  'email',
+]
 const REQUIRED_AT_INIT_P: readonly PlainConfigField[] = ['ip', 'storage_mode', 'storage_disk0size', 'dnsd']
 
 /** Checks the public fields of a personalisation `cfg`; keys and `gen_csr` are the caller's. */
@@ -113,7 +125,12 @@ export function personalisationFields(cfg: Record<string, unknown>, variant: Var
  * The plain fields of an update that really change something. Unknown keys are ignored;
  * hostname and ip cannot change after personalisation.
  */
-export function updatedFields(body: Record<string, unknown>, current: DeviceConfig, variant: Variant, usable: number): ConfigChanges {
+export function updatedFields(
+  body: Record<string, unknown>,
+  current: DeviceConfig,
+  variant: Variant,
+  usable: number,
+): ConfigChanges {
   const changes: Record<string, unknown> = {}
   for (const field of Object.keys(fieldRules) as PlainConfigField[]) {
     if (!Object.hasOwn(body, field)) continue

@@ -17,7 +17,10 @@ const BAD_REQUEST: ReadonlySet<EjwtErrorCode> = new Set(['malformed', 'bad_heade
 
 export class EjwtError extends Error {
   override readonly name = 'EjwtError'
-  constructor(readonly code: EjwtErrorCode, message: string) {
+  constructor(
+    readonly code: EjwtErrorCode,
+    message: string,
+  ) {
     super(message)
   }
 
@@ -58,7 +61,8 @@ function jsonObjectPart(part: string, what: string): Record<string, unknown> {
 /** Splits and decodes an eJWT; checks structure and header only, not the MAC nor the claims. */
 export function parseEjwt(text: unknown): ParsedEjwt {
   if (typeof text !== 'string') throw new EjwtError('malformed', 'the eJWT is not a string')
-  if (text.length > EJWT_MAX_LENGTH) throw new EjwtError('malformed', `the eJWT is longer than ${EJWT_MAX_LENGTH} characters`)
+  if (text.length > EJWT_MAX_LENGTH)
+    throw new EjwtError('malformed', `the eJWT is longer than ${EJWT_MAX_LENGTH} characters`)
   const parts = text.split('.')
   if (parts.length !== 3) throw new EjwtError('malformed', 'the eJWT does not have three parts')
   const [headerPart, payloadPart, macPart] = parts as [string, string, string]
@@ -99,7 +103,8 @@ export function verifyEjwt(parsed: ParsedEjwt, sessionPrivateKey: Uint8Array, cl
   }
   const expected = createHmac('sha256', shared).update(parsed.signingInput, 'ascii').digest()
   shared.fill(0)
-  if (parsed.mac.length !== expected.length || !timingSafeEqual(expected, parsed.mac)) throw new EjwtError('bad_signature', 'the eJWT signature does not verify')
+  if (parsed.mac.length !== expected.length || !timingSafeEqual(expected, parsed.mac))
+    throw new EjwtError('bad_signature', 'the eJWT signature does not verify')
 }
 
 export interface ClaimsContext {
@@ -131,13 +136,14 @@ export interface InitClaims extends CommonClaims {
 
 function commonClaims(payload: Record<string, unknown>, ctx: ClaimsContext): CommonClaims {
   const { jti, aud, exp, iat, iss } = payload
-  if (typeof jti !== 'string' || decodeBase64(jti)?.length !== 32) throw new EjwtError('bad_claims', '`jti` must be base64 of 32 bytes')
+  if (typeof jti !== 'string' || decodeBase64(jti)?.length !== 32)
+    throw new EjwtError('bad_claims', '`jti` must be base64 of 32 bytes')
   if (typeof aud !== 'string') throw new EjwtError('bad_claims', '`aud` must be a string')
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new EjwtError('bad_claims', '`exp` must be a number')
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new EjwtError('bad_claims', '`iat` must be a number')
   const key = typeof iss === 'string' ? decodeBase64(iss) : undefined
   if (key?.length !== 32) throw new EjwtError('bad_claims', '`iss` must be base64 of a 32-byte X25519 public key')
-  if (aud !== ctx.spk) throw new EjwtError('wrong_audience', '`aud` is not this session\'s key')
+  if (aud !== ctx.spk) throw new EjwtError('wrong_audience', "`aud` is not this session's key")
   if (exp < ctx.now) throw new EjwtError('expired', 'the eJWT has expired')
   if (iat < ctx.now - (ctx.iatPast ?? 60) || iat > ctx.now + (ctx.iatFuture ?? 5)) {
     throw new EjwtError('bad_time', '`iat` is too far from the device time')
@@ -155,6 +161,7 @@ export function validateLoginClaims(payload: Record<string, unknown>, ctx: Claim
 /** The claims of a personalisation eJWT (`POST /api/auth/init`); `cfg` is checked by its consumer. */
 export function validateInitClaims(payload: Record<string, unknown>, ctx: ClaimsContext): InitClaims {
   const { cfg } = payload
-  if (typeof cfg !== 'object' || cfg === null || Array.isArray(cfg)) throw new EjwtError('bad_claims', '`cfg` must be an object')
+  if (typeof cfg !== 'object' || cfg === null || Array.isArray(cfg))
+    throw new EjwtError('bad_claims', '`cfg` must be an object')
   return { ...commonClaims(payload, ctx), cfg: cfg as Record<string, unknown> }
 }

@@ -1,4 +1,4 @@
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { fail } from '../../protocol/fail.js'
 import type { AuthActor } from './auth-actor.js'
@@ -11,7 +11,13 @@ export function loginChallenge(actor: AuthActor): CommandReply {
   const { jti, exp } = actor.challenges.issue(actor.now())
   return {
     status: 200,
-    body: { exp, spk: actor.session.spk, jti, lbl: actor.config.user, eid: encodeBase64(actor.hal.enclave.identityPublicKey) },
+    body: {
+      exp,
+      spk: actor.session.spk,
+      jti,
+      lbl: actor.config.user,
+      eid: encodeBase64(actor.hal.enclave.identityPublicKey),
+    },
   }
 }
 
@@ -25,15 +31,25 @@ export function login(actor: AuthActor, req: CommandRequest): Promise<CommandRep
       actor.session.verify(parsed, claims.iss)
       const role = actor.roleOf(claims.iss)
       if (!role) throw new EjwtError('unknown_key', 'the key is not one of this device')
-      if (!actor.challenges.consume(claims.jti, actor.now())) throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
+      if (!actor.challenges.consume(claims.jti, actor.now()))
+        throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
       const token = actor.tokens.mint({ scope: claims.scope, sub: role, exp: claims.exp }, actor.now())
       await actor.journal([
-        { type: LogType.AUTH_SUCCESS_INTERNAL, result: LogResult.OK, subject: role, data: { source: 200, scope: claims.scope, rid: req.rid } },
+        {
+          type: LogType.AUTH_SUCCESS_INTERNAL,
+          result: LogResult.OK,
+          subject: role,
+          data: { source: 200, scope: claims.scope, rid: req.rid },
+        },
       ])
       return { status: 200, body: { token } }
     } catch (err) {
       if (err instanceof EjwtError) {
-        return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.status === 400 ? err.message : 'Authentication failed')
+        return fail(
+          err.status,
+          err.status === 400 ? 'bad_request' : 'unauthorized',
+          err.status === 400 ? err.message : 'Authentication failed',
+        )
       }
       throw err
     }
@@ -49,7 +65,8 @@ function authOf(body: unknown): unknown {
   } catch {
     throw new EjwtError('malformed', 'the body is not JSON')
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EjwtError('malformed', 'the body must be a JSON object {"auth": eJWT}')
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new EjwtError('malformed', 'the body must be a JSON object {"auth": eJWT}')
   return (json as { auth?: unknown }).auth
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { fail } from '../../protocol/fail.js'
 import type { AuthActor } from './auth-actor.js'
@@ -12,9 +12,11 @@ import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 function refusal(actor: AuthActor): CommandReply | undefined {
   // Between a wipeout and its reboot the device is not yet clean (the key store erases its
   // repository on its own schedule, and at the latest at the next boot).
-  if (actor.wipedOut) return fail(409, 'reboot_pending', 'The device is resetting after a wipeout; try again once it has rebooted')
+  if (actor.wipedOut)
+    return fail(409, 'reboot_pending', 'The device is resetting after a wipeout; try again once it has rebooted')
   // Who owned it and what it held cannot be known from a broken history: an auditor's case.
-  if (!actor.intact) return fail(409, 'device_fault', 'The journal does not verify: the device takes no owner (see fls_state in status)')
+  if (!actor.intact)
+    return fail(409, 'device_fault', 'The journal does not verify: the device takes no owner (see fls_state in status)')
   if (!actor.fresh) return fail(406, 'already_personalised', 'The device is already personalised')
   return undefined
 }
@@ -25,7 +27,10 @@ export function initChallenge(actor: AuthActor): CommandReply {
   if (refused) return refused
   const { jti, exp } = actor.challenges.issue(actor.now())
   const genuine = actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
-  return { status: 200, body: { exp, spk: actor.session.spk, jti, ...genuine, eid: encodeBase64(actor.hal.enclave.identityPublicKey) } }
+  return {
+    status: 200,
+    body: { exp, spk: actor.session.spk, jti, ...genuine, eid: encodeBase64(actor.hal.enclave.identityPublicKey) },
+  }
 }
 
 /**
@@ -43,16 +48,24 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     cfg = claims.cfg
     keys = { user: publicKey(cfg.userkey, 'userkey'), master: publicKey(cfg.masterkey, 'masterkey') }
     usableKeys(actor, keys)
-    if (!Buffer.from(claims.iss).equals(Buffer.from(keys.master))) throw new EjwtError('unknown_key', 'init must be signed with the master key')
+    if (!Buffer.from(claims.iss).equals(Buffer.from(keys.master)))
+      throw new EjwtError('unknown_key', 'init must be signed with the master key')
     actor.session.verify(parsed, keys.master)
     const changes = personalisationFields(cfg, actor.hal.variant, usableSectors(actor.hal.storage))
-    if ('gen_csr' in cfg && typeof cfg.gen_csr !== 'boolean') throw new ConfigRuleError(400, 'bad_request', '`cfg.gen_csr` must be true or false')
-    if (!actor.challenges.consume(claims.jti, actor.now())) throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
+    if ('gen_csr' in cfg && typeof cfg.gen_csr !== 'boolean')
+      throw new ConfigRuleError(400, 'bad_request', '`cfg.gen_csr` must be true or false')
+    if (!actor.challenges.consume(claims.jti, actor.now()))
+      throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
 
     const instanceid = randomBytes(16).toString('hex')
     const at = actor.now()
     await actor.personalisation.send({ type: 'PERSONALISE' }, [
-      { type: LogType.DEVICE_INITED, result: LogResult.OK, subject: 'M', data: { source: 200, rid: req.rid, cfg: changes, instanceid, at } },
+      {
+        type: LogType.DEVICE_INITED,
+        result: LogResult.OK,
+        subject: 'M',
+        data: { source: 200, rid: req.rid, cfg: changes, instanceid, at },
+      },
     ])
     await actor.hal.enclave.setCredentials(keys)
     actor.applyConfig({ kind: 'personalised', cfg: changes, instanceid, at })
@@ -63,7 +76,12 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     const genuine = cfg.gen_csr === true && actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
     return { status: 200, body: { instanceid, token, ...csr, ...genuine } }
   } catch (err) {
-    if (err instanceof EjwtError) return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.status === 400 ? err.message : 'Authentication failed')
+    if (err instanceof EjwtError)
+      return fail(
+        err.status,
+        err.status === 400 ? 'bad_request' : 'unauthorized',
+        err.status === 400 ? err.message : 'Authentication failed',
+      )
     if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
     throw err
   }
@@ -86,7 +104,7 @@ export async function formatDisks(actor: AuthActor): Promise<void> {
     await actor.personalisation.send({ type: 'FORMAT_DONE' })
     actor.format = 'done'
   } catch (err) {
-    actor.o.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
+    actor.options.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
     actor.format = 'failed'
   }
   actor.publish()
@@ -100,14 +118,24 @@ export function genuineOf(actor: AuthActor): Uint8Array {
 
 /** Keys nobody could log in with, or with which the master would log in as the user, are refused. */
 function usableKeys(actor: AuthActor, keys: { user: Uint8Array; master: Uint8Array }): void {
-  if (Buffer.from(keys.user).equals(Buffer.from(keys.master))) throw new ConfigRuleError(400, 'bad_request', '`cfg.userkey` and `cfg.masterkey` must differ')
-  for (const [field, key] of [['userkey', keys.user], ['masterkey', keys.master]] as const) {
-    if (!actor.session.agree(key)) throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` is a point of small order: no passphrase logs in with it`)
+  if (Buffer.from(keys.user).equals(Buffer.from(keys.master)))
+    throw new ConfigRuleError(400, 'bad_request', '`cfg.userkey` and `cfg.masterkey` must differ')
+  for (const [field, key] of [
+    ['userkey', keys.user],
+    ['masterkey', keys.master],
+  ] as const) {
+    if (!actor.session.agree(key))
+      throw new ConfigRuleError(
+        400,
+        'bad_request',
+        `\`cfg.${field}\` is a point of small order: no passphrase logs in with it`,
+      )
   }
 }
 
 function publicKey(value: unknown, field: string): Uint8Array {
   const key = typeof value === 'string' ? decodeBase64(value) : undefined
-  if (key?.length !== 32) throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` must be base64 of a 32-byte X25519 public key`)
+  if (key?.length !== 32)
+    throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` must be base64 of a 32-byte X25519 public key`)
   return key
 }

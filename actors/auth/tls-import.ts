@@ -7,8 +7,7 @@ import { tlsTransportKey } from '../../protocol/tls-transport-key.js'
 export type TlsImportCode = 'malformed' | 'undecryptable' | 'bad_chain' | 'unsupported_key' | 'key_mismatch'
 
 export type TlsImportResult =
-  | { ok: true; material: TlsMaterial }
-  | { ok: false; status: 400 | 406; code: TlsImportCode; message: string }
+  { ok: true; material: TlsMaterial } | { ok: false; status: 400 | 406; code: TlsImportCode; message: string }
 
 /**
  * Decodes and checks the `tls` object of POST config: `{crt, key?, emp?}` where `crt` is base64
@@ -18,8 +17,12 @@ export type TlsImportResult =
  * key, and `emp` is ignored. Malformed input → 400; a key that does not decrypt or does not
  * fit the chain → 406. On success the result is what `enclave.stageTls` will accept.
  */
-export function decodeTlsImport(value: unknown, enclave: Pick<Enclave, 'identityAgree' | 'tlsProblem'>): TlsImportResult {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return malformed('`tls` must be an object {crt, key?, emp?}')
+export function decodeTlsImport(
+  value: unknown,
+  enclave: Pick<Enclave, 'identityAgree' | 'tlsProblem'>,
+): TlsImportResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return malformed('`tls` must be an object {crt, key?, emp?}')
   const { crt, key, emp } = value as Record<string, unknown>
   const chainBytes = typeof crt === 'string' ? decodeBase64(crt) : undefined
   const certChainDer = chainBytes && splitDerChain(chainBytes)
@@ -36,14 +39,25 @@ export function decodeTlsImport(value: unknown, enclave: Pick<Enclave, 'identity
   return { ok: false, status: 406, code: problem.code, message: problem.message }
 }
 
-const KEY_FORMAT = '`tls.key` must be "<base64 16-byte IV>.<base64 ciphertext>" and `tls.emp` base64 of a 32-byte X25519 public key'
+const KEY_FORMAT =
+  '`tls.key` must be "<base64 16-byte IV>.<base64 ciphertext>" and `tls.emp` base64 of a 32-byte X25519 public key'
 
-function decryptKey(key: unknown, emp: unknown, enclave: Pick<Enclave, 'identityAgree'>): Uint8Array | 'malformed' | 'undecryptable' {
+function decryptKey(
+  key: unknown,
+  emp: unknown,
+  enclave: Pick<Enclave, 'identityAgree'>,
+): Uint8Array | 'malformed' | 'undecryptable' {
   const [ivText, ciphertextText, ...rest] = typeof key === 'string' ? key.split('.') : []
   const iv = ivText === undefined ? undefined : decodeBase64(ivText)
   const ciphertext = ciphertextText === undefined ? undefined : decodeBase64(ciphertextText)
   const peer = typeof emp === 'string' ? decodeBase64(emp) : undefined
-  if (rest.length > 0 || iv?.length !== 16 || !ciphertext?.length || ciphertext.length % 16 !== 0 || peer?.length !== 32) {
+  if (
+    rest.length > 0 ||
+    iv?.length !== 16 ||
+    !ciphertext?.length ||
+    ciphertext.length % 16 !== 0 ||
+    peer?.length !== 32
+  ) {
     return 'malformed'
   }
   let shared: Uint8Array
@@ -68,5 +82,10 @@ function malformed(message: string): TlsImportResult {
 }
 
 function undecryptable(): TlsImportResult {
-  return { ok: false, status: 406, code: 'undecryptable', message: '`tls.key` does not decrypt to a PKCS#8 private key under this device\'s transport key' }
+  return {
+    ok: false,
+    status: 406,
+    code: 'undecryptable',
+    message: "`tls.key` does not decrypt to a PKCS#8 private key under this device's transport key",
+  }
 }

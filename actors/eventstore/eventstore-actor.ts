@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import type { Journal } from '../../eventstore/index.js'
-import type { JournalEntry } from '../../eventstore/types.js'
+import type { JournalEntry } from '../../protocol/journal.js'
 import { ServiceHost } from '../../bus/service-host.js'
 import type { JournalPort, JournalStatus } from '../host/journal-port.js'
 
@@ -21,7 +21,8 @@ export class EventstoreActor {
           exclusive: false,
           handler: async (req) => {
             const entries = (req.body as { entries?: JournalEntry[] } | undefined)?.entries
-            if (!Array.isArray(entries)) return { status: 400, body: { error: 'bad_request', message: 'entries missing' } }
+            if (!Array.isArray(entries))
+              return { status: 400, body: { error: 'bad_request', message: 'entries missing' } }
             return { status: 200, body: await journal.append(entries) }
           },
         },

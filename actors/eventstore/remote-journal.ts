@@ -2,7 +2,7 @@ import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/t
 import { setTimeout as sleep } from 'node:timers/promises'
 import { JournalWriteError } from '../../eventstore/errors.js'
 import { StorageFullError } from '../../hal/errors.js'
-import type { JournalEntry, JournalPosition } from '../../eventstore/types.js'
+import type { JournalEntry, JournalPosition } from '../../protocol/journal.js'
 import { decode, encode } from '../../protocol/codec.js'
 import { BusUnavailableError } from '../../bus/errors.js'
 import { Subjects } from '../../protocol/subjects.js'
@@ -45,7 +45,9 @@ export class RemoteJournal implements JournalPort {
     let reply: CommandReply<T>
     for (;;) {
       try {
-        const msg = await this.nc.request(this.subjects.command('eventstore', op), payload, { timeout: Math.max(1, deadline - Date.now()) })
+        const msg = await this.nc.request(this.subjects.command('eventstore', op), payload, {
+          timeout: Math.max(1, deadline - Date.now()),
+        })
         reply = decode<CommandReply<T>>(msg.data)
         break
       } catch (err) {
@@ -56,7 +58,10 @@ export class RemoteJournal implements JournalPort {
       }
     }
     // The eventstore's full disk, across the bus: the failed write a local journal reports, with its cause.
-    if (reply.status === 507) throw new JournalWriteError(`the journal could not ${op}: no space`, { cause: new StorageFullError('the data disk is full') })
+    if (reply.status === 507)
+      throw new JournalWriteError(`the journal could not ${op}: no space`, {
+        cause: new StorageFullError('the data disk is full'),
+      })
     if (reply.status !== 200) throw new Error(`the journal refused ${op} (${reply.status})`)
     return reply.body as T
   }

@@ -6,7 +6,7 @@ import {
   type EventFromLogic,
   type SnapshotFrom,
 } from 'xstate'
-import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/journal.js'
 import { stateName } from '../../machines/replay.js'
 import type { VersionedMachine } from '../../machines/types.js'
 import type { JournalPort } from './journal-port.js'
@@ -66,4 +66,3 @@ export class MachineRunner<M extends AnyStateMachine> {
     return { type: LogType.TRANSITION, result: LogResult.OK, data: { ...data }, ...(subject ? { subject } : {}) }
   }
 }
-

@@ -1,4 +1,4 @@
-import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
 import type { CommandRequest } from '../../protocol/bus-messages.js'
 import { journalSubject } from './journal-subject.js'
 

@@ -56,7 +56,8 @@ export function parseCipherRequest(raw: string, direction: Direction): CipherReq
   } catch {
     throw new CipherRequestError('The body is not valid JSON')
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new CipherRequestError('The body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new CipherRequestError('The body must be a JSON object')
   const fields = body as Record<string, unknown>
   const kid = normaliseKid(fields.kid)
   if (!kid) throw new CipherRequestError('`kid` must be 32 hex characters')
@@ -80,20 +81,25 @@ export function parseCipherRequest(raw: string, direction: Direction): CipherReq
   const ctx = bytes('ctx', LIMITS.ctx) ?? new Uint8Array(0)
   const aad = bytes('aad', LIMITS.aad)
   if (aad && alg.mode !== 'GCM') throw bad('`aad` is for the GCM algorithms only')
-  if (alg.mode === 'ECB' && msg.length % 16 !== 0) throw bad('ECB takes whole 16-byte blocks: `msg` must be a multiple of 16 bytes')
+  if (alg.mode === 'ECB' && msg.length % 16 !== 0)
+    throw bad('ECB takes whole 16-byte blocks: `msg` must be a multiple of 16 bytes')
 
   const request: CipherRequest = { alg, kid, msg, ctx, ...(aad ? { aad } : {}) }
   const peer = parsePeer(fields, bad)
   if (peer) request.peer = peer
   if (direction === 'decrypt' && alg.mode !== 'ECB') {
     request.iv = exactly(bytes('iv', LIMITS.iv, true)!, LIMITS.iv, 'iv', bad)
-    if (alg.mode === 'CBC' && (msg.length === 0 || msg.length % 16 !== 0)) throw bad('CBC ciphertext must be a non-zero multiple of 16 bytes')
+    if (alg.mode === 'CBC' && (msg.length === 0 || msg.length % 16 !== 0))
+      throw bad('CBC ciphertext must be a non-zero multiple of 16 bytes')
     if (alg.mode === 'GCM') request.tag = exactly(bytes('tag', LIMITS.tag, true)!, LIMITS.tag, 'tag', bad)
   }
   return request
 }
 
-function parsePeer(fields: Record<string, unknown>, bad: (message: string) => CipherRequestError): CipherRequest['peer'] {
+function parsePeer(
+  fields: Record<string, unknown>,
+  bad: (message: string) => CipherRequestError,
+): CipherRequest['peer'] {
   const hasExt = fields.ext_kid !== undefined && fields.ext_kid !== null
   const hasPub = fields.pubkey !== undefined && fields.pubkey !== null
   if (hasExt && hasPub) throw bad('Give either `ext_kid` or `pubkey`, not both')
@@ -104,13 +110,19 @@ function parsePeer(fields: Record<string, unknown>, bad: (message: string) => Ci
   }
   if (hasPub) {
     const publicKey = typeof fields.pubkey === 'string' ? decodeBase64(fields.pubkey) : undefined
-    if (!publicKey || publicKey.length === 0 || publicKey.length > 133) throw bad('`pubkey` must be base64 of a public key')
+    if (!publicKey || publicKey.length === 0 || publicKey.length > 133)
+      throw bad('`pubkey` must be base64 of a public key')
     return { publicKey }
   }
   return undefined
 }
 
-function exactly(value: Uint8Array, length: number, name: string, bad: (message: string) => CipherRequestError): Uint8Array {
+function exactly(
+  value: Uint8Array,
+  length: number,
+  name: string,
+  bad: (message: string) => CipherRequestError,
+): Uint8Array {
   if (value.length !== length) throw bad(`\`${name}\` must be ${length} bytes`)
   return value
 }

@@ -1,11 +1,11 @@
 import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/crypto/index.js'
-import { LogResult, LogType, type LogResultNumber } from '../../eventstore/types.js'
+import { LogResult, LogType, type LogResultNumber } from '../../protocol/journal.js'
 import { encodeBase64 } from '../../protocol/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { CipherRequestError, parseCipherRequest, type CipherRequest, type Direction } from './cipher-request.js'
 import { canAgree, keyTypes } from '../../protocol/key-types.js'
-import type { KeystoreActor } from './keystore-actor.js'
+import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
 import { fail } from '../../protocol/fail.js'
 
@@ -27,12 +27,14 @@ class CipherRefusal extends Error {
  * KID when the request had a readable one) before it is answered; the 409 of a device that
  * cannot serve keys is not an operation and is not.
  */
-export async function cipher(actor: KeystoreActor, req: CommandRequest, direction: Direction): Promise<CommandReply> {
+export async function cipher(actor: KeystoreContext, req: CommandRequest, direction: Direction): Promise<CommandReply> {
   const unavailable = actor.unavailable()
   if (unavailable) return unavailable
   const type = direction === 'encrypt' ? LogType.CRYPTO_ENCRYPT : LogType.CRYPTO_DECRYPT
   const journal = (result: LogResultNumber, source: number, kid: string | undefined) =>
-    actor.journal([{ type, result, ...journalSubject(req.principal), data: { source, rid: req.rid, ...(kid ? { kid } : {}) } }])
+    actor.journal([
+      { type, result, ...journalSubject(req.principal), data: { source, rid: req.rid, ...(kid ? { kid } : {}) } },
+    ])
 
   let request: CipherRequest
   try {
@@ -58,7 +60,7 @@ export async function cipher(actor: KeystoreActor, req: CommandRequest, directio
   return { status: 200, body }
 }
 
-function encrypt(actor: KeystoreActor, request: CipherRequest): Record<string, string> {
+function encrypt(actor: KeystoreContext, request: CipherRequest): Record<string, string> {
   const { engine } = actor
   const key = cipherKey(actor, request)
   try {
@@ -80,7 +82,7 @@ function encrypt(actor: KeystoreActor, request: CipherRequest): Record<string, s
   }
 }
 
-function decrypt(actor: KeystoreActor, request: CipherRequest): Record<string, string> {
+function decrypt(actor: KeystoreContext, request: CipherRequest): Record<string, string> {
   const { engine } = actor
   const key = cipherKey(actor, request)
   try {
@@ -90,11 +92,15 @@ function decrypt(actor: KeystoreActor, request: CipherRequest): Record<string, s
       case 'CBC':
         return { plaintext: encodeBase64(engine.aesCbcDecrypt(key, request.iv!, request.msg)) }
       case 'GCM':
-        return { plaintext: encodeBase64(engine.aesGcmDecrypt(key, request.iv!, request.msg, request.tag!, request.aad)) }
+        return {
+          plaintext: encodeBase64(engine.aesGcmDecrypt(key, request.iv!, request.msg, request.tag!, request.aad)),
+        }
     }
   } catch (err) {
-    if (err instanceof CipherError) throw new CipherRefusal('bad_padding', 'The ciphertext does not decrypt: wrong key, IV or ciphertext')
-    if (err instanceof AuthenticationError) throw new CipherRefusal('authentication_failed', 'The GCM tag does not verify')
+    if (err instanceof CipherError)
+      throw new CipherRefusal('bad_padding', 'The ciphertext does not decrypt: wrong key, IV or ciphertext')
+    if (err instanceof AuthenticationError)
+      throw new CipherRefusal('authentication_failed', 'The GCM tag does not verify')
     throw err
   } finally {
     key.fill(0)
@@ -105,7 +111,7 @@ function decrypt(actor: KeystoreActor, request: CipherRequest): Record<string, s
  * The AES key of a request, in a copy the caller wipes: the stored AES key cut to the alg's
  * width (direct), or HKDF-SHA256 of the ECDH secret with the peer (indirect).
  */
-function cipherKey(actor: KeystoreActor, request: CipherRequest): Uint8Array {
+function cipherKey(actor: KeystoreContext, request: CipherRequest): Uint8Array {
   const key = actor.repository.get(request.kid)
   if (!key) throw new CipherRefusal('key_not_found', 'No key with this kid')
   const width = request.alg.keyBytes
@@ -114,7 +120,8 @@ function cipherKey(actor: KeystoreActor, request: CipherRequest): Uint8Array {
     if (spec.kind !== 'aes' || !key.secret) {
       throw new CipherRefusal('wrong_key_type', 'The key is not an AES key (an ECDH key needs `ext_kid` or `pubkey`)')
     }
-    if (key.secret.length < width) throw new CipherRefusal('key_too_short', `${request.alg.name} needs a key of at least ${width} bytes`)
+    if (key.secret.length < width)
+      throw new CipherRefusal('key_too_short', `${request.alg.name} needs a key of at least ${width} bytes`)
     return key.secret.slice(0, width)
   }
   if (!('curve' in spec) || !canAgree(key.type, key.mode) || !key.secret) {
@@ -138,11 +145,12 @@ function cipherKey(actor: KeystoreActor, request: CipherRequest): Uint8Array {
   }
 }
 
-function peerPublicKey(actor: KeystoreActor, peer: NonNullable<CipherRequest['peer']>, type: string): Uint8Array {
+function peerPublicKey(actor: KeystoreContext, peer: NonNullable<CipherRequest['peer']>, type: string): Uint8Array {
   if ('extKid' in peer) {
     const stored = actor.repository.get(peer.extKid)
     if (!stored) throw new CipherRefusal('key_not_found', 'No key with this ext_kid')
-    if (stored.type !== type || !stored.publicKey) throw new CipherRefusal('wrong_key_type', 'The ext_kid key is not of the type of the kid key')
+    if (stored.type !== type || !stored.publicKey)
+      throw new CipherRefusal('wrong_key_type', 'The ext_kid key is not of the type of the kid key')
     return stored.publicKey
   }
   const key = normalisePublicKey(type as Parameters<typeof normalisePublicKey>[0], peer.publicKey)

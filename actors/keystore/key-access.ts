@@ -1,29 +1,15 @@
-import { authorized, USER_ROLES } from '../../protocol/scopes.js'
+import { authorized, USER_ROLES, type AccessRule } from '../../protocol/scopes.js'
+import { keyOperationScopes, type KeyOperation } from '../../protocol/key-scopes.js'
 import { CachedTokenVerifier } from '../../bus/cached-token-verifier.js'
-import { BusUnavailableError } from '../../gateway/errors.js'
-import type { GatewayBus, Route } from '../../gateway/types.js'
+import { BusUnavailableError } from '../../bus/errors.js'
+import type { GatewayBus } from '../../bus/types.js'
 import type { Clock } from '../../hal/types.js'
 import { fail } from '../../protocol/fail.js'
 import type { CommandReply, CommandRequest, Principal } from '../../protocol/bus-messages.js'
 
-/** The scopes each key operation accepts (any one of them); the gateway's key routes take theirs from here. */
-export const keyOperationScopes = {
-  create: ['keymgmt:gen'],
-  import: ['keymgmt:imp'],
-  list: ['keymgmt:list'],
-  get: ['keymgmt:get', 'keymgmt:use:<kid>'],
-  delete: ['keymgmt:del'],
-  update: ['keymgmt:upd'],
-  search: ['keymgmt:search'],
-  encrypt: ['keymgmt:use:<kid>'],
-  decrypt: ['keymgmt:use:<kid>'],
-} as const satisfies Record<string, readonly string[]>
-
-export type KeyOperation = keyof typeof keyOperationScopes
-
-const rules = Object.fromEntries(
-  Object.entries(keyOperationScopes).map(([op, scopes]) => [op, { roles: USER_ROLES, scopes: [...scopes] }]),
-) as Record<KeyOperation, Pick<Route, 'roles' | 'scopes'>>
+function ruleOf(op: KeyOperation): AccessRule {
+  return { roles: USER_ROLES, scopes: keyOperationScopes[op] }
+}
 
 /** Who may ask, as the key store sees it: the principal its own check found (none: anonymous), or a refusal. */
 export type Admission = { principal: Principal | undefined } | { refused: CommandReply } | { denied: Principal }
@@ -51,12 +37,13 @@ export class KeyAccess {
     try {
       principal = await this.tokens.verify(req.bearer)
     } catch (err) {
-      if (err instanceof BusUnavailableError) return { refused: fail(503, 'bus_unavailable', 'The auth service is not reachable; try again') }
+      if (err instanceof BusUnavailableError)
+        return { refused: fail(503, 'bus_unavailable', 'The auth service is not reachable; try again') }
       throw err
     }
     if (!principal) return { refused: fail(401, 'invalid_token', 'The bearer token is invalid or has expired') }
     // A malformed KID passes here: the operation answers (and journals) the 400 and checks the exact scope.
-    if (!authorized(rules[op], principal, req.params ?? {}, true)) return { denied: principal }
+    if (!authorized(ruleOf(op), principal, req.params ?? {}, true)) return { denied: principal }
     return { principal }
   }
 }

@@ -1,4 +1,4 @@
-import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
 import { isStorageFull } from '../../hal/errors.js'
 import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
 import { journalSubject } from '../host/journal-subject.js'
@@ -6,11 +6,22 @@ import { fail } from '../../protocol/fail.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
-import { checkDescr, checkLabel, importedKid, isKeyType, keyMode, keyTypes, KeyAttributeError, listedType, normaliseKid } from '../../protocol/key-types.js'
-import type { KeystoreActor } from './keystore-actor.js'
+import {
+  checkDescr,
+  checkLabel,
+  importedKid,
+  isKeyType,
+  keyMode,
+  keyTypes,
+  KeyAttributeError,
+  listedType,
+  normaliseKid,
+} from '../../protocol/key-types.js'
+import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
 import type { KeyRecord } from '../../protocol/keystore-state.js'
 import { wholeNumber } from '../../protocol/whole-number.js'
+import { anonymousSearchAllowed, parseDescrPattern } from '../../protocol/key-search.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15
@@ -30,7 +41,7 @@ function bodyOf(req: CommandRequest): Body {
  * Runs a key-management handler behind the device's gate, turning attribute errors into 400.
  * The repository's own refusals (full, duplicate) are the contract's 406: the operation failed.
  */
-async function guarded(actor: KeystoreActor, run: () => Promise<CommandReply> | CommandReply): Promise<CommandReply> {
+async function guarded(actor: KeystoreContext, run: () => Promise<CommandReply> | CommandReply): Promise<CommandReply> {
   const unavailable = actor.unavailable()
   if (unavailable) return unavailable
   try {
@@ -58,15 +69,24 @@ function typeOf(body: Body) {
  * the record (its memory is then unchanged), a second record, result ERROR, says the change did
  * not happen, if the journal can still take one; the failure is thrown.
  */
-async function journaled(actor: KeystoreActor, entry: JournalEntry, change: () => Promise<unknown>): Promise<void> {
+async function journaled(actor: KeystoreContext, entry: JournalEntry, change: () => Promise<unknown>): Promise<void> {
   await actor.journal([entry])
   try {
     await change()
   } catch (err) {
-    const undone: JournalEntry = { ...entry, result: LogResult.ERROR, data: { ...entry.data, source: isStorageFull(err) ? 507 : 500 } }
-    await actor.journal([undone]).catch((journalErr: unknown) =>
-      actor.o.logger.error({ err: (journalErr as Error).message, kid: entry.data?.kid }, 'a key change that failed could not be journaled as failed'),
-    )
+    const undone: JournalEntry = {
+      ...entry,
+      result: LogResult.ERROR,
+      data: { ...entry.data, source: isStorageFull(err) ? 507 : 500 },
+    }
+    await actor
+      .journal([undone])
+      .catch((journalErr: unknown) =>
+        actor.logger.error(
+          { err: (journalErr as Error).message, kid: entry.data?.kid },
+          'a key change that failed could not be journaled as failed',
+        ),
+      )
     throw err
   } finally {
     actor.publish()
@@ -74,15 +94,32 @@ async function journaled(actor: KeystoreActor, entry: JournalEntry, change: () =
 }
 
 /** Stores a new key, journaled first; a repository without a slot left refuses it before anything is journaled. */
-async function addJournaled(actor: KeystoreActor, req: CommandRequest, record: KeyRecord, type: number): Promise<CommandReply> {
+async function addJournaled(
+  actor: KeystoreContext,
+  req: CommandRequest,
+  record: KeyRecord,
+  type: number,
+): Promise<CommandReply> {
   if (!actor.repository.hasRoom()) throw new RepositoryFullError()
-  const entry: JournalEntry = { type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid: record.kid, type: record.type, ...(record.mode ? { mode: record.mode } : {}), at: record.created } }
+  const entry: JournalEntry = {
+    type,
+    result: LogResult.OK,
+    ...journalSubject(req.principal),
+    data: {
+      source: 200,
+      rid: req.rid,
+      kid: record.kid,
+      type: record.type,
+      ...(record.mode ? { mode: record.mode } : {}),
+      at: record.created,
+    },
+  }
   await journaled(actor, entry, () => actor.repository.add(record))
   return { status: 200, body: { kid: record.kid } }
 }
 
 /** `POST /api/keymgmt/create {label*, type*, mode?, descr?}` → `{kid}`. */
-export function createKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function createKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const body = bodyOf(req)
     const label = checkLabel(body.label)
@@ -94,18 +131,28 @@ export function createKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     while (actor.repository.has(kid))
     const now = actor.now()
     const material = generateKeyMaterial(type, actor.engine, actor.random)
-    const record: KeyRecord = { kid, type, label, created: now, updated: now, ...material, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
+    const record: KeyRecord = {
+      kid,
+      type,
+      label,
+      created: now,
+      updated: now,
+      ...material,
+      ...(mode ? { mode } : {}),
+      ...(descr ? { descr } : {}),
+    }
     return addJournaled(actor, req, record, LogType.KEY_GENERATION)
   })
 }
 
 /** `POST /api/keymgmt/import {label*, pubkey*, type*, mode?, descr?}` → `{kid}`: a public key, KID from its SHA-1. */
-export function importKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const body = bodyOf(req)
     const label = checkLabel(body.label)
     const type = typeOf(body)
-    if (keyTypes[type].kind === 'aes' || keyTypes[type].kind === 'hmac') throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
+    if (keyTypes[type].kind === 'aes' || keyTypes[type].kind === 'hmac')
+      throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
     const mode = keyMode(type, body.mode)
     const descr = descrOf(body)
     const raw = typeof body.pubkey === 'string' ? decodeBase64(body.pubkey) : undefined
@@ -115,7 +162,16 @@ export function importKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     const kid = importedKid(publicKey)
     if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is imported already')
     const now = actor.now()
-    const record: KeyRecord = { kid, type, label, created: now, updated: now, publicKey, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
+    const record: KeyRecord = {
+      kid,
+      type,
+      label,
+      created: now,
+      updated: now,
+      publicKey,
+      ...(mode ? { mode } : {}),
+      ...(descr ? { descr } : {}),
+    }
     return addJournaled(actor, req, record, LogType.KEY_IMPORT)
   })
 }
@@ -131,7 +187,7 @@ function notFound(): CommandReply {
 }
 
 /** `GET /api/keymgmt/get/:kid` → `{type, pubkey?, updated, descr?}`: never private material. */
-export function getKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function getKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const key = actor.repository.get(kidParam(req))
     if (!key) return notFound()
@@ -148,14 +204,21 @@ export function getKey(actor: KeystoreActor, req: CommandRequest): Promise<Comma
 }
 
 /** `DELETE /api/keymgmt/delete/:kid`: the slot's bytes are destroyed, not just flagged. */
-export function deleteKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, async () => {
     const kid = kidParam(req)
     const key = actor.repository.get(kid)
     if (!key) return notFound()
     // Journaled first: a deletion the journal cannot record does not happen. One recorded has
     // happened: should the tombstone fail, the key is gone all the same and the failure answered.
-    await actor.journal([{ type: LogType.KEY_DELETE, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, type: key.type } }])
+    await actor.journal([
+      {
+        type: LogType.KEY_DELETE,
+        result: LogResult.OK,
+        ...journalSubject(req.principal),
+        data: { source: 200, rid: req.rid, kid, type: key.type },
+      },
+    ])
     await actor.repository.remove(kid)
     actor.publish()
     return { status: 200, body: {} }
@@ -163,7 +226,7 @@ export function deleteKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
 }
 
 /** `POST /api/keymgmt/update {kid*, label*, descr?}`: a missing `descr` keeps the old one. */
-export function updateKey(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function updateKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, async () => {
     const body = bodyOf(req)
     const kid = kidParam(req)
@@ -175,7 +238,10 @@ export function updateKey(actor: KeystoreActor, req: CommandRequest): Promise<Co
     // A new version needs a spare slot: refused before anything is journaled.
     if (!actor.repository.hasRoom()) throw new RepositoryFullError()
     const entry: JournalEntry = {
-      type: LogType.KEY_ATTRIBUTES_CHANGED, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined, at: updated.updated },
+      type: LogType.KEY_ATTRIBUTES_CHANGED,
+      result: LogResult.OK,
+      ...journalSubject(req.principal),
+      data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined, at: updated.updated },
     }
     await journaled(actor, entry, () => actor.repository.replace(updated))
     return { status: 200, body: {} }
@@ -201,7 +267,8 @@ function pageOf(value: unknown, name: string, fallback: number, min: number): nu
   if (value === undefined) return fallback
   const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value
   const number = typeof text === 'string' ? wholeNumber(text) : undefined
-  if (number === undefined || number < min) throw new KeyAttributeError(`\`${name}\` must be a whole number${min > 0 ? ` from ${min}` : ''}`)
+  if (number === undefined || number < min)
+    throw new KeyAttributeError(`\`${name}\` must be a whole number${min > 0 ? ` from ${min}` : ''}`)
   return number
 }
 
@@ -211,26 +278,13 @@ function page(keys: KeyRecord[], offset: number, count: number) {
 }
 
 /** `GET /api/keymgmt/list[/:offset[/:count]]`, at most 15 keys per page, oldest first. */
-export function listKeys(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function listKeys(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const offset = pageOf(req.params?.offset, 'offset', 0, 0)
     const count = pageOf(req.params?.count, 'count', PAGE, 1)
     const { offset: o, total, listed: n, list } = page(actor.repository.keys(), offset, count)
     return { status: 200, body: { offset: o, deleted: actor.repository.stats().deleted, total, listed: n, list } }
   })
-}
-
-/** Anonymous search needs a prefix this long (decoded), so that it cannot enumerate the repository. */
-export const ANONYMOUS_PREFIX_BYTES = 6
-
-/** A `descr` search pattern: `^b64` prefix, `b64$` suffix, or a plain substring. */
-export function parseDescrPattern(value: unknown): { anchor: 'prefix' | 'suffix' | 'any'; bytes: Uint8Array } {
-  if (typeof value !== 'string') throw new KeyAttributeError('`descr` must be a base64 pattern')
-  const anchor = value.startsWith('^') ? 'prefix' : value.endsWith('$') ? 'suffix' : 'any'
-  const text = anchor === 'prefix' ? value.slice(1) : anchor === 'suffix' ? value.slice(0, -1) : value
-  const bytes = decodeBase64(text)
-  if (!bytes || bytes.length === 0 || bytes.length > 64) throw new KeyAttributeError('`descr` must be base64 of 1 to 64 bytes, optionally with a leading ^ or trailing $')
-  return { anchor, bytes }
 }
 
 function matches(descr: Uint8Array | undefined, pattern: ReturnType<typeof parseDescrPattern>): boolean {
@@ -246,7 +300,7 @@ function matches(descr: Uint8Array | undefined, pattern: ReturnType<typeof parse
  * through only for a `^`-anchored pattern while `allow_keysearch` is on) the same rules are
  * checked again here.
  */
-export function searchKeys(actor: KeystoreActor, req: CommandRequest): Promise<CommandReply> {
+export function searchKeys(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const body = bodyOf(req)
     const pattern = parseDescrPattern(body.descr)
@@ -255,17 +309,13 @@ export function searchKeys(actor: KeystoreActor, req: CommandRequest): Promise<C
     }
     const offset = pageOf(body.offset, 'offset', 0, 0)
     const limit = pageOf(body.limit, 'limit', PAGE, 1)
-    return { status: 200, body: page(actor.repository.keys().filter((key) => matches(key.descr, pattern)), offset, limit) }
+    return {
+      status: 200,
+      body: page(
+        actor.repository.keys().filter((key) => matches(key.descr, pattern)),
+        offset,
+        limit,
+      ),
+    }
   })
-}
-
-/** Whether a search body may go without a token: `^`-anchored, at least 6 decoded bytes, and allowed by config. */
-export function anonymousSearchAllowed(body: Readonly<Record<string, unknown>> | undefined, allowKeysearch: boolean): boolean {
-  if (!allowKeysearch) return false
-  try {
-    const pattern = parseDescrPattern(body?.descr)
-    return pattern.anchor === 'prefix' && pattern.bytes.length >= ANONYMOUS_PREFIX_BYTES
-  } catch {
-    return false
-  }
 }

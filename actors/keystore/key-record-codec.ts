@@ -5,7 +5,14 @@
 import { Packr } from 'msgpackr'
 import { CURVES } from '../../hal/crypto/curves.js'
 import { KeyRecordFormatError } from './errors.js'
-import { checkLabel, isKeyType, keyMode, keyTypes, type KeyAttributeError, type KeyType } from '../../protocol/key-types.js'
+import {
+  checkLabel,
+  isKeyType,
+  keyMode,
+  keyTypes,
+  type KeyAttributeError,
+  type KeyType,
+} from '../../protocol/key-types.js'
 import type { KeyRecord } from '../../protocol/keystore-state.js'
 
 // Records (shared structures) would make the bytes depend on what the decoder saw before.
@@ -40,7 +47,8 @@ function checkedRecord(value: unknown): KeyRecord {
   const unknown = Object.keys(fields).find((name) => !FIELDS.has(name))
   if (unknown !== undefined) throw new KeyRecordFormatError(`a key record has no field ${JSON.stringify(unknown)}`)
   const { kid, type, mode, label, descr, created, updated, secret, publicKey } = fields
-  if (typeof kid !== 'string' || !KID.test(kid)) throw new KeyRecordFormatError('`kid` must be 32 lowercase hex characters')
+  if (typeof kid !== 'string' || !KID.test(kid))
+    throw new KeyRecordFormatError('`kid` must be 32 lowercase hex characters')
   if (!isKeyType(type)) throw new KeyRecordFormatError('`type` is not a key type')
   const sizes = materialSizes(type)
   const record: KeyRecord = {
@@ -92,12 +100,14 @@ function attribute<T>(check: () => T): T {
 }
 
 function bytes(name: string, value: unknown, fits: (length: number) => boolean, size: string): Uint8Array {
-  if (!(value instanceof Uint8Array) || !fits(value.length)) throw new KeyRecordFormatError(`\`${name}\` must be ${size} bytes`)
+  if (!(value instanceof Uint8Array) || !fits(value.length))
+    throw new KeyRecordFormatError(`\`${name}\` must be ${size} bytes`)
   // A copy that owns its memory: neither the caller's array nor msgpackr's buffer stays linked.
   return Uint8Array.from(value)
 }
 
 function seconds(name: string, value: unknown): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 0) throw new KeyRecordFormatError(`\`${name}\` must be Unix seconds`)
+  if (!Number.isSafeInteger(value) || (value as number) < 0)
+    throw new KeyRecordFormatError(`\`${name}\` must be Unix seconds`)
   return value as number
 }

@@ -79,8 +79,10 @@ export class KeyRepository {
    */
   static async open(options: KeyRepositoryOptions): Promise<KeyRepository> {
     const { media, devid } = options
-    if (typeof devid !== 'string' || !DEVID.test(devid)) throw new TypeError('devid must be 16 lowercase hex characters')
-    if (!Number.isSafeInteger(media.slotCount) || media.slotCount < 1) throw new RangeError('the media has no key slots')
+    if (typeof devid !== 'string' || !DEVID.test(devid))
+      throw new TypeError('devid must be 16 lowercase hex characters')
+    if (!Number.isSafeInteger(media.slotCount) || media.slotCount < 1)
+      throw new RangeError('the media has no key slots')
     if (!Number.isSafeInteger(media.slotSize) || media.slotSize <= HEADER || media.slotSize > HEADER + 0xffff) {
       throw new RangeError(`a key slot must be ${HEADER + 1} to ${HEADER + 0xffff} bytes`)
     }
@@ -276,7 +278,9 @@ async function readSlots(slots: Uint8Array[], { sealer, devid }: KeyRepositoryOp
       entries.set(entry.record.kid, entry)
     } else if (other.generation === entry.generation) {
       states[index] = 'invalid'
-      problems.push(`slot ${index}: holds version ${entry.generation} of key ${entry.record.kid}, as slot ${other.index} does`)
+      problems.push(
+        `slot ${index}: holds version ${entry.generation} of key ${entry.record.kid}, as slot ${other.index} does`,
+      )
     } else {
       const [newer, older] = entry.generation > other.generation ? [entry, other] : [other, entry]
       entries.set(newer.record.kid, newer)
@@ -287,13 +291,20 @@ async function readSlots(slots: Uint8Array[], { sealer, devid }: KeyRepositoryOp
   return { states, entries, problems, superseded }
 }
 
-async function readSlot(slot: Uint8Array, index: number, sealer: Pick<Sealer, 'unseal'>, devid: string): Promise<ReadSlot> {
+async function readSlot(
+  slot: Uint8Array,
+  index: number,
+  sealer: Pick<Sealer, 'unseal'>,
+  devid: string,
+): Promise<ReadSlot> {
   const invalid = (problem: string): ReadSlot => ({ state: 'invalid', problem })
   if (slot.every((byte) => byte === 0)) return { state: 'free' }
   if (slot[0] !== MAGIC[0] || slot[1] !== MAGIC[1]) return invalid('not a key slot (bad magic)')
   if (slot[3] !== VERSION) return invalid(`unknown format version ${slot[3]}`)
   if (slot[2] === DELETED) {
-    return slot.subarray(4).every((byte) => byte === 0) ? { state: 'deleted' } : invalid('a tombstone that still holds data')
+    return slot.subarray(4).every((byte) => byte === 0)
+      ? { state: 'deleted' }
+      : invalid('a tombstone that still holds data')
   }
   if (slot[2] !== LIVE) return invalid(`unknown state ${slot[2]}`)
   const view = new DataView(slot.buffer, slot.byteOffset, slot.byteLength)
@@ -302,10 +313,14 @@ async function readSlot(slot: Uint8Array, index: number, sealer: Pick<Sealer, 'u
   const length = view.getUint16(LENGTH_AT)
   if (generation === 0 || serial === 0) return invalid('generation or serial is zero')
   if (HEADER + length > slot.length) return invalid(`sealed length ${length} runs past the end of the slot`)
-  if (!slot.subarray(HEADER + length).every((byte) => byte === 0)) return invalid('bytes after the sealed record are not zero')
+  if (!slot.subarray(HEADER + length).every((byte) => byte === 0))
+    return invalid('bytes after the sealed record are not zero')
   let plaintext: Uint8Array
   try {
-    plaintext = await sealer.unseal(slot.subarray(HEADER, HEADER + length), aad(devid, index, slot.subarray(0, LENGTH_AT)))
+    plaintext = await sealer.unseal(
+      slot.subarray(HEADER, HEADER + length),
+      aad(devid, index, slot.subarray(0, LENGTH_AT)),
+    )
   } catch (err) {
     if (err instanceof UnsealError) return invalid('the seal does not open (altered, moved, or from another device)')
     throw err

@@ -1,7 +1,13 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { chooseEngine, nativeEngine, nobleEngine, type CryptoEngine, type RandomSource } from '../../hal/crypto/index.js'
-import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import {
+  chooseEngine,
+  nativeEngine,
+  nobleEngine,
+  type CryptoEngine,
+  type RandomSource,
+} from '../../hal/crypto/index.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
 import type { Hal } from '../../hal/types.js'
 import type { IdentityState } from '../../protocol/identity-state.js'
 import { fail } from '../../protocol/fail.js'
@@ -15,6 +21,7 @@ import { KeyAccess } from './key-access.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
+import type { KeystoreContext } from './keystore-context.js'
 import type { KeystoreState } from '../../protocol/keystore-state.js'
 import type { SystemState } from '../../protocol/system-state.js'
 
@@ -43,7 +50,7 @@ export interface KeystoreActorOptions {
  * It follows the auth actor's read model: keys serve only a personalised device, and a
  * wipeout (seen as `inited` turning false) destroys them.
  */
-export class KeystoreActor {
+export class KeystoreActor implements KeystoreContext {
   readonly host: ServiceHost<KeystoreState>
   readonly random: RandomSource
   readonly access: KeyAccess
@@ -53,22 +60,30 @@ export class KeystoreActor {
   private followed: boolean | undefined
 
   private constructor(
-    readonly o: KeystoreActorOptions,
+    private readonly options: KeystoreActorOptions,
     readonly engine: CryptoEngine,
     readonly repository: KeyRepository,
   ) {
-    this.random = new RandomPool((n) => o.hal.entropy.read(n)).take
-    this.host = new ServiceHost<KeystoreState>(o.nc, o.hal.devid, 'keystore', keystoreOperations(this), o.logger)
+    this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
+    this.host = new ServiceHost<KeystoreState>(
+      options.nc,
+      options.hal.devid,
+      'keystore',
+      keystoreOperations(this),
+      options.logger,
+    )
     this.identity = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
+      nc: options.nc,
+      devid: options.hal.devid,
       services: ['auth', 'system'],
       inboxPrefix: inboxPrefix('keystore'),
-      logger: o.logger,
+      logger: options.logger,
       onChange: () =>
-        void this.followIdentity().catch((err: Error) => o.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it')),
+        void this.followIdentity().catch((err: Error) =>
+          options.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it'),
+        ),
     })
-    this.access = new KeyAccess(this.identity, o.hal.clock)
+    this.access = new KeyAccess(this.identity, options.hal.clock)
   }
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
@@ -76,10 +91,15 @@ export class KeystoreActor {
     const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine }, (run) =>
       setTimeout(() => {
         run()
-        if (choice.kats.noble?.ok === false) o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
+        if (choice.kats.noble?.ok === false)
+          o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
       }, FALLBACK_KATS_DELAY_MS).unref(),
     )
-    const repository = await KeyRepository.open({ media: o.hal.keySlots, sealer: o.hal.enclave.sealer('keys'), devid: o.hal.devid })
+    const repository = await KeyRepository.open({
+      media: o.hal.keySlots,
+      sealer: o.hal.enclave.sealer('keys'),
+      devid: o.hal.devid,
+    })
     const actor = new KeystoreActor(o, choice.engine, repository)
     const problems: JournalEntry[] = []
     // The health machine journals it (NON_SECURE_STATE), with the failed KATs from the read model.
@@ -91,7 +111,11 @@ export class KeystoreActor {
     if (!repository.intact) {
       actor.fls |= FLS_INTEGRITY
       o.logger.error({ problems: repository.problems.slice(0, 8) }, 'the key repository does not verify')
-      problems.push({ type: LogType.KEY_INTEGRITY_ERROR, result: LogResult.ERROR, data: { invalid: repository.stats().invalid, problems: repository.problems.slice(0, 8) } })
+      problems.push({
+        type: LogType.KEY_INTEGRITY_ERROR,
+        result: LogResult.ERROR,
+        data: { invalid: repository.stats().invalid, problems: repository.problems.slice(0, 8) },
+      })
     }
     if (problems.length > 0) await o.journal.append(problems)
     try {
@@ -123,8 +147,12 @@ export class KeystoreActor {
     })
   }
 
+  get logger(): Logger {
+    return this.options.logger
+  }
+
   now(): number {
-    return Math.floor(this.o.hal.clock.now() / 1000)
+    return Math.floor(this.options.hal.clock.now() / 1000)
   }
 
   get identityState(): IdentityState | undefined {
@@ -144,7 +172,7 @@ export class KeystoreActor {
   }
 
   async journal(entries: JournalEntry[]): Promise<void> {
-    await this.o.journal.append(entries)
+    await this.options.journal.append(entries)
   }
 
   /** FAILED_SCOPE_CHECK for a request the gateway should not have let through, or that did not come through it. */
@@ -159,16 +187,18 @@ export class KeystoreActor {
    */
   private wiping: Promise<void> = Promise.resolve()
   private followIdentity(): Promise<void> {
-    this.wiping = this.wiping.catch(() => undefined).then(async () => {
-      const identity = this.identityState
-      if (!identity || identity.inited === this.followed) return
-      if (!identity.inited && this.repository.stats().total > 0) {
-        await this.repository.wipe()
-        this.o.logger.info('device wiped out: the key repository is erased')
-      }
-      this.followed = identity.inited
-      this.publish()
-    })
+    this.wiping = this.wiping
+      .catch(() => undefined)
+      .then(async () => {
+        const identity = this.identityState
+        if (!identity || identity.inited === this.followed) return
+        if (!identity.inited && this.repository.stats().total > 0) {
+          await this.repository.wipe()
+          this.options.logger.info('device wiped out: the key repository is erased')
+        }
+        this.followed = identity.inited
+        this.publish()
+      })
     return this.wiping
   }
 }

@@ -1,17 +1,21 @@
 import type { OperationSpec } from '../../bus/service-host.js'
 import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
 import { cipher } from './cipher.js'
-import type { KeyOperation } from './key-access.js'
+import type { KeyOperation } from '../../protocol/key-scopes.js'
 import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKey } from './key-management.js'
-import type { KeystoreActor } from './keystore-actor.js'
+import type { KeystoreContext } from './keystore-context.js'
 
 /**
  * The keystore's commands, each behind its own check of the caller (key-access.ts). Changes to
  * the repository run one at a time; reads and ciphers overlap, so that concurrent requests share
  * the journal's group commit.
  */
-export function keystoreOperations(actor: KeystoreActor): Record<KeyOperation, OperationSpec> {
-  const checked = (op: KeyOperation, run: (req: CommandRequest) => Promise<CommandReply> | CommandReply, exclusive = true): OperationSpec => ({
+export function keystoreOperations(actor: KeystoreContext): Record<KeyOperation, OperationSpec> {
+  const checked = (
+    op: KeyOperation,
+    run: (req: CommandRequest) => Promise<CommandReply> | CommandReply,
+    exclusive = true,
+  ): OperationSpec => ({
     exclusive,
     handler: async (req) => {
       const admission = await actor.access.admit(op, req)

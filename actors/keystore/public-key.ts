@@ -17,7 +17,10 @@ const MONTGOMERY_BYTES = { CURVE25519: 32, CURVE448: 56 } as const
 export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array | undefined {
   const { kind } = keyTypes[type]
   try {
-    if (kind === 'ecdh') return bytes.length === MONTGOMERY_BYTES[type as keyof typeof MONTGOMERY_BYTES] ? Uint8Array.from(bytes) : undefined
+    if (kind === 'ecdh')
+      return bytes.length === MONTGOMERY_BYTES[type as keyof typeof MONTGOMERY_BYTES]
+        ? Uint8Array.from(bytes)
+        : undefined
     if (kind === 'eddsa') {
       EDDSA[type as keyof typeof EDDSA].Point.fromBytes(bytes)
       return Uint8Array.from(bytes)

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import type { Hal } from '../../hal/types.js'
 import { timedNonce } from '../auth/challenges.js'
 import { fail } from '../../protocol/fail.js'
@@ -71,7 +71,11 @@ export class LoggerActor {
     const nonce = timedNonce(hal.clock.now() / 1000, (n) => hal.entropy.read(n))
     return {
       status: 200,
-      body: { key: encodeBase64(hal.enclave.logSigner.publicKey), nonce: encodeBase64(nonce), nonce_signed: encodeBase64(hal.enclave.logSigner.sign(nonce)) },
+      body: {
+        key: encodeBase64(hal.enclave.logSigner.publicKey),
+        nonce: encodeBase64(nonce),
+        nonce_signed: encodeBase64(hal.enclave.logSigner.sign(nonce)),
+      },
     }
   }
 
@@ -104,7 +108,13 @@ export class LoggerActor {
     const { offset, end } = (req.body ?? {}) as { offset?: unknown; end?: unknown }
     const size = FILE_ID.test(id) ? await this.o.hal.journal.size(id) : undefined
     if (size === undefined) return fail(404, 'not_found', 'No log file with this id')
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(end) || (offset as number) < 0 || (offset as number) >= (end as number) || (end as number) > size) {
+    if (
+      !Number.isSafeInteger(offset) ||
+      !Number.isSafeInteger(end) ||
+      (offset as number) < 0 ||
+      (offset as number) >= (end as number) ||
+      (end as number) > size
+    ) {
       return fail(400, 'bad_request', '`offset` and `end` must lie within the file')
     }
     return { status: 200, body: { data: await this.chunk(id, offset as number, end as number) } }
@@ -125,9 +135,19 @@ export class LoggerActor {
     return 0
   }
 
-  private async audit(type: number, req: CommandRequest, source: 200 | 404, data: Record<string, unknown>): Promise<void> {
+  private async audit(
+    type: number,
+    req: CommandRequest,
+    source: 200 | 404,
+    data: Record<string, unknown>,
+  ): Promise<void> {
     await this.o.journal.append([
-      { type, result: source === 200 ? LogResult.OK : LogResult.FAILED, ...journalSubject(req.principal), data: { source, rid: req.rid, ...data } },
+      {
+        type,
+        result: source === 200 ? LogResult.OK : LogResult.FAILED,
+        ...journalSubject(req.principal),
+        data: { source, rid: req.rid, ...data },
+      },
     ])
   }
 }

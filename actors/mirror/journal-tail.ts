@@ -5,7 +5,7 @@
 import { chainStart, chainStep } from '../../eventstore/chain.js'
 import { bytesEqual } from '../../eventstore/bytes-equal.js'
 import { parseLine } from '../../eventstore/record-line.js'
-import type { RecordLine } from '../../eventstore/types.js'
+import type { RecordLine } from '../../protocol/journal.js'
 import type { JournalMedia } from '../../hal/types.js'
 
 /** What the tail reads: the segment files, and how far the file being written is durable. */
@@ -74,7 +74,10 @@ export class JournalTail {
       if (this.file === current && bytesEqual(this.chain, head)) return true
     }
     if (start > 0) return true
-    if (chunk.length === CHUNK) throw new JournalTailError(`journal file ${this.file} has a line longer than ${CHUNK} bytes at byte ${this.offset}`)
+    if (chunk.length === CHUNK)
+      throw new JournalTailError(
+        `journal file ${this.file} has a line longer than ${CHUNK} bytes at byte ${this.offset}`,
+      )
     // The end of a complete file (bytes after its last newline, if any, are no line): on to the next.
     const done = this.file
     return this.file === current ? false : this.moveTo((id) => id > done, current)

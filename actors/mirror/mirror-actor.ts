@@ -12,8 +12,16 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { bytesEqual } from '../../eventstore/bytes-equal.js'
 import { StreamApi } from '../../bus/stream-api.js'
-import { FILE_HEADER, headerPosition, journalMsgId, journalStream, journalStreamConfig, journalSubject, SEQ_HEADER } from '../../bus/stream-names.js'
-import type { Variant } from '../../hal/types.js'
+import {
+  FILE_HEADER,
+  headerPosition,
+  journalMsgId,
+  journalStream,
+  journalStreamConfig,
+  journalSubject,
+  SEQ_HEADER,
+} from '../../bus/stream-names.js'
+import type { Variant } from '../../protocol/device.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
 import { OwnerConsent } from './owner-consent.js'
 
@@ -93,7 +101,12 @@ export class JournalMirror {
         await this.follow()
         if (this.consent.trustedBackend !== mirroring) {
           mirroring = this.consent.trustedBackend
-          logger.info({ stream: journalStream(this.o.devid) }, mirroring ? 'mirror: the owner trusts the backend: mirroring the journal' : 'mirror: the owner does not trust the backend: not mirroring')
+          logger.info(
+            { stream: journalStream(this.o.devid) },
+            mirroring
+              ? 'mirror: the owner trusts the backend: mirroring the journal'
+              : 'mirror: the owner does not trust the backend: not mirroring',
+          )
         }
         if (mirroring) await this.publish()
         else this.session = undefined
@@ -105,7 +118,11 @@ export class JournalMirror {
         failures++
         const message = (err as Error).message
         // Once per outage, not at every attempt.
-        if (failures === 1 && err instanceof StreamMismatchError) logger.error({ err: message }, 'mirror: the stream does not continue this journal; nothing is published to it')
+        if (failures === 1 && err instanceof StreamMismatchError)
+          logger.error(
+            { err: message },
+            'mirror: the stream does not continue this journal; nothing is published to it',
+          )
         else if (failures === 1) logger.warn({ err: message }, 'mirror: cannot mirror now; retrying')
         await this.sleep(Math.min(retry.max, retry.min * 2 ** Math.min(failures - 1, 16)))
       }
@@ -139,7 +156,8 @@ export class JournalMirror {
         [SEQ_HEADER]: record.seq.toString(16),
       })
       // Start over from the stream, which knows what it holds.
-      if (ack.duplicate) throw new DuplicateRecordError(`record ${record.file}:${record.seq.toString(16)} was in the stream already`)
+      if (ack.duplicate)
+        throw new DuplicateRecordError(`record ${record.file}:${record.seq.toString(16)} was in the stream already`)
       session.last = ack.seq
     }
   }
@@ -160,8 +178,9 @@ export class JournalMirror {
     const first = await tail.next()
     const at = `${from.file}:${from.seq.toString(16)}`
     if (first?.file === from.file && first.seq === from.seq) {
-      if (!bytesEqual(first.bytes, last.data)) throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
-      logger.info({ stream, after: at, seq: last.seq }, 'mirror: resuming after the stream\'s last record')
+      if (!bytesEqual(first.bytes, last.data))
+        throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
+      logger.info({ stream, after: at, seq: last.seq }, "mirror: resuming after the stream's last record")
       return { api, tail, last: last.seq, pending: undefined }
     }
     // The file is gone from the device (deleted): the journal goes on with the next one.

@@ -4,8 +4,8 @@
 import { factoryConfig, reduceConfig, type DeviceConfig } from '../../machines/config.js'
 import { configEvent } from '../../machines/identity-fold.js'
 import { decodeRecordData } from '../../eventstore/record-data.js'
-import { LogType, type RecordLine } from '../../eventstore/types.js'
-import type { Variant } from '../../hal/types.js'
+import { LogType, type RecordLine } from '../../protocol/journal.js'
+import type { Variant } from '../../protocol/device.js'
 
 const CONFIG_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
 

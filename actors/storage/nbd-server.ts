@@ -122,7 +122,8 @@ export class NbdServer {
     await send(socket, greeting)
     const clientFlags = (await reader.read(4)).readUInt32BE(0)
     // Old-style clients and flags this server never offered end the handshake (proto.md).
-    if (!(clientFlags & ClientFlag.FIXED_NEWSTYLE) || clientFlags & ~(ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES)) return
+    if (!(clientFlags & ClientFlag.FIXED_NEWSTYLE) || clientFlags & ~(ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES))
+      return
     const handle = await this.negotiate(socket, reader, (clientFlags & ClientFlag.NO_ZEROES) !== 0, session)
     if (!handle) return
     socket.setTimeout(0)
@@ -130,7 +131,12 @@ export class NbdServer {
     await new Transmission(socket, reader, handle, this.logger).run()
   }
 
-  private async negotiate(socket: Socket, reader: SocketReader, noZeroes: boolean, session: Session): Promise<DiskHandle | undefined> {
+  private async negotiate(
+    socket: Socket,
+    reader: SocketReader,
+    noZeroes: boolean,
+    session: Session,
+  ): Promise<DiskHandle | undefined> {
     const reply = (option: number, type: number, data: Uint8Array = Buffer.alloc(0)) => {
       const head = Buffer.alloc(20)
       head.writeBigUInt64BE(OPTION_REPLY_MAGIC, 0)
@@ -189,7 +195,11 @@ export class NbdServer {
           }
           const handle = this.#exports.get(request.name)
           if (!handle) {
-            await refuse(option, OptionReply.ERR_UNKNOWN, `no export named ${JSON.stringify(request.name)}: is its disk unlocked?`)
+            await refuse(
+              option,
+              OptionReply.ERR_UNKNOWN,
+              `no export named ${JSON.stringify(request.name)}: is its disk unlocked?`,
+            )
             break
           }
           const exportInfo = Buffer.alloc(12)
@@ -214,7 +224,11 @@ export class NbdServer {
           break
         }
         case Option.STARTTLS:
-          await refuse(option, OptionReply.ERR_POLICY, 'the export listens on loopback or a Unix socket only, without TLS')
+          await refuse(
+            option,
+            OptionReply.ERR_POLICY,
+            'the export listens on loopback or a Unix socket only, without TLS',
+          )
           break
         default:
           await refuse(option, OptionReply.ERR_UNSUP, `option ${option} is not supported`)
@@ -235,7 +249,9 @@ async function removeStaleSocket(path: string): Promise<void> {
 }
 
 function transmissionFlags(handle: DiskHandle): number {
-  return TransmissionFlag.HAS_FLAGS | TransmissionFlag.SEND_FLUSH | (handle.mode === 'ro' ? TransmissionFlag.READ_ONLY : 0)
+  return (
+    TransmissionFlag.HAS_FLAGS | TransmissionFlag.SEND_FLUSH | (handle.mode === 'ro' ? TransmissionFlag.READ_ONLY : 0)
+  )
 }
 
 function parseInfoRequest(data: Buffer): { name: string; wants: number[] } | undefined {

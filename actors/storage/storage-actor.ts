@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import type { DiskHandle, DiskMode, Hal } from '../../hal/types.js'
+import type { DiskHandle, Hal } from '../../hal/types.js'
+import type { DiskMode } from '../../protocol/device.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/disk.js'
 import type { IdentityState } from '../../protocol/identity-state.js'
 import { fail } from '../../protocol/fail.js'
@@ -50,7 +51,12 @@ export class StorageActor {
 
   constructor(private readonly o: StorageActorOptions) {
     this.disks = ([0, 1] as const).map((disk) => ({
-      runner: new MachineRunner({ machine: diskMachine, version: diskVersion, instance: String(disk) }, o.journal, undefined, { disk }),
+      runner: new MachineRunner(
+        { machine: diskMachine, version: diskVersion, instance: String(disk) },
+        o.journal,
+        undefined,
+        { disk },
+      ),
     }))
     this.host = new ServiceHost<StorageState>(
       o.nc,
@@ -70,7 +76,10 @@ export class StorageActor {
       services: ['auth', 'system'],
       inboxPrefix: inboxPrefix('storage'),
       logger: o.logger,
-      onChange: () => void this.follow().catch((err: Error) => o.logger.error({ err: err.message }, 'the disks could not follow the identity')),
+      onChange: () =>
+        void this.follow().catch((err: Error) =>
+          o.logger.error({ err: err.message }, 'the disks could not follow the identity'),
+        ),
     })
   }
 
@@ -143,7 +152,10 @@ export class StorageActor {
     if (!disks) return this.host.publishState(followed)
     const layout = disks.layout() ?? storage
     const sectors = [layout.disk0Sectors, layout.disk1Sectors]
-    const shown = this.disks.map((disk, i) => `${sectors[i]}:${disk.runner.state === 'ro' || disk.runner.state === 'rw' ? disk.runner.state : '-'}`)
+    const shown = this.disks.map(
+      (disk, i) =>
+        `${sectors[i]}:${disk.runner.state === 'ro' || disk.runner.state === 'rw' ? disk.runner.state : '-'}`,
+    )
     this.host.publishState({ storage: shown as [string, string], ...followed })
   }
 
@@ -167,18 +179,29 @@ export class StorageActor {
     })
   }
 
-  private command(req: CommandRequest, run: (disk: DiskNumber, rw: boolean) => Promise<CommandReply>): Promise<CommandReply> {
-    const result = this.following.catch(() => undefined).then(async (): Promise<CommandReply> => {
-      if (!this.o.hal.disks) return fail(404, 'not_found', 'This device has no disks')
-      const named = storageScope(req.principal?.scope ?? '')
-      if (!named || (named.disk !== 0 && named.disk !== 1)) return fail(406, 'bad_disk', 'The token scope names no disk of this device')
-      if (this.disks[named.disk]!.runner.state === 'unformatted') return fail(409, 'not_formatted', 'The disk is not formatted')
-      if (this.failState() !== 0) return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
-      const reply = await run(named.disk, named.rw)
-      this.publish()
-      return reply
-    })
-    this.following = result.then(() => undefined, () => undefined)
+  private command(
+    req: CommandRequest,
+    run: (disk: DiskNumber, rw: boolean) => Promise<CommandReply>,
+  ): Promise<CommandReply> {
+    const result = this.following
+      .catch(() => undefined)
+      .then(async (): Promise<CommandReply> => {
+        if (!this.o.hal.disks) return fail(404, 'not_found', 'This device has no disks')
+        const named = storageScope(req.principal?.scope ?? '')
+        if (!named || (named.disk !== 0 && named.disk !== 1))
+          return fail(406, 'bad_disk', 'The token scope names no disk of this device')
+        if (this.disks[named.disk]!.runner.state === 'unformatted')
+          return fail(409, 'not_formatted', 'The disk is not formatted')
+        if (this.failState() !== 0)
+          return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+        const reply = await run(named.disk, named.rw)
+        this.publish()
+        return reply
+      })
+    this.following = result.then(
+      () => undefined,
+      () => undefined,
+    )
     return result
   }
 
@@ -187,11 +210,18 @@ export class StorageActor {
     const target = this.disks[disk]!
     if (target.handle?.mode !== mode || target.handle.locked) {
       await this.close(target)
-      const cipher = disk === 1 ? disk1Cipher(this.identity.readModel<IdentityState>('auth')?.storage_mode ?? DEFAULT_STORAGE_MODE) : undefined
+      const cipher =
+        disk === 1
+          ? disk1Cipher(this.identity.readModel<IdentityState>('auth')?.storage_mode ?? DEFAULT_STORAGE_MODE)
+          : undefined
       target.handle = await this.o.hal.disks!.open(disk, mode, cipher)
     }
     try {
-      await target.runner.send({ type: mode === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' }, [], journalSubject(req?.principal).subject)
+      await target.runner.send(
+        { type: mode === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' },
+        [],
+        journalSubject(req?.principal).subject,
+      )
     } catch (err) {
       await this.close(target)
       throw err

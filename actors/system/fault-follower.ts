@@ -1,6 +1,6 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { FAULT_EVENTS, type FaultEventType } from '../../machines/health.js'
+import { FAULT_EVENTS, type FaultEventType } from '../../protocol/fail-state.js'
 import type { IdentityState } from '../../protocol/identity-state.js'
 import { decode } from '../../protocol/codec.js'
 import { ReadModelBus } from '../../bus/read-model-bus.js'
@@ -50,7 +50,12 @@ export class FaultFollower {
         if (err) return
         try {
           const event = decode<FaultEvent>(msg.data)
-          if (Object.hasOwn(FAULT_EVENTS, event.fault)) this.raise({ fault: event.fault, source: String(event.service), ...(event.detail ? { detail: event.detail } : {}) })
+          if (Object.hasOwn(FAULT_EVENTS, event.fault))
+            this.raise({
+              fault: event.fault,
+              source: String(event.service),
+              ...(event.detail ? { detail: event.detail } : {}),
+            })
         } catch (e) {
           this.o.logger.warn({ err: (e as Error).message }, 'undecodable fault event')
         }
@@ -65,19 +70,28 @@ export class FaultFollower {
 
   private follow(service: string): void {
     if (service === 'auth') {
-      if (this.models.readModel<IdentityState>('auth')?.intact === false) this.raise({ fault: 'INTEGRITY_FAILED', source: 'journal-history' })
+      if (this.models.readModel<IdentityState>('auth')?.intact === false)
+        this.raise({ fault: 'INTEGRITY_FAILED', source: 'journal-history' })
       return
     }
     const keystore = this.models.readModel<KeystoreState>('keystore')
     if (!keystore) return
     for (const [bit, fault] of FAULT_OF_BIT) {
       if ((keystore.fls & bit) !== 0) {
-        this.raise({ fault, source: 'keystore', detail: { engine: keystore.engine, ...(fault === 'KAT_FAILED' ? { failed: keystore.kat_failed ?? [] } : {}) } })
+        this.raise({
+          fault,
+          source: 'keystore',
+          detail: { engine: keystore.engine, ...(fault === 'KAT_FAILED' ? { failed: keystore.kat_failed ?? [] } : {}) },
+        })
       }
     }
   }
 
   private raise(report: FaultReport): void {
-    this.o.report(report).catch((err: Error) => this.o.logger.error({ err: err.message, fault: report.fault }, 'a fault could not be journaled'))
+    this.o
+      .report(report)
+      .catch((err: Error) =>
+        this.o.logger.error({ err: err.message, fault: report.fault }, 'a fault could not be journaled'),
+      )
   }
 }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino'
 import { getHeapStatistics } from 'node:v8'
-import { LogResult, LogType, type JournalEntry } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
 import type { Hal } from '../../hal/types.js'
-import { FAULT_EVENTS, FLS, healthMachine, healthVersion, type FaultEventType, type HealthEvent } from '../../machines/health.js'
+import { FAULT_EVENTS, FLS, type FaultEventType } from '../../protocol/fail-state.js'
+import { healthMachine, healthVersion, type HealthEvent } from '../../machines/health.js'
 import type { JournalPort } from '../host/journal-port.js'
 import { MachineRunner } from '../host/machine-runner.js'
 import type { TemperatureRange } from '../../protocol/system-state.js'
@@ -74,7 +75,8 @@ export class HealthMonitor {
   /** What the boot found (a failed entropy start-up test stops the boot before any service), then the sensors. */
   async start(): Promise<void> {
     const journal = await this.o.journal.status()
-    if (!journal.intact) await this.report({ fault: 'INTEGRITY_FAILED', source: 'journal', detail: { file: journal.fileId } })
+    if (!journal.intact)
+      await this.report({ fault: 'INTEGRITY_FAILED', source: 'journal', detail: { file: journal.fileId } })
     await this.sample()
   }
 
@@ -84,11 +86,14 @@ export class HealthMonitor {
       const bit = FAULT_EVENTS[report.fault]
       if ((this.fls & bit) !== 0) return
       this.o.logger.error({ fault: report.fault, source: report.source, ...report.detail }, 'fail state raised')
-      await this.step({ type: report.fault }, {
-        type: report.fault === 'ENTROPY_FAILED' ? LogType.TRNG_FAILED : LogType.NON_SECURE_STATE,
-        result: LogResult.ERROR,
-        data: { fls: this.fls | bit, raised: bit, source: report.source, ...report.detail },
-      })
+      await this.step(
+        { type: report.fault },
+        {
+          type: report.fault === 'ENTROPY_FAILED' ? LogType.TRNG_FAILED : LogType.NON_SECURE_STATE,
+          result: LogResult.ERROR,
+          data: { fls: this.fls | bit, raised: bit, source: report.source, ...report.detail },
+        },
+      )
     })
   }
 
@@ -100,19 +105,36 @@ export class HealthMonitor {
       if (celsius < min || celsius > max) {
         if ((this.fls & FLS.TEMPERATURE) === 0) {
           this.o.logger.error({ celsius, min, max }, 'temperature out of range')
-          await this.step({ type: 'TEMPERATURE_OUT_OF_RANGE' }, {
-            type: LogType.NON_SECURE_STATE,
-            result: LogResult.ERROR,
-            data: { fls: this.fls | FLS.TEMPERATURE, raised: FLS.TEMPERATURE, source: 'sensor', temp: celsius, min, max },
-          })
+          await this.step(
+            { type: 'TEMPERATURE_OUT_OF_RANGE' },
+            {
+              type: LogType.NON_SECURE_STATE,
+              result: LogResult.ERROR,
+              data: {
+                fls: this.fls | FLS.TEMPERATURE,
+                raised: FLS.TEMPERATURE,
+                source: 'sensor',
+                temp: celsius,
+                min,
+                max,
+              },
+            },
+          )
         }
-      } else if ((this.fls & FLS.TEMPERATURE) !== 0 && celsius >= min + TEMPERATURE_HYSTERESIS && celsius <= max - TEMPERATURE_HYSTERESIS) {
+      } else if (
+        (this.fls & FLS.TEMPERATURE) !== 0 &&
+        celsius >= min + TEMPERATURE_HYSTERESIS &&
+        celsius <= max - TEMPERATURE_HYSTERESIS
+      ) {
         this.o.logger.warn({ celsius }, 'temperature back in range')
-        await this.step({ type: 'TEMPERATURE_IN_RANGE' }, {
-          type: LogType.NON_SECURE_STATE,
-          result: LogResult.OK,
-          data: { fls: this.fls & ~FLS.TEMPERATURE, cleared: FLS.TEMPERATURE, source: 'sensor', temp: celsius },
-        })
+        await this.step(
+          { type: 'TEMPERATURE_IN_RANGE' },
+          {
+            type: LogType.NON_SECURE_STATE,
+            result: LogResult.OK,
+            data: { fls: this.fls & ~FLS.TEMPERATURE, cleared: FLS.TEMPERATURE, source: 'sensor', temp: celsius },
+          },
+        )
       }
     }).then(() => this.sampleEntropyAndHeap())
   }

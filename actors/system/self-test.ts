@@ -18,7 +18,8 @@ const hex = (text: string) => Buffer.from(text, 'hex')
 const kats: Record<string, () => boolean> = {
   // FIPS 180-4 example "abc".
   sha256: () =>
-    createHash('sha256').update('abc').digest('hex') === 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    createHash('sha256').update('abc').digest('hex') ===
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
   // RFC 4231 test case 2.
   'hmac-sha256': () =>
     createHmac('sha256', 'Jefe').update('what do ya want for nothing?').digest('hex') ===
@@ -26,7 +27,10 @@ const kats: Record<string, () => boolean> = {
   // RFC 8032 §7.1 test 1.
   ed25519: () => {
     const key = createPrivateKey({
-      key: Buffer.concat([hex('302e020100300506032b657004220420'), hex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60')]),
+      key: Buffer.concat([
+        hex('302e020100300506032b657004220420'),
+        hex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60'),
+      ]),
       format: 'der',
       type: 'pkcs8',
     })
@@ -38,12 +42,18 @@ const kats: Record<string, () => boolean> = {
   // RFC 7748 §6.1.
   x25519: () => {
     const alice = createPrivateKey({
-      key: Buffer.concat([hex('302e020100300506032b656e04220420'), hex('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a')]),
+      key: Buffer.concat([
+        hex('302e020100300506032b656e04220420'),
+        hex('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a'),
+      ]),
       format: 'der',
       type: 'pkcs8',
     })
     const bob = createPublicKey({
-      key: Buffer.concat([hex('302a300506032b656e032100'), hex('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f')]),
+      key: Buffer.concat([
+        hex('302a300506032b656e032100'),
+        hex('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f'),
+      ]),
       format: 'der',
       type: 'spki',
     })

@@ -59,7 +59,8 @@ function parse(body: unknown): SimCommand | string {
   const { action, celsius, fault, full } = body as Record<string, unknown>
   switch (action) {
     case 'temperature':
-      if (celsius === null || (typeof celsius === 'number' && Number.isFinite(celsius) && Math.abs(celsius) <= 1000)) return { action, celsius }
+      if (celsius === null || (typeof celsius === 'number' && Number.isFinite(celsius) && Math.abs(celsius) <= 1000))
+        return { action, celsius }
       return '`celsius` must be a number of degrees (or null for the normal reading)'
     case 'entropy':
       if (fault === 'none' || fault === 'stuck' || fault === 'biased') return { action, fault }

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { LogResult, LogType } from '../../eventstore/types.js'
+import { LogResult, LogType } from '../../protocol/journal.js'
 import type { Hal } from '../../hal/types.js'
 import { lifecycleMachine, lifecycleVersion } from '../../machines/lifecycle.js'
 import { ServiceHost } from '../../bus/service-host.js'
@@ -16,7 +16,7 @@ import { HealthMonitor, type HeapReading } from './health-monitor.js'
 import { FaultFollower } from './fault-follower.js'
 import { simControl } from './sim-control.js'
 import { nativeEngine, nobleEngine } from '../../hal/crypto/index.js'
-import { FLS } from '../../machines/health.js'
+import { FLS } from '../../protocol/fail-state.js'
 import { fail } from '../../protocol/fail.js'
 
 /** The industrial range: a sensor reading outside it raises fls bit 0x04. */
@@ -69,7 +69,12 @@ export class SystemActor {
       ...(o.heap ? { heap: o.heap } : {}),
       onChange: () => this.publish(),
     })
-    this.faults = new FaultFollower({ nc: o.nc, devid: o.hal.devid, logger: o.logger, report: (fault) => this.health.report(fault) })
+    this.faults = new FaultFollower({
+      nc: o.nc,
+      devid: o.hal.devid,
+      logger: o.logger,
+      report: (fault) => this.health.report(fault),
+    })
   }
 
   async start(): Promise<void> {
@@ -141,9 +146,14 @@ export class SystemActor {
       },
     ])
     this.lastSelfTest = Math.floor(this.o.hal.clock.now() / 1000)
-    if (result.failedKats.length > 0) await this.health.report({ fault: 'KAT_FAILED', source: 'selftest', detail: { failed: result.failedKats } })
-    if (result.entropy) await this.health.report({ fault: 'ENTROPY_FAILED', source: 'selftest', detail: { test: result.entropy.test } })
-    return { status: 200, body: { last_selftest_ts: this.lastSelfTest, fls_state: this.health.fls, kat_busy: false, se_state: 0 } }
+    if (result.failedKats.length > 0)
+      await this.health.report({ fault: 'KAT_FAILED', source: 'selftest', detail: { failed: result.failedKats } })
+    if (result.entropy)
+      await this.health.report({ fault: 'ENTROPY_FAILED', source: 'selftest', detail: { test: result.entropy.test } })
+    return {
+      status: 200,
+      body: { last_selftest_ts: this.lastSelfTest, fls_state: this.health.fls, kat_busy: false, se_state: 0 },
+    }
   }
 
   /** A trusted backend's order, verified by the auth service: lock the device, or shut it down, until the next boot. */
@@ -162,13 +172,18 @@ export class SystemActor {
   /** Reboot and shutdown: journaled, answered, then carried out by the supervisor. */
   private async order(order: SupervisorOrder, type: number | undefined, req: CommandRequest): Promise<CommandReply> {
     if (type !== undefined) {
-      await this.o.journal.append([{ type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid } }])
+      await this.o.journal.append([
+        { type, result: LogResult.OK, ...journalSubject(req.principal), data: { source: 200, rid: req.rid } },
+      ])
     }
     try {
       await orderSupervisor(this.o.nc, this.o.hal.devid, order, req.rid)
     } catch (err) {
       this.o.logger.error({ rid: req.rid, err: (err as Error).message }, `the ${order} order was not taken`)
-      return { status: 503, body: { error: 'supervisor_unavailable', message: `The device cannot ${order} now; try again` } }
+      return {
+        status: 503,
+        body: { error: 'supervisor_unavailable', message: `The device cannot ${order} now; try again` },
+      }
     }
     // A shutdown is journaled once, as the last event of the boot (see stop), by whoever asked.
     // stop() waits for this handler (the host's mailbox), so it sees who that was.

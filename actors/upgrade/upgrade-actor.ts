@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import { timingSafeEqual } from 'node:crypto'
 import type { Logger } from 'pino'
 import { loadFirmware } from '../../image/firmware-manifest.js'
-import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../../eventstore/types.js'
+import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../../protocol/journal.js'
 import type { Hal, StagedImage, StagingWriter } from '../../hal/types.js'
 import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict } from '../../image/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/upgrade.js'
@@ -56,8 +56,24 @@ export class UpgradeActor {
 
   constructor(private readonly o: UpgradeActorOptions) {
     this.pipelines = {
-      fw: { busy: false, runner: new MachineRunner({ machine: upgradeMachine, version: upgradeVersion, instance: 'fw' }, o.journal, undefined, { kind: 'fw' }) },
-      ui: { busy: false, runner: new MachineRunner({ machine: upgradeMachine, version: upgradeVersion, instance: 'ui' }, o.journal, undefined, { kind: 'ui' }) },
+      fw: {
+        busy: false,
+        runner: new MachineRunner(
+          { machine: upgradeMachine, version: upgradeVersion, instance: 'fw' },
+          o.journal,
+          undefined,
+          { kind: 'fw' },
+        ),
+      },
+      ui: {
+        busy: false,
+        runner: new MachineRunner(
+          { machine: upgradeMachine, version: upgradeVersion, instance: 'ui' },
+          o.journal,
+          undefined,
+          { kind: 'ui' },
+        ),
+      },
     }
     const ops = Object.fromEntries(
       (['fw', 'ui'] as const).flatMap((kind) => [
@@ -80,7 +96,13 @@ export class UpgradeActor {
       },
       o.logger,
     )
-    this.system = new ReadModelBus({ nc: o.nc, devid: o.hal.devid, services: ['system'], inboxPrefix: inboxPrefix('upgrade'), logger: o.logger })
+    this.system = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['system'],
+      inboxPrefix: inboxPrefix('upgrade'),
+      logger: o.logger,
+    })
   }
 
   /** Nothing staged survives a boot: an image is checked and installed within one. */
@@ -92,7 +114,11 @@ export class UpgradeActor {
     const fw = this.pipelines.fw.runner
     if (outcome?.result === 'rolled_back') {
       await fw.send({ type: 'ROLLED_BACK' }, [
-        { type: LogType.UPGRADE, result: LogResult.ERROR, data: { source: 'rollback', slot: outcome.slot, version: outcome.version } },
+        {
+          type: LogType.UPGRADE,
+          result: LogResult.ERROR,
+          data: { source: 'rollback', slot: outcome.slot, version: outcome.version },
+        },
       ])
     }
     if (hal.boot.trial) await fw.send({ type: 'TRIAL_BOOT' })
@@ -112,9 +138,14 @@ export class UpgradeActor {
   private async begin(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
     const size = (req.body as { size?: unknown } | undefined)?.size
-    if (!Number.isSafeInteger(size) || (size as number) < 1) return fail(400, 'bad_request', 'The upload size is missing')
+    if (!Number.isSafeInteger(size) || (size as number) < 1)
+      return fail(400, 'bad_request', 'The upload size is missing')
     if (pipeline.busy || !pipeline.runner.snapshot.can({ type: 'UPLOAD_STARTED' })) {
-      return fail(409, 'busy', `An upload, check or install of the ${kind === 'fw' ? 'firmware' : 'management app'} is running`)
+      return fail(
+        409,
+        'busy',
+        `An upload, check or install of the ${kind === 'fw' ? 'firmware' : 'management app'} is running`,
+      )
     }
     pipeline.busy = true
     try {
@@ -136,7 +167,11 @@ export class UpgradeActor {
     const found = this.uploadById(id)
     if (!found) return fail(404, 'no_upload', 'No such upload is running')
     const { kind, upload } = found
-    if (!(data instanceof Uint8Array) || offset !== upload.writer.written || upload.writer.written + data.length > upload.size) {
+    if (
+      !(data instanceof Uint8Array) ||
+      offset !== upload.writer.written ||
+      upload.writer.written + data.length > upload.size
+    ) {
       await this.drop(kind, req)
       return fail(400, 'bad_chunk', 'The chunk does not continue the upload')
     }
@@ -180,7 +215,9 @@ export class UpgradeActor {
     switch (pipeline.runner.state) {
       case 'uploaded':
         await this.step(kind, 'CHECK_STARTED', req)
-        pipeline.checking = this.runCheck(kind).catch((err: Error) => this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'))
+        pipeline.checking = this.runCheck(kind).catch((err: Error) =>
+          this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'),
+        )
         return { status: 201 }
       case 'checking':
         return { status: 202 }
@@ -196,7 +233,11 @@ export class UpgradeActor {
 
   private async runCheck(kind: UpgradeKind): Promise<void> {
     const pipeline = this.pipelines[kind]
-    const verdict = await this.verify(kind).catch((err: Error): ImageVerdict => ({ ok: false, reason: 'integrity', message: `the staged image could not be read: ${err.message}` }))
+    const verdict = await this.verify(kind).catch((err: Error): ImageVerdict => ({
+      ok: false,
+      reason: 'integrity',
+      message: `the staged image could not be read: ${err.message}`,
+    }))
     pipeline.verdict = verdict
     // Outside the mailbox, but safe: while `checking` no command moves this machine.
     await this.step(kind, verdict.ok ? 'CHECK_PASSED' : 'CHECK_FAILED', undefined)
@@ -245,7 +286,10 @@ export class UpgradeActor {
     if (kind === 'fw') {
       // The reply goes out first: the supervisor acts a moment after it takes the order.
       await orderSupervisor(this.o.nc, this.o.hal.devid, 'upgrade', req.rid).catch((err: Error) =>
-        this.o.logger.error({ err: err.message }, 'the supervisor did not take the upgrade reboot; the new firmware boots at the next start'),
+        this.o.logger.error(
+          { err: err.message },
+          'the supervisor did not take the upgrade reboot; the new firmware boots at the next start',
+        ),
       )
     }
     return { status: 200 }
@@ -267,15 +311,21 @@ export class UpgradeActor {
     if (!staged) throw new RefusedAtInstall('the staged image is gone')
     try {
       const verdict = await this.checkStaged(kind, staged)
-      if (!verdict.ok || verdict.sha256 !== verifiedSha256) throw new RefusedAtInstall('the staged image changed after its check')
+      if (!verdict.ok || verdict.sha256 !== verifiedSha256)
+        throw new RefusedAtInstall('the staged image changed after its check')
       const payload = { read: (position: number, length: number) => staged.read(HEADER_BYTES + position, length) }
-      const extract = (dir: string) => extractArchive(payload, { length: verdict.header.payloadLength }, dir).then(() => undefined)
+      const extract = (dir: string) =>
+        extractArchive(payload, { length: verdict.header.payloadLength }, dir).then(() => undefined)
       if (kind === 'fw') {
         const { version, floor } = verdict.header
-        await this.o.hal.firmwareSlots.install(async (dir) => {
-          await extract(dir)
-          await this.bootable(dir, version)
-        }, version, floor)
+        await this.o.hal.firmwareSlots.install(
+          async (dir) => {
+            await extract(dir)
+            await this.bootable(dir, version)
+          },
+          version,
+          floor,
+        )
       } else await this.o.hal.webroot!.install(extract, verdict.sha256)
       return { version: verdict.header.version, sha256: verdict.sha256 }
     } finally {
@@ -302,7 +352,8 @@ export class UpgradeActor {
     if (fw.state !== 'confirming') return fail(409, 'no_trial', 'This boot is not a trial boot')
     await this.system.whenReady()
     const fls = this.system.readModel<SystemState>('system')?.status.fls_state ?? 0xff
-    if (fls !== 0) return fail(409, 'device_fault', `The new firmware is in a fail state (fls_state ${fls}): not confirmed`)
+    if (fls !== 0)
+      return fail(409, 'device_fault', `The new firmware is in a fail state (fls_state ${fls}): not confirmed`)
     await this.step('fw', 'CONFIRMED', req)
     this.fwUpgrade = true
     this.publish()
@@ -331,7 +382,9 @@ export class UpgradeActor {
     req: CommandRequest | undefined,
     entries: JournalEntry[] = [],
   ) {
-    return this.pipelines[kind].runner.send({ type } as never, entries, req ? journalSubject(req.principal).subject : undefined).then(() => this.publish())
+    return this.pipelines[kind].runner
+      .send({ type } as never, entries, req ? journalSubject(req.principal).subject : undefined)
+      .then(() => this.publish())
   }
 
   private audit(req: CommandRequest, result: LogResultNumber, source: number, kind: UpgradeKind): Promise<unknown> {
@@ -353,8 +406,19 @@ class RefusedAtInstall extends Error {
   override readonly name = 'RefusedAtInstall'
 }
 
-function auditEntry(req: CommandRequest, result: LogResultNumber, source: number, kind: UpgradeKind, installed?: { version: string; sha256: string }): JournalEntry {
-  return { type: LogType.UPGRADE, result, ...journalSubject(req.principal), data: { source, rid: req.rid, kind, ...installed } }
+function auditEntry(
+  req: CommandRequest,
+  result: LogResultNumber,
+  source: number,
+  kind: UpgradeKind,
+  installed?: { version: string; sha256: string },
+): JournalEntry {
+  return {
+    type: LogType.UPGRADE,
+    result,
+    ...journalSubject(req.principal),
+    data: { source, rid: req.rid, kind, ...installed },
+  }
 }
 
 function rejection(verdict: ImageVerdict | undefined): CommandReply {

@@ -7,7 +7,7 @@ import { parseOptions, UsageError, type CliIo } from '../command-line.js'
 import { DeviceUnreachableError } from '../../client/errors.js'
 import { HemClient } from '../../client/hem-client.js'
 import { readPassphrase, type PassphraseSources } from '../read-passphrase.js'
-import { AuditFinding, usage } from './audit-input.js'
+import { AuditFinding, usage } from './audit-finding.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/fetch-journal.js'
 
 export const KEY_FILE = 'log-key.b64'
@@ -50,9 +50,18 @@ export async function runFetch(args: string[], io: FetchIo): Promise<number> {
   })
   const url = deviceUrl(values.url)
   if (values.insecure && values.ca !== undefined) throw new UsageError('give --insecure or --ca, not both')
-  const ca = values.ca !== undefined ? await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`)) : undefined
+  const ca =
+    values.ca !== undefined
+      ? await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`))
+      : undefined
   const passphrase = await readPassphrase(io, 'HEM_PASSPHRASE', values['passphrase-file'], 'Passphrase: ')
-  const client = new HemClient({ url, passphrase, tokenLifetime: TOKEN_SECONDS, insecure: values.insecure, ...(ca ? { ca } : {}) })
+  const client = new HemClient({
+    url,
+    passphrase,
+    tokenLifetime: TOKEN_SECONDS,
+    insecure: values.insecure,
+    ...(ca ? { ca } : {}),
+  })
   const out = values.out
   const keyPath = join(out, KEY_FILE)
   const publicKey = await reaching(() => fetchLogKey(client))
@@ -60,7 +69,8 @@ export async function runFetch(args: string[], io: FetchIo): Promise<number> {
   // Saved first: an E device serves its key but not its files.
   await writing(keyPath, () => writeFile(keyPath, `${Buffer.from(publicKey).toString('base64')}\n`))
   const files = await reaching(() => fetchLogFiles(client)).catch((err: unknown) => {
-    if (err instanceof FetchJournalError) throw new AuditFinding(`${err.message}; the log key is saved in ${keyPath}`, { cause: err })
+    if (err instanceof FetchJournalError)
+      throw new AuditFinding(`${err.message}; the log key is saved in ${keyPath}`, { cause: err })
     throw err
   })
   const lines = [`fetched ${files.length} log file(s) from ${url} into ${out}`]
@@ -81,7 +91,9 @@ async function reaching<T>(work: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!(err instanceof DeviceUnreachableError)) throw err
     const cause = err.cause as Error & { code?: unknown }
-    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(String(cause.code)) ? ' (give --ca FILE, or --insecure for a self-signed certificate)' : ''
+    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(String(cause.code))
+      ? ' (give --ca FILE, or --insecure for a self-signed certificate)'
+      : ''
     throw new AuditFinding(`cannot reach the device: ${cause.message}${hint}`, { cause: err })
   }
 }

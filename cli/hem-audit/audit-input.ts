@@ -6,13 +6,10 @@ import { basename, join } from 'node:path'
 import { UsageError, type CliIo } from '../command-line.js'
 import { JournalReplayError, TamperedJournalError } from '../../eventstore/errors.js'
 import { formatProblem } from '../../eventstore/format-problem.js'
-import type { VerifyProblem } from '../../eventstore/types.js'
-import type { JournalFile } from '../../eventstore/verify-journal.js'
-
-/** Something found in the files (exit 1), as opposed to a usage error (exit 2). */
-export class AuditFinding extends Error {
-  override readonly name = 'AuditFinding'
-}
+import type { VerifyProblem } from '../../protocol/journal.js'
+import type { JournalFile } from '../../protocol/journal.js'
+import { AuditFinding, usage } from './audit-finding.js'
+import type { Environment, InputValues } from './input-values.js'
 
 /** The options the offline commands share. */
 export const inputOptions = {
@@ -50,19 +47,8 @@ export interface AuditIo extends CliIo {
   env?: Environment
 }
 
-export type Environment = Record<string, string | undefined>
-
 /** Where an offline command's journal comes from: by default the files and key the command line names. */
 export type InputLoader = (values: InputValues, paths: string[], env: Environment) => Promise<AuditInput>
-
-export interface InputValues {
-  key?: string | undefined
-  'key-file'?: string | undefined
-  stream?: string | undefined
-  device?: string | undefined
-  domain?: string | undefined
-  'tls-ca'?: string | undefined
-}
 
 export const loadInput: InputLoader = async (values, paths, env) => {
   const publicKey = await loadKey(values.key, values['key-file'])
@@ -91,10 +77,6 @@ async function loadKey(text: string | undefined, file: string | undefined): Prom
   return decodeKey(bytes.toString('utf8')) ?? usage(`${file} holds neither a base64 key nor 32 raw bytes`)
 }
 
-export function usage(message: string): never {
-  throw new UsageError(message)
-}
-
 /** Reads the named files and the *.log files of the named directories. */
 async function loadFiles(paths: string[]): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
   const files: JournalFile[] = []
@@ -102,7 +84,10 @@ async function loadFiles(paths: string[]): Promise<{ files: JournalFile[]; names
   for (const path of paths) {
     const info = await stat(path).catch((err: Error) => usage(`cannot read ${path}: ${err.message}`))
     const members = info.isDirectory()
-      ? (await readdir(path).catch((err: Error) => usage(`cannot read ${path}: ${err.message}`))).filter((name) => name.endsWith('.log')).sort().map((name) => join(path, name))
+      ? (await readdir(path).catch((err: Error) => usage(`cannot read ${path}: ${err.message}`)))
+          .filter((name) => name.endsWith('.log'))
+          .sort()
+          .map((name) => join(path, name))
       : [path]
     for (const member of members) {
       const id = basename(member).replace(/\.log$/, '')
@@ -127,13 +112,22 @@ export function audited<T>(names: Map<string, string>, work: () => T): T {
   } catch (err) {
     if (err instanceof TamperedJournalError) {
       const lines = err.problems.map((p) => `  ${formatFinding(p, names)}`)
-      throw new AuditFinding(`the files do not verify; nothing in them is replayed:\n${lines.join('\n')}`, { cause: err })
+      throw new AuditFinding(`the files do not verify; nothing in them is replayed:\n${lines.join('\n')}`, {
+        cause: err,
+      })
     }
     if (err instanceof JournalReplayError) {
-      throw new AuditFinding(formatFinding({ file: err.file, ...(err.seq !== undefined ? { seq: err.seq } : {}), message: err.detail }, names), { cause: err })
+      throw new AuditFinding(
+        formatFinding(
+          { file: err.file, ...(err.seq !== undefined ? { seq: err.seq } : {}), message: err.detail },
+          names,
+        ),
+        { cause: err },
+      )
     }
     throw err
   }
 }
 
-export const iso = (seconds: number | undefined): string | null => (seconds === undefined ? null : new Date(seconds * 1000).toISOString())
+export const iso = (seconds: number | undefined): string | null =>
+  seconds === undefined ? null : new Date(seconds * 1000).toISOString()

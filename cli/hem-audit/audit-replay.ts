@@ -1,7 +1,8 @@
 // hem-audit replay: the state of every machine of the device, at the end or at a given point.
 
 import { parseOptions } from '../command-line.js'
-import { audited, INPUT_HELP, inputOptions, iso, loadInput, usage, type AuditIo } from './audit-input.js'
+import { audited, INPUT_HELP, inputOptions, iso, loadInput, type AuditIo } from './audit-input.js'
+import { usage } from './audit-finding.js'
 import { replayDevice, type DeviceReplay } from '../../audit/device-replay.js'
 import { parseReplayPoint, ReplayPointError, type ReplayPoint } from '../../audit/replay-point.js'
 
@@ -25,12 +26,18 @@ Exit status: 0 replayed, 1 the files do not verify or a record cannot be replaye
 `
 
 export async function runReplay(args: string[], io: AuditIo): Promise<number> {
-  const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...inputOptions, at: { type: 'string' } } })
+  const { values, positionals } = parseOptions({
+    args,
+    allowPositionals: true,
+    options: { ...inputOptions, at: { type: 'string' } },
+  })
   const at = values.at === undefined ? undefined : point(values.at)
   const { publicKey, files, names } = await loadInput(values, positionals, io.env ?? {})
   let state: DeviceReplay
   try {
-    state = audited(names, () => replayDevice(files, publicKey, { allowOpenTail: values['allow-open'] ?? false, ...(at ? { at } : {}) }))
+    state = audited(names, () =>
+      replayDevice(files, publicKey, { allowOpenTail: values['allow-open'] ?? false, ...(at ? { at } : {}) }),
+    )
   } catch (err) {
     if (err instanceof ReplayPointError) usage(`--at: ${err.message}`)
     throw err
@@ -59,9 +66,14 @@ function renderText(state: DeviceReplay, names: Map<string, string>): string {
     ...(state.disks ? [`disks: 0 ${state.disks['0']}, 1 ${state.disks['1']}`] : []),
     `upgrades: fw ${state.upgrades.fw}, ui ${state.upgrades.ui}`,
     'config:',
-    ...Object.entries(config).map(([field, value]) => `  ${field}: ${typeof value === 'number' && field === 'storage_mode' ? `0x${value.toString(16)}` : JSON.stringify(value)}`),
+    ...Object.entries(config).map(
+      ([field, value]) =>
+        `  ${field}: ${typeof value === 'number' && field === 'storage_mode' ? `0x${value.toString(16)}` : JSON.stringify(value)}`,
+    ),
     `keys: ${Object.keys(keys).length}`,
-    ...Object.entries(keys).map(([kid, key]) => `  ${kid}  ${key.type}  created ${iso(key.created)}  updated ${iso(key.updated)}`),
+    ...Object.entries(keys).map(
+      ([kid, key]) => `  ${kid}  ${key.type}  created ${iso(key.created)}  updated ${iso(key.updated)}`,
+    ),
   ]
   return `${lines.join('\n')}\n`
 }

@@ -2,7 +2,8 @@
 
 import { parseOptions } from '../command-line.js'
 import { readAuditJournal } from '../../audit/audit-journal.js'
-import { audited, INPUT_HELP, inputOptions, loadInput, usage, type InputLoader, type AuditIo } from './audit-input.js'
+import { audited, INPUT_HELP, inputOptions, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
+import { usage } from './audit-finding.js'
 import { parseLogType } from '../../protocol/log-type-names.js'
 import { parseTime } from '../../audit/replay-point.js'
 import { formatTimelineEvent, timeline, type TimelineFilter } from '../../audit/timeline.js'
@@ -44,13 +45,21 @@ export async function runTimeline(args: string[], io: AuditIo, load: InputLoader
   })
   const filter: TimelineFilter = {
     all: values.all ?? false,
-    ...(values.type ? { types: values.type.map((t) => parseLogType(t) ?? usage(`--type: '${t.slice(0, 64)}' is no log type name or number`)) } : {}),
+    ...(values.type
+      ? {
+          types: values.type.map(
+            (t) => parseLogType(t) ?? usage(`--type: '${t.slice(0, 64)}' is no log type name or number`),
+          ),
+        }
+      : {}),
     ...(values.subject !== undefined ? { subject: values.subject } : {}),
     ...(values.since !== undefined ? { since: time('--since', values.since) } : {}),
     ...(values.until !== undefined ? { until: time('--until', values.until) } : {}),
   }
   const { publicKey, files, names } = await load(values, positionals, io.env ?? {})
-  const journal = audited(names, () => readAuditJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false }))
+  const journal = audited(names, () =>
+    readAuditJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false }),
+  )
   const events = timeline(journal.records, filter)
   const lines = events.map((event) => (values.json ? JSON.stringify(event) : formatTimelineEvent(event)))
   io.stdout.write(lines.map((line) => `${line}\n`).join(''))
@@ -58,5 +67,8 @@ export async function runTimeline(args: string[], io: AuditIo, load: InputLoader
 }
 
 function time(option: string, text: string): number {
-  return parseTime(text) ?? usage(`${option}: '${text.slice(0, 64)}' is neither Unix seconds nor an ISO 8601 date or date-time with a zone`)
+  return (
+    parseTime(text) ??
+    usage(`${option}: '${text.slice(0, 64)}' is neither Unix seconds nor an ISO 8601 date or date-time with a zone`)
+  )
 }

@@ -1,9 +1,17 @@
 // hem-audit verify: are the files what the device wrote, and how do they hang together.
 
 import { parseOptions } from '../command-line.js'
-import { formatFinding, INPUT_HELP, inputOptions, iso, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
+import {
+  formatFinding,
+  INPUT_HELP,
+  inputOptions,
+  iso,
+  loadInput,
+  type InputLoader,
+  type AuditIo,
+} from './audit-input.js'
 import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from '../../eventstore/journal-layout.js'
-import type { VerifyResult } from '../../eventstore/types.js'
+import type { VerifyResult } from '../../protocol/journal.js'
 import { verifyJournal } from '../../eventstore/verify-journal.js'
 
 export const VERIFY_USAGE = `Usage: hem-audit verify [--key BASE64 | --key-file FILE] [--allow-open] [--json] FILES|DIR...
@@ -39,7 +47,8 @@ const ENDINGS: Record<BootEnd, string> = {
 }
 
 function bootLine(span: BootSpan, index: number): string {
-  const files = span.files.length === 1 ? span.files[0] : `${span.files[0]}..${span.files.at(-1)} (${span.files.length} files)`
+  const files =
+    span.files.length === 1 ? span.files[0] : `${span.files[0]}..${span.files.at(-1)} (${span.files.length} files)`
   return `  boot ${index + 1}: ${files}, ${iso(span.firstTime) ?? '-'} to ${iso(span.lastTime) ?? '-'}, ${ENDINGS[span.end]}`
 }
 
@@ -53,7 +62,9 @@ function renderText(result: VerifyResult, layout: JournalLayout, names: Map<stri
   ]
   for (const gap of layout.gaps) {
     const why = gap.atStart ? 'older files are missing' : 'files between are missing'
-    lines.push(`gap: ${names.get(gap.file) ?? gap.file} links to ${gap.missing}, which is not among the files given: ${why}`)
+    lines.push(
+      `gap: ${names.get(gap.file) ?? gap.file} links to ${gap.missing}, which is not among the files given: ${why}`,
+    )
   }
   if (summary.openTail) {
     const name = names.get(summary.openTail.file) ?? summary.openTail.file
@@ -67,10 +78,20 @@ function renderText(result: VerifyResult, layout: JournalLayout, names: Map<stri
 function renderJson(result: VerifyResult, layout: JournalLayout, names: Map<string, string>): string {
   const { summary } = result
   const problems = result.problems.map((p) => ({ ...p, path: names.get(p.file) ?? p.file }))
-  const boots = layout.boots.map((span) => ({ ...span, firstTimeIso: iso(span.firstTime), lastTimeIso: iso(span.lastTime) }))
+  const boots = layout.boots.map((span) => ({
+    ...span,
+    firstTimeIso: iso(span.firstTime),
+    lastTimeIso: iso(span.lastTime),
+  }))
   const json = {
     ok: result.ok,
-    summary: { ...summary, firstTimeIso: iso(summary.firstTime), lastTimeIso: iso(summary.lastTime), boots, gaps: layout.gaps },
+    summary: {
+      ...summary,
+      firstTimeIso: iso(summary.firstTime),
+      lastTimeIso: iso(summary.lastTime),
+      boots,
+      gaps: layout.gaps,
+    },
     problems,
   }
   return `${JSON.stringify(json, null, 2)}\n`

@@ -5,10 +5,11 @@
 
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { UsageError } from '../command-line.js'
-import { AuditFinding, usage, type Environment, type InputValues } from './audit-input.js'
+import { AuditFinding, usage } from './audit-finding.js'
+import { type Environment, type InputValues } from './input-values.js'
 import { StreamApi, StreamApiError } from '../../bus/stream-api.js'
 import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER } from '../../bus/stream-names.js'
-import type { JournalFile } from '../../eventstore/verify-journal.js'
+import type { JournalFile } from '../../protocol/journal.js'
 
 export interface StreamSource {
   /** The backend's client URL, nats:// or tls://. */
@@ -22,7 +23,9 @@ export interface StreamSource {
 }
 
 /** Reads the device's stream and rebuilds its journal files. */
-export async function loadStreamFiles(source: StreamSource): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
+export async function loadStreamFiles(
+  source: StreamSource,
+): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
   if (!/^(nats|tls):\/\/\S+$/.test(source.url)) usage(`--stream must be a nats:// or tls:// URL`)
   if (!/^[0-9a-f]{16}$/.test(source.devid)) usage('--device must be the devid: 16 lowercase hex chars')
   let nc: NatsConnection
@@ -47,7 +50,10 @@ export async function loadStreamFiles(source: StreamSource): Promise<{ files: Jo
   }
 }
 
-async function readStream(api: StreamApi, devid: string): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
+async function readStream(
+  api: StreamApi,
+  devid: string,
+): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
   const stream = journalStream(devid)
   const state = await api.info(stream)
   if (!state) throw new AuditFinding(`there is no stream ${stream}`)
@@ -55,7 +61,9 @@ async function readStream(api: StreamApi, devid: string): Promise<{ files: Journ
   const parts = new Map<string, Uint8Array[]>()
   let previous: { file: string; seq: number; at: number } | undefined
   const missing = (at: number) =>
-    new AuditFinding(`${stream} message ${at}: missing (deleted from the stream)${previous ? `, after ${previous.file}:seq ${previous.seq.toString(16)}` : ''}`)
+    new AuditFinding(
+      `${stream} message ${at}: missing (deleted from the stream)${previous ? `, after ${previous.file}:seq ${previous.seq.toString(16)}` : ''}`,
+    )
   let expected = state.firstSeq
   for await (const message of api.messages(stream, state.firstSeq, state.lastSeq)) {
     const at = message.seq
@@ -65,14 +73,21 @@ async function readStream(api: StreamApi, devid: string): Promise<{ files: Journ
     const position = headerPosition(message.headers?.get(FILE_HEADER), message.headers?.get(SEQ_HEADER))
     if (!position) throw new AuditFinding(`${where}: names no journal record (${FILE_HEADER}, ${SEQ_HEADER} headers)`)
     const record = `${position.file}:seq ${position.seq.toString(16)}`
-    if (previous && (position.file < previous.file || (position.file === previous.file && position.seq <= previous.seq))) {
+    if (
+      previous &&
+      (position.file < previous.file || (position.file === previous.file && position.seq <= previous.seq))
+    ) {
       const what = position.file === previous.file && position.seq === previous.seq ? 'a second time' : 'out of order'
-      throw new AuditFinding(`${where}: ${record} ${what}, after message ${previous.at} (${previous.file}:seq ${previous.seq.toString(16)})`)
+      throw new AuditFinding(
+        `${where}: ${record} ${what}, after message ${previous.at} (${previous.file}:seq ${previous.seq.toString(16)})`,
+      )
     }
     const next = previous?.file === position.file ? previous.seq + 1 : 0
     // A file's first records may predate the stream (older files deleted before mirroring began): the verifier names that gap.
     if (previous?.file === position.file && position.seq !== next) {
-      throw new AuditFinding(`${where}: ${record} follows ${previous.file}:seq ${previous.seq.toString(16)}: seq ${next.toString(16)} is missing`)
+      throw new AuditFinding(
+        `${where}: ${record} follows ${previous.file}:seq ${previous.seq.toString(16)}: seq ${next.toString(16)} is missing`,
+      )
     }
     let list = parts.get(position.file)
     if (!list) parts.set(position.file, (list = []))
@@ -89,11 +104,13 @@ async function readStream(api: StreamApi, devid: string): Promise<{ files: Journ
  * backend's secrets come from the environment, never the command line (other users see it).
  */
 export function streamSource(values: InputValues, paths: string[], env: Environment): StreamSource {
-  if (values.stream === undefined || values.device === undefined) throw new UsageError('--stream and --device go together')
+  if (values.stream === undefined || values.device === undefined)
+    throw new UsageError('--stream and --device go together')
   if (paths.length > 0) throw new UsageError('give --stream or files, not both')
   const { HEM_NATS_USER: user, HEM_NATS_PASSWORD: pass, HEM_NATS_TOKEN: token } = env
   if (token !== undefined && user !== undefined) throw new UsageError('give HEM_NATS_TOKEN or HEM_NATS_USER, not both')
-  if ((user === undefined) !== (pass === undefined)) throw new UsageError('HEM_NATS_USER and HEM_NATS_PASSWORD go together')
+  if ((user === undefined) !== (pass === undefined))
+    throw new UsageError('HEM_NATS_USER and HEM_NATS_PASSWORD go together')
   const auth = token !== undefined ? { token } : user !== undefined && pass !== undefined ? { user, pass } : undefined
   return {
     url: values.stream,

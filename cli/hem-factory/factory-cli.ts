@@ -8,7 +8,14 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../command-line.js'
+import {
+  commandsUsage,
+  parseOptions,
+  runCommandLine,
+  UsageError,
+  type CliIo,
+  type CommandLine,
+} from '../command-line.js'
 import type { AttestationRequest } from '../../hal/types.js'
 import { decodeBase64 } from '../../protocol/base64.js'
 import { AttestationRejectedError, signAttestation, type FactoryCa } from '../../factory/sign-attestation.js'
@@ -47,7 +54,11 @@ Exit status: 0 provisioned, 1 the device or the CA refused, 2 usage error.
 
 const commands = {
   sign: { summary: 'sign an attestation request (csr, genuine) as the factory CA', usage: SIGN_USAGE, run: runSign },
-  provision: { summary: 'fetch, sign and post back the attestation of a device', usage: PROVISION_USAGE, run: runProvision },
+  provision: {
+    summary: 'fetch, sign and post back the attestation of a device',
+    usage: PROVISION_USAGE,
+    run: runProvision,
+  },
 }
 
 const cli: CommandLine = {
@@ -67,7 +78,10 @@ const caOptions = {
 } as const
 
 async function runSign(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions({ args, options: { ...caOptions, csr: { type: 'string' }, genuine: { type: 'string' } } })
+  const { values } = parseOptions({
+    args,
+    options: { ...caOptions, csr: { type: 'string' }, genuine: { type: 'string' } },
+  })
   const csr = values.csr === undefined ? undefined : decodeBase64(values.csr)
   const genuine = values.genuine === undefined ? undefined : decodeBase64(values.genuine)
   if (!csr || !genuine) throw new UsageError('--csr and --genuine are required, both base64')
@@ -114,7 +128,10 @@ function deviceUrl(text: string | undefined): URL {
   return url
 }
 
-async function loadFactoryCa(keyFile = defaultCaFile('factory-ca-dev.key.pem'), certFile = defaultCaFile('factory-ca-dev.crt.pem')): Promise<FactoryCa> {
+async function loadFactoryCa(
+  keyFile = defaultCaFile('factory-ca-dev.key.pem'),
+  certFile = defaultCaFile('factory-ca-dev.crt.pem'),
+): Promise<FactoryCa> {
   const read = (path: string, what: string) =>
     readFile(path, 'utf8').catch(() => {
       throw new FactoryError(`cannot read the CA ${what} ${path}`)
@@ -133,8 +150,10 @@ async function loadFactoryCa(keyFile = defaultCaFile('factory-ca-dev.key.pem'), 
   } catch {
     throw new FactoryError(`${certFile} is not a PEM certificate`)
   }
-  if (key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new FactoryError(`${keyFile} is not an ECDSA P-256 key`)
-  if (!cert.checkPrivateKey(key)) throw new FactoryError(`the key in ${keyFile} does not belong to the certificate in ${certFile}`)
+  if (key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new FactoryError(`${keyFile} is not an ECDSA P-256 key`)
+  if (!cert.checkPrivateKey(key))
+    throw new FactoryError(`the key in ${keyFile} does not belong to the certificate in ${certFile}`)
   return { key, cert: new Uint8Array(cert.raw) }
 }
 
@@ -167,14 +186,18 @@ function requestJson(method: 'GET' | 'POST', url: URL, body?: unknown): Promise<
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parseJson(Buffer.concat(chunks).toString('utf8')) }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: parseJson(Buffer.concat(chunks).toString('utf8')) }),
+      )
     }
     const req =
       url.protocol === 'https:'
         ? httpsRequest(url, { ...options, rejectUnauthorized: false }, onResponse)
         : httpRequest(url, options, onResponse)
     req.on('timeout', () => req.destroy(new FactoryError(`${url.origin} did not answer within ${TIMEOUT_MS / 1000} s`)))
-    req.on('error', (err) => reject(err instanceof FactoryError ? err : new FactoryError(`${method} ${url.href}: ${err.message}`)))
+    req.on('error', (err) =>
+      reject(err instanceof FactoryError ? err : new FactoryError(`${method} ${url.href}: ${err.message}`)),
+    )
     req.end(payload)
   })
 }

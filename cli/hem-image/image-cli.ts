@@ -5,9 +5,16 @@ import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../command-line.js'
+import {
+  commandsUsage,
+  parseOptions,
+  runCommandLine,
+  UsageError,
+  type CliIo,
+  type CommandLine,
+} from '../command-line.js'
 import { FirmwareManifestError, loadFirmware, signBuild } from '../../image/firmware-manifest.js'
-import type { Variant } from '../../hal/types.js'
+import type { Variant } from '../../protocol/device.js'
 import { checkImage } from '../../image/check-image.js'
 import { ImageFormatError } from '../../image/errors.js'
 import { buildImage, MAX_IMAGE_BYTES, parseHeader, HEADER_BYTES, type ImageKind } from '../../image/header.js'
@@ -59,7 +66,12 @@ const cli: CommandLine = {
 
 /** Bad input or files, said plainly; anything else is a bug and keeps its stack. */
 function isExpected(err: unknown): err is Error {
-  return err instanceof ImageFormatError || err instanceof FirmwareManifestError || err instanceof RangeError || typeof (err as NodeJS.ErrnoException).code === 'string'
+  return (
+    err instanceof ImageFormatError ||
+    err instanceof FirmwareManifestError ||
+    err instanceof RangeError ||
+    typeof (err as NodeJS.ErrnoException).code === 'string'
+  )
 }
 
 export function main(argv: string[], io: CliIo): Promise<number> {
@@ -84,18 +96,27 @@ async function runBuild(args: string[], io: CliIo): Promise<number> {
   if (!values.out) throw new UsageError('--out FILE is needed')
   if (positionals.length !== 1) throw new UsageError('name exactly one directory')
   const hardware = parseHardware(values.hardware ?? (kind === 'ui' ? 'P' : 'P,E'))
-  if (!/^\d{1,10}$/.test(values.floor) || Number(values.floor) > 0xffffffff) throw new UsageError('--floor must be an integer from 0 to 4294967295')
+  if (!/^\d{1,10}$/.test(values.floor) || Number(values.floor) > 0xffffffff)
+    throw new UsageError('--floor must be an integer from 0 to 4294967295')
   const keyPem = await readFile(values.key ?? process.env.HEMD_VENDOR_KEY ?? DEV_KEY, 'utf8')
   const dir = positionals[0]!
-  const { version, payload } = kind === 'fw' ? await packFirmware(dir, values.version, keyPem) : await packApp(dir, values.version)
+  const { version, payload } =
+    kind === 'fw' ? await packFirmware(dir, values.version, keyPem) : await packApp(dir, values.version)
   const image = buildImage({ kind, hardware, floor: Number(values.floor), version }, payload, keyPem)
-  if (image.length > MAX_IMAGE_BYTES) throw new RangeError(`the image is ${image.length} bytes; a device takes at most ${MAX_IMAGE_BYTES}`)
+  if (image.length > MAX_IMAGE_BYTES)
+    throw new RangeError(`the image is ${image.length} bytes; a device takes at most ${MAX_IMAGE_BYTES}`)
   await writeFile(values.out, image, { mode: 0o644 })
-  io.stdout.write(`${values.out}: ${kind} ${version} for ${hardware.join(',')}, floor ${values.floor}, ${image.length} bytes\n`)
+  io.stdout.write(
+    `${values.out}: ${kind} ${version} for ${hardware.join(',')}, floor ${values.floor}, ${image.length} bytes\n`,
+  )
   return 0
 }
 
-async function packFirmware(dir: string, version: string | undefined, keyPem: string): Promise<{ version: string; payload: Buffer }> {
+async function packFirmware(
+  dir: string,
+  version: string | undefined,
+  keyPem: string,
+): Promise<{ version: string; payload: Buffer }> {
   // The bootloader's own check, before anything is packed: a build that does not verify is no firmware.
   const built = await loadFirmware(dir)
   if (version === undefined) return { version: built.version, payload: await packDirectory(dir) }
@@ -117,7 +138,11 @@ async function packApp(dir: string, version: string | undefined): Promise<{ vers
 
 function parseHardware(text: string): Variant[] {
   const parts = text.split(',').map((part) => part.trim().toUpperCase())
-  if (parts.length === 0 || parts.some((part) => part !== 'P' && part !== 'E') || new Set(parts).size !== parts.length) {
+  if (
+    parts.length === 0 ||
+    parts.some((part) => part !== 'P' && part !== 'E') ||
+    new Set(parts).size !== parts.length
+  ) {
     throw new UsageError('--hardware must be P, E or P,E')
   }
   return parts as Variant[]
@@ -130,17 +155,26 @@ async function runInspect(args: string[], io: CliIo): Promise<number> {
     options: { key: { type: 'string' }, 'vendor-key': { type: 'string' }, json: { type: 'boolean' } },
   })
   if (positionals.length !== 1) throw new UsageError('name exactly one image file')
-  if (values.key !== undefined && values['vendor-key'] !== undefined) throw new UsageError('give --key or --vendor-key, not both')
-  const vendorKey = values['vendor-key'] !== undefined ? decodeVendorKey(values['vendor-key']) : await pemPublicKey(values.key ?? process.env.HEMD_VENDOR_KEY ?? DEV_KEY)
+  if (values.key !== undefined && values['vendor-key'] !== undefined)
+    throw new UsageError('give --key or --vendor-key, not both')
+  const vendorKey =
+    values['vendor-key'] !== undefined
+      ? decodeVendorKey(values['vendor-key'])
+      : await pemPublicKey(values.key ?? process.env.HEMD_VENDOR_KEY ?? DEV_KEY)
   const file = await open(positionals[0]!, 'r')
   try {
     const size = (await file.stat()).size
     const header = size >= HEADER_BYTES ? describe(await fileSource(file, 0).read(0, HEADER_BYTES)) : undefined
     const verdict = await checkImage(fileSource(file, 0), size, { vendorKey })
-    if (values.json) io.stdout.write(`${JSON.stringify({ header, size, verdict: verdict.ok ? { ok: true, sha256: verdict.sha256 } : verdict })}\n`)
+    if (values.json)
+      io.stdout.write(
+        `${JSON.stringify({ header, size, verdict: verdict.ok ? { ok: true, sha256: verdict.sha256 } : verdict })}\n`,
+      )
     else {
       if (header) for (const [name, value] of Object.entries(header)) io.stdout.write(`${name.padEnd(10)} ${value}\n`)
-      io.stdout.write(verdict.ok ? `verified   sha256 ${verdict.sha256}\n` : `REJECTED   ${verdict.reason}: ${verdict.message}\n`)
+      io.stdout.write(
+        verdict.ok ? `verified   sha256 ${verdict.sha256}\n` : `REJECTED   ${verdict.reason}: ${verdict.message}\n`,
+      )
     }
     return verdict.ok ? 0 : 1
   } finally {
@@ -151,7 +185,13 @@ async function runInspect(args: string[], io: CliIo): Promise<number> {
 function describe(bytes: Buffer): Record<string, string> | { error: string } {
   try {
     const h = parseHeader(bytes)
-    return { kind: h.kind, version: h.version, hardware: h.hardware.join(','), floor: String(h.floor), payload: `${h.payloadLength} bytes, sha256 ${Buffer.from(h.payloadSha256).toString('hex')}` }
+    return {
+      kind: h.kind,
+      version: h.version,
+      hardware: h.hardware.join(','),
+      floor: String(h.floor),
+      payload: `${h.payloadLength} bytes, sha256 ${Buffer.from(h.payloadSha256).toString('hex')}`,
+    }
   } catch (err) {
     return { error: (err as Error).message }
   }

@@ -49,10 +49,17 @@ export interface ConnectionValues {
 }
 
 /** The client for the device the options name; the passphrase is read only if a login is needed. */
-export async function connect(values: ConnectionValues, io: HemctlIo, o: { tokenLifetime?: number } = {}): Promise<HemClient> {
+export async function connect(
+  values: ConnectionValues,
+  io: HemctlIo,
+  o: { tokenLifetime?: number } = {},
+): Promise<HemClient> {
   const url = values.url ?? io.env.HEM_URL ?? DEFAULT_URL
   if (values.insecure && values.ca !== undefined) throw new UsageError('give --insecure or --ca, not both')
-  const ca = values.ca !== undefined ? await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`)) : undefined
+  const ca =
+    values.ca !== undefined
+      ? await readFile(values.ca).catch((err: Error) => usage(`cannot read the CA file: ${err.message}`))
+      : undefined
   const variable = values.master ? 'HEM_MASTER_PASSPHRASE' : 'HEM_PASSPHRASE'
   const prompt = values.master ? 'Master passphrase: ' : 'Passphrase: '
   try {
@@ -81,7 +88,8 @@ export function usageText(synopsis: string, about: string, options = ''): string
 }
 
 export function onePositional(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? `${what} is needed` : `one ${what}, not ${positionals.length}`)
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length === 0 ? `${what} is needed` : `one ${what}, not ${positionals.length}`)
   return positionals[0]!
 }
 
@@ -104,6 +112,9 @@ function fields(value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value !== 'object') return `${String(value)}\n`
   return Object.entries(value)
-    .map(([key, field]) => `${key}: ${typeof field === 'object' && field !== null ? JSON.stringify(field) : String(field)}\n`)
+    .map(
+      ([key, field]) =>
+        `${key}: ${typeof field === 'object' && field !== null ? JSON.stringify(field) : String(field)}\n`,
+    )
     .join('')
 }

@@ -2,14 +2,25 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { KEY_FILE } from '../hem-audit/audit-fetch.js'
-import { AuditFinding, type InputLoader } from '../hem-audit/audit-input.js'
+import { AuditFinding } from '../hem-audit/audit-finding.js'
+import { type InputLoader } from '../hem-audit/audit-input.js'
 import { runTimeline } from '../hem-audit/audit-timeline.js'
 import { runVerify } from '../hem-audit/audit-verify.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/fetch-journal.js'
 import { parseOptions, UsageError, type CliIo, type Command } from '../command-line.js'
 import { NotAcceptableError } from '../../client/errors.js'
 import type { UpgradeKind } from '../../client/types.js'
-import { connect, connectionOptions, onePositional, print, readBytes, usageText, writeBytes, type ConnectionValues, type HemctlIo } from './context.js'
+import {
+  connect,
+  connectionOptions,
+  onePositional,
+  print,
+  readBytes,
+  usageText,
+  writeBytes,
+  type ConnectionValues,
+  type HemctlIo,
+} from './context.js'
 import { group } from './group.js'
 import { withProgress } from './progress.js'
 
@@ -23,9 +34,17 @@ function diskOf(positionals: string[]): 0 | 1 {
 
 const unlock: Command<HemctlIo> = {
   summary: 'unlock Disk N, read-only or (--rw) read-write',
-  usage: usageText('disk unlock N [--rw] [CONNECTION OPTIONS]', 'Unlocks Disk N (0 or 1) of a P device (GET /api/storage/unlock/ro|rw, scope storage:diskN[:rw]).', '  --rw               read-write (default read-only)'),
+  usage: usageText(
+    'disk unlock N [--rw] [CONNECTION OPTIONS]',
+    'Unlocks Disk N (0 or 1) of a P device (GET /api/storage/unlock/ro|rw, scope storage:diskN[:rw]).',
+    '  --rw               read-write (default read-only)',
+  ),
   async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...connectionOptions, rw: { type: 'boolean', default: false } } })
+    const { values, positionals } = parseOptions({
+      args,
+      allowPositionals: true,
+      options: { ...connectionOptions, rw: { type: 'boolean', default: false } },
+    })
     const disk = diskOf(positionals)
     const mode = values.rw ? 'rw' : 'ro'
     await (await connect(values, io)).unlockDisk(disk, mode)
@@ -36,7 +55,10 @@ const unlock: Command<HemctlIo> = {
 
 const lock: Command<HemctlIo> = {
   summary: 'lock Disk N',
-  usage: usageText('disk lock N [CONNECTION OPTIONS]', 'Locks Disk N (0 or 1) of a P device (GET /api/storage/lock, scope storage:diskN).'),
+  usage: usageText(
+    'disk lock N [CONNECTION OPTIONS]',
+    'Locks Disk N (0 or 1) of a P device (GET /api/storage/lock, scope storage:diskN).',
+  ),
   async run(args, io) {
     const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
     const disk = diskOf(positionals)
@@ -50,7 +72,10 @@ const lock: Command<HemctlIo> = {
 
 const list: Command<HemctlIo> = {
   summary: 'list the log file ids, oldest first (P)',
-  usage: usageText('logs list [CONNECTION OPTIONS]', 'Lists the ids of the log files, oldest first (GET /api/logger/list, scope logger:get; P only).'),
+  usage: usageText(
+    'logs list [CONNECTION OPTIONS]',
+    'Lists the ids of the log files, oldest first (GET /api/logger/list, scope logger:get; P only).',
+  ),
   async run(args, io) {
     const { values } = parseOptions({ args, options: connectionOptions })
     const ids = await (await connect(values, io)).logFiles()
@@ -81,7 +106,10 @@ An E device serves its key but not its files: only the key is saved, and the exi
     '  --out DIR          where to write (default ./hem-logs; created if missing)',
   ),
   async run(args, io) {
-    const { values } = parseOptions({ args, options: { ...connectionOptions, out: { type: 'string', default: 'hem-logs' } } })
+    const { values } = parseOptions({
+      args,
+      options: { ...connectionOptions, out: { type: 'string', default: 'hem-logs' } },
+    })
     const out = values.out
     const keyPath = join(out, KEY_FILE)
     const client = await connect(values, io)
@@ -93,7 +121,9 @@ An E device serves its key but not its files: only the key is saved, and the exi
       // Saved first: an E device serves its key but not its files.
       await writeBytes(keyPath, `${Buffer.from(publicKey).toString('base64')}\n`)
       const files = await fetchLogFiles(client).catch((err: unknown) => {
-        throw err instanceof FetchJournalError ? new FetchJournalError(`${err.message}; the log key is saved in ${keyPath}`) : err
+        throw err instanceof FetchJournalError
+          ? new FetchJournalError(`${err.message}; the log key is saved in ${keyPath}`)
+          : err
       })
       for (const file of files) await writeBytes(join(out, `${file.id}.log`), file.bytes)
       const saved = { dir: out, key: keyPath, files: files.map((file) => ({ id: file.id, bytes: file.bytes.length })) }
@@ -104,7 +134,11 @@ An E device serves its key but not its files: only the key is saved, and the exi
   },
 }
 
-const sourceOptions = { ...connectionOptions, 'key-file': { type: 'string' }, 'allow-open': { type: 'boolean', default: false } } as const
+const sourceOptions = {
+  ...connectionOptions,
+  'key-file': { type: 'string' },
+  'allow-open': { type: 'boolean', default: false },
+} as const
 
 const SOURCE_USAGE = `Without DIR, the log files the device serves now are downloaded (scope logger:get, P only) and
 used with the device's log key; the newest one may be open. With DIR (as 'hemctl logs pull'
@@ -118,7 +152,11 @@ type AuditRun = (args: string[], io: CliIo, load?: InputLoader) => Promise<numbe
 async function onJournal(
   name: string,
   command: AuditRun,
-  values: ConnectionValues & { 'key-file'?: string | undefined; 'allow-open'?: boolean | undefined; json?: boolean | undefined },
+  values: ConnectionValues & {
+    'key-file'?: string | undefined
+    'allow-open'?: boolean | undefined
+    json?: boolean | undefined
+  },
   positionals: string[],
   forwarded: string[],
   io: HemctlIo,
@@ -128,9 +166,12 @@ async function onJournal(
   const json = values.json ? ['--json'] : []
   if (dir !== undefined) {
     const key = ['--key-file', values['key-file'] ?? join(dir, KEY_FILE)]
-    return finding(io, name, () => command([...key, ...(values['allow-open'] ? ['--allow-open'] : []), ...json, ...forwarded, dir], io))
+    return finding(io, name, () =>
+      command([...key, ...(values['allow-open'] ? ['--allow-open'] : []), ...json, ...forwarded, dir], io),
+    )
   }
-  if (values['key-file'] !== undefined) throw new UsageError("--key-file goes with a DIR: the device's files are read with its own key")
+  if (values['key-file'] !== undefined)
+    throw new UsageError("--key-file goes with a DIR: the device's files are read with its own key")
   const fromDevice: InputLoader = async () => {
     const client = await connect(values, io)
     return { publicKey: await fetchLogKey(client), files: await fetchLogFiles(client), names: new Map() }
@@ -176,7 +217,11 @@ line per event, as 'hem-audit timeline' does.\n${SOURCE_USAGE}`,
 With --json, one JSON object per line.`,
   ),
   async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...sourceOptions, ...timelineOptions } })
+    const { values, positionals } = parseOptions({
+      args,
+      allowPositionals: true,
+      options: { ...sourceOptions, ...timelineOptions },
+    })
     const forwarded = [
       ...(values.type ?? []).flatMap((type) => ['--type', type]),
       ...(values.subject !== undefined ? ['--subject', values.subject] : []),
@@ -192,7 +237,10 @@ With --json, one JSON object per line.`,
 
 function upgrade(kind: UpgradeKind): Command<HemctlIo> {
   const what = kind === 'fw' ? 'firmware' : 'management app (P)'
-  const after = kind === 'fw' ? 'The install reboots the device into the new firmware.' : 'The install serves the new app at / at once.'
+  const after =
+    kind === 'fw'
+      ? 'The install reboots the device into the new firmware.'
+      : 'The install serves the new app at / at once.'
   return {
     summary: `upload, check and install a signed ${what} image`,
     usage: usageText(
@@ -203,7 +251,11 @@ ${after}`,
       '  --no-install       stop once the image is verified (it stays staged until the next reboot)',
     ),
     async run(args, io) {
-      const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...connectionOptions, 'no-install': { type: 'boolean', default: false } } })
+      const { values, positionals } = parseOptions({
+        args,
+        allowPositionals: true,
+        options: { ...connectionOptions, 'no-install': { type: 'boolean', default: false } },
+      })
       const file = onePositional(positionals, 'the image FILE')
       const image = await readBytes(file)
       const client = await connect(values, io)
@@ -219,13 +271,24 @@ ${after}`,
       } catch (err) {
         if (!(err instanceof NotAcceptableError)) throw err
         const reason = (err.body as { message?: unknown } | undefined)?.message
-        io.stderr.write(`hemctl upgrade ${kind}: the device rejected the image: ${typeof reason === 'string' ? reason : (err.code ?? err.message)}\n`)
+        io.stderr.write(
+          `hemctl upgrade ${kind}: the device rejected the image: ${typeof reason === 'string' ? reason : (err.code ?? err.message)}\n`,
+        )
         return 1
       }
       const install = !values['no-install']
       if (install) await client.install(kind)
-      const text = !install ? `verified ${file}; not installed (--no-install)\n` : kind === 'fw' ? `installed ${file}; the device is rebooting into it\n` : `installed ${file}\n`
-      print(io, values.json, { kind, bytes: image.length, verified: true, installed: install, reboot: install && kind === 'fw' }, text)
+      const text = !install
+        ? `verified ${file}; not installed (--no-install)\n`
+        : kind === 'fw'
+          ? `installed ${file}; the device is rebooting into it\n`
+          : `installed ${file}\n`
+      print(
+        io,
+        values.json,
+        { kind, bytes: image.length, verified: true, installed: install, reboot: install && kind === 'fw' },
+        text,
+      )
       return 0
     },
   }
@@ -234,5 +297,8 @@ ${after}`,
 export const deviceCommands: Record<string, Command<HemctlIo>> = {
   disk: group('hemctl disk', 'unlock and lock the embedded disks (P)', { unlock, lock }),
   logs: group('hemctl logs', 'list, download, verify and tell the audit log', { list, pull, verify, timeline }),
-  upgrade: group('hemctl upgrade', 'upload, check and install firmware or the management app', { fw: upgrade('fw'), ui: upgrade('ui') }),
+  upgrade: group('hemctl upgrade', 'upload, check and install firmware or the management app', {
+    fw: upgrade('fw'),
+    ui: upgrade('ui'),
+  }),
 }

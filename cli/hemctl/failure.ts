@@ -23,11 +23,15 @@ export const EXIT = {
 
 export function hemctlFailure(err: unknown): { message: string; exit: number } | undefined {
   if (err instanceof FingerprintMismatchError) return { message: err.message, exit: EXIT.FINGERPRINT }
-  if (err instanceof UnauthorizedError || err instanceof ForbiddenError) return { message: err.message, exit: EXIT.DENIED }
-  if (err instanceof DeviceRefusedError || err instanceof UnexpectedAnswerError) return { message: err.message, exit: EXIT.REFUSED }
+  if (err instanceof UnauthorizedError || err instanceof ForbiddenError)
+    return { message: err.message, exit: EXIT.DENIED }
+  if (err instanceof DeviceRefusedError || err instanceof UnexpectedAnswerError)
+    return { message: err.message, exit: EXIT.REFUSED }
   if (err instanceof DeviceUnreachableError) {
     const code = String((err.cause as { code?: unknown })?.code)
-    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(code) ? ' (give --ca FILE, or --insecure for a self-signed certificate)' : ''
+    const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(code)
+      ? ' (give --ca FILE, or --insecure for a self-signed certificate)'
+      : ''
     return { message: `${err.message}${hint}`, exit: EXIT.UNREACHABLE }
   }
   return undefined

@@ -1,7 +1,16 @@
 // hemctl's commands on keys and ciphers.
 import { parseOptions, UsageError, type Command } from '../command-line.js'
 import type { CipherAlg, EncryptInput, KeyEntry, KeySpec } from '../../client/types.js'
-import { connect, connectionOptions, onePositional, print, readBytes, usageText, writeBytes, type HemctlIo } from './context.js'
+import {
+  connect,
+  connectionOptions,
+  onePositional,
+  print,
+  readBytes,
+  usageText,
+  writeBytes,
+  type HemctlIo,
+} from './context.js'
 import { group } from './group.js'
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
@@ -35,15 +44,27 @@ const SPEC_USAGE = `  --label L          the key's label (1-32 printable ASCII c
   --mode M           for the SECP curves: ECDH (default), ExDSA or ECDH,ExDSA
 ${DESCR_USAGE}`
 
-function descrOf(values: { 'descr-text'?: string | undefined; 'descr-b64'?: string | undefined }): Uint8Array | undefined {
+function descrOf(values: {
+  'descr-text'?: string | undefined
+  'descr-b64'?: string | undefined
+}): Uint8Array | undefined {
   const { 'descr-text': text, 'descr-b64': encoded } = values
   if (text !== undefined && encoded !== undefined) throw new UsageError('give --descr-text or --descr-b64, not both')
   return text !== undefined ? utf8(text) : encoded !== undefined ? fromBase64(encoded, '--descr-b64') : undefined
 }
 
-const specOptions = { label: { type: 'string' }, type: { type: 'string' }, mode: { type: 'string' }, ...descrOptions } as const
+const specOptions = {
+  label: { type: 'string' },
+  type: { type: 'string' },
+  mode: { type: 'string' },
+  ...descrOptions,
+} as const
 
-function specOf(values: { label?: string | undefined; type?: string | undefined; mode?: string | undefined } & Parameters<typeof descrOf>[0]): KeySpec {
+function specOf(
+  values: { label?: string | undefined; type?: string | undefined; mode?: string | undefined } & Parameters<
+    typeof descrOf
+  >[0],
+): KeySpec {
   const descr = descrOf(values)
   return {
     label: required(values.label, '--label'),
@@ -54,14 +75,34 @@ function specOf(values: { label?: string | undefined; type?: string | undefined;
 }
 
 function keyTable(keys: KeyEntry[]): string {
-  const rows = [['KID', 'TYPE', 'LABEL', 'CREATED'], ...keys.map((key) => [key.kid, key.type, key.label, new Date(key.created * 1000).toISOString().replace('.000Z', 'Z')])]
+  const rows = [
+    ['KID', 'TYPE', 'LABEL', 'CREATED'],
+    ...keys.map((key) => [
+      key.kid,
+      key.type,
+      key.label,
+      new Date(key.created * 1000).toISOString().replace('.000Z', 'Z'),
+    ]),
+  ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => `${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`).join('')
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('')
 }
 
 const create: Command<HemctlIo> = {
   summary: 'generate a key in the device; prints its KID',
-  usage: usageText('keys create --label L --type T [--mode M] [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]', 'Generates a key (POST /api/keymgmt/create, scope keymgmt:gen) and prints its KID.', SPEC_USAGE),
+  usage: usageText(
+    'keys create --label L --type T [--mode M] [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
+    'Generates a key (POST /api/keymgmt/create, scope keymgmt:gen) and prints its KID.',
+    SPEC_USAGE,
+  ),
   async run(args, io) {
     const { values } = parseOptions({ args, options: { ...connectionOptions, ...specOptions } })
     const spec = specOf(values)
@@ -79,10 +120,19 @@ const importKey: Command<HemctlIo> = {
     `  --pubkey-file FILE the public key's raw bytes\n  --pubkey-b64 B64   the public key as base64\n${SPEC_USAGE}`,
   ),
   async run(args, io) {
-    const { values } = parseOptions({ args, options: { ...connectionOptions, ...specOptions, 'pubkey-file': { type: 'string' }, 'pubkey-b64': { type: 'string' } } })
+    const { values } = parseOptions({
+      args,
+      options: {
+        ...connectionOptions,
+        ...specOptions,
+        'pubkey-file': { type: 'string' },
+        'pubkey-b64': { type: 'string' },
+      },
+    })
     const spec = specOf(values)
     const { 'pubkey-file': file, 'pubkey-b64': encoded } = values
-    if ((file === undefined) === (encoded === undefined)) throw new UsageError('give one of --pubkey-file or --pubkey-b64')
+    if ((file === undefined) === (encoded === undefined))
+      throw new UsageError('give one of --pubkey-file or --pubkey-b64')
     const pubkey = file !== undefined ? await readBytes(file) : fromBase64(encoded!, '--pubkey-b64')
     const { kid } = await (await connect(values, io)).importKey({ ...spec, pubkey })
     print(io, values.json, { kid }, `${kid}\n`)
@@ -92,7 +142,10 @@ const importKey: Command<HemctlIo> = {
 
 const list: Command<HemctlIo> = {
   summary: 'list every key: KID, type, label, creation time',
-  usage: usageText('keys list [CONNECTION OPTIONS]', 'Lists every key, page after page (GET /api/keymgmt/list, scope keymgmt:list).'),
+  usage: usageText(
+    'keys list [CONNECTION OPTIONS]',
+    'Lists every key, page after page (GET /api/keymgmt/list, scope keymgmt:list).',
+  ),
   async run(args, io) {
     const { values } = parseOptions({ args, options: connectionOptions })
     const keys = await (await connect(values, io)).allKeys()
@@ -103,7 +156,10 @@ const list: Command<HemctlIo> = {
 
 const get: Command<HemctlIo> = {
   summary: "show a key's type, public key, description and update time",
-  usage: usageText('keys get KID [CONNECTION OPTIONS]', "Shows a key (GET /api/keymgmt/get/KID, scope keymgmt:get): never its private part."),
+  usage: usageText(
+    'keys get KID [CONNECTION OPTIONS]',
+    'Shows a key (GET /api/keymgmt/get/KID, scope keymgmt:get): never its private part.',
+  ),
   async run(args, io) {
     const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
     const kid = kidOf(onePositional(positionals, 'KID'))
@@ -114,7 +170,10 @@ const get: Command<HemctlIo> = {
 
 const remove: Command<HemctlIo> = {
   summary: 'delete a key (its slot is overwritten)',
-  usage: usageText('keys delete KID [CONNECTION OPTIONS]', 'Deletes a key (DELETE /api/keymgmt/delete/KID, scope keymgmt:del); its slot is overwritten.'),
+  usage: usageText(
+    'keys delete KID [CONNECTION OPTIONS]',
+    'Deletes a key (DELETE /api/keymgmt/delete/KID, scope keymgmt:del); its slot is overwritten.',
+  ),
   async run(args, io) {
     const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
     const kid = kidOf(onePositional(positionals, 'KID'))
@@ -132,7 +191,11 @@ const update: Command<HemctlIo> = {
     `  --label L          the new label\n${DESCR_USAGE}`,
   ),
   async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...connectionOptions, label: { type: 'string' }, ...descrOptions } })
+    const { values, positionals } = parseOptions({
+      args,
+      allowPositionals: true,
+      options: { ...connectionOptions, label: { type: 'string' }, ...descrOptions },
+    })
     const kid = kidOf(onePositional(positionals, 'KID'))
     const label = required(values.label, '--label')
     await (await connect(values, io)).updateKey(kid, label, descrOf(values))
@@ -151,7 +214,11 @@ the bytes in base64. --text TEXT looks for descriptions that start with TEXT.`,
     '  --text TEXT        descriptions starting with TEXT (its UTF-8 bytes)',
   ),
   async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: { ...connectionOptions, text: { type: 'string' } } })
+    const { values, positionals } = parseOptions({
+      args,
+      allowPositionals: true,
+      options: { ...connectionOptions, text: { type: 'string' } },
+    })
     if (values.text !== undefined && positionals.length > 0) throw new UsageError('give a PATTERN or --text, not both')
     const pattern = values.text !== undefined ? `^${b64(utf8(values.text))}` : onePositional(positionals, 'PATTERN')
     const client = await connect(values, io)
@@ -205,12 +272,17 @@ type CipherParams = Omit<EncryptInput, 'msg'>
 /** The cipher's parameters: flags first, else the envelope's (decrypt), else nothing. */
 async function cipherParams(values: CipherValues, envelope: Partial<Envelope> = {}): Promise<CipherParams> {
   const alg = required(values.alg ?? envelope.alg, '--alg')
-  if (!/^AES(128|192|256)-(ECB|CBC|GCM)$/.test(alg)) throw new UsageError(`--alg: '${alg.slice(0, 32)}' is not AES128|AES192|AES256-ECB|CBC|GCM`)
-  if (values['peer-kid'] !== undefined && values['pubkey-b64'] !== undefined) throw new UsageError('give --peer-kid or --pubkey-b64, not both')
+  if (!/^AES(128|192|256)-(ECB|CBC|GCM)$/.test(alg))
+    throw new UsageError(`--alg: '${alg.slice(0, 32)}' is not AES128|AES192|AES256-ECB|CBC|GCM`)
+  if (values['peer-kid'] !== undefined && values['pubkey-b64'] !== undefined)
+    throw new UsageError('give --peer-kid or --pubkey-b64, not both')
   const peerFlag = values['peer-kid'] !== undefined || values['pubkey-b64'] !== undefined
   const extKid = peerFlag ? values['peer-kid'] : envelope.ext_kid
   const pubkey = peerFlag ? values['pubkey-b64'] : envelope.pubkey
-  const aad = values['aad-file'] !== undefined ? await readBytes(values['aad-file']) : optional(envelope.aad, "the envelope's aad")
+  const aad =
+    values['aad-file'] !== undefined
+      ? await readBytes(values['aad-file'])
+      : optional(envelope.aad, "the envelope's aad")
   const ctx = values.ctx !== undefined ? utf8(values.ctx) : optional(envelope.ctx, "the envelope's ctx")
   return {
     alg: alg as CipherAlg,
@@ -230,7 +302,8 @@ function optional(text: string | undefined, what: string): Uint8Array | undefine
 const MAX_INPUT = 64 * 1024
 
 async function readInput(io: HemctlIo, file: string | undefined): Promise<Uint8Array> {
-  const tooLarge = () => new UsageError(`the input is larger than ${MAX_INPUT} bytes; the device encrypts at most 2048 bytes at a time`)
+  const tooLarge = () =>
+    new UsageError(`the input is larger than ${MAX_INPUT} bytes; the device encrypts at most 2048 bytes at a time`)
   if (file !== undefined) {
     const bytes = await readBytes(file)
     if (bytes.length > MAX_INPUT) throw tooLarge()
@@ -289,8 +362,10 @@ function envelopeOf(bytes: Uint8Array): Partial<Envelope> & { ciphertext: string
   } catch {
     throw new UsageError("the input is not JSON: give the envelope 'hemctl encrypt' writes")
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('the envelope is not a JSON object')
-  for (const [field, text] of Object.entries(value)) if (typeof text !== 'string') throw new UsageError(`the envelope's ${field} is not a string`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError('the envelope is not a JSON object')
+  for (const [field, text] of Object.entries(value))
+    if (typeof text !== 'string') throw new UsageError(`the envelope's ${field} is not a string`)
   const envelope = value as Partial<Envelope>
   return { ...envelope, ciphertext: required(envelope.ciphertext, "the envelope's ciphertext") }
 }
@@ -315,7 +390,11 @@ const decrypt: Command<HemctlIo> = {
       ...(envelope.tag !== undefined ? { tag: fromBase64(envelope.tag, "the envelope's tag") } : {}),
     }
     const plaintext = await (await connect(values, io)).decrypt(input)
-    await writeOutput(io, values.out, values.json ? `${JSON.stringify({ plaintext: b64(plaintext) }, null, 2)}\n` : plaintext)
+    await writeOutput(
+      io,
+      values.out,
+      values.json ? `${JSON.stringify({ plaintext: b64(plaintext) }, null, 2)}\n` : plaintext,
+    )
     return 0
   },
 }

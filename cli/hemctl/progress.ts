@@ -26,7 +26,9 @@ export function progress(io: HemctlIo, label: string): Progress {
     bar(done, total) {
       const ratio = total > 0 ? Math.min(1, done / total) : 1
       const filled = Math.round(ratio * WIDTH)
-      draw(`${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(ratio * 100)}% ${size(done)}/${size(total)}`)
+      draw(
+        `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(ratio * 100)}% ${size(done)}/${size(total)}`,
+      )
     },
     spin(state) {
       draw(`${label} ${SPINNER[turns++ % SPINNER.length]} ${state}`)

@@ -7,9 +7,13 @@ import { readPassphrase } from '../read-passphrase.js'
 import { configDir, connect, connectionOptions, DEFAULT_URL, print, usageText, type HemctlIo } from './context.js'
 import { group } from './group.js'
 
-
 /** A command that takes the connection options only and prints what `ask` answers. */
-function query(summary: string, synopsis: string, about: string, ask: (client: HemClient) => Promise<unknown>): Command<HemctlIo> {
+function query(
+  summary: string,
+  synopsis: string,
+  about: string,
+  ask: (client: HemClient) => Promise<unknown>,
+): Command<HemctlIo> {
   return {
     summary,
     usage: usageText(`${synopsis} [CONNECTION OPTIONS]`, about),
@@ -23,26 +27,41 @@ function query(summary: string, synopsis: string, about: string, ask: (client: H
 
 function wholeNumber(option: string, text: string): number {
   const n = text.trim() === '' ? NaN : Number(text)
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${option} must be a whole number (decimal or 0x hex), not ${JSON.stringify(text)}`)
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`${option} must be a whole number (decimal or 0x hex), not ${JSON.stringify(text)}`)
   return n
 }
 
 const status = query(
   'show the device status (fail state, temperature, disks...)',
   'status',
-  "Shows GET /api/system/status (no login needed).",
+  'Shows GET /api/system/status (no login needed).',
   (client) => client.status(),
 )
 
-const version = query('show the hardware, firmware, bootloader and app versions', 'version', 'Shows GET /api/system/version.', (client) => client.version())
+const version = query(
+  'show the hardware, firmware, bootloader and app versions',
+  'version',
+  'Shows GET /api/system/version.',
+  (client) => client.version(),
+)
 
 // ---- personalisation and login ----
 
 /** A new passphrase: asked twice on a terminal, since a typo there would lock its owner out. */
-async function newPassphrase(io: HemctlIo, whose: 'user' | 'master', variable: string, file: string | undefined): Promise<string> {
+async function newPassphrase(
+  io: HemctlIo,
+  whose: 'user' | 'master',
+  variable: string,
+  file: string | undefined,
+): Promise<string> {
   const passphrase = await readPassphrase(io, variable, file, `New ${whose} passphrase: `)
   if (!passphrase) throw new UsageError(`${file} is empty`)
-  if (file === undefined && !io.env[variable] && (await io.askSecret(`Repeat the new ${whose} passphrase: `)) !== passphrase) {
+  if (
+    file === undefined &&
+    !io.env[variable] &&
+    (await io.askSecret(`Repeat the new ${whose} passphrase: `)) !== passphrase
+  ) {
     throw new UsageError(`the ${whose} passphrases typed differ`)
   }
   return passphrase
@@ -89,7 +108,8 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
     const client = await connect(values, io)
     const isP = (await client.version()).hwv.includes('PPA')
     const pOnly = (Object.keys(P_ONLY) as (keyof typeof P_ONLY)[]).filter((option) => values[option] !== undefined)
-    if (!isP && pOnly.length > 0) throw new UsageError(`this device has no disks: ${pOnly.map((o) => `--${o}`).join(', ')} only apply to P`)
+    if (!isP && pOnly.length > 0)
+      throw new UsageError(`this device has no disks: ${pOnly.map((o) => `--${o}`).join(', ')} only apply to P`)
     const cfg = {
       user: values.user,
       email: values.email,
@@ -114,7 +134,9 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
     // The init token is the user's: printed only on request (--json), not left in a terminal's scrollback.
     const { token: _, ...shown } = answer
     const text = Object.entries(shown).map(([key, value]) => `${key}: ${value}\n`)
-    text.push("The device is personalised. Log in with 'hemctl login' (the user passphrase) or 'hemctl login --master'.\n")
+    text.push(
+      "The device is personalised. Log in with 'hemctl login' (the user passphrase) or 'hemctl login --master'.\n",
+    )
     print(io, values.json, answer, text.join(''))
     return 0
   },
@@ -124,7 +146,7 @@ const login: Command<HemctlIo> = {
   summary: 'log in and print a bearer token (for curl and scripts)',
   usage: usageText(
     'login [--scope SCOPE] [--lifetime SECONDS] [CONNECTION OPTIONS]',
-    "Logs in with the user's passphrase (or the master's, --master) and prints a bearer token:\n  curl -H \"Authorization: Bearer $(hemctl login)\" ...",
+    'Logs in with the user\'s passphrase (or the master\'s, --master) and prints a bearer token:\n  curl -H "Authorization: Bearer $(hemctl login)" ...',
     `  --scope SCOPE       the token's scope (default system:config)
   --lifetime SECONDS  the token's lifetime (default 3600; the device caps it at 24 h)
 `,
@@ -132,7 +154,11 @@ const login: Command<HemctlIo> = {
   async run(args, io) {
     const { values } = parseOptions({
       args,
-      options: { ...connectionOptions, scope: { type: 'string', default: 'system:config' }, lifetime: { type: 'string', default: '3600' } },
+      options: {
+        ...connectionOptions,
+        scope: { type: 'string', default: 'system:config' },
+        lifetime: { type: 'string', default: '3600' },
+      },
     })
     const lifetime = wholeNumber('--lifetime', values.lifetime)
     if (lifetime < 1) throw new UsageError('--lifetime must be at least 1 second')
@@ -178,7 +204,9 @@ A VALUE that parses as JSON is sent as such (8, true, {"crt": "..."}), any other
 }
 
 const config = group('hemctl config', 'show or change the configuration', {
-  get: query('show every configuration field', 'config get', 'Shows GET /api/system/config.', (client) => client.config()),
+  get: query('show every configuration field', 'config get', 'Shows GET /api/system/config.', (client) =>
+    client.config(),
+  ),
   set: configSet,
 })
 
@@ -197,9 +225,14 @@ interface Lifecycle {
 function lifecycle({ summary, name, about, confirm, act, text }: Lifecycle): Command<HemctlIo> {
   return {
     summary,
-    usage: confirm ? usageText(`${name} --yes [CONNECTION OPTIONS]`, about, '  --yes  confirm\n') : usageText(`${name} [CONNECTION OPTIONS]`, about),
+    usage: confirm
+      ? usageText(`${name} --yes [CONNECTION OPTIONS]`, about, '  --yes  confirm\n')
+      : usageText(`${name} [CONNECTION OPTIONS]`, about),
     async run(args, io) {
-      const { values } = parseOptions({ args, options: { ...connectionOptions, yes: { type: 'boolean', default: false } } })
+      const { values } = parseOptions({
+        args,
+        options: { ...connectionOptions, yes: { type: 'boolean', default: false } },
+      })
       if (confirm && !values.yes) throw new UsageError(`${confirm}: give --yes to confirm`)
       const answer = await act(await connect(values, io))
       print(io, values.json, answer ?? {}, `${text}\n`)
@@ -211,7 +244,8 @@ function lifecycle({ summary, name, about, confirm, act, text }: Lifecycle): Com
 const wipeout = lifecycle({
   summary: 'erase keys, disks and configuration: back to a fresh device',
   name: 'wipeout',
-  about: 'Factory reset: the keys, the disks and the configuration are erased, the device reboots fresh\n(the journal survives). It cannot be undone.',
+  about:
+    'Factory reset: the keys, the disks and the configuration are erased, the device reboots fresh\n(the journal survives). It cannot be undone.',
   confirm: 'a wipeout erases every key, the disks and the configuration',
   act: (client) => client.wipeout(),
   text: 'The device is wiping out and reboots fresh.',
@@ -250,7 +284,10 @@ const attest = query(
 
 const provision: Command<HemctlIo> = {
   summary: "install the factory's answer to the attestation (P, before personalisation)",
-  usage: usageText('provision FILE [CONNECTION OPTIONS]', "Posts FILE, the factory's JSON answer ({crt, genuine}), to /api/system/config/provisioning."),
+  usage: usageText(
+    'provision FILE [CONNECTION OPTIONS]',
+    "Posts FILE, the factory's JSON answer ({crt, genuine}), to /api/system/config/provisioning.",
+  ),
   async run(args, io) {
     const { values, positionals } = parseOptions({ args, options: connectionOptions, allowPositionals: true })
     if (positionals.length !== 1) throw new UsageError('give one FILE')
@@ -258,7 +295,8 @@ const provision: Command<HemctlIo> = {
       throw new UsageError(`cannot read ${positionals[0]}: ${err.message}`)
     })
     const body = jsonOrText(text)
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new UsageError(`${positionals[0]} does not hold a JSON object`)
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new UsageError(`${positionals[0]} does not hold a JSON object`)
     await (await connect(values, io)).provision(body as Record<string, unknown>)
     print(io, values.json, {}, 'The device is provisioned.\n')
     return 0
@@ -287,8 +325,13 @@ Forgets the certificate pinned for URL's origin (default --url, else $HEM_URL, e
 the next connection pins what the device presents then. Do it only when you know why it changed.
 `,
   async run(args, io) {
-    const { values, positionals } = parseOptions({ args, options: { url: connectionOptions.url, json: connectionOptions.json }, allowPositionals: true })
-    if (positionals.length > 1 || (positionals.length === 1 && values.url !== undefined)) throw new UsageError('give one URL')
+    const { values, positionals } = parseOptions({
+      args,
+      options: { url: connectionOptions.url, json: connectionOptions.json },
+      allowPositionals: true,
+    })
+    if (positionals.length > 1 || (positionals.length === 1 && values.url !== undefined))
+      throw new UsageError('give one URL')
     const url = positionals[0] ?? values.url ?? io.env.HEM_URL ?? DEFAULT_URL
     let origin: string
     try {
@@ -297,12 +340,20 @@ the next connection pins what the device presents then. Do it only when you know
       throw new UsageError(`${JSON.stringify(url)} is not a URL`)
     }
     const forgotten = await PinStore.inConfigDir(configDir(io)).forget(origin)
-    print(io, values.json, { origin, forgotten }, forgotten ? `Forgot the certificate pinned for ${origin}.\n` : `No certificate was pinned for ${origin}.\n`)
+    print(
+      io,
+      values.json,
+      { origin, forgotten },
+      forgotten ? `Forgot the certificate pinned for ${origin}.\n` : `No certificate was pinned for ${origin}.\n`,
+    )
     return 0
   },
 }
 
-const trust = group('hemctl trust', 'list or forget the pinned device certificates', { list: trustList, forget: trustForget })
+const trust = group('hemctl trust', 'list or forget the pinned device certificates', {
+  list: trustList,
+  forget: trustForget,
+})
 
 export const systemCommands: Record<string, Command<HemctlIo>> = {
   init,

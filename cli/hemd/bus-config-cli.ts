@@ -4,9 +4,16 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { HalVariantMismatchError, openHal } from '../../hal/index.js'
 import { readDeviceIdentity } from '../../hal/sim/device-identity.js'
-import type { Variant } from '../../hal/types.js'
-import { BUS_CONFIG_FILE, BUS_CREDENTIALS_FILE, existingBusAccess, newBusCredentials, writeBusAccess, writeBusConfig } from '../../bus/bus-config.js'
-import { parseEndpoint, UsageError } from './hemd-cli.js'
+import type { Variant } from '../../protocol/device.js'
+import {
+  BUS_CONFIG_FILE,
+  BUS_CREDENTIALS_FILE,
+  existingBusAccess,
+  newBusCredentials,
+  writeBusAccess,
+  writeBusConfig,
+} from '../../bus/bus-config.js'
+import { parseEndpoint, UsageError } from './endpoint.js'
 import type { Endpoint } from '../../runtime/types.js'
 
 const USAGE = `Usage: hemd bus-config --out DIR [options]
@@ -62,8 +69,10 @@ export function parseBusConfigArgs(argv: string[]): BusConfigArgs | 'help' {
   if (variant !== 'P' && variant !== 'E') throw new UsageError(`--variant must be P or E, not ${values.variant}`)
   const listen = parseEndpoint('--listen', values.listen)
   // The bus carries every service's commands: it is never reachable from beyond this host.
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(listen.host)) throw new UsageError(`--listen is on IPv4 loopback only (127.x.x.x), not ${listen.host}`)
-  if (listen.port === 0) throw new UsageError('--listen needs a fixed port: hemd --bus reads it from the credentials file')
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(listen.host))
+    throw new UsageError(`--listen is on IPv4 loopback only (127.x.x.x), not ${listen.host}`)
+  if (listen.port === 0)
+    throw new UsageError('--listen needs a fixed port: hemd --bus reads it from the credentials file')
   // The URL goes into the nats-server configuration: nothing in it may end its quoted string.
   if (values.backend !== undefined && !/^(nats|tls):\/\/[^\s"\\]+$/.test(values.backend)) {
     throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${values.backend.slice(0, 200)}`)
@@ -128,7 +137,8 @@ export async function configureBus(args: BusConfigArgs): Promise<string> {
 async function deviceId(args: BusConfigArgs): Promise<string> {
   const identity = await readDeviceIdentity(args.dataDir)
   if (identity) {
-    if (identity.variant !== args.variant) throw new HalVariantMismatchError(args.dataDir, identity.variant, args.variant)
+    if (identity.variant !== args.variant)
+      throw new HalVariantMismatchError(args.dataDir, identity.variant, args.variant)
     return identity.devid
   }
   const { loadFirmware } = await import('../../image/firmware-manifest.js')

@@ -6,6 +6,7 @@ import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from '.
 import type { NbdListen } from '../../actors/storage/nbd-server.js'
 import type { Device, Endpoint } from '../../runtime/types.js'
 import type { TemperatureRange } from '../../protocol/system-state.js'
+import { parseEndpoint, UsageError } from './endpoint.js'
 
 const USAGE = `Usage: hemd [options]
 
@@ -36,10 +37,6 @@ Options:
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
   -h, --help             show this help
 `
-
-export class UsageError extends Error {
-  override readonly name = 'UsageError'
-}
 
 export interface HemdArgs {
   variant: 'P' | 'E'
@@ -90,10 +87,13 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
   }
   if (values.nats !== undefined && values.bus !== undefined) throw new UsageError('--nats and --bus exclude each other')
-  const backend = values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
-  if (backend === undefined && values['backend-domain'] !== undefined) throw new UsageError('--backend-domain goes with --backend')
+  const backend =
+    values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
+  if (backend === undefined && values['backend-domain'] !== undefined)
+    throw new UsageError('--backend-domain goes with --backend')
   // The backend links to the device's own nats-server: an outside one is configured on its own (hemd bus-config --backend).
-  if (backend && values.nats !== undefined) throw new UsageError('--backend needs the device\'s own nats-server: not with --nats')
+  if (backend && values.nats !== undefined)
+    throw new UsageError("--backend needs the device's own nats-server: not with --nats")
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
     throw new UsageError(`unknown --log-level ${values['log-level']}`)
   }
@@ -115,23 +115,21 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
 
 /** The URL goes into the nats-server configuration: nothing in it may end its quoted string. */
 function parseBackend(url: string, domain: string): { url: string; domain: string } {
-  if (!/^(nats|tls):\/\/[^\s"\\]+$/.test(url)) throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${url.slice(0, 200)}`)
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(domain)) throw new UsageError(`--backend-domain must be a JetStream domain name (letters, digits, _ and -), not ${domain.slice(0, 64)}`)
+  if (!/^(nats|tls):\/\/[^\s"\\]+$/.test(url))
+    throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${url.slice(0, 200)}`)
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(domain))
+    throw new UsageError(
+      `--backend-domain must be a JetStream domain name (letters, digits, _ and -), not ${domain.slice(0, 64)}`,
+    )
   return { url, domain }
-}
-
-export function parseEndpoint(flag: string, text: string): Endpoint {
-  const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text)
-  const port = Number(match?.[2])
-  if (!match || port > 65535) throw new UsageError(`${flag} must be HOST:PORT (port 0-65535), not ${text}`)
-  return { host: match[1]!.replace(/^\[|\]$/g, ''), port }
 }
 
 export function parseTemperatureRange(text: string): TemperatureRange {
   const match = /^(-?\d{1,3}):(-?\d{1,3})$/.exec(text)
   const [min, max] = [Number(match?.[1]), Number(match?.[2])]
   // The clear point lies 2 °C inside each end (health-monitor.ts), so the range needs room for it.
-  if (!match || max - min < 5) throw new UsageError(`--temp-range must be MIN:MAX in whole °C with MAX at least MIN + 5, not ${text}`)
+  if (!match || max - min < 5)
+    throw new UsageError(`--temp-range must be MIN:MAX in whole °C with MAX at least MIN + 5, not ${text}`)
   return { min, max }
 }
 
@@ -171,7 +169,13 @@ export async function main(argv: string[]): Promise<number> {
   const build = fileURLToPath(new URL('../..', import.meta.url))
   if (!runtime) {
     const logger = pino({ level: args.logLevel, base: { svc: 'boot' } }, pino.destination(2))
-    return runLauncher({ dataDir: args.dataDir, factoryDir: build, nodeModules: join(build, '..', 'node_modules'), argv: own, logger })
+    return runLauncher({
+      dataDir: args.dataDir,
+      factoryDir: build,
+      nodeModules: join(build, '..', 'node_modules'),
+      argv: own,
+      logger,
+    })
   }
   return runRuntime(args, build)
 }
@@ -196,7 +200,10 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
   let upgrading = false
   let device: Device
   try {
-    const [{ loadFirmware }, { startDevice }] = await Promise.all([import('../../image/firmware-manifest.js'), import('../../runtime/start-device.js')])
+    const [{ loadFirmware }, { startDevice }] = await Promise.all([
+      import('../../image/firmware-manifest.js'),
+      import('../../runtime/start-device.js'),
+    ])
     const firmware = await loadFirmware(build)
     device = await startDevice({
       ...args,
@@ -234,7 +241,10 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
 }
 
 function banner(device: Device, args: HemdArgs): string {
-  const bus = device.natsPid === undefined ? `${device.natsUrl} (external)` : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
+  const bus =
+    device.natsPid === undefined
+      ? `${device.natsUrl} (external)`
+      : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
   return [
     `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}${args.split ? ', split into processes' : ''}`,
     `  data   ${device.dataDir}`,

@@ -39,7 +39,10 @@ export async function runSimCli(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { data: { type: 'string', default: './var/hemd' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        data: { type: 'string', default: './var/hemd' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     })
     dataDir = resolve(values.data)
     command = values.help ? 'help' : parseSimCommand(positionals)
@@ -80,7 +83,9 @@ export async function sendSimCommand(dataDir: string, command: SimCommand): Prom
   }
   try {
     const request = { rid: `sim-${randomBytes(4).toString('hex')}`, tls: false, body: command }
-    const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), { timeout: 15_000 })
+    const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), {
+      timeout: 15_000,
+    })
     return decode<CommandReply>(msg.data)
   } catch (err) {
     throw new Error(`the device in ${dataDir} did not answer: ${(err as Error).message}`, { cause: err })

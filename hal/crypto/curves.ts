@@ -2,8 +2,7 @@ import type { Curve } from './types.js'
 
 /** What both engines must agree on about a curve, independent of any library. */
 export type CurveInfo =
-  | { kind: 'montgomery'; size: number }
-  | { kind: 'weierstrass'; size: number; order: bigint; topByteMask: number }
+  { kind: 'montgomery'; size: number } | { kind: 'weierstrass'; size: number; order: bigint; topByteMask: number }
 
 export const CURVES: Readonly<Record<Curve, CurveInfo>> = {
   CURVE25519: { kind: 'montgomery', size: 32 },
@@ -17,8 +16,7 @@ export const CURVES: Readonly<Record<Curve, CurveInfo>> = {
   SECP384R1: {
     kind: 'weierstrass',
     size: 48,
-    order:
-      0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
+    order: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
     topByteMask: 0xff,
   },
   SECP521R1: {

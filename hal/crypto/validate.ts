@@ -46,9 +46,7 @@ export function checkIv(iv: unknown): asserts iv is Uint8Array {
 export function checkGcmNonce(nonce: unknown): asserts nonce is Uint8Array {
   checkBytes(nonce, 'GCM nonce')
   if (nonce.length < GCM_NONCE_MIN || nonce.length > GCM_NONCE_MAX) {
-    throw new CryptoInputError(
-      `GCM nonce must be ${GCM_NONCE_MIN} to ${GCM_NONCE_MAX} bytes, got ${nonce.length}`,
-    )
+    throw new CryptoInputError(`GCM nonce must be ${GCM_NONCE_MIN} to ${GCM_NONCE_MAX} bytes, got ${nonce.length}`)
   }
 }
 

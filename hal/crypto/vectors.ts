@@ -323,18 +323,15 @@ export const DH_VECTORS: DhVector[] = [
   {
     name: 'RFC 5903 §8.2 ECDH P-384',
     curve: 'SECP384R1',
-    alicePrivate:
-      '099f3c7034d4a2c699884d73a375a67f7624ef7c6b3c0f160647b67414dce655e35b538041e649ee3faef896783ab194',
+    alicePrivate: '099f3c7034d4a2c699884d73a375a67f7624ef7c6b3c0f160647b67414dce655e35b538041e649ee3faef896783ab194',
     alicePublic:
       '04667842d7d180ac2cde6f74f37551f55755c7645c20ef73e31634fe72b4c55ee6de3ac808acb4bdb4c88732aee95f41aa' +
       '9482ed1fc0eeb9cafc4984625ccfc23f65032149e0e144ada024181535a0f38eeb9fcff3c2c947dae69b4c634573a81c',
-    bobPrivate:
-      '41cb0779b4bdb85d47846725fbec3c9430fab46cc8dc5060855cc9bda0aa2942e0308312916b8ed2960e4bd55a7448fc',
+    bobPrivate: '41cb0779b4bdb85d47846725fbec3c9430fab46cc8dc5060855cc9bda0aa2942e0308312916b8ed2960e4bd55a7448fc',
     bobPublic:
       '04e558dbef53eecde3d3fccfc1aea08a89a987475d12fd950d83cfa41732bc509d0d1ac43a0336def96fda41d0774a3571' +
       'dcfbec7aacf3196472169e838430367f66eebe3c6e70c416dd5f0c68759dd1fff83fa40142209dff5eaad96db9e6386c',
-    shared:
-      '11187331c279962d93d604243fd592cb9d0a926f422e47187521287e7156c5c4d603135569b9e9d09cf5d4a270f59746',
+    shared: '11187331c279962d93d604243fd592cb9d0a926f422e47187521287e7156c5c4d603135569b9e9d09cf5d4a270f59746',
   },
   {
     name: 'RFC 5903 §8.3 ECDH P-521',
@@ -390,9 +387,7 @@ export const HKDF_VECTORS: HkdfVector[] = [
     ikm: '0b'.repeat(22),
     salt: range(0x00, 0x0c),
     info: range(0xf0, 0xf9),
-    okm:
-      '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf' +
-      '34007208d5b887185865',
+    okm: '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf' + '34007208d5b887185865',
   },
   {
     name: 'RFC 5869 A.2 HKDF-SHA256 test case 2',
@@ -408,8 +403,6 @@ export const HKDF_VECTORS: HkdfVector[] = [
     name: 'RFC 5869 A.3 HKDF-SHA256 test case 3',
     ikm: '0b'.repeat(22),
     info: '',
-    okm:
-      '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d' +
-      '9d201395faa4b61a96c8',
+    okm: '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d' + '9d201395faa4b61a96c8',
   },
 ]

@@ -45,7 +45,12 @@ interface StoredSlots {
 export async function createBootSlots(dir: string, firmware: SignedComponent): Promise<BootSlots> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const bootloader = signedSimBootloader()
-  await writeStored(dir, { active: 'A', floor: 0, firmware: encodeComponent(firmware), bootloader: encodeComponent(bootloader) })
+  await writeStored(dir, {
+    active: 'A',
+    floor: 0,
+    firmware: encodeComponent(firmware),
+    bootloader: encodeComponent(bootloader),
+  })
   return { active: 'A', running: 'A', trial: false, firmware, bootloader }
 }
 
@@ -53,7 +58,8 @@ export async function createBootSlots(dir: string, firmware: SignedComponent): P
 export async function loadBootSlots(dir: string, firmware: SignedComponent, booted?: BootedSlot): Promise<BootSlots> {
   const stored = await readStored(dir)
   const bootloader = decodeComponent(stored.bootloader, `${dir}/slots.json`)
-  if (JSON.stringify(stored.firmware) !== JSON.stringify(encodeComponent(firmware))) await writeStored(dir, { ...stored, firmware: encodeComponent(firmware) })
+  if (JSON.stringify(stored.firmware) !== JSON.stringify(encodeComponent(firmware)))
+    await writeStored(dir, { ...stored, firmware: encodeComponent(firmware) })
   return {
     active: stored.active,
     running: booted?.slot ?? stored.active,
@@ -116,7 +122,8 @@ export class SimFirmwareSlots implements FirmwareSlots {
 
   async install(extract: (dir: string) => Promise<void>, version: string, level: number): Promise<SlotName> {
     // Until a trial is confirmed the other slot is the way back: it must not be overwritten.
-    if ((await readStored(this.dir)).trying) throw new HalError('a trial boot is still being confirmed; install after it')
+    if ((await readStored(this.dir)).trying)
+      throw new HalError('a trial boot is still being confirmed; install after it')
     const slot: SlotName = this.running === 'A' ? 'B' : 'A'
     const target = slotDir(this.dir, slot)
     const fresh = `${target}.new`
@@ -148,7 +155,8 @@ async function readStored(dir: string): Promise<StoredSlots> {
   const path = join(dir, 'slots.json')
   try {
     const stored = JSON.parse(await readFile(path, 'utf8')) as StoredSlots
-    if (stored.active !== 'A' && stored.active !== 'B') throw new Error(`active slot is ${JSON.stringify(stored.active)}`)
+    if (stored.active !== 'A' && stored.active !== 'B')
+      throw new Error(`active slot is ${JSON.stringify(stored.active)}`)
     // Devices made before the floor existed start at 0.
     stored.floor ??= 0
     if (!Number.isInteger(stored.floor) || stored.floor < 0) throw new Error('the floor is not a non-negative integer')
@@ -182,7 +190,8 @@ function encodeComponent(component: SignedComponent): StoredComponent {
 
 function decodeComponent(stored: StoredComponent, path: string): SignedComponent {
   const hex = (value: unknown, what: string) => {
-    if (typeof value !== 'string' || !/^([0-9a-f]{2})+$/.test(value)) throw new HalCorruptError(`${path}: ${what} is not hex`)
+    if (typeof value !== 'string' || !/^([0-9a-f]{2})+$/.test(value))
+      throw new HalCorruptError(`${path}: ${what} is not hex`)
     return new Uint8Array(Buffer.from(value, 'hex'))
   }
   if (typeof stored?.version !== 'string') throw new HalCorruptError(`${path}: the bootloader version is missing`)

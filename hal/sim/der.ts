@@ -20,7 +20,8 @@ export function objectIdentifier(dotted: string): Uint8Array {
   const bytes: number[] = []
   for (const arc of [40 * first + second, ...rest]) {
     const base128 = [arc & 0x7f]
-    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) base128.unshift((value & 0x7f) | 0x80)
+    for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128))
+      base128.unshift((value & 0x7f) | 0x80)
     bytes.push(...base128)
   }
   return tlv(0x06, Uint8Array.from(bytes))

@@ -55,7 +55,13 @@ export class SimDiskSpace {
    * disk the first `torn` bytes (default half) land and then the write fails, as a real write
    * torn by ENOSPC does.
    */
-  async write(file: FileHandle, data: Uint8Array, position: number | null, path: string, torn = Math.floor(data.length / 2)): Promise<void> {
+  async write(
+    file: FileHandle,
+    data: Uint8Array,
+    position: number | null,
+    path: string,
+    torn = Math.floor(data.length / 2),
+  ): Promise<void> {
     if (!this.full()) return writeAll(file, data, position)
     await writeAll(file, data.subarray(0, torn), position)
     throw noSpaceError('write', path)

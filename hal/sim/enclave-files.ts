@@ -34,7 +34,9 @@ export async function readOptionalEnclaveFile<T>(path: string, parse: (text: str
 }
 
 function unreadable(path: string, cause?: unknown): HalCorruptError {
-  return new HalCorruptError(`enclave file ${path} is missing or unreadable; the device cannot be restored from it`, { cause })
+  return new HalCorruptError(`enclave file ${path} is missing or unreadable; the device cannot be restored from it`, {
+    cause,
+  })
 }
 
 export async function exists(path: string): Promise<boolean> {

@@ -80,7 +80,8 @@ export class FileJournalMedia implements JournalMedia {
   }
 
   async readRange(id: string, start: number, length: number): Promise<Uint8Array> {
-    if (!Number.isSafeInteger(start) || start < 0 || !Number.isSafeInteger(length) || length < 0) throw new RangeError('start and length must be whole numbers')
+    if (!Number.isSafeInteger(start) || start < 0 || !Number.isSafeInteger(length) || length < 0)
+      throw new RangeError('start and length must be whole numbers')
     const file = await open(this.path(id), 'r')
     try {
       const buffer = Buffer.alloc(length)
@@ -94,7 +95,11 @@ export class FileJournalMedia implements JournalMedia {
   async open(id: string): Promise<AppendHandle> {
     const path = this.path(id)
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    const file = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC, 0o600)
+    const file = await open(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC,
+      0o600,
+    )
     try {
       const { size } = await file.stat()
       await this.syncDir()

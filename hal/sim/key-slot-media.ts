@@ -29,7 +29,10 @@ export class FileKeySlotMedia implements KeySlotMedia {
   readonly #space: SimDiskSpace
   #file: Promise<FileHandle> | undefined
 
-  constructor(dir: string, { slotCount = 1024, slotSize = 512, space = new SimDiskSpace(dirname(dir)) }: KeySlotMediaOptions = {}) {
+  constructor(
+    dir: string,
+    { slotCount = 1024, slotSize = 512, space = new SimDiskSpace(dirname(dir)) }: KeySlotMediaOptions = {},
+  ) {
     if (!Number.isSafeInteger(slotCount) || slotCount < 1) throw new RangeError('slotCount must be a positive integer')
     if (!Number.isSafeInteger(slotSize) || slotSize < 1) throw new RangeError('slotSize must be a positive integer')
     this.slotCount = slotCount
@@ -50,7 +53,10 @@ export class FileKeySlotMedia implements KeySlotMedia {
     const size = this.slotCount * this.slotSize
     // Bytes past the last slot mean the file was made for another geometry: reading it as this
     // one would misplace every slot.
-    if (stored.length > size) throw new HalCorruptError(`${this.#path} is ${stored.length} bytes, more than ${this.slotCount} slots of ${this.slotSize}`)
+    if (stored.length > size)
+      throw new HalCorruptError(
+        `${this.#path} is ${stored.length} bytes, more than ${this.slotCount} slots of ${this.slotSize}`,
+      )
     const whole = new Uint8Array(size)
     whole.set(stored)
     return Array.from({ length: this.slotCount }, (_, i) => whole.subarray(i * this.slotSize, (i + 1) * this.slotSize))
@@ -61,7 +67,8 @@ export class FileKeySlotMedia implements KeySlotMedia {
       throw new RangeError(`key slot index must be an integer from 0 to ${this.slotCount - 1}`)
     }
     if (!(data instanceof Uint8Array)) throw new TypeError('key slot data must be a Uint8Array')
-    if (data.length > this.slotSize) throw new RangeError(`key slot data is ${data.length} bytes, more than the ${this.slotSize} of a slot`)
+    if (data.length > this.slotSize)
+      throw new RangeError(`key slot data is ${data.length} bytes, more than the ${this.slotSize} of a slot`)
     const slot = new Uint8Array(this.slotSize)
     slot.set(data)
     const file = await this.handle()

@@ -6,7 +6,12 @@ import type { BootSlots, Hal, OpenHalOptions } from '../types.js'
 import { fromPem } from '../x509/pem.js'
 import { createBootSlots, loadBootSlots, SimFirmwareSlots } from './boot-slots.js'
 import { DataDirLock } from './data-dir-lock.js'
-import { SYSTEM_RESERVED_SECTORS, newDeviceIdentity, readDeviceIdentity, writeDeviceIdentity } from './device-identity.js'
+import {
+  SYSTEM_RESERVED_SECTORS,
+  newDeviceIdentity,
+  readDeviceIdentity,
+  writeDeviceIdentity,
+} from './device-identity.js'
 import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
 import { DEV_BACKEND_PUBLIC_KEY } from './backend-key-dev.js'
 import { hostClock } from './host-clock.js'
@@ -40,7 +45,9 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
   const faultFiles = simFaultFiles(dataDir)
   const entropy = new HealthTestedEntropy(new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy))
   startupTest(entropy)
-  const factoryRoot = checkedFactoryRoot(options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array))
+  const factoryRoot = checkedFactoryRoot(
+    options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array),
+  )
   const enclaveDir = join(dataDir, 'enclave')
   const bootDir = join(dataDir, 'boot')
   let identity = await readDeviceIdentity(dataDir)
@@ -76,7 +83,13 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     storage: identity.storage,
     disks:
       identity.variant === 'P'
-        ? new SimDisks(join(dataDir, 'disks'), identity.storage.capacitySectors, SYSTEM_RESERVED_SECTORS, enclave.sealer('disks'), entropy)
+        ? new SimDisks(
+            join(dataDir, 'disks'),
+            identity.storage.capacitySectors,
+            SYSTEM_RESERVED_SECTORS,
+            enclave.sealer('disks'),
+            entropy,
+          )
         : undefined,
     boot,
     firmwareSlots: new SimFirmwareSlots(bootDir, boot.running),

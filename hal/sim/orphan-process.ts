@@ -16,5 +16,6 @@ export async function killOrphan(pidFile: string, markers: string[]): Promise<vo
     return
   }
   const deadline = Date.now() + 5000
-  while (Date.now() < deadline && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '') await sleep(20)
+  while (Date.now() < deadline && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '')
+    await sleep(20)
 }

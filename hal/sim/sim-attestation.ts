@@ -67,10 +67,12 @@ export class SimAttestation {
 async function loadOrCreateKey(path: string, provisioned: boolean): Promise<KeyObject> {
   const stored = await readOptionalEnclaveFile(path, (pem) => createPrivateKey(pem))
   if (stored) {
-    if (stored.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new HalCorruptError(`${path} does not hold a P-256 key`)
+    if (stored.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+      throw new HalCorruptError(`${path} does not hold a P-256 key`)
     return stored
   }
-  if (provisioned) throw new HalCorruptError(`${path} is missing on a provisioned device; its certificate is useless without it`)
+  if (provisioned)
+    throw new HalCorruptError(`${path} is missing on a provisioned device; its certificate is useless without it`)
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   await writeFileAtomic(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600)
   return privateKey

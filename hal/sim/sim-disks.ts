@@ -60,7 +60,11 @@ export class SimDisks implements DiskStore {
 
   async format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void> {
     const disk1Sectors = this.capacitySectors - this.reservedSectors - disk0Sectors
-    if (!Number.isSafeInteger(disk0Sectors) || disk0Sectors * SECTOR < FORMATTED_HEAD || disk1Sectors * SECTOR < FORMATTED_HEAD) {
+    if (
+      !Number.isSafeInteger(disk0Sectors) ||
+      disk0Sectors * SECTOR < FORMATTED_HEAD ||
+      disk1Sectors * SECTOR < FORMATTED_HEAD
+    ) {
       throw new HalError(`a Disk 0 of ${disk0Sectors} sectors does not fit the card`)
     }
     if (typeof onProgress !== 'function') throw new TypeError('onProgress must be a function')
@@ -78,11 +82,16 @@ export class SimDisks implements DiskStore {
     if (disk !== 0 && disk !== 1) throw new RangeError('the disk number must be 0 or 1')
     if (mode !== 'ro' && mode !== 'rw') throw new RangeError("the mode must be 'ro' or 'rw'")
     if (disk === 0 && cipher !== undefined) throw new RangeError('Disk 0 is not encrypted: it takes no cipher')
-    if (disk === 1 && cipher !== 'AES-CTR' && cipher !== 'AES-XTS') throw new RangeError("Disk 1 needs its cipher: 'AES-CTR' or 'AES-XTS'")
+    if (disk === 1 && cipher !== 'AES-CTR' && cipher !== 'AES-XTS')
+      throw new RangeError("Disk 1 needs its cipher: 'AES-CTR' or 'AES-XTS'")
     return this.serially(() => this.unlock(disk, mode, cipher))
   }
 
-  private async reformat(disk0Sectors: number, disk1Sectors: number, onProgress: (percent: number) => void): Promise<void> {
+  private async reformat(
+    disk0Sectors: number,
+    disk1Sectors: number,
+    onProgress: (percent: number) => void,
+  ): Promise<void> {
     // Before the layout goes: a format refused for want of space leaves the disks as they were.
     this.space.check('open', join(this.dir, DISK_KEY))
     await this.lockAll()
@@ -127,7 +136,9 @@ export class SimDisks implements DiskStore {
       sectorCipher?.destroy()
       throw err
     })
-    const handle = new SimDiskHandle(disk, sectors, mode, file, sectorCipher, { path, space: this.space }, () => this.#handles.delete(handle))
+    const handle = new SimDiskHandle(disk, sectors, mode, file, sectorCipher, { path, space: this.space }, () =>
+      this.#handles.delete(handle),
+    )
     this.#handles.add(handle)
     return handle
   }
@@ -157,7 +168,8 @@ export class SimDisks implements DiskStore {
     } catch (err) {
       throw new HalCorruptError('the Disk 1 key does not unseal; format the disks again', { cause: err })
     }
-    if (key.length !== DISK_KEY_BYTES) throw new HalCorruptError(`the Disk 1 key is not ${DISK_KEY_BYTES} bytes; format the disks again`)
+    if (key.length !== DISK_KEY_BYTES)
+      throw new HalCorruptError(`the Disk 1 key is not ${DISK_KEY_BYTES} bytes; format the disks again`)
     return Buffer.from(key.buffer, key.byteOffset, key.length)
   }
 }
@@ -167,7 +179,8 @@ async function openImage(path: string, mode: DiskMode, disk: 0 | 1, sectors: num
   try {
     file = await open(path, mode === 'rw' ? 'r+' : 'r')
   } catch (err) {
-    if (errorCode(err) === 'ENOENT') throw new HalCorruptError(`the image of Disk ${disk} is missing; format the disks again`)
+    if (errorCode(err) === 'ENOENT')
+      throw new HalCorruptError(`the image of Disk ${disk} is missing; format the disks again`)
     throw err
   }
   try {
@@ -210,7 +223,8 @@ class SimDiskHandle implements DiskHandle {
     this.checkRange(sector, count)
     const bytes = Buffer.alloc(count * SECTOR)
     const { bytesRead } = await file.read(bytes, 0, bytes.length, sector * SECTOR)
-    if (bytesRead !== bytes.length) throw new HalCorruptError(`the image of Disk ${this.disk} is shorter than its layout`)
+    if (bytesRead !== bytes.length)
+      throw new HalCorruptError(`the image of Disk ${this.disk} is shorter than its layout`)
     const { cipher } = this
     if (cipher) {
       // Locked while the bytes were read: the key is gone, and so is the right to read.
@@ -233,7 +247,11 @@ class SimDiskHandle implements DiskHandle {
     const plain = Buffer.from(data.buffer, data.byteOffset, data.length)
     const { cipher } = this
     const stored = cipher
-      ? Buffer.concat(Array.from({ length: count }, (_, i) => cipher.encrypt(sector + i, plain.subarray(i * SECTOR, (i + 1) * SECTOR))))
+      ? Buffer.concat(
+          Array.from({ length: count }, (_, i) =>
+            cipher.encrypt(sector + i, plain.subarray(i * SECTOR, (i + 1) * SECTOR)),
+          ),
+        )
       : plain
     // A write torn by a full disk lands whole sectors, as a block device's does.
     await this.image.space.write(file, stored, sector * SECTOR, this.image.path, Math.floor(count / 2) * SECTOR)

@@ -67,7 +67,12 @@ export class SimEnclave implements Enclave {
   }
 
   /** Generates every key of a new device and stores them in `dir`. */
-  static async create(dir: string, identity: SimEnclaveIdentity, entropy: EntropySource, clock: Clock): Promise<SimEnclave> {
+  static async create(
+    dir: string,
+    identity: SimEnclaveIdentity,
+    entropy: EntropySource,
+    clock: Clock,
+  ): Promise<SimEnclave> {
     await mkdir(dir, { recursive: true, mode: 0o700 })
     const pkcs8Pem = { format: 'pem', type: 'pkcs8' } as const
     await writeFileAtomic(join(dir, LOG_SIGNING_KEY), generateKeyPairSync('ed25519').privateKey.export(pkcs8Pem), 0o600)
@@ -77,14 +82,22 @@ export class SimEnclave implements Enclave {
   }
 
   /** `activateStagedTls`: true for the open of a device boot (the data-dir lock holder). */
-  static async load(dir: string, identity: SimEnclaveIdentity, entropy: EntropySource, activateStagedTls: boolean): Promise<SimEnclave> {
+  static async load(
+    dir: string,
+    identity: SimEnclaveIdentity,
+    entropy: EntropySource,
+    activateStagedTls: boolean,
+  ): Promise<SimEnclave> {
     const logSigningKey = await readPrivateKey(join(dir, LOG_SIGNING_KEY), 'ed25519')
     const identityKey = await readPrivateKey(join(dir, IDENTITY_KEY), 'x25519')
     const tls = await TlsStore.load(dir, identity.devid, activateStagedTls)
     const credentials = await CredentialStore.load(join(dir, CREDENTIALS))
     const { genuineId } = identity
     const attestation = genuineId === undefined ? undefined : await SimAttestation.load(dir, { ...identity, genuineId })
-    const sealing = { keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy), disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy) }
+    const sealing = {
+      keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy),
+      disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy),
+    }
     return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, genuineId)
   }
 

@@ -23,7 +23,8 @@ export class SimFaultInjector implements FaultInjector {
 
   async setTemperature(celsius: number | undefined): Promise<void> {
     if (celsius === undefined) return rm(this.files.temperature, { force: true })
-    if (!Number.isFinite(celsius)) throw new RangeError(`a temperature must be a finite number of degrees Celsius, got ${celsius}`)
+    if (!Number.isFinite(celsius))
+      throw new RangeError(`a temperature must be a finite number of degrees Celsius, got ${celsius}`)
     await knob(this.files.temperature, String(celsius))
   }
 
@@ -44,7 +45,8 @@ export class SimFaultInjector implements FaultInjector {
     const starts = lineStarts(text).filter((start) => text[start] !== 0x23)
     const line = Math.floor((starts.length - 1) / 2)
     const start = starts[line]
-    if (start === undefined || starts.length < 3) throw new RangeError(`journal file ${id} has too few records to corrupt one`)
+    if (start === undefined || starts.length < 3)
+      throw new RangeError(`journal file ${id} has too few records to corrupt one`)
     // The time field's last hex digit: the line still parses, only its MAC and the chain break.
     const at = text.indexOf(0x7c, text.indexOf(0x7c, start) + 1) - 1
     const flipped = text[at] === 0x30 ? 0x31 : 0x30
@@ -78,7 +80,7 @@ async function knob(file: string, text: string): Promise<void> {
 
 function lineStarts(text: Buffer): number[] {
   const starts: number[] = []
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     const end = text.indexOf(0x0a, start)
     if (end < 0) break
     starts.push(start)

@@ -19,7 +19,9 @@ export class SimTemperature implements TemperatureSensor {
     }
     const celsius = Number(text.trim())
     if (text.trim() === '' || !Number.isFinite(celsius)) {
-      throw new HalCorruptError(`${this.overrideFile} should hold a temperature in degrees Celsius, not ${JSON.stringify(text)}`)
+      throw new HalCorruptError(
+        `${this.overrideFile} should hold a temperature in degrees Celsius, not ${JSON.stringify(text)}`,
+      )
     }
     return Math.round(celsius)
   }

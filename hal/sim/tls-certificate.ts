@@ -51,7 +51,9 @@ export function createTlsCertificate(devid: string, serial: Uint8Array, now: num
 
 function serverExtensions(): Uint8Array[] {
   const extension = (oid: string, critical: boolean, value: Uint8Array) =>
-    critical ? sequence(objectIdentifier(oid), booleanTrue(), octetString(value)) : sequence(objectIdentifier(oid), octetString(value))
+    critical
+      ? sequence(objectIdentifier(oid), booleanTrue(), octetString(value))
+      : sequence(objectIdentifier(oid), octetString(value))
   return [
     extension('2.5.29.19', true, sequence()), // basicConstraints: not a CA
     extension('2.5.29.15', true, bitString(Uint8Array.of(0x80), 7)), // keyUsage: digitalSignature

@@ -66,7 +66,9 @@ export class TlsStore {
 
   problem({ certChainDer, keyPkcs8 }: TlsMaterial): TlsProblem | undefined {
     const key = keyPkcs8 ? parsePkcs8(keyPkcs8) : this.#ownKey
-    return key ? tlsChainProblem(certChainDer, key) : { code: 'unsupported_key', message: 'the TLS key is not an unencrypted PKCS#8 private key' }
+    return key
+      ? tlsChainProblem(certChainDer, key)
+      : { code: 'unsupported_key', message: 'the TLS key is not an unencrypted PKCS#8 private key' }
   }
 
   async stage(material: TlsMaterial): Promise<void> {
@@ -120,7 +122,10 @@ export class TlsStore {
 
 async function readCredentials(certFile: string, keyFile: string): Promise<TlsCredentials> {
   const key = await readEnclaveFile(keyFile, (pem) => createPrivateKey(pem))
-  const leaf = await readEnclaveFile(certFile, (pem) => new X509Certificate(Buffer.from(fromPem(pem, 'CERTIFICATE')[0] ?? [])))
+  const leaf = await readEnclaveFile(
+    certFile,
+    (pem) => new X509Certificate(Buffer.from(fromPem(pem, 'CERTIFICATE')[0] ?? [])),
+  )
   if (!leaf.checkPrivateKey(key)) throw new HalCorruptError(`${certFile} does not match the key in ${keyFile}`)
   return { certFile, keyFile, certDer: new Uint8Array(leaf.raw) }
 }

@@ -34,7 +34,10 @@ const GENUINE_ID = /^[\x21-\x7e]{1,255}$/
 
 /** SHA-256 of the key's canonical SPKI DER (accepts any SPKI encoding of the same key). */
 export function attestationKeyHash(spkiDer: Uint8Array): Uint8Array {
-  const canonical = createPublicKey({ key: Buffer.from(spkiDer), format: 'der', type: 'spki' }).export({ type: 'spki', format: 'der' })
+  const canonical = createPublicKey({ key: Buffer.from(spkiDer), format: 'der', type: 'spki' }).export({
+    type: 'spki',
+    format: 'der',
+  })
   return new Uint8Array(createHash('sha256').update(canonical).digest())
 }
 
@@ -75,7 +78,8 @@ export function verifyGenuine(statement: GenuineStatement, publicKey: KeyObject)
 
 function encodeClaims({ kind, devid, genuineId, keyHash }: GenuineClaims): Buffer {
   if (!/^[0-9a-f]{16}$/.test(devid)) throw new RangeError(`devid ${JSON.stringify(devid)} is not 16 hex chars`)
-  if (!GENUINE_ID.test(genuineId)) throw new RangeError(`genuineId ${JSON.stringify(genuineId)} is not 1-255 printable ASCII chars`)
+  if (!GENUINE_ID.test(genuineId))
+    throw new RangeError(`genuineId ${JSON.stringify(genuineId)} is not 1-255 printable ASCII chars`)
   if (keyHash.length !== HASH_BYTES) throw new RangeError('keyHash is not 32 bytes')
   return Buffer.concat([
     MAGIC,

@@ -11,17 +11,22 @@ export function tlsChainProblem(chainDer: Uint8Array[], key?: KeyObject): TlsPro
   const certs: X509Certificate[] = []
   for (const [index, der] of chainDer.entries()) {
     const cert = parseDerCertificate(der)
-    if (!cert) return { code: 'bad_certificate', message: `certificate ${index} of the chain is not a DER X.509 certificate` }
+    if (!cert)
+      return { code: 'bad_certificate', message: `certificate ${index} of the chain is not a DER X.509 certificate` }
     certs.push(cert)
   }
   for (let index = 1; index < certs.length; index++) {
     const [subject, issuer] = [certs[index - 1] as X509Certificate, certs[index] as X509Certificate]
     if (!subject.checkIssued(issuer) || !subject.verify(issuer.publicKey)) {
-      return { code: 'bad_chain', message: `certificate ${index - 1} of the chain is not issued by certificate ${index}` }
+      return {
+        code: 'bad_chain',
+        message: `certificate ${index - 1} of the chain is not issued by certificate ${index}`,
+      }
     }
   }
   if (!key) return undefined
-  if (!isServableKey(key)) return { code: 'unsupported_key', message: 'the TLS key must be ECDSA P-256 or RSA of 2048 bits or more' }
+  if (!isServableKey(key))
+    return { code: 'unsupported_key', message: 'the TLS key must be ECDSA P-256 or RSA of 2048 bits or more' }
   if (!(certs[0] as X509Certificate).checkPrivateKey(key)) {
     return { code: 'key_mismatch', message: 'the leaf certificate does not certify the TLS key' }
   }

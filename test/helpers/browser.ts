@@ -6,7 +6,9 @@ import { chromium, type Page } from 'playwright-core'
 export const CHROMIUM = '/usr/bin/chromium'
 
 /** A tap `skip` reason when there is no browser to test with, else false. */
-export const noChromium: string | false = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium)`
+export const noChromium: string | false = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is not installed (apt-get install chromium)`
 
 export interface BrowserPage {
   page: Page
@@ -27,10 +29,12 @@ export async function openPage(t: Test): Promise<BrowserPage> {
   page.on('pageerror', (error) => problems.push(error.message))
   page.on('console', (message) => {
     // Chromium also logs every 4xx answer so; the responses are judged below.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text())
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(message.text())
   })
   page.on('response', (response) => {
-    if (response.status() >= 400 && !new URL(response.url()).pathname.startsWith('/api/')) problems.push(`${response.status()} ${response.url()}`)
+    if (response.status() >= 400 && !new URL(response.url()).pathname.startsWith('/api/'))
+      problems.push(`${response.status()} ${response.url()}`)
   })
   return { page, problems }
 }

@@ -81,7 +81,11 @@ export class EncryptLoad {
     }
   }
 
-  private encrypt(kid: string, token: string, plaintext: string): Promise<Pick<Outcome, 'status' | 'contentType' | 'json' | 'error'>> {
+  private encrypt(
+    kid: string,
+    token: string,
+    plaintext: string,
+  ): Promise<Pick<Outcome, 'status' | 'contentType' | 'json' | 'error'>> {
     const body = JSON.stringify({ alg: 'AES256-GCM', kid, msg: b64(Buffer.from(plaintext)) })
     return new Promise((resolve) => {
       const req = request(
@@ -97,7 +101,13 @@ export class EncryptLoad {
           let text = ''
           res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
           res.on('error', (err) => resolve({ error: errorName(err) }))
-          res.on('end', () => resolve({ status: res.statusCode!, contentType: String(res.headers['content-type']), json: jsonOrUndefined(text) }))
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              contentType: String(res.headers['content-type']),
+              json: jsonOrUndefined(text),
+            }),
+          )
         },
       )
       req.on('error', (err) => resolve({ error: errorName(err) }))

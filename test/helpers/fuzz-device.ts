@@ -79,10 +79,15 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
     const gen = tokens.get('keymgmt:gen')!
     kids = {
       aes: await createKey(owner.https, gen, { label: 'fuzz-aes', type: 'AES256' }),
-      x25519: await createKey(owner.https, gen, { label: 'fuzz-x25519', type: 'CURVE25519', descr: Buffer.from('fuzz descr').toString('base64') }),
+      x25519: await createKey(owner.https, gen, {
+        label: 'fuzz-x25519',
+        type: 'CURVE25519',
+        descr: Buffer.from('fuzz descr').toString('base64'),
+      }),
       spare: await createKey(owner.https, gen, { label: 'fuzz-spare', type: 'AES128' }),
     }
-    for (const kid of [kids.aes, kids.x25519]) tokens.set(`keymgmt:use:${kid}`, await login(owner.base, `keymgmt:use:${kid}`))
+    for (const kid of [kids.aes, kids.x25519])
+      tokens.set(`keymgmt:use:${kid}`, await login(owner.base, `keymgmt:use:${kid}`))
   }
   await sleep(Math.max(0, expiry * 1000 + 100 - Date.now()))
   return {
@@ -113,20 +118,28 @@ function peerCertificate(port: number): Promise<Buffer> {
 /** A user token the route accepts (`kid` fills a `<kid>` scope), or undefined when it needs none. */
 export function rightToken(fd: FuzzDevice, route: Route, kid = fd.kids.aes): string | undefined {
   if (!route.scopes) return route.auth === 'open' ? undefined : fd.owner.token
-  for (const [scope, token] of fd.tokens) if (route.scopes.some((required) => scopeSatisfies(scope, required, { kid }))) return token
+  for (const [scope, token] of fd.tokens)
+    if (route.scopes.some((required) => scopeSatisfies(scope, required, { kid }))) return token
   return undefined
 }
 
 /** A valid user token the route refuses (403). */
 export function wrongToken(fd: FuzzDevice, route: Route): string {
-  const refused = [...fd.tokens].find(([scope]) => !route.scopes?.some((required) => scopeSatisfies(scope, required, {})))
+  const refused = [...fd.tokens].find(
+    ([scope]) => !route.scopes?.some((required) => scopeSatisfies(scope, required, {})),
+  )
   return refused?.[1] ?? fd.expired
 }
 
 /** What is wrong with the outcome of one well-formed request: no answer, or a bad one. */
 export function outcomeProblems(outcome: RawOutcome, head = false): string[] {
   const [first] = outcome.responses
-  if (!first) return [outcome.timedOut ? 'no answer in time' : `the connection closed without an answer${outcome.error ? ` (${outcome.error})` : ''}`]
+  if (!first)
+    return [
+      outcome.timedOut
+        ? 'no answer in time'
+        : `the connection closed without an answer${outcome.error ? ` (${outcome.error})` : ''}`,
+    ]
   return answerProblems(first, head)
 }
 
@@ -137,7 +150,10 @@ export function outcomeProblems(outcome: RawOutcome, head = false): string[] {
 export async function statusProblems({ http }: { http: Target }): Promise<string[]> {
   const outcome = await rawExchange(http, { steps: [requestHead('GET', '/api/system/status', [])] })
   const [answer] = outcome.responses
-  if (answer?.status !== 200) return [`status answered ${answer?.status ?? (outcome.timedOut ? 'nothing in time' : 'with a close')} after the run`]
+  if (answer?.status !== 200)
+    return [
+      `status answered ${answer?.status ?? (outcome.timedOut ? 'nothing in time' : 'with a close')} after the run`,
+    ]
   const { fls_state } = JSON.parse(answer.body.toString()) as { fls_state: number }
   return fls_state === 0 ? [] : [`the device is in a fail state after the run: fls_state ${fls_state}`]
 }
@@ -153,7 +169,12 @@ export function assertNone(problems: string[], sent: Buffer | string): void {
  * Runs a property with a fixed seed, so that every run of the suite sends the same requests;
  * `examples` (the inputs of bugs found before) run first, every time.
  */
-export function check<Ts extends [unknown, ...unknown[]]>(property: fc.IAsyncProperty<Ts>, seed: number, numRuns: number, examples: Ts[] = []): Promise<void> {
+export function check<Ts extends [unknown, ...unknown[]]>(
+  property: fc.IAsyncProperty<Ts>,
+  seed: number,
+  numRuns: number,
+  examples: Ts[] = [],
+): Promise<void> {
   return fc.assert(property, { seed, numRuns, examples, endOnFailure: true })
 }
 

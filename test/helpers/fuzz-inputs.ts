@@ -8,25 +8,148 @@ const b64 = (bytes: Uint8Array | number[]) => Buffer.from(bytes).toString('base6
 const zeros = (n: number) => new Uint8Array(n)
 
 /** X25519 points of small order: a shared secret with them is all zeros (RFC 7748 §6). */
-const LOW_ORDER_X25519 = [zeros(32), Uint8Array.from([1, ...zeros(31)]), Uint8Array.from(Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'))]
+const LOW_ORDER_X25519 = [
+  zeros(32),
+  Uint8Array.from([1, ...zeros(31)]),
+  Uint8Array.from(Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex')),
+]
 
 /** Strings that break parsers, and look-alikes of the API's own values. */
 const SPECIAL_STRINGS = [
-  '', ' ', '\u0000', '\u0007', '\t', 'null', 'true', '0', '-1', '1e309', 'NaN', '\ud800', '\udc00x', '\u202e', '\ufeff', '%00', '%', '%zz',
-  '../../etc/passwd', '..', '.', '/', '\\', '*', '^', '$', '^$', '=', '====', 'A', 'AA', 'AAA=', 'AAAA', 'AAAAA', '_-_-', '+/+/', 'AQ==\n',
-  ...LOW_ORDER_X25519.map(b64), b64(zeros(16)), b64(zeros(31)), b64(zeros(33)), b64(zeros(64)), b64(zeros(65)), Buffer.from(zeros(32)).toString('base64url'),
-  '00'.repeat(16), 'FF'.repeat(16), 'ff'.repeat(15), 'g'.repeat(32), '0x' + '0'.repeat(30),
-  'AES256', 'AES256-GCM', 'aes256-gcm', 'AES512-GCM', 'CURVE25519', 'SECP256R1', 'ED25519', 'SHA2-256', 'ECDH', 'ExDSA', 'ECDH,ExDSA', 'ECDH,', ',',
-  'keymgmt:use:', 'system:config', 'U', 'M',
-  '1.1.1.1/33', '256.0.0.1', '*.', '*.a', 'https://', 'http://[::1]:99999', 'xn--', '-a', 'a'.repeat(64), 'a'.repeat(254),
-  'x'.repeat(65), '\u00e9'.repeat(64), '\u{1f600}'.repeat(33), '<script>', '"', "'", '\\u0000', '${x}', '{{x}}',
+  '',
+  ' ',
+  '\u0000',
+  '\u0007',
+  '\t',
+  'null',
+  'true',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '\ud800',
+  '\udc00x',
+  '\u202e',
+  '\ufeff',
+  '%00',
+  '%',
+  '%zz',
+  '../../etc/passwd',
+  '..',
+  '.',
+  '/',
+  '\\',
+  '*',
+  '^',
+  '$',
+  '^$',
+  '=',
+  '====',
+  'A',
+  'AA',
+  'AAA=',
+  'AAAA',
+  'AAAAA',
+  '_-_-',
+  '+/+/',
+  'AQ==\n',
+  ...LOW_ORDER_X25519.map(b64),
+  b64(zeros(16)),
+  b64(zeros(31)),
+  b64(zeros(33)),
+  b64(zeros(64)),
+  b64(zeros(65)),
+  Buffer.from(zeros(32)).toString('base64url'),
+  '00'.repeat(16),
+  'FF'.repeat(16),
+  'ff'.repeat(15),
+  'g'.repeat(32),
+  '0x' + '0'.repeat(30),
+  'AES256',
+  'AES256-GCM',
+  'aes256-gcm',
+  'AES512-GCM',
+  'CURVE25519',
+  'SECP256R1',
+  'ED25519',
+  'SHA2-256',
+  'ECDH',
+  'ExDSA',
+  'ECDH,ExDSA',
+  'ECDH,',
+  ',',
+  'keymgmt:use:',
+  'system:config',
+  'U',
+  'M',
+  '1.1.1.1/33',
+  '256.0.0.1',
+  '*.',
+  '*.a',
+  'https://',
+  'http://[::1]:99999',
+  'xn--',
+  '-a',
+  'a'.repeat(64),
+  'a'.repeat(254),
+  'x'.repeat(65),
+  '\u00e9'.repeat(64),
+  '\u{1f600}'.repeat(33),
+  '<script>',
+  '"',
+  "'",
+  '\\u0000',
+  '${x}',
+  '{{x}}',
 ]
 
 /** Numbers around the API's limits and JavaScript's. */
-const SPECIAL_NUMBERS = [0, -0, 1, -1, 0.5, 15, 16, 127, 128, 255, 256, 0x51, 0xa3, 65535, 65536, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e21, 1e308, 5e-324]
+const SPECIAL_NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  15,
+  16,
+  127,
+  128,
+  255,
+  256,
+  0x51,
+  0xa3,
+  65535,
+  65536,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e21,
+  1e308,
+  5e-324,
+]
 
 /** JSON number and string literals that JSON.stringify never writes. */
-const RAW_LITERALS = ['1e400', '-1e400', '-0', '0.0000000000000000000001', '123456789012345678901234567890', '1E2', '"\\ud800"', '"\\udfff\\ud800"', '"\\u0000"', '"\\/"', '"a\\u0000b"', '[]', '{}', 'null', 'true', 'false', '""']
+const RAW_LITERALS = [
+  '1e400',
+  '-1e400',
+  '-0',
+  '0.0000000000000000000001',
+  '123456789012345678901234567890',
+  '1E2',
+  '"\\ud800"',
+  '"\\udfff\\ud800"',
+  '"\\u0000"',
+  '"\\/"',
+  '"a\\u0000b"',
+  '[]',
+  '{}',
+  'null',
+  'true',
+  'false',
+  '""',
+]
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...SPECIAL_STRINGS), weight: 4 },
@@ -36,7 +159,11 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.integer({ min: 60, max: 9000 }).map((n) => 'A'.repeat(n)), weight: 1 },
 )
 
-const nastyNumber: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(...SPECIAL_NUMBERS), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))
+const nastyNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(...SPECIAL_NUMBERS),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+)
 
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: nastyString, weight: 4 },
@@ -96,18 +223,87 @@ export function bodyPlan(fields: readonly string[]): fc.Arbitrary<BodyPlan> {
     { arbitrary: fc.record({ kind: fc.constant('set' as const), variant, field, value: nastyValue }), weight: 8 },
     { arbitrary: fc.record({ kind: fc.constant('special' as const), variant, field, pick: fc.nat() }), weight: 8 },
     { arbitrary: fc.record({ kind: fc.constant('delete' as const), variant, field }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('raw' as const), variant, field, literal: fc.constantFrom(...RAW_LITERALS) }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('flip' as const), variant, field, at, xor: fc.integer({ min: 1, max: 255 }) }), weight: 3 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('raw' as const),
+        variant,
+        field,
+        literal: fc.constantFrom(...RAW_LITERALS),
+      }),
+      weight: 2,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('flip' as const),
+        variant,
+        field,
+        at,
+        xor: fc.integer({ min: 1, max: 255 }),
+      }),
+      weight: 3,
+    },
     { arbitrary: fc.record({ kind: fc.constant('cut' as const), variant, at }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('byte' as const), variant, at, byte: fc.nat(255), replace: fc.boolean() }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('wrap' as const), variant, prefix: fc.constantFrom('', ...WRAPS), suffix: fc.constantFrom('', ...WRAPS) }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('byte' as const),
+        variant,
+        at,
+        byte: fc.nat(255),
+        replace: fc.boolean(),
+      }),
+      weight: 2,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('wrap' as const),
+        variant,
+        prefix: fc.constantFrom('', ...WRAPS),
+        suffix: fc.constantFrom('', ...WRAPS),
+      }),
+      weight: 1,
+    },
     // Arrays nest deepest in the 7300 bytes a body may have.
-    { arbitrary: fc.record({ kind: fc.constant('deep' as const), variant, field, depth: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1500, max: 3600 })), array: fc.constant(true) }), weight: 3 },
-    { arbitrary: fc.record({ kind: fc.constant('deep' as const), variant, field, depth: fc.integer({ min: 1, max: 1400 }), array: fc.constant(false) }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('huge' as const), variant, field, size: fc.oneof(fc.integer({ min: 7000, max: 7400 }), fc.integer({ min: 100, max: 20000 })) }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('shape' as const), value: fc.dictionary(field, nastyValue, { maxKeys: 6 }) }), weight: 2 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('deep' as const),
+        variant,
+        field,
+        depth: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1500, max: 3600 })),
+        array: fc.constant(true),
+      }),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('deep' as const),
+        variant,
+        field,
+        depth: fc.integer({ min: 1, max: 1400 }),
+        array: fc.constant(false),
+      }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('huge' as const),
+        variant,
+        field,
+        size: fc.oneof(fc.integer({ min: 7000, max: 7400 }), fc.integer({ min: 100, max: 20000 })),
+      }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('shape' as const),
+        value: fc.dictionary(field, nastyValue, { maxKeys: 6 }),
+      }),
+      weight: 2,
+    },
     { arbitrary: fc.record({ kind: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 4 }) }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 600 }) }), weight: 1 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 600 }) }),
+      weight: 1,
+    },
     { arbitrary: fc.constant({ kind: 'empty' as const }), weight: 1 },
   )
 }
@@ -118,14 +314,37 @@ export function bodyPlan(fields: readonly string[]): fc.Arbitrary<BodyPlan> {
  * KID other cases and lengths; for numbers and booleans their neighbours and look-alikes.
  */
 function specialValues(value: unknown): unknown[] {
-  if (typeof value === 'string' && /^[0-9a-f]{32}$/i.test(value)) return [value.toUpperCase(), value.slice(1), `${value}0`, '0'.repeat(32), `${value.slice(1)}g`, ` ${value}`, `${value}\n`]
+  if (typeof value === 'string' && /^[0-9a-f]{32}$/i.test(value))
+    return [
+      value.toUpperCase(),
+      value.slice(1),
+      `${value}0`,
+      '0'.repeat(32),
+      `${value.slice(1)}g`,
+      ` ${value}`,
+      `${value}\n`,
+    ]
   const bytes = typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0)
   if (bytes.length && bytes.toString('base64').replace(/=+$/, '') === String(value).replace(/=+$/, '')) {
     const n = bytes.length
     const keys = n === 32 ? LOW_ORDER_X25519 : []
-    return [...keys, zeros(n), Uint8Array.from([1, ...zeros(n - 1)]), new Uint8Array(n).fill(255), bytes.subarray(1), Buffer.concat([bytes, zeros(1)]), zeros(0)]
+    return [
+      ...keys,
+      zeros(n),
+      Uint8Array.from([1, ...zeros(n - 1)]),
+      new Uint8Array(n).fill(255),
+      bytes.subarray(1),
+      Buffer.concat([bytes, zeros(1)]),
+      zeros(0),
+    ]
       .map(b64)
-      .concat([bytes.toString('base64url'), bytes.toString('base64').replace(/=+$/, ''), `${bytes.toString('base64')}=`, `${b64(bytes)}\n`, ` ${b64(bytes)}`])
+      .concat([
+        bytes.toString('base64url'),
+        bytes.toString('base64').replace(/=+$/, ''),
+        `${bytes.toString('base64')}=`,
+        `${b64(bytes)}\n`,
+        ` ${b64(bytes)}`,
+      ])
   }
   if (typeof value === 'number') return [value + 1, value - 1, -value, value + 0.5, String(value), 2 ** 53, -1, 0]
   if (typeof value === 'boolean') return [String(value), Number(value), !value, null]
@@ -141,7 +360,10 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 
 /** Every field of a body by its path, nested ones too (`tls` and `tls.crt`). */
 function fieldPaths(value: Json, prefix: string[] = []): string[][] {
-  return Object.entries(value).flatMap(([key, v]) => [[...prefix, key], ...(isObject(v) ? fieldPaths(v, [...prefix, key]) : [])])
+  return Object.entries(value).flatMap(([key, v]) => [
+    [...prefix, key],
+    ...(isObject(v) ? fieldPaths(v, [...prefix, key]) : []),
+  ])
 }
 
 function valueAt(body: Json, path: string[]): unknown {
@@ -159,10 +381,12 @@ function withValueAt(body: Json, [key, ...rest]: string[], value: unknown): Json
 export function renderBody(plan: BodyPlan, valid: readonly Json[]): Buffer {
   const base = 'variant' in plan ? valid[plan.variant % valid.length]! : {}
   const paths = fieldPaths(base)
-  const pathOf = (field: Field) => (typeof field === 'number' ? (paths[field % Math.max(1, paths.length)] ?? ['x']) : [field])
+  const pathOf = (field: Field) =>
+    typeof field === 'number' ? (paths[field % Math.max(1, paths.length)] ?? ['x']) : [field]
   const text = (value: unknown) => Buffer.from(JSON.stringify(value) ?? '', 'utf8')
   /** The body with the plan's field set to JSON text written as is. */
-  const withText = (field: Field, json: string) => Buffer.from(JSON.stringify(withValueAt(base, pathOf(field), MARK)).replace(JSON.stringify(MARK), json), 'utf8')
+  const withText = (field: Field, json: string) =>
+    Buffer.from(JSON.stringify(withValueAt(base, pathOf(field), MARK)).replace(JSON.stringify(MARK), json), 'utf8')
   const baseText = text(base)
   switch (plan.kind) {
     case 'valid':
@@ -188,7 +412,11 @@ export function renderBody(plan: BodyPlan, valid: readonly Json[]): Buffer {
       return baseText.subarray(0, plan.at % Math.max(1, baseText.length))
     case 'byte': {
       const at = plan.at % (baseText.length + 1)
-      return Buffer.concat([baseText.subarray(0, at), Buffer.from([plan.byte]), baseText.subarray(plan.replace ? at + 1 : at)])
+      return Buffer.concat([
+        baseText.subarray(0, at),
+        Buffer.from([plan.byte]),
+        baseText.subarray(plan.replace ? at + 1 : at),
+      ])
     }
     case 'wrap':
       return Buffer.concat([Buffer.from(plan.prefix, 'utf8'), baseText, Buffer.from(plan.suffix, 'utf8')])
@@ -239,5 +467,11 @@ export function headerSafe(text: string): string {
 
 /** Percent-encodes every byte of the UTF-8 text that is not unreserved; lone surrogates become U+FFFD. */
 export function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('')
+  return [...Buffer.from(text, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('')
 }

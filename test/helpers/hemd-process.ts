@@ -19,11 +19,15 @@ export const auditBin = `${distDir}/bin/hem-audit.js`
 
 /** Runs the built `hemd` as a user would, and waits for its banner. */
 export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
-  const child = spawn(process.execPath, [...HEMD_NODE_FLAGS, hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that `interrupt` can do what a terminal's Ctrl-C does.
-    detached: true,
-  })
+  const child = spawn(
+    process.execPath,
+    [...HEMD_NODE_FLAGS, hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so that `interrupt` can do what a terminal's Ctrl-C does.
+      detached: true,
+    },
+  )
   let out = ''
   let err = ''
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c))
@@ -56,7 +60,10 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
 }
 
 /** Runs a built executable to completion. */
-export async function runToEnd(bin: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToEnd(
+  bin: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''

@@ -18,7 +18,10 @@ export function jsonOrUndefined(text: string): any {
 }
 
 /** One HTTP(S) request; HTTPS accepts the device's self-signed certificate. */
-export function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+export function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const target = new URL(url)
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve, reject) => {
@@ -28,7 +31,9 @@ export function call(url: string, init: { method?: string; headers?: Record<stri
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: jsonOrUndefined(text) }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, text, json: jsonOrUndefined(text) }),
+        )
       },
     )
     req.on('error', reject)

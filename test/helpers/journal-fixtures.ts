@@ -4,7 +4,16 @@ import type { JournalMedia } from '../../hal/types.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileJournalMedia } from '../../hal/sim/journal-media.js'
-import { Journal, LogResult, LogType, readLines, type JournalEntry, type JournalOptions, type JournalPosition, type RecordLine } from '../../eventstore/index.js'
+import {
+  Journal,
+  LogResult,
+  LogType,
+  readLines,
+  type JournalEntry,
+  type JournalOptions,
+  type JournalPosition,
+  type RecordLine,
+} from '../../eventstore/index.js'
 
 /** Fixtures shared by the journal tests (eventstore-*.test.ts, hem-audit.test.ts). */
 
@@ -48,7 +57,10 @@ export function chainOver(id: string, bytes: Uint8Array): Buffer {
   let head = createHash('sha256').update('hemd.journal.v1').update(id).digest()
   let start = 0
   for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, start)) {
-    head = createHash('sha256').update(head).update(bytes.subarray(start, nl + 1)).digest()
+    head = createHash('sha256')
+      .update(head)
+      .update(bytes.subarray(start, nl + 1))
+      .digest()
     start = nl + 1
   }
   return head
@@ -60,8 +72,19 @@ export function deviceBanner(variant: 'P' | 'E'): string {
 }
 
 /** A TRANSITION entry as MachineRunner journals it. */
-export function transition(machine: string, from: string, to: string, event: string, instance?: string, version = 1): JournalEntry {
-  return { type: LogType.TRANSITION, result: 0, data: { machine, ...(instance !== undefined ? { instance } : {}), version, from, to, event } }
+export function transition(
+  machine: string,
+  from: string,
+  to: string,
+  event: string,
+  instance?: string,
+  version = 1,
+): JournalEntry {
+  return {
+    type: LogType.TRANSITION,
+    result: 0,
+    data: { machine, ...(instance !== undefined ? { instance } : {}), version, from, to, event },
+  }
 }
 
 export const KIDS = { aes: 'a'.repeat(32), ec: 'b'.repeat(32), undone: 'c'.repeat(32) }
@@ -85,7 +108,8 @@ export interface DeviceJournal {
 export async function writeDeviceJournal(dir: string, openEnd = false): Promise<DeviceJournal> {
   const media = new FileJournalMedia(dir)
   const clock = fixedClock()
-  const open = (extra: Partial<JournalOptions> = {}) => Journal.open(options(media, { clock, ...extra }, deviceBanner('P')))
+  const open = (extra: Partial<JournalOptions> = {}) =>
+    Journal.open(options(media, { clock, ...extra }, deviceBanner('P')))
   const now = () => Math.floor(clock.now() / 1000)
   const step = (seconds: number) => clock.advance(seconds * 1000)
   const ok = LogResult.OK
@@ -96,52 +120,131 @@ export async function writeDeviceJournal(dir: string, openEnd = false): Promise<
   await first.append([{ type: LogType.STARTUP, result: ok, data: { fwv: '1.0.0', slot: 'A', fls: 0 } }])
   await first.append([transition('lifecycle', 'booting', 'running', 'READY')])
   step(10)
-  await first.append([transition('provisioning', 'unprovisioned', 'provisioned', 'PROVISION'), { type: LogType.CONFIG_UPDATED, result: ok, data: { source: 200, rid: 'r1', provisioned: true } }])
+  await first.append([
+    transition('provisioning', 'unprovisioned', 'provisioned', 'PROVISION'),
+    { type: LogType.CONFIG_UPDATED, result: ok, data: { source: 200, rid: 'r1', provisioned: true } },
+  ])
   step(10)
-  const cfg = { user: 'Ada', email: 'ada@example.com', hostname: 'hem.example', ip: '192.168.7.1/24', storage_mode: 0x53, storage_disk0size: 131072 }
+  const cfg = {
+    user: 'Ada',
+    email: 'ada@example.com',
+    hostname: 'hem.example',
+    ip: '192.168.7.1/24',
+    storage_mode: 0x53,
+    storage_disk0size: 131072,
+  }
   const [, personalised] = await first.append([
     transition('personalisation', 'fresh', 'formatting', 'PERSONALISE'),
-    { type: LogType.DEVICE_INITED, result: ok, subject: 'M', data: { source: 200, rid: 'r2', cfg, instanceid: 'f'.repeat(32), at: now() } },
+    {
+      type: LogType.DEVICE_INITED,
+      result: ok,
+      subject: 'M',
+      data: { source: 200, rid: 'r2', cfg, instanceid: 'f'.repeat(32), at: now() },
+    },
   ])
   await first.append([transition('personalisation', 'formatting', 'personalised', 'FORMAT_DONE')])
-  await first.append([transition('disk', 'unformatted', 'locked', 'FORMATTED', '0'), transition('disk', 'locked', 'rw', 'UNLOCK_RW', '0'), transition('disk', 'unformatted', 'locked', 'FORMATTED', '1')])
+  await first.append([
+    transition('disk', 'unformatted', 'locked', 'FORMATTED', '0'),
+    transition('disk', 'locked', 'rw', 'UNLOCK_RW', '0'),
+    transition('disk', 'unformatted', 'locked', 'FORMATTED', '1'),
+  ])
   step(10)
   await first.append([
-    { type: LogType.AUTH_SUCCESS_INTERNAL, result: ok, subject: 'U', data: { source: 200, scope: 'keymgmt:gen', rid: 'r3' } },
-    { type: LogType.KEY_GENERATION, result: ok, subject: 'U', data: { source: 200, rid: 'r4', kid: KIDS.aes, type: 'AES256', at: now() } },
-    { type: LogType.KEY_IMPORT, result: ok, subject: 'U', data: { source: 200, rid: 'r5', kid: KIDS.ec, type: 'SECP256R1', mode: 'ExDSA', at: now() } },
-    { type: LogType.FAILED_SCOPE_CHECK, result: LogResult.FAILED, subject: 'U', data: { source: 403, scope: 'storage:disk1', rid: 'r6' } },
+    {
+      type: LogType.AUTH_SUCCESS_INTERNAL,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, scope: 'keymgmt:gen', rid: 'r3' },
+    },
+    {
+      type: LogType.KEY_GENERATION,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, rid: 'r4', kid: KIDS.aes, type: 'AES256', at: now() },
+    },
+    {
+      type: LogType.KEY_IMPORT,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, rid: 'r5', kid: KIDS.ec, type: 'SECP256R1', mode: 'ExDSA', at: now() },
+    },
+    {
+      type: LogType.FAILED_SCOPE_CHECK,
+      result: LogResult.FAILED,
+      subject: 'U',
+      data: { source: 403, scope: 'storage:disk1', rid: 'r6' },
+    },
   ])
   step(10)
   await first.append([{ ...transition('upgrade', 'idle', 'receiving', 'UPLOAD_STARTED', 'fw'), subject: 'U' }])
   await first.append([
     transition('health', 'secure', 'failed', 'TEMPERATURE_OUT_OF_RANGE'),
-    { type: LogType.NON_SECURE_STATE, result: LogResult.ERROR, data: { fls: 4, raised: 4, source: 'sensor', temp: 90, min: -40, max: 85 } },
+    {
+      type: LogType.NON_SECURE_STATE,
+      result: LogResult.ERROR,
+      data: { fls: 4, raised: 4, source: 'sensor', temp: 90, min: -40, max: 85 },
+    },
   ])
   step(10)
-  const [, shutdown] = await first.append([transition('lifecycle', 'running', 'stopped', 'STOP'), { type: LogType.SHUTDOWN, result: ok, subject: 'U', data: { source: 200, rid: 'r7' } }])
+  const [, shutdown] = await first.append([
+    transition('lifecycle', 'running', 'stopped', 'STOP'),
+    { type: LogType.SHUTDOWN, result: ok, subject: 'U', data: { source: 200, rid: 'r7' } },
+  ])
   await first.close()
   boots.push(await filesSince(0))
 
   step(100)
   const second = await open({ rotateBytes: 1 })
-  await second.append([{ type: LogType.STARTUP, result: ok, data: { fwv: '1.0.0', slot: 'A', fls: 0 } }, transition('lifecycle', 'booting', 'running', 'READY')])
-  await second.append([transition('disk', 'unformatted', 'locked', 'FORMATTED', '0'), transition('disk', 'locked', 'rw', 'UNLOCK_RW', '0'), transition('disk', 'unformatted', 'locked', 'FORMATTED', '1')])
+  await second.append([
+    { type: LogType.STARTUP, result: ok, data: { fwv: '1.0.0', slot: 'A', fls: 0 } },
+    transition('lifecycle', 'booting', 'running', 'READY'),
+  ])
+  await second.append([
+    transition('disk', 'unformatted', 'locked', 'FORMATTED', '0'),
+    transition('disk', 'locked', 'rw', 'UNLOCK_RW', '0'),
+    transition('disk', 'unformatted', 'locked', 'FORMATTED', '1'),
+  ])
   step(10)
-  const [updated] = await second.append([{ type: LogType.CONFIG_UPDATED, result: ok, subject: 'U', data: { source: 200, rid: 'r8', changed: { user: 'Bob' }, uts: now() } }])
+  const [updated] = await second.append([
+    {
+      type: LogType.CONFIG_UPDATED,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, rid: 'r8', changed: { user: 'Bob' }, uts: now() },
+    },
+  ])
   step(10)
-  await second.append([{ type: LogType.KEY_ATTRIBUTES_CHANGED, result: ok, subject: 'U', data: { source: 200, rid: 'r9', kid: KIDS.aes, label: true, descr: false, at: now() } }])
-  await second.append([{ type: LogType.KEY_DELETE, result: ok, subject: 'U', data: { source: 200, rid: 'ra', kid: KIDS.ec, type: 'SECP256R1' } }])
+  await second.append([
+    {
+      type: LogType.KEY_ATTRIBUTES_CHANGED,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, rid: 'r9', kid: KIDS.aes, label: true, descr: false, at: now() },
+    },
+  ])
+  await second.append([
+    {
+      type: LogType.KEY_DELETE,
+      result: ok,
+      subject: 'U',
+      data: { source: 200, rid: 'ra', kid: KIDS.ec, type: 'SECP256R1' },
+    },
+  ])
   const undone = { source: 200, rid: 'rb', kid: KIDS.undone, type: 'ED25519', at: now() }
   await second.append([{ type: LogType.KEY_GENERATION, result: ok, subject: 'U', data: undone }])
-  await second.append([{ type: LogType.KEY_GENERATION, result: LogResult.ERROR, subject: 'U', data: { ...undone, source: 507 } }])
+  await second.append([
+    { type: LogType.KEY_GENERATION, result: LogResult.ERROR, subject: 'U', data: { ...undone, source: 507 } },
+  ])
   await second.append([{ ...transition('disk', 'locked', 'ro', 'UNLOCK_RO', '1'), subject: 'U' }])
   await crash(second)
   boots.push(await filesSince(boots.flat().length))
 
   step(100)
   const third = await open()
-  await third.append([{ type: LogType.STARTUP, result: ok, data: { fwv: '1.0.0', slot: 'A', fls: 0 } }, transition('lifecycle', 'booting', 'running', 'READY')])
+  await third.append([
+    { type: LogType.STARTUP, result: ok, data: { fwv: '1.0.0', slot: 'A', fls: 0 } },
+    transition('lifecycle', 'booting', 'running', 'READY'),
+  ])
   await third.append([transition('disk', 'unformatted', 'locked', 'FORMATTED', '0')])
   await (openEnd ? crash(third) : third.close())
   boots.push(await filesSince(boots.flat().length))

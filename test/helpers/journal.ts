@@ -1,6 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { decodeRecordData, readLines, verifyJournal, type RecordLine, type VerifyResult } from '../../eventstore/index.js'
+import {
+  decodeRecordData,
+  readLines,
+  verifyJournal,
+  type RecordLine,
+  type VerifyResult,
+} from '../../eventstore/index.js'
 
 export interface JournalFiles {
   files: { id: string; bytes: Uint8Array }[]
@@ -15,13 +21,18 @@ export async function readJournal(dataDir: string): Promise<JournalFiles> {
   const records: JournalFiles['records'] = []
   for (const file of files) {
     for (const line of readLines(file.bytes)) {
-      if (line.kind === 'record') records.push({ ...line.record, file: file.id, decoded: decodeRecordData(line.record) })
+      if (line.kind === 'record')
+        records.push({ ...line.record, file: file.id, decoded: decodeRecordData(line.record) })
     }
   }
   return { files, records }
 }
 
-export async function verifyDataDir(dataDir: string, publicKey: Uint8Array, allowOpenTail = false): Promise<VerifyResult> {
+export async function verifyDataDir(
+  dataDir: string,
+  publicKey: Uint8Array,
+  allowOpenTail = false,
+): Promise<VerifyResult> {
   const { files } = await readJournal(dataDir)
   return verifyJournal(files, publicKey, { allowOpenTail })
 }

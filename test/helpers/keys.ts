@@ -3,7 +3,12 @@ import { bearer, login } from './owner.js'
 import { call, type Answer } from './http.js'
 
 /** JSON POST/GET/DELETE against a device with a bearer token. */
-export function api(url: string, token: string | undefined, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<Answer> {
+export function api(
+  url: string,
+  token: string | undefined,
+  body?: unknown,
+  method = body === undefined ? 'GET' : 'POST',
+): Promise<Answer> {
   return call(url, {
     method,
     headers: { ...(token ? bearer(token) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },

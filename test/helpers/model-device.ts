@@ -1,6 +1,6 @@
 // What the model tests of the identity machines share: the device's status, its boots as the
 // journal counts them, and the wipeout that reboots it into a fresh device.
-import { LogType } from '../../eventstore/types.js'
+import { LogType } from '../../protocol/journal.js'
 import { call } from './http.js'
 import { readJournal } from './journal.js'
 import { api } from './keys.js'
@@ -19,7 +19,10 @@ async function boots(dataDir: string): Promise<number> {
 
 /** Until a boot after `before` has journaled its start and answers. */
 async function rebooted(base: string, dataDir: string, before: number): Promise<void> {
-  await until('rebooted', async () => (await boots(dataDir)) > before && (await call(`${base}/api/system/status`)).status === 200)
+  await until(
+    'rebooted',
+    async () => (await boots(dataDir)) > before && (await call(`${base}/api/system/status`)).status === 200,
+  )
 }
 
 /** POST config {wipeout: true} with a system:config token; resolves once the reboot it orders has brought the device back. */

@@ -5,7 +5,7 @@
 import type { Test } from 'tap'
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
 import { getShortestPaths, getSimplePaths } from 'xstate/graph'
-import { LogType, type TransitionData } from '../../eventstore/types.js'
+import { LogType, type TransitionData } from '../../protocol/journal.js'
 import { stateName } from '../../machines/replay.js'
 import type { VersionedMachine } from '../../machines/types.js'
 import { readJournal } from './journal.js'
@@ -79,7 +79,8 @@ export function modelPaths(machine: AnyStateMachine, o: PathOptions): ModelPath[
   }
   // Step 0 of a generated path is xstate.init, in the state the machine starts in.
   const typesOf = (path: { steps: { event: { type: string } }[] }) => path.steps.slice(1).map((s) => s.event.type)
-  for (const path of getSimplePaths(machine, traversal)) if (path.steps.length - 1 <= (o.maxSteps ?? Infinity)) add(typesOf(path))
+  for (const path of getSimplePaths(machine, traversal))
+    if (path.steps.length - 1 <= (o.maxSteps ?? Infinity)) add(typesOf(path))
   for (const path of getShortestPaths(machine, traversal)) {
     const types = typesOf(path)
     const reached = add(types)
@@ -102,13 +103,16 @@ export function modelPaths(machine: AnyStateMachine, o: PathOptions): ModelPath[
     }
   }
   const all = [...paths.values()]
-  return all.filter((p) => !all.some((q) => q !== p && q.name.startsWith(`${p.name} → `))).sort((a, b) => a.name.localeCompare(b.name))
+  return all
+    .filter((p) => !all.some((q) => q !== p && q.name.startsWith(`${p.name} → `)))
+    .sort((a, b) => a.name.localeCompare(b.name))
 }
 
 const stepKey = (step: ModelStep) => `${step.from} ${step.event} ${step.to}`
 
 /** An event that leaves the snapshot as it was is no transition. */
-const changes = (from: AnyMachineSnapshot, to: AnyMachineSnapshot) => stateName(to) !== stateName(from) || to.context !== from.context
+const changes = (from: AnyMachineSnapshot, to: AnyMachineSnapshot) =>
+  stateName(to) !== stateName(from) || to.context !== from.context
 
 /** Breadth-first over whole snapshots (state and context): each one, and the fewest events that reach it. */
 function everySnapshot(
@@ -129,18 +133,27 @@ function everySnapshot(
 }
 
 /** Fails when the machine names an event that is neither driven nor declared undrivable. */
-export function checkDrivers(t: Test, machine: AnyStateMachine, drivable: readonly string[], undrivable: Record<string, string>): void {
+export function checkDrivers(
+  t: Test,
+  machine: AnyStateMachine,
+  drivable: readonly string[],
+  undrivable: Record<string, string>,
+): void {
   for (const type of machineEvents(machine)) {
     t.ok(drivable.includes(type) || type in undrivable, `${machine.id}: ${type} has a driver or a reason it has none`)
   }
-  for (const type of [...drivable, ...Object.keys(undrivable)]) t.ok(machineEvents(machine).includes(type), `${machine.id}: ${type} is still an event`)
+  for (const type of [...drivable, ...Object.keys(undrivable)])
+    t.ok(machineEvents(machine).includes(type), `${machine.id}: ${type} is still an event`)
 }
 
 /**
  * The TRANSITION records of one machine (and instance) in a device's journal, in order: what the
  * device says it did, to compare with what the model says after each step.
  */
-export async function journaledTransitions(dataDir: string, spec: Pick<VersionedMachine, 'machine' | 'instance'>): Promise<TransitionData[]> {
+export async function journaledTransitions(
+  dataDir: string,
+  spec: Pick<VersionedMachine, 'machine' | 'instance'>,
+): Promise<TransitionData[]> {
   const { records } = await readJournal(dataDir)
   return records
     .filter((r) => r.type === LogType.TRANSITION)

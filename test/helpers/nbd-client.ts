@@ -33,13 +33,19 @@ export class NbdTestClient {
   }
 
   /** Connects and answers the greeting with `flags` (fixed newstyle, no zeroes by default). */
-  static async connect(address: string, flags: number = ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES): Promise<NbdTestClient> {
+  static async connect(
+    address: string,
+    flags: number = ClientFlag.FIXED_NEWSTYLE | ClientFlag.NO_ZEROES,
+  ): Promise<NbdTestClient> {
     const match = /^(.*):(\d+)$/.exec(address)
-    const socket = match ? connect({ host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) }) : connect({ path: address })
+    const socket = match
+      ? connect({ host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) })
+      : connect({ path: address })
     await once(socket, 'connect')
     const client = new NbdTestClient(socket)
     const greeting = await client.reader.read(18)
-    if (greeting.readBigUInt64BE(0) !== NBD_MAGIC || greeting.readBigUInt64BE(8) !== OPTION_MAGIC) throw new Error('not an NBD server')
+    if (greeting.readBigUInt64BE(0) !== NBD_MAGIC || greeting.readBigUInt64BE(8) !== OPTION_MAGIC)
+      throw new Error('not an NBD server')
     const answer = Buffer.alloc(4)
     answer.writeUInt32BE(flags)
     socket.write(answer)
@@ -64,7 +70,8 @@ export class NbdTestClient {
     const answers: OptionAnswer[] = []
     for (;;) {
       const head = await this.reader.read(20)
-      if (head.readBigUInt64BE(0) !== OPTION_REPLY_MAGIC || head.readUInt32BE(8) !== option) throw new Error('bad option reply')
+      if (head.readBigUInt64BE(0) !== OPTION_REPLY_MAGIC || head.readUInt32BE(8) !== option)
+        throw new Error('bad option reply')
       const answer = { type: head.readUInt32BE(12), data: await this.reader.read(head.readUInt32BE(16)) }
       answers.push(answer)
       if (answer.type === OptionReply.ACK || answer.type >= OptionReply.ERR_UNSUP) return answers
@@ -72,7 +79,10 @@ export class NbdTestClient {
   }
 
   /** NBD_OPT_GO: the export's size and transmission flags, or the error reply's type. */
-  async go(name: string, wants: number[] = []): Promise<{ size: number; flags: number; blockSizes?: number[] } | { error: number; message: string }> {
+  async go(
+    name: string,
+    wants: number[] = [],
+  ): Promise<{ size: number; flags: number; blockSizes?: number[] } | { error: number; message: string }> {
     const data = Buffer.alloc(6 + Buffer.byteLength(name) + 2 * wants.length)
     data.writeUInt32BE(Buffer.byteLength(name), 0)
     data.write(name, 4)
@@ -106,7 +116,8 @@ export class NbdTestClient {
   /** The errno of the next simple reply, and for a successful read its `length` bytes. */
   async reply(cookie: bigint, dataLength = 0): Promise<{ errno: number; data?: Buffer }> {
     const head = await this.reader.read(16)
-    if (head.readUInt32BE(0) !== SIMPLE_REPLY_MAGIC || head.readBigUInt64BE(8) !== cookie) throw new Error('bad simple reply')
+    if (head.readUInt32BE(0) !== SIMPLE_REPLY_MAGIC || head.readBigUInt64BE(8) !== cookie)
+      throw new Error('bad simple reply')
     const errno = head.readUInt32BE(4)
     return errno === 0 && dataLength > 0 ? { errno, data: await this.reader.read(dataLength) } : { errno }
   }
@@ -127,7 +138,10 @@ export class NbdTestClient {
   async endsWithin(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined
     const ended = await Promise.race([
-      this.reader.read(1).then(() => false, () => true),
+      this.reader.read(1).then(
+        () => false,
+        () => true,
+      ),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
     ])
     clearTimeout(timer)

@@ -45,9 +45,20 @@ export async function personalise(
   const init = buildEjwt({
     seed: master.seed,
     spk: challenge.spk,
-    claims: { jti: challenge.jti, aud: challenge.spk, exp: challenge.exp, iat: now, iss: b64(master.publicKey), cfg: { ...defaultCfg(variant, user, master), ...cfgPatch } },
+    claims: {
+      jti: challenge.jti,
+      aud: challenge.spk,
+      exp: challenge.exp,
+      iat: now,
+      iss: b64(master.publicKey),
+      cfg: { ...defaultCfg(variant, user, master), ...cfgPatch },
+    },
   })
-  const answer = await call(`${base}/api/auth/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init }) })
+  const answer = await call(`${base}/api/auth/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ init }),
+  })
   return { ...answer, user, master }
 }
 
@@ -85,7 +96,10 @@ export async function owned(t: Test, options: OwnedOptions = {}): Promise<Owned>
   const base = device.httpUrl!
   const init = await personalise(base, variant, cfg)
   if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
-  if (variant === 'P') await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', { rethrow: true })
+  if (variant === 'P')
+    await until('formatting done', async () => (await call(`${base}/api/system/status`)).json.format === 'done', {
+      rethrow: true,
+    })
   return {
     device,
     variant,
@@ -109,7 +123,11 @@ export async function loginAnswer(base: string, scope: string, passphrase = USER
   const challenge = (await call(`${base}/api/auth/token`)).json
   const key = await keys.get(passphrase, challenge.eid)
   const auth = buildLoginEjwt(key, challenge, scope, exp === undefined ? 3600 : exp - Math.floor(Date.now() / 1000))
-  return call(`${base}/api/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ auth }) })
+  return call(`${base}/api/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ auth }),
+  })
 }
 
 export function bearer(token: string): Record<string, string> {

@@ -61,7 +61,14 @@ export function rawExchange(target: Target, plan: RawPlan): Promise<RawOutcome> 
   const wanted = plan.responses ?? 1
   const timeoutMs = plan.timeoutMs ?? 10_000
   return new Promise((resolve, reject) => {
-    const outcome: RawOutcome = { responses: [], continues: 0, closed: false, timedOut: false, writeFailed: false, rest: Buffer.alloc(0) }
+    const outcome: RawOutcome = {
+      responses: [],
+      continues: 0,
+      closed: false,
+      timedOut: false,
+      writeFailed: false,
+      rest: Buffer.alloc(0),
+    }
     let data: Buffer = Buffer.alloc(0)
     let wake: (() => void) | undefined
     let done = false
@@ -101,7 +108,10 @@ export function rawExchange(target: Target, plan: RawPlan): Promise<RawOutcome> 
       outcome.error = err.code ?? err.message
     })
     const answered = (step: { continue: true } | { responses: number }) =>
-      outcome.closed || ('continue' in step ? outcome.continues > 0 || outcome.responses.length > 0 : outcome.responses.length >= step.responses)
+      outcome.closed ||
+      ('continue' in step
+        ? outcome.continues > 0 || outcome.responses.length > 0
+        : outcome.responses.length >= step.responses)
     async function run() {
       for (const step of plan.steps) {
         if (done) return
@@ -154,7 +164,8 @@ export function header(response: RawResponse, name: string): string | undefined 
 export function answerProblems(response: RawResponse, head = false): string[] {
   const problems: string[] = []
   const text = response.body.toString('utf8')
-  if (!/^HTTP\/1\.1 [1-5]\d\d /.test(response.statusLine)) problems.push(`malformed status line ${JSON.stringify(response.statusLine)}`)
+  if (!/^HTTP\/1\.1 [1-5]\d\d /.test(response.statusLine))
+    problems.push(`malformed status line ${JSON.stringify(response.statusLine)}`)
   if (response.status >= 500) problems.push(`answered ${response.status}: ${text.slice(0, 200)}`)
   for (const [name] of response.headers) {
     if (!/^[A-Za-z0-9-]+$/.test(name)) problems.push(`malformed header line ${JSON.stringify(name)}`)
@@ -191,6 +202,12 @@ export function answerProblems(response: RawResponse, head = false): string[] {
 /** The head of a request, `Host` first unless `headers` names its own; text is written as UTF-8. */
 export function requestHead(method: string, path: string | Buffer, headers: [string, string][]): Buffer {
   const hasHost = headers.some(([name]) => name.toLowerCase() === 'host')
-  const lines = [...(hasHost ? [] : [['Host', '127.0.0.1'] as [string, string]]), ...headers].map(([n, v]) => `${n}: ${v}\r\n`)
-  return Buffer.concat([Buffer.from(`${method} `), Buffer.isBuffer(path) ? path : Buffer.from(path), Buffer.from(` HTTP/1.1\r\n${lines.join('')}\r\n`)])
+  const lines = [...(hasHost ? [] : [['Host', '127.0.0.1'] as [string, string]]), ...headers].map(
+    ([n, v]) => `${n}: ${v}\r\n`,
+  )
+  return Buffer.concat([
+    Buffer.from(`${method} `),
+    Buffer.isBuffer(path) ? path : Buffer.from(path),
+    Buffer.from(` HTTP/1.1\r\n${lines.join('')}\r\n`),
+  ])
 }

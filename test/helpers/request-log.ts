@@ -14,12 +14,15 @@ interface HttpLine {
  */
 export function requestLog(): { logger: Logger; rids(path: string, status: number): string[] } {
   const lines: HttpLine[] = []
-  const logger = pino({ level: 'debug' }, {
-    write: (line: string) => {
-      const parsed = JSON.parse(line) as HttpLine
-      if (parsed.msg === 'http') lines.push(parsed)
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        const parsed = JSON.parse(line) as HttpLine
+        if (parsed.msg === 'http') lines.push(parsed)
+      },
     },
-  })
+  )
   return {
     logger,
     rids: (path, status) => lines.filter((l) => l.path === path && l.status === status).map((l) => l.rid!),

@@ -9,7 +9,8 @@ import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../bus/bus-setup.js'
 import type { JournalEntry } from '../../eventstore/index.js'
 import { openHal } from '../../hal/index.js'
-import type { Hal, Variant } from '../../hal/types.js'
+import type { Hal } from '../../hal/types.js'
+import type { Variant } from '../../protocol/device.js'
 import { builtFirmware } from './device.js'
 import { silentLogger } from './logger.js'
 
@@ -35,7 +36,8 @@ export function scriptedBearer(sub: string, scope: string): string {
 function verifyScripted(req: CommandRequest): CommandReply {
   const token = (req.body as { token?: unknown } | undefined)?.token
   const [kind, sub, scope] = typeof token === 'string' ? token.split('.') : []
-  if (kind !== 'scripted' || !sub || scope === undefined) return { status: 401, body: { error: 'invalid_token', message: 'not a scripted token' } }
+  if (kind !== 'scripted' || !sub || scope === undefined)
+    return { status: 401, body: { error: 'invalid_token', message: 'not a scripted token' } }
   return { status: 200, body: { sub, scope, exp: 4_000_000_000, boot: 'b' } }
 }
 
@@ -66,10 +68,22 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
     t.teardown(() => nc.close())
     return nc
   }
-  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', { verify: { exclusive: false, handler: verifyScripted } }, silentLogger)
+  const auth = new ServiceHost<IdentityState>(
+    await connect('auth'),
+    hal.devid,
+    'auth',
+    { verify: { exclusive: false, handler: verifyScripted } },
+    silentLogger,
+  )
   auth.start()
   auth.publishState(initial)
-  const system = new ServiceHost<Pick<SystemState, 'status'>>(await connect('system'), hal.devid, 'system', {}, silentLogger)
+  const system = new ServiceHost<Pick<SystemState, 'status'>>(
+    await connect('system'),
+    hal.devid,
+    'system',
+    {},
+    silentLogger,
+  )
   system.start()
   system.publishState({ status: { fls_state: 0, temp: 36 } })
   const journaled: JournalEntry[] = []

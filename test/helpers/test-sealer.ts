@@ -13,7 +13,9 @@ export function testSealer(): Sealer {
     async unseal(sealed, aad) {
       const bytes = Buffer.from(sealed)
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(aad).setAuthTag(bytes.subarray(bytes.length - 16))
+        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12))
+          .setAAD(aad)
+          .setAuthTag(bytes.subarray(bytes.length - 16))
         return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()])
       } catch {
         throw new UnsealError('does not open')

@@ -15,7 +15,11 @@ export interface UntilOptions {
  * ${ms} ms` (the last error as its cause) when it does not in time. A check that throws counts as
  * "not yet" (a device rebooting refuses connections), unless `rethrow` is set.
  */
-export async function until(what: string, check: () => boolean | Promise<boolean>, options: number | UntilOptions = {}): Promise<void> {
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  options: number | UntilOptions = {},
+): Promise<void> {
   const { ms = 20_000, rethrow = false } = typeof options === 'number' ? { ms: options } : options
   const deadline = Date.now() + ms
   let lastError: unknown
@@ -26,7 +30,8 @@ export async function until(what: string, check: () => boolean | Promise<boolean
       if (rethrow) throw err
       lastError = err
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`, lastError === undefined ? {} : { cause: lastError })
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not reached within ${ms} ms`, lastError === undefined ? {} : { cause: lastError })
     await sleep(25)
   }
 }

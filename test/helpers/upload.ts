@@ -4,7 +4,7 @@ import { main as imageCli } from '../../cli/hem-image/image-cli.js'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { distDir, repoRoot } from './device.js'
-import type { Variant } from '../../hal/types.js'
+import type { Variant } from '../../protocol/device.js'
 
 export const DEV_VENDOR_PEM = readFile(join(repoRoot, 'deploy', 'keys', 'vendor-dev.pem'), 'utf8')
 
@@ -19,7 +19,13 @@ const FILENAMES: Record<ImageKind, string> = { fw: 'firmware.bin', ui: 'webroot.
  * POSTs an image the way clients of the family do (octet-stream, attachment filename, Expect:
  * 100-continue); `headers` overrides or, set to undefined, removes any of them.
  */
-export function upload(base: string, kind: ImageKind, body: Uint8Array | ((write: (chunk: Uint8Array) => boolean) => Promise<void>), headers: Record<string, string | undefined> = {}, token?: string): Promise<UploadAnswer> {
+export function upload(
+  base: string,
+  kind: ImageKind,
+  body: Uint8Array | ((write: (chunk: Uint8Array) => boolean) => Promise<void>),
+  headers: Record<string, string | undefined> = {},
+  token?: string,
+): Promise<UploadAnswer> {
   const merged: Record<string, string | undefined> = {
     'content-type': 'application/octet-stream',
     'content-disposition': `attachment; filename="${FILENAMES[kind]}"`,
@@ -28,7 +34,9 @@ export function upload(base: string, kind: ImageKind, body: Uint8Array | ((write
     ...(token ? { authorization: `Bearer ${token}` } : {}),
     ...headers,
   }
-  const sent = Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  const sent = Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  )
   return new Promise((resolve, reject) => {
     const req = request(`${base}/api/system/upgrade/upload_${kind}`, { method: 'POST', headers: sent }, (res) => {
       const chunks: Buffer[] = []
@@ -52,12 +60,21 @@ export function upload(base: string, kind: ImageKind, body: Uint8Array | ((write
 }
 
 /** A signed image (development vendor key) of a directory's files. */
-export async function imageOf(dir: string, kind: ImageKind, version: string, hardware: Variant[] = ['P', 'E'], floor = 0): Promise<Buffer> {
+export async function imageOf(
+  dir: string,
+  kind: ImageKind,
+  version: string,
+  hardware: Variant[] = ['P', 'E'],
+  floor = 0,
+): Promise<Buffer> {
   return buildImage({ kind, hardware, floor, version }, await packDirectory(dir), await DEV_VENDOR_PEM)
 }
 
 /** `hem-image build --kind fw` of this build (dist/) into `out`, quietly; answers the exit code. */
 export function firmwareImage(out: string, version: string, ...flags: string[]): Promise<number> {
   const quiet = { write: () => true }
-  return imageCli(['build', '--kind', 'fw', '--version', version, ...flags, '--out', out, distDir], { stdout: quiet, stderr: quiet })
+  return imageCli(['build', '--kind', 'fw', '--version', version, ...flags, '--out', out, distDir], {
+    stdout: quiet,
+    stderr: quiet,
+  })
 }

@@ -45,7 +45,12 @@ export async function makeCa(name: string, validity: Validity = {}): Promise<Tes
 }
 
 /** A certificate for `key` (either half of a pair) issued by `issuer`. */
-export async function issue(issuer: TestCa, key: KeyObject, name: string, options: Validity & { ca?: boolean; altNames?: { type: 'ip' | 'dns'; value: string }[] } = {}): Promise<Uint8Array> {
+export async function issue(
+  issuer: TestCa,
+  key: KeyObject,
+  name: string,
+  options: Validity & { ca?: boolean; altNames?: { type: 'ip' | 'dns'; value: string }[] } = {},
+): Promise<Uint8Array> {
   const spki = (key.type === 'public' ? key : createPublicKey(key)).export({ type: 'spki', format: 'der' })
   const issuerCert = new X509Certificate(issuer.cert)
   const keyId = issuerCert.getExtension(SubjectKeyIdentifierExtension)?.keyId

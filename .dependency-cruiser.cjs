@@ -1,0 +1,75 @@
+// Imports flow one way: bin -> cli -> runtime -> gateway/actors -> audit/client/image/bus/eventstore/machines/hal -> protocol.
+// Each folder names the folders of ours it may import; anything else, and any cycle, fails `npm run lint`.
+const may = {
+  protocol: [],
+  hal: [],
+  machines: ['protocol'],
+  client: ['protocol'],
+  eventstore: ['protocol', 'hal'],
+  bus: ['protocol', 'hal'],
+  image: ['protocol', 'hal'],
+  audit: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'client'],
+  factory: ['protocol', 'hal'],
+  actors: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image'],
+  gateway: ['protocol', 'hal', 'bus', 'image'],
+  runtime: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image', 'actors', 'gateway'],
+  cli: [
+    'protocol',
+    'hal',
+    'machines',
+    'eventstore',
+    'bus',
+    'image',
+    'client',
+    'audit',
+    'factory',
+    'actors',
+    'gateway',
+    'runtime',
+  ],
+  bin: ['cli'],
+}
+const ours = [
+  'protocol',
+  'hal',
+  'machines',
+  'client',
+  'eventstore',
+  'bus',
+  'image',
+  'audit',
+  'factory',
+  'actors',
+  'gateway',
+  'runtime',
+  'cli',
+  'bin',
+  'bench',
+  'deploy',
+  'test',
+]
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle, type-only ones included: two modules that can only be understood together.',
+      from: {},
+      to: { circular: true },
+    },
+    ...Object.entries(may).map(([folder, allowed]) => ({
+      name: `${folder}-imports`,
+      severity: 'error',
+      comment: `${folder}/ may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'} (docs/architecture.md).`,
+      from: { path: `^${folder}/` },
+      to: { path: `^(${ours.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/` },
+    })),
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.test.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+  },
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino'
+import type { CryptoEngine, RandomSource } from '../../hal/crypto/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import type { IdentityState } from '../../protocol/identity-state.js'
+import type { JournalEntry } from '../../protocol/journal.js'
+import type { KeyAccess } from './key-access.js'
+import type { KeyRepository } from './key-repository.js'
+
+/** What the key store's operations (key management, ciphers) may use of it: not the actor itself. */
+export interface KeystoreContext {
+  readonly engine: CryptoEngine
+  readonly repository: KeyRepository
+  readonly random: RandomSource
+  readonly access: KeyAccess
+  readonly logger: Logger
+  readonly identityState: IdentityState | undefined
+  /** Seconds since the epoch, by the device clock. */
+  now(): number
+  publish(): void
+  /** Why keys cannot be served now, or undefined when they can. */
+  unavailable(): CommandReply | undefined
+  /** Journals the scope failure of a request that should not have come this far, and answers 403. */
+  denied(req: CommandRequest): Promise<CommandReply>
+  journal(entries: JournalEntry[]): Promise<void>
+}

@@ -1,0 +1,10 @@
+export type Environment = Record<string, string | undefined>
+
+export interface InputValues {
+  key?: string | undefined
+  'key-file'?: string | undefined
+  stream?: string | undefined
+  device?: string | undefined
+  domain?: string | undefined
+  'tls-ca'?: string | undefined
+}

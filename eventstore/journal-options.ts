@@ -1,0 +1,29 @@
+import type { Clock, EnclaveSigner, JournalMedia } from '../hal/types.js'
+
+export interface JournalLogger {
+  warn(obj: object, msg: string): void
+  info(obj: object, msg: string): void
+}
+
+export interface JournalOptions {
+  media: JournalMedia
+  /** The log key: signs each file's key K and every seal. */
+  signer: EnclaveSigner
+  clock: Clock
+  /** Source of the per-file keys K. */
+  random: (n: number) => Uint8Array
+  /** First line of every file: a `#` comment without newline; `{id}` is replaced by the file id. */
+  banner: string
+  /** Seal after this many records since the last seal (default 256). */
+  sealEvery?: number
+  /** Seal anything unsealed this often (default 30000 ms). */
+  sealIntervalMs?: number
+  /** Start a new file once one reaches this size (default 8 MiB). */
+  rotateBytes?: number
+  logger?: JournalLogger
+  /**
+   * Have the older files checked on a worker thread while recovery checks the newest: for a
+   * process that reads the whole history next (readHistory finds the checks done). Default false.
+   */
+  prefetchChecks?: boolean
+}
