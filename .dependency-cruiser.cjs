@@ -29,6 +29,24 @@ const may = {
   ],
   bin: ['cli'],
 }
+const fs = require('node:fs')
+// A unit is a top-level folder, or one folder of actors/ or cli/; others use it only through its index.ts.
+const grouped = ['actors', 'cli']
+const units = Object.keys(may)
+  .filter((f) => f !== 'bin')
+  .flatMap((f) =>
+    grouped.includes(f)
+      ? [
+          f,
+          ...fs
+            .readdirSync(f, { withFileTypes: true })
+            .filter((d) => d.isDirectory())
+            .map((d) => `${f}/${d.name}`),
+        ]
+      : [f],
+  )
+const esc = (s) => s.replace(/[/.]/g, '\\$&')
+const unitFiles = (unit) => (grouped.includes(unit) ? `^${esc(unit)}/[^/]+$` : `^${esc(unit)}/`)
 const ours = [
   'protocol',
   'hal',
@@ -64,6 +82,16 @@ module.exports = {
       comment: `${folder}/ may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'} (docs/architecture.md).`,
       from: { path: `^${folder}/` },
       to: { path: `^(${ours.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/` },
+    })),
+    ...units.map((unit) => ({
+      name: `${unit}-through-index`,
+      severity: 'error',
+      comment: `Other folders use ${unit}/ through its index.ts, its public face (a lazy import() may reach inside).`,
+      from: {
+        path: '^(protocol|hal|machines|client|eventstore|bus|image|audit|factory|actors|gateway|runtime|cli|bin|bench|deploy)/',
+        pathNot: unitFiles(unit),
+      },
+      to: { path: unitFiles(unit), pathNot: `^${esc(unit)}/index\\.ts$`, dependencyTypesNot: ['dynamic-import'] },
     })),
   ],
   options: {

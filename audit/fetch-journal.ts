@@ -1,9 +1,9 @@
 // Downloads a device's journal through its API (GET /api/logger/key, /list[/:offset], /:id),
 // byte for byte, for the offline tools. The client logs in with the scope logger:get.
 
-import { NotFoundError, UnexpectedAnswerError } from '../client/errors.js'
-import type { HemClient } from '../client/hem-client.js'
-import type { JournalFile } from '../protocol/journal.js'
+import { NotFoundError, UnexpectedAnswerError } from '../client/index.js'
+import type { HemClient } from '../client/index.js'
+import type { JournalFile } from '../protocol/index.js'
 
 /** The device answered, but not with what a journal download needs. */
 export class FetchJournalError extends Error {

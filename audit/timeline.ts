@@ -2,9 +2,9 @@
 // how it ended, and the facts of its data that are safe to show.
 
 import type { AuditRecord } from './audit-journal.js'
-import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/extension-data.js'
-import { logTypeName, logTypePhrase } from '../protocol/log-type-names.js'
-import { LogType } from '../protocol/journal.js'
+import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/index.js'
+import { logTypeName, logTypePhrase } from '../protocol/index.js'
+import { LogType } from '../protocol/index.js'
 
 export type Fact = string | number | boolean
 

@@ -1,10 +1,10 @@
 // Exactly the check a client of the device family performs: 7 fields, the KEY_INIT signature of K,
 // and every line's MAC. Nothing more: it shows that our files stay readable by those clients.
 
-import { fromBase64Url } from '../eventstore/base64url.js'
-import { ed25519Verifier } from '../eventstore/ed25519-verifier.js'
-import { lineMac } from '../eventstore/line-mac.js'
-import type { ClientCheckResult } from '../protocol/journal.js'
+import { fromBase64Url } from '../eventstore/index.js'
+import { ed25519Verifier } from '../eventstore/index.js'
+import { lineMac } from '../eventstore/index.js'
+import type { ClientCheckResult } from '../protocol/index.js'
 
 export function verifyClientStyle(bytes: Uint8Array, publicKey: Uint8Array): ClientCheckResult {
   const verify = ed25519Verifier(publicKey)

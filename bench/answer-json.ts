@@ -1,5 +1,5 @@
 import type { HttpResponse } from 'uWebSockets.js'
-import { BODY_LIMIT, readBody } from '../gateway/body.js'
+import { BODY_LIMIT, readBody } from '../gateway/index.js'
 
 /**
  * Answers a POST with the JSON that `answer` makes of its body, the way the device's gateway

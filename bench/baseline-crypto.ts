@@ -4,7 +4,7 @@ import { answerJson } from './answer-json.js'
 import { ecdhAesKey, gcmOpen, importPrivate, parseDecryptRequest } from './decrypt-request.js'
 import { parseEncryptRequest } from './encrypt-request.js'
 import { listenLocal } from './listen-local.js'
-import { RandomPool } from '../actors/keystore/random-pool.js'
+import { RandomPool } from '../actors/keystore/index.js'
 import type { ListeningServer, TlsFiles } from './types.js'
 
 /** The bench's keys for the bare ceiling's decrypts (made by the bench, which seals the requests). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createTlsCertificate } from '../hal/sim/tls-certificate.js'
+import { createTlsCertificate } from '../hal/index.js'
 import type { TlsFiles } from './types.js'
 
 /**

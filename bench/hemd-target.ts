@@ -4,10 +4,10 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { LOGIN_MAX_LIFETIME } from '../actors/auth/bearer.js'
-import { HemClient } from '../client/hem-client.js'
+import { LOGIN_MAX_LIFETIME } from '../actors/auth/index.js'
+import { HemClient } from '../client/index.js'
 import type { ServerProcess } from './baseline-process.js'
-import { HEMD_NODE_FLAGS } from '../runtime/node-flags.js'
+import { HEMD_NODE_FLAGS } from '../runtime/index.js'
 
 /** A hemd process that printed its banner: it is ready. */
 export interface HemdProcess extends ServerProcess {

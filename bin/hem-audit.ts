@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { main } from '../cli/hem-audit/audit-cli.js'
-import { askSecret } from '../cli/ask-secret.js'
+import { main } from '../cli/hem-audit/index.js'
+import { askSecret } from '../cli/index.js'
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../cli/hem-factory/factory-cli.js'
+import { main } from '../cli/hem-factory/index.js'
 
 process.exitCode = await main(process.argv.slice(2), process)

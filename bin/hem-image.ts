@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../cli/hem-image/image-cli.js'
+import { main } from '../cli/hem-image/index.js'
 
 process.exitCode = await main(process.argv.slice(2), process)

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { askSecret } from '../cli/ask-secret.js'
-import { main } from '../cli/hemctl/cli.js'
+import { askSecret } from '../cli/index.js'
+import { main } from '../cli/hemctl/index.js'
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { NatsUserCredentials } from './nats-config.js'
 import { renderNatsConfig } from './nats-config.js'
 import { services } from './services.js'
-import { Subjects } from '../protocol/subjects.js'
+import { Subjects } from '../protocol/index.js'
 
 /** The nats-server configuration file in a bus directory. */
 export const BUS_CONFIG_FILE = 'nats-server.conf'

@@ -1,6 +1,6 @@
-import type { IdentityState } from '../protocol/identity-state.js'
-import type { Principal } from '../protocol/bus-messages.js'
-import type { Clock } from '../hal/types.js'
+import type { IdentityState } from '../protocol/index.js'
+import type { Principal } from '../protocol/index.js'
+import type { Clock } from '../hal/index.js'
 import { BusUnavailableError } from './errors.js'
 import type { GatewayBus, TokenVerifier } from './types.js'
 

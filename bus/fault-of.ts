@@ -1,5 +1,5 @@
-import { EntropyError } from '../hal/errors.js'
-import type { FaultEventType } from '../protocol/fail-state.js'
+import { EntropyError } from '../hal/index.js'
+import type { FaultEventType } from '../protocol/index.js'
 
 /** The fail-state fault an operation's error reveals, if it reveals one rather than a failed operation. */
 export function faultOf(err: unknown): FaultEventType | undefined {

@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import type { CheckinAction } from '../protocol/checkin.js'
-import { decode, encode } from '../protocol/codec.js'
+import type { CheckinAction } from '../protocol/index.js'
+import { decode, encode } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
-import { Subjects } from '../protocol/subjects.js'
-import type { CommandReply } from '../protocol/bus-messages.js'
+import { Subjects } from '../protocol/index.js'
+import type { CommandReply } from '../protocol/index.js'
 
 /** Passes a trusted backend's verified order (lock or shut down) to the health machine in the system service. */
 export async function orderHealth(

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { PID_FILE } from './nats-server.js'
 import { FLEET_ACCOUNT, inboxPrefix, type ServiceSpec } from './services.js'
-import { Subjects } from '../protocol/subjects.js'
+import { Subjects } from '../protocol/index.js'
 
 export interface NatsUserCredentials {
   user: string

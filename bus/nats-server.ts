@@ -4,7 +4,7 @@ import { accessSync, constants } from 'node:fs'
 import { readFile, readdir, rm } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { killOrphan } from '../hal/sim/orphan-process.js'
+import { killOrphan } from '../hal/index.js'
 import { NatsServerError } from './errors.js'
 
 export interface NatsServerOptions {

@@ -1,11 +1,11 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { decode, encode } from '../protocol/codec.js'
+import { decode, encode } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
 import { RequestMux } from './request-mux.js'
-import { Subjects } from '../protocol/subjects.js'
-import type { CommandReply, CommandRequest, StateEvent } from '../protocol/bus-messages.js'
+import { Subjects } from '../protocol/index.js'
+import type { CommandReply, CommandRequest, StateEvent } from '../protocol/index.js'
 
 export interface ReadModelBusOptions {
   nc: NatsConnection

@@ -1,14 +1,14 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
-import { decode, encode } from '../protocol/codec.js'
-import { Subjects } from '../protocol/subjects.js'
-import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../protocol/bus-messages.js'
-import type { FaultEventType } from '../protocol/fail-state.js'
+import { decode, encode } from '../protocol/index.js'
+import { Subjects } from '../protocol/index.js'
+import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../protocol/index.js'
+import type { FaultEventType } from '../protocol/index.js'
 import { faultOf } from './fault-of.js'
-import { fail } from '../protocol/fail.js'
+import { fail } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
-import { isStorageFull } from '../hal/errors.js'
+import { isStorageFull } from '../hal/index.js'
 
 export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
 

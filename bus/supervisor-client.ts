@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { decode, encode } from '../protocol/codec.js'
+import { decode, encode } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
-import { Subjects } from '../protocol/subjects.js'
-import type { CommandReply } from '../protocol/bus-messages.js'
+import { Subjects } from '../protocol/index.js'
+import type { CommandReply } from '../protocol/index.js'
 
 export type SupervisorOrder = 'reboot' | 'shutdown' | 'upgrade'
 

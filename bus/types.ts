@@ -1,4 +1,4 @@
-import type { CommandReply, CommandRequest, Principal } from '../protocol/bus-messages.js'
+import type { CommandReply, CommandRequest, Principal } from '../protocol/index.js'
 export interface GatewayBus {
   /** The latest read model a service published, or undefined while unknown or while the bus is down. */
   readModel<S>(service: string): S | undefined

@@ -34,3 +34,4 @@ export {
   type PassphraseKey,
 } from './passphrase-key.js'
 export { PassphraseKeyCache, derivePassphraseKey, type PassphraseKeyCacheOptions } from './passphrase-key-node.js'
+export type { CipherAlg, EncryptInput, KeyEntry, KeySpec, UpgradeKind } from './types.js'

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { signBuild } from '../image/firmware-manifest.js'
+import { signBuild } from '../image/index.js'
 
 // Runs from dist/deploy/: the build is dist/, the package and the vendor key are at the top.
 const dist = fileURLToPath(new URL('..', import.meta.url))

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { ed25519Verifier } from './ed25519-verifier.js'
 import { checkSegment, type SegmentCheck } from './segment-check.js'
-import type { JournalFile } from '../protocol/journal.js'
+import type { JournalFile } from '../protocol/index.js'
 
 /** Enough for the files of one boot (a file holds at most 8 MiB); a check is small, the files are not kept. */
 const KEPT = 64

@@ -2,7 +2,7 @@
 // with a TypeError before anything of its batch is written.
 
 import { packData } from './record-data.js'
-import { LogType, type JournalEntry, type LogResultNumber } from '../protocol/journal.js'
+import { LogType, type JournalEntry, type LogResultNumber } from '../protocol/index.js'
 
 export interface EncodedEntry {
   type: number

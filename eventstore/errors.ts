@@ -1,5 +1,5 @@
 import { formatProblem } from './format-problem.js'
-import type { VerifyProblem } from '../protocol/journal.js'
+import type { VerifyProblem } from '../protocol/index.js'
 
 /** The media could not durably store a batch; nothing of that batch counts as written. */
 export class JournalWriteError extends Error {

@@ -1,11 +1,10 @@
 // The public face of eventstore: the journal writer, the verifier, and the readers the audit tools
 // build on (replay, timeline).
 
-export * from '../protocol/journal.js'
 export { Journal } from './journal.js'
 export type { JournalLogger, JournalOptions } from './journal-options.js'
 export { verifyJournal, type VerifyOptions } from './verify-journal.js'
-export { type JournalFile } from '../protocol/journal.js'
+export { type JournalFile } from '../protocol/index.js'
 export { parseLine, type ParsedLine } from './record-line.js'
 export { readLines } from './read-lines.js'
 export { decodeRecordData } from './record-data.js'
@@ -16,4 +15,9 @@ export { MAX_DATA_CHARS, MAX_SUBJECT_CHARS } from './encode-entry.js'
 export { readHistory, type HistoryRecord, type JournalHistory } from './journal-history.js'
 export { JournalClosedError, JournalReplayError, JournalWriteError, TamperedJournalError } from './errors.js'
 export { journalLayout, type BootSpan, type BootEnd, type JournalGap, type JournalLayout } from './journal-layout.js'
-export { logTypeName, logTypePhrase, parseLogType } from '../protocol/log-type-names.js'
+export { logTypeName, logTypePhrase, parseLogType } from '../protocol/index.js'
+export { bytesEqual } from './bytes-equal.js'
+export { chainStart, chainStep } from './chain.js'
+export { ed25519Verifier } from './ed25519-verifier.js'
+export { parseTransitionData } from './extension-data.js'
+export { lineMac } from './line-mac.js'

@@ -1,10 +1,10 @@
-import type { JournalMedia } from '../hal/types.js'
+import type { JournalMedia } from '../hal/index.js'
 import { prefetchedChecks } from './checked-segments.js'
 import { readLines, readRecordLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
-import type { RecordLine, VerifyProblem } from '../protocol/journal.js'
+import type { RecordLine, VerifyProblem } from '../protocol/index.js'
 import { verifyJournal } from './verify-journal.js'
-import { type JournalFile } from '../protocol/journal.js'
+import { type JournalFile } from '../protocol/index.js'
 
 export interface HistoryRecord extends RecordLine {
   file: string

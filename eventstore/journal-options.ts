@@ -1,4 +1,4 @@
-import type { Clock, EnclaveSigner, JournalMedia } from '../hal/types.js'
+import type { Clock, EnclaveSigner, JournalMedia } from '../hal/index.js'
 
 export interface JournalLogger {
   warn(obj: object, msg: string): void

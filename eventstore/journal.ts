@@ -1,12 +1,12 @@
 // The journal writer: one writer per device, group-committing concurrent appends into one
 // durable append (one fdatasync) per batch, sealing often, rotating by size.
 
-import type { JournalMedia } from '../hal/types.js'
+import type { JournalMedia } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
 import { recoverJournal } from './recover-journal.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
-import type { JournalEntry, JournalPosition, LinkData, RecoveryReport, SealReason } from '../protocol/journal.js'
+import type { JournalEntry, JournalPosition, LinkData, RecoveryReport, SealReason } from '../protocol/index.js'
 import type { JournalLogger, JournalOptions } from './journal-options.js'
 
 interface Pending {

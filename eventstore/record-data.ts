@@ -2,7 +2,7 @@
 
 import { Packr } from 'msgpackr'
 import { fromBase64Url, toBase64Url } from './base64url.js'
-import { LogType, type RecordLine } from '../protocol/journal.js'
+import { LogType, type RecordLine } from '../protocol/index.js'
 
 const packr = new Packr({ useRecords: false })
 

@@ -1,12 +1,12 @@
 // What the writer does at open with the files a previous run left behind.
 
-import type { AppendHandle, JournalMedia } from '../hal/types.js'
+import type { AppendHandle, JournalMedia } from '../hal/index.js'
 import { checkSegmentOnce, prefetchChecks } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
 import { readLines } from './read-lines.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
-import type { LinkData, RecoveryReport } from '../protocol/journal.js'
+import type { LinkData, RecoveryReport } from '../protocol/index.js'
 
 export interface Recovered {
   report: RecoveryReport

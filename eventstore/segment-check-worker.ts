@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { checkKey } from './checked-segments.js'
 import { ed25519Verifier } from './ed25519-verifier.js'
 import { checkSegment } from './segment-check.js'
-import type { JournalFile } from '../protocol/journal.js'
+import type { JournalFile } from '../protocol/index.js'
 
 const { files, publicKey } = workerData as { files: JournalFile[]; publicKey: Uint8Array }
 const verify = ed25519Verifier(publicKey)

@@ -10,7 +10,7 @@ import { lineMac } from './line-mac.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/journal.js'
+import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/index.js'
 
 export interface SegmentCheck {
   id: string

@@ -1,14 +1,14 @@
 // Writes the records of one segment file. Lines are prepared in a batch against a copy of the
 // segment's position (seq, chain head), which moves only once the batch is durably stored.
 
-import type { AppendHandle, Clock, EnclaveSigner, JournalMedia } from '../hal/types.js'
+import type { AppendHandle, Clock, EnclaveSigner, JournalMedia } from '../hal/index.js'
 import { toBase64Url } from './base64url.js'
 import { chainStart, chainStep } from './chain.js'
 import type { EncodedEntry } from './encode-entry.js'
 import { formatLine } from './record-line.js'
 import { packData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type SealReason } from '../protocol/journal.js'
+import { LogType, type LinkData, type SealReason } from '../protocol/index.js'
 
 export interface SegmentDeps {
   signer: EnclaveSigner

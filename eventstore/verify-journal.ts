@@ -7,7 +7,7 @@ import { checkSegmentOnce } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { readLines } from './read-lines.js'
 import type { SegmentCheck } from './segment-check.js'
-import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/journal.js'
+import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/index.js'
 
 export interface VerifyOptions {
   /** The last file may still be open: its unsealed tail is reported in the summary, not as a problem. */

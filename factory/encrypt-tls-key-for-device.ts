@@ -1,5 +1,5 @@
 import { createCipheriv, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes } from 'node:crypto'
-import { tlsTransportKey } from '../protocol/tls-transport-key.js'
+import { tlsTransportKey } from '../protocol/index.js'
 
 /**
  * The client side of `tls.key`: encrypts a PKCS#8 private key for the device whose X25519

@@ -10,9 +10,9 @@ import {
   X509CertificateGenerator,
 } from '@peculiar/x509'
 import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto'
-import type { AttestationRequest, ProvisioningRecord } from '../hal/types.js'
-import { ecdsaKeyPair } from '../hal/x509/ecdsa-key-pair.js'
-import { attestationKeyHash, parseGenuine, signGenuine, verifyGenuine } from '../hal/x509/genuine-statement.js'
+import type { AttestationRequest, ProvisioningRecord } from '../hal/index.js'
+import { ecdsaKeyPair } from '../hal/index.js'
+import { attestationKeyHash, parseGenuine, signGenuine, verifyGenuine } from '../hal/index.js'
 
 export interface FactoryCa {
   /** ECDSA P-256 private key of the CA. */

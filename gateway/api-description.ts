@@ -1,4 +1,4 @@
-import type { CommandReply } from '../protocol/bus-messages.js'
+import type { CommandReply } from '../protocol/index.js'
 import { openApiDocument } from './openapi.js'
 import type { ReadContext, Route } from './types.js'
 

@@ -1,9 +1,9 @@
-import type { IdentityState } from '../protocol/identity-state.js'
-import type { KeystoreState } from '../protocol/keystore-state.js'
-import type { SystemState } from '../protocol/system-state.js'
-import type { StorageState } from '../protocol/storage-state.js'
-import type { UpgradeState } from '../protocol/upgrade-state.js'
-import type { GatewayBus } from '../bus/types.js'
+import type { IdentityState } from '../protocol/index.js'
+import type { KeystoreState } from '../protocol/index.js'
+import type { SystemState } from '../protocol/index.js'
+import type { StorageState } from '../protocol/index.js'
+import type { UpgradeState } from '../protocol/index.js'
+import type { GatewayBus } from '../bus/index.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */
 export const gatewayProjections = ['system', 'auth', 'keystore', 'storage', 'upgrade'] as const

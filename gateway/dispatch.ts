@@ -1,10 +1,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import type { CommandReply, CommandRequest, Principal } from '../protocol/bus-messages.js'
-import type { TransportConfig } from '../protocol/identity-state.js'
+import type { CommandReply, CommandRequest, Principal } from '../protocol/index.js'
+import type { TransportConfig } from '../protocol/index.js'
 import { authenticate, bearerToken } from './authenticate.js'
-import { authorized } from '../protocol/scopes.js'
+import { authorized } from '../protocol/index.js'
 import {
   BODY_LIMIT,
   drainable,

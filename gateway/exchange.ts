@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { HttpResponse } from 'uWebSockets.js'
-import type { CommandReply } from '../protocol/bus-messages.js'
+import type { CommandReply } from '../protocol/index.js'
 import { HttpError } from './errors.js'
 
 const JSON_TYPE = 'application/json'

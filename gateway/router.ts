@@ -1,4 +1,4 @@
-import type { Variant } from '../protocol/device.js'
+import type { Variant } from '../protocol/index.js'
 import type { Route } from './types.js'
 
 export interface RouteMatch {

@@ -1,6 +1,6 @@
-import type { Principal } from '../protocol/bus-messages.js'
+import type { Principal } from '../protocol/index.js'
 import { BusUnavailableError, HttpError } from './errors.js'
-import type { GatewayBus } from '../bus/types.js'
+import type { GatewayBus } from '../bus/index.js'
 import type { Route } from './types.js'
 
 /**

@@ -1,6 +1,6 @@
 import { readFile, realpath } from 'node:fs/promises'
 import { extname, join, sep } from 'node:path'
-import type { CommandReply } from '../protocol/bus-messages.js'
+import type { CommandReply } from '../protocol/index.js'
 import { HttpError } from './errors.js'
 
 const CONTENT_TYPES: Record<string, string> = {

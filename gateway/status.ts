@@ -1,4 +1,4 @@
-import type { CommandReply } from '../protocol/bus-messages.js'
+import type { CommandReply } from '../protocol/index.js'
 import { deviceFailState } from './device-view.js'
 import type { ReadContext } from './types.js'
 

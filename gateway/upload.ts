@@ -1,9 +1,9 @@
 import type { HttpResponse } from 'uWebSockets.js'
-import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
+import type { CommandReply, CommandRequest } from '../protocol/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { declaredLength } from './body.js'
 import { HttpError } from './errors.js'
-import type { GatewayBus } from '../bus/types.js'
+import type { GatewayBus } from '../bus/index.js'
 import type { Route } from './types.js'
 
 /** What one bus message carries of an upload: well under nats-server's 1 MiB payload limit. */

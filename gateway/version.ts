@@ -1,4 +1,4 @@
-import type { CommandReply } from '../protocol/bus-messages.js'
+import type { CommandReply } from '../protocol/index.js'
 import type { ReadContext } from './types.js'
 
 /** `GET /api/system/version`: the card's microSD registers only on P and only with a valid token. */

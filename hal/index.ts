@@ -25,3 +25,25 @@ export { EntropyHealthError } from './health-tested-entropy.js'
 export function openHal(options: OpenHalOptions): Promise<Hal> {
   return openSimHal(options)
 }
+export { CURVES } from './crypto/curves.js'
+export { ed25519PublicKey } from './crypto/ed25519-key.js'
+export {
+  AuthenticationError,
+  chooseEngine,
+  CipherError,
+  CryptoInputError,
+  nativeEngine,
+  nobleEngine,
+  runKats,
+  type CryptoEngine,
+  type RandomSource,
+} from './crypto/index.js'
+export { startupTest } from './health-tested-entropy.js'
+export { abandonTrial, chooseBoot, commitTrial, slotDir } from './sim/boot-slots.js'
+export { DataDirLock } from './sim/data-dir-lock.js'
+export { readDeviceIdentity } from './sim/device-identity.js'
+export { killOrphan } from './sim/orphan-process.js'
+export { createTlsCertificate } from './sim/tls-certificate.js'
+export { ecdsaKeyPair } from './x509/ecdsa-key-pair.js'
+export { attestationKeyHash, parseGenuine, signGenuine, verifyGenuine } from './x509/genuine-statement.js'
+export { parseDerCertificate } from './x509/parse-der-certificate.js'

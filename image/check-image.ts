@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Variant } from '../protocol/device.js'
+import type { Variant } from '../protocol/index.js'
 import { ImageFormatError } from './errors.js'
 import { HEADER_BYTES, headerSignatureValid, parseHeader, type ImageHeader, type ImageKind } from './header.js'
 import { walkArchive, type ArchiveSource } from './tar.js'

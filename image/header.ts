@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, sign, verify } from 'node:crypto'
-import { ed25519PublicKey } from '../hal/crypto/ed25519-key.js'
-import type { Variant } from '../protocol/device.js'
+import { ed25519PublicKey } from '../hal/index.js'
+import type { Variant } from '../protocol/index.js'
 import { ImageFormatError } from './errors.js'
 
 /**

@@ -2,3 +2,4 @@ export { checkImage, type ImageExpectations, type ImageVerdict, type RejectReaso
 export { ImageFormatError } from './errors.js'
 export { buildImage, HEADER_BYTES, MAX_IMAGE_BYTES, parseHeader, type ImageHeader, type ImageKind } from './header.js'
 export { extractArchive, fileSource, packDirectory, walkArchive, type ArchiveEntry, type ArchiveSource } from './tar.js'
+export { FirmwareManifestError, loadFirmware, signBuild } from './firmware-manifest.js'

@@ -1,4 +1,4 @@
-import type { Variant } from '../protocol/device.js'
+import type { Variant } from '../protocol/index.js'
 
 /**
  * The device configuration aggregate: a plain reducer over the events the journal records

@@ -1,5 +1,5 @@
 import { setup } from 'xstate'
-import type { DiskCipher, DiskMode } from '../protocol/device.js'
+import type { DiskCipher, DiskMode } from '../protocol/index.js'
 
 export type DiskNumber = 0 | 1
 

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate'
-import { FAULT_EVENTS, FLS, type FaultEventType } from '../protocol/fail-state.js'
+import { FAULT_EVENTS, FLS, type FaultEventType } from '../protocol/index.js'
 
 export type HealthEvent =
   { type: FaultEventType } | { type: 'TEMPERATURE_IN_RANGE' } | { type: 'CHECKIN_LOCK' } | { type: 'CHECKIN_SHUTDOWN' }

@@ -1,2 +1,18 @@
 export { lifecycleMachine, lifecycleVersion } from './lifecycle.js'
 export type { VersionedMachine } from './types.js'
+export {
+  factoryConfig,
+  nextUts,
+  reduceConfig,
+  type ConfigChanges,
+  type ConfigEvent,
+  type DeviceConfig,
+  type PlainConfigField,
+} from './config.js'
+export { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from './disk.js'
+export { healthMachine, healthVersion, type HealthEvent } from './health.js'
+export { configEvent, foldIdentity, IDENTITY_RECORD_TYPES } from './identity-fold.js'
+export { personalisationMachine, personalisationVersion } from './personalisation.js'
+export { provisioningMachine, provisioningVersion } from './provisioning.js'
+export { ReplayError, stateName, TransitionFold } from './replay.js'
+export { upgradeMachine, upgradeVersion, type UpgradeKind } from './upgrade.js'

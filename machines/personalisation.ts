@@ -1,5 +1,5 @@
 import { setup } from 'xstate'
-import type { Variant } from '../protocol/device.js'
+import type { Variant } from '../protocol/index.js'
 
 /**
  * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->

@@ -1,5 +1,5 @@
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
-import type { TransitionData } from '../protocol/journal.js'
+import type { TransitionData } from '../protocol/index.js'
 
 export class ReplayError extends Error {
   override readonly name = 'ReplayError'

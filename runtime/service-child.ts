@@ -1,9 +1,9 @@
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { pino } from 'pino'
-import { loadFirmware } from '../image/firmware-manifest.js'
+import { loadFirmware } from '../image/index.js'
 import { openHal } from '../hal/index.js'
-import { connectBus } from '../bus/connection.js'
+import { connectBus } from '../bus/index.js'
 import { deviceServices, runService, type DeviceService } from './run-service.js'
 import type { ServiceChildConfig, ServiceChildMessage } from './split-services.js'
 

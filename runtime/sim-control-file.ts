@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { NatsUserCredentials } from '../bus/nats-config.js'
+import type { NatsUserCredentials } from '../bus/index.js'
 
 /** How `hemd sim` reaches a running simulated device: its bus and the `simctl` user's password for this boot. */
 export interface SimControlAccess {

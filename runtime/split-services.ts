@@ -2,13 +2,13 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import type { Hal, SlotName } from '../hal/types.js'
-import type { NatsUserCredentials } from '../bus/nats-config.js'
-import type { NbdListen } from '../actors/storage/nbd-server.js'
+import type { Hal, SlotName } from '../hal/index.js'
+import type { NatsUserCredentials } from '../bus/index.js'
+import type { NbdListen } from '../actors/storage/index.js'
 import { deviceServices, type DeviceService } from './run-service.js'
 import type { StartedServices } from './types.js'
 import type { DeviceOptions, Endpoint } from './types.js'
-import type { TemperatureRange } from '../protocol/system-state.js'
+import type { TemperatureRange } from '../protocol/index.js'
 
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
 export interface ServiceChildConfig {

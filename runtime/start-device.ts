@@ -1,14 +1,14 @@
 import type { Journal } from '../eventstore/index.js'
 import { openHal } from '../hal/index.js'
-import { startupTest } from '../hal/health-tested-entropy.js'
-import type { Hal } from '../hal/types.js'
-import { closeBus, connectBus } from '../bus/connection.js'
-import { decode, encode } from '../protocol/codec.js'
-import { ServiceHost } from '../bus/service-host.js'
-import { Subjects } from '../protocol/subjects.js'
-import type { CommandReply } from '../protocol/bus-messages.js'
-import { readBusAccess } from '../bus/bus-config.js'
-import { startOwnBus, type OwnBus } from '../bus/bus-setup.js'
+import { startupTest } from '../hal/index.js'
+import type { Hal } from '../hal/index.js'
+import { closeBus, connectBus } from '../bus/index.js'
+import { decode, encode } from '../protocol/index.js'
+import { ServiceHost } from '../bus/index.js'
+import { Subjects } from '../protocol/index.js'
+import type { CommandReply } from '../protocol/index.js'
+import { readBusAccess } from '../bus/index.js'
+import { startOwnBus, type OwnBus } from '../bus/index.js'
 import {
   concretePort,
   deviceServices,

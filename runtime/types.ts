@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
-import type { NbdListen } from '../actors/storage/nbd-server.js'
-import type { CryptoEngine } from '../hal/crypto/index.js'
-import type { Clock, EntropySource, SignedComponent, SlotName } from '../hal/types.js'
-import type { Variant } from '../protocol/device.js'
-import type { TemperatureRange } from '../protocol/system-state.js'
+import type { NbdListen } from '../actors/storage/index.js'
+import type { CryptoEngine } from '../hal/index.js'
+import type { Clock, EntropySource, SignedComponent, SlotName } from '../hal/index.js'
+import type { Variant } from '../protocol/index.js'
+import type { TemperatureRange } from '../protocol/index.js'
 
 export interface Endpoint {
   host: string

@@ -10,7 +10,7 @@ import {
   type KeyObject,
 } from 'node:crypto'
 import t from 'tap'
-import { LogResult, LogType } from '../eventstore/index.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, bytesOf, createKey, Tokens } from './helpers/keys.js'
 import { login, owned } from './helpers/owner.js'

@@ -3,7 +3,8 @@
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { checkSegmentOnce } from '../eventstore/checked-segments.js'
-import { Journal, LogType } from '../eventstore/index.js'
+import { Journal } from '../eventstore/index.js'
+import { LogType } from '../protocol/journal.js'
 import { distDir } from './helpers/device.js'
 import { fixedClock, options, readSet, signer } from './helpers/journal-fixtures.js'
 

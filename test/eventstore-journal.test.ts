@@ -8,12 +8,12 @@ import {
   Journal,
   JournalClosedError,
   JournalWriteError,
-  LogType,
   decodeRecordData,
   parseSealData,
   verifyJournal,
   type JournalOptions,
 } from '../eventstore/index.js'
+import { LogType } from '../protocol/journal.js'
 import { verifyClientStyle } from '../audit/index.js'
 import { DelegatingJournalMedia, overrideHandle } from './helpers/delegating-media.js'
 import {

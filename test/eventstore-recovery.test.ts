@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import type { JournalMedia } from '../hal/types.js'
-import { Journal, LogType, decodeRecordData, parseSealData, verifyJournal } from '../eventstore/index.js'
+import { Journal, decodeRecordData, parseSealData, verifyJournal } from '../eventstore/index.js'
+import { LogType } from '../protocol/journal.js'
 import { START, chainOver, options, readSet, records, signer } from './helpers/journal-fixtures.js'
 
 function lastSeal(bytes: Uint8Array) {

@@ -3,15 +3,8 @@ import { createHmac } from 'node:crypto'
 import { Packr } from 'msgpackr'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
-import {
-  Journal,
-  LogType,
-  decodeRecordData,
-  parseLine,
-  readLines,
-  verifyJournal,
-  type JournalFile,
-} from '../eventstore/index.js'
+import { Journal, decodeRecordData, parseLine, readLines, verifyJournal } from '../eventstore/index.js'
+import { LogType, type JournalFile } from '../protocol/journal.js'
 import { verifyClientStyle } from '../audit/index.js'
 import { START, fixedClock, options, readSet, signer } from './helpers/journal-fixtures.js'
 

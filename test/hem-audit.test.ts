@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { main } from '../cli/hem-audit/audit-cli.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
-import { Journal, LogType } from '../eventstore/index.js'
+import { Journal } from '../eventstore/index.js'
+import { LogType } from '../protocol/journal.js'
 import { START, fixedClock, options, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')

@@ -93,7 +93,7 @@ t.test('the hemd launcher, npm start and the node flags constant agree', async (
   const { readFile } = await import('node:fs/promises')
   const { HEMD_NODE_FLAGS } = await import('../runtime/node-flags.js')
   const flags = HEMD_NODE_FLAGS.join(' ')
-  const shebang = (await readFile(new URL('../bin/hemd.js', import.meta.url), 'utf8')).split('\n')[0]
+  const shebang = (await readFile(new URL('../bin/hemd.ts', import.meta.url), 'utf8')).split('\n')[0]
   t.equal(shebang, `#!/usr/bin/env -S node ${flags}`)
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: Record<string, string>

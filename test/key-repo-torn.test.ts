@@ -9,7 +9,7 @@ import { createKey as createKeyOp, updateKey } from '../actors/keystore/key-mana
 import { KeyRepository } from '../actors/keystore/key-repository.js'
 import type { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import type { KeyRecord } from '../protocol/keystore-state.js'
-import { LogResult, LogType, type JournalEntry } from '../eventstore/index.js'
+import { LogResult, LogType, type JournalEntry } from '../protocol/journal.js'
 import { nativeEngine } from '../hal/crypto/index.js'
 import { isStorageFull } from '../hal/errors.js'
 import type { KeySlotMedia, Sealer } from '../hal/index.js'

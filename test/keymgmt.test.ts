@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto'
 import { createECDH, generateKeyPairSync } from 'node:crypto'
 import t from 'tap'
-import { LogResult, LogType } from '../eventstore/index.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, bytesOf, createKey, Tokens } from './helpers/keys.js'
 import { MASTER_PASS, login, owned } from './helpers/owner.js'

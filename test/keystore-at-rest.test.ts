@@ -5,7 +5,7 @@ import { readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { KeyRepository } from '../actors/keystore/key-repository.js'
-import { LogResult, LogType } from '../eventstore/index.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { nativeEngine, nobleEngine, type CryptoEngine } from '../hal/crypto/index.js'
 import { openHal } from '../hal/index.js'
 import { bootDevice, builtFirmware } from './helpers/device.js'

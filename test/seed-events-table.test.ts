@@ -3,7 +3,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { LogResult, LogType } from '../eventstore/index.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, createKey } from './helpers/keys.js'
 import { login, owned } from './helpers/owner.js'

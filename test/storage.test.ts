@@ -1,7 +1,7 @@
 // The embedded disks over the API (seed §3 disk lock table, device contract §6), P and E.
 import t from 'tap'
 import { initialTransition, transition } from 'xstate'
-import { LogResult, LogType } from '../eventstore/index.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { diskMachine } from '../machines/disk.js'
 import { routeTable } from '../gateway/index.js'
 import { readJournal } from './helpers/journal.js'

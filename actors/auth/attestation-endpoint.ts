@@ -1,10 +1,10 @@
-import { LogResult, LogType } from '../../protocol/journal.js'
-import { AlreadyProvisionedError } from '../../hal/errors.js'
+import { LogResult, LogType } from '../../protocol/index.js'
+import { AlreadyProvisionedError } from '../../hal/index.js'
 import { verifyProvisioning } from './verify-provisioning.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import { fail } from '../../protocol/fail.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import { fail } from '../../protocol/index.js'
 import type { AuthActor } from './auth-actor.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
+import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.

@@ -1,4 +1,4 @@
-import { decodeBase64 } from '../../protocol/base64.js'
+import { decodeBase64 } from '../../protocol/index.js'
 
 /**
  * 32 bytes: the Unix time (seconds) little-endian in bytes 0–3, then 28 random bytes. The format

@@ -1,8 +1,8 @@
 import { verify } from 'node:crypto'
-import { CHECKIN_REPLY_TYPE, type CheckinReply } from '../../protocol/checkin.js'
-import { ed25519PublicKey } from '../../hal/crypto/ed25519-key.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import { fail } from '../../protocol/fail.js'
+import { CHECKIN_REPLY_TYPE, type CheckinReply } from '../../protocol/index.js'
+import { ed25519PublicKey } from '../../hal/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import { fail } from '../../protocol/index.js'
 import type { AuthActor } from './auth-actor.js'
 import { ChallengeBook } from './challenges.js'
 

@@ -1,6 +1,6 @@
-import type { StorageGeometry } from '../../hal/types.js'
-import type { Variant } from '../../protocol/device.js'
-import { type ConfigChanges, type DeviceConfig, type PlainConfigField } from '../../machines/config.js'
+import type { StorageGeometry } from '../../hal/index.js'
+import type { Variant } from '../../protocol/index.js'
+import { type ConfigChanges, type DeviceConfig, type PlainConfigField } from '../../machines/index.js'
 
 /** A request the configuration refuses; `status` is the HTTP answer (400 malformed, 406 refused). */
 export class ConfigRuleError extends Error {

@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman, timingSafeEqual } from 'node:crypto'
-import { decodeBase64 } from '../../protocol/base64.js'
+import { decodeBase64 } from '../../protocol/index.js'
 
 /** What went wrong with an eJWT; `status` is the HTTP answer the contract gives for it. */
 export type EjwtErrorCode =

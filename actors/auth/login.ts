@@ -1,9 +1,9 @@
-import { LogResult, LogType } from '../../protocol/journal.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import { fail } from '../../protocol/fail.js'
+import { LogResult, LogType } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import { fail } from '../../protocol/index.js'
 import type { AuthActor } from './auth-actor.js'
 import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
-import { encodeBase64 } from '../../protocol/base64.js'
+import { encodeBase64 } from '../../protocol/index.js'
 
 /** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
 export function loginChallenge(actor: AuthActor): CommandReply {

@@ -1,4 +1,4 @@
-import type { OperationSpec } from '../../bus/service-host.js'
+import type { OperationSpec } from '../../bus/index.js'
 import { attestation, provision } from './attestation-endpoint.js'
 import type { AuthActor } from './auth-actor.js'
 import { checkinChallenge, checkinReply } from './checkin.js'

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { LogResult, LogType } from '../../protocol/journal.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import { fail } from '../../protocol/fail.js'
+import { LogResult, LogType } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import { fail } from '../../protocol/index.js'
 import type { AuthActor } from './auth-actor.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
+import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
 /** Why the device takes no new owner now, if it does not. */

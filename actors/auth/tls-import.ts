@@ -1,8 +1,8 @@
 import { createDecipheriv, createPrivateKey } from 'node:crypto'
-import type { Enclave, TlsMaterial } from '../../hal/types.js'
-import { decodeBase64 } from '../../protocol/base64.js'
+import type { Enclave, TlsMaterial } from '../../hal/index.js'
+import { decodeBase64 } from '../../protocol/index.js'
 import { splitDerChain } from './split-der-chain.js'
-import { tlsTransportKey } from '../../protocol/tls-transport-key.js'
+import { tlsTransportKey } from '../../protocol/index.js'
 
 export type TlsImportCode = 'malformed' | 'undecryptable' | 'bad_chain' | 'unsupported_key' | 'key_mismatch'
 

@@ -1,7 +1,7 @@
 import { X509Certificate, createPublicKey } from 'node:crypto'
-import type { ProvisioningRecord } from '../../hal/types.js'
-import { attestationKeyHash, parseGenuine, verifyGenuine } from '../../hal/x509/genuine-statement.js'
-import { parseDerCertificate } from '../../hal/x509/parse-der-certificate.js'
+import type { ProvisioningRecord } from '../../hal/index.js'
+import { attestationKeyHash, parseGenuine, verifyGenuine } from '../../hal/index.js'
+import { parseDerCertificate } from '../../hal/index.js'
 
 export interface ProvisioningContext {
   /** The enclave's attestation key, SPKI DER. */

@@ -1,9 +1,9 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import type { Journal } from '../../eventstore/index.js'
-import type { JournalEntry } from '../../protocol/journal.js'
-import { ServiceHost } from '../../bus/service-host.js'
-import type { JournalPort, JournalStatus } from '../host/journal-port.js'
+import type { JournalEntry } from '../../protocol/index.js'
+import { ServiceHost } from '../../bus/index.js'
+import type { JournalPort, JournalStatus } from '../host/index.js'
 
 /** The journal's single writer, reachable on the bus for actors in other processes. */
 export class EventstoreActor {

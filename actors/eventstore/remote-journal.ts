@@ -1,13 +1,13 @@
 import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/transport-node'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { JournalWriteError } from '../../eventstore/errors.js'
-import { StorageFullError } from '../../hal/errors.js'
-import type { JournalEntry, JournalPosition } from '../../protocol/journal.js'
-import { decode, encode } from '../../protocol/codec.js'
-import { BusUnavailableError } from '../../bus/errors.js'
-import { Subjects } from '../../protocol/subjects.js'
-import type { CommandReply } from '../../protocol/bus-messages.js'
-import type { JournalPort, JournalStatus } from '../host/journal-port.js'
+import { JournalWriteError } from '../../eventstore/index.js'
+import { StorageFullError } from '../../hal/index.js'
+import type { JournalEntry, JournalPosition } from '../../protocol/index.js'
+import { decode, encode } from '../../protocol/index.js'
+import { BusUnavailableError } from '../../bus/index.js'
+import { Subjects } from '../../protocol/index.js'
+import type { CommandReply } from '../../protocol/index.js'
+import type { JournalPort, JournalStatus } from '../host/index.js'
 
 /** How long to wait before asking a journal that had no responder again. */
 const RESUBSCRIBE_POLL_MS = 20

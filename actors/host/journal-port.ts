@@ -1,4 +1,4 @@
-import type { JournalEntry, JournalPosition } from '../../protocol/journal.js'
+import type { JournalEntry, JournalPosition } from '../../protocol/index.js'
 
 /** How an actor writes to the journal: directly in one process, over the bus when split. */
 export interface JournalPort {

@@ -1,4 +1,4 @@
-import type { Principal } from '../../protocol/bus-messages.js'
+import type { Principal } from '../../protocol/index.js'
 
 /** The journal's subject field for a principal: `U`, `M`, or the external authenticator's id (no separators). */
 export function journalSubject(principal: Principal | undefined): { subject?: string } {

@@ -6,9 +6,9 @@ import {
   type EventFromLogic,
   type SnapshotFrom,
 } from 'xstate'
-import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/journal.js'
-import { stateName } from '../../machines/replay.js'
-import type { VersionedMachine } from '../../machines/types.js'
+import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/index.js'
+import { stateName } from '../../machines/index.js'
+import type { VersionedMachine } from '../../machines/index.js'
 import type { JournalPort } from './journal-port.js'
 
 export interface StepResult {

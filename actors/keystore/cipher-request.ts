@@ -1,5 +1,5 @@
-import { decodeBase64 } from '../../protocol/base64.js'
-import { normaliseKid } from '../../protocol/key-types.js'
+import { decodeBase64 } from '../../protocol/index.js'
+import { normaliseKid } from '../../protocol/index.js'
 
 export type CipherMode = 'ECB' | 'CBC' | 'GCM'
 

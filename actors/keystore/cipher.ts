@@ -1,13 +1,13 @@
-import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/crypto/index.js'
-import { LogResult, LogType, type LogResultNumber } from '../../protocol/journal.js'
-import { encodeBase64 } from '../../protocol/base64.js'
-import { journalSubject } from '../host/journal-subject.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/index.js'
+import { LogResult, LogType, type LogResultNumber } from '../../protocol/index.js'
+import { encodeBase64 } from '../../protocol/index.js'
+import { journalSubject } from '../host/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { CipherRequestError, parseCipherRequest, type CipherRequest, type Direction } from './cipher-request.js'
-import { canAgree, keyTypes } from '../../protocol/key-types.js'
+import { canAgree, keyTypes } from '../../protocol/index.js'
 import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
-import { fail } from '../../protocol/fail.js'
+import { fail } from '../../protocol/index.js'
 
 const HKDF_INFO = new TextEncoder().encode('encedo-aes')
 

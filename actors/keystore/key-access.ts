@@ -1,11 +1,11 @@
-import { authorized, USER_ROLES, type AccessRule } from '../../protocol/scopes.js'
-import { keyOperationScopes, type KeyOperation } from '../../protocol/key-scopes.js'
-import { CachedTokenVerifier } from '../../bus/cached-token-verifier.js'
-import { BusUnavailableError } from '../../bus/errors.js'
-import type { GatewayBus } from '../../bus/types.js'
-import type { Clock } from '../../hal/types.js'
-import { fail } from '../../protocol/fail.js'
-import type { CommandReply, CommandRequest, Principal } from '../../protocol/bus-messages.js'
+import { authorized, USER_ROLES, type AccessRule } from '../../protocol/index.js'
+import { keyOperationScopes, type KeyOperation } from '../../protocol/index.js'
+import { CachedTokenVerifier } from '../../bus/index.js'
+import { BusUnavailableError } from '../../bus/index.js'
+import type { GatewayBus } from '../../bus/index.js'
+import type { Clock } from '../../hal/index.js'
+import { fail } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest, Principal } from '../../protocol/index.js'
 
 function ruleOf(op: KeyOperation): AccessRule {
   return { roles: USER_ROLES, scopes: keyOperationScopes[op] }

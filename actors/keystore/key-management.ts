@@ -1,9 +1,9 @@
-import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
-import { isStorageFull } from '../../hal/errors.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/base64.js'
-import { journalSubject } from '../host/journal-subject.js'
-import { fail } from '../../protocol/fail.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
+import { isStorageFull } from '../../hal/index.js'
+import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
+import { journalSubject } from '../host/index.js'
+import { fail } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
 import {
@@ -16,12 +16,12 @@ import {
   KeyAttributeError,
   listedType,
   normaliseKid,
-} from '../../protocol/key-types.js'
+} from '../../protocol/index.js'
 import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
-import type { KeyRecord } from '../../protocol/keystore-state.js'
-import { wholeNumber } from '../../protocol/whole-number.js'
-import { anonymousSearchAllowed, parseDescrPattern } from '../../protocol/key-search.js'
+import type { KeyRecord } from '../../protocol/index.js'
+import { wholeNumber } from '../../protocol/index.js'
+import { anonymousSearchAllowed, parseDescrPattern } from '../../protocol/index.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15

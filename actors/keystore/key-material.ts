@@ -1,7 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { ed448 } from '@noble/curves/ed448.js'
-import type { CryptoEngine, RandomSource } from '../../hal/crypto/index.js'
-import { keyTypes, type KeyType } from '../../protocol/key-types.js'
+import type { CryptoEngine, RandomSource } from '../../hal/index.js'
+import { keyTypes, type KeyType } from '../../protocol/index.js'
 
 const EDDSA = { ED25519: { curve: ed25519, seedBytes: 32 }, ED448: { curve: ed448, seedBytes: 57 } } as const
 

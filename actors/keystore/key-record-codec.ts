@@ -3,17 +3,10 @@
 // and bytes that read back are a record the keystore could have made.
 
 import { Packr } from 'msgpackr'
-import { CURVES } from '../../hal/crypto/curves.js'
+import { CURVES } from '../../hal/index.js'
 import { KeyRecordFormatError } from './errors.js'
-import {
-  checkLabel,
-  isKeyType,
-  keyMode,
-  keyTypes,
-  type KeyAttributeError,
-  type KeyType,
-} from '../../protocol/key-types.js'
-import type { KeyRecord } from '../../protocol/keystore-state.js'
+import { checkLabel, isKeyType, keyMode, keyTypes, type KeyAttributeError, type KeyType } from '../../protocol/index.js'
+import type { KeyRecord } from '../../protocol/index.js'
 
 // Records (shared structures) would make the bytes depend on what the decoder saw before.
 const packr = new Packr({ useRecords: false })

@@ -1,29 +1,23 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import {
-  chooseEngine,
-  nativeEngine,
-  nobleEngine,
-  type CryptoEngine,
-  type RandomSource,
-} from '../../hal/crypto/index.js'
-import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
-import type { Hal } from '../../hal/types.js'
-import type { IdentityState } from '../../protocol/identity-state.js'
-import { fail } from '../../protocol/fail.js'
-import { ReadModelBus } from '../../bus/read-model-bus.js'
-import { ServiceHost } from '../../bus/service-host.js'
-import { inboxPrefix } from '../../bus/services.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import type { JournalPort } from '../host/journal-port.js'
-import { scopeCheckEntry } from '../host/scope-check-entry.js'
+import { chooseEngine, nativeEngine, nobleEngine, type CryptoEngine, type RandomSource } from '../../hal/index.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
+import type { Hal } from '../../hal/index.js'
+import type { IdentityState } from '../../protocol/index.js'
+import { fail } from '../../protocol/index.js'
+import { ReadModelBus } from '../../bus/index.js'
+import { ServiceHost } from '../../bus/index.js'
+import { inboxPrefix } from '../../bus/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import type { JournalPort } from '../host/index.js'
+import { scopeCheckEntry } from '../host/index.js'
 import { KeyAccess } from './key-access.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
 import type { KeystoreContext } from './keystore-context.js'
-import type { KeystoreState } from '../../protocol/keystore-state.js'
-import type { SystemState } from '../../protocol/system-state.js'
+import type { KeystoreState } from '../../protocol/index.js'
+import type { SystemState } from '../../protocol/index.js'
 
 /**
  * noble's KATs (about 0.3 s of pure-JS curve arithmetic on the main thread) only tell whether the

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino'
-import type { CryptoEngine, RandomSource } from '../../hal/crypto/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
-import type { IdentityState } from '../../protocol/identity-state.js'
-import type { JournalEntry } from '../../protocol/journal.js'
+import type { CryptoEngine, RandomSource } from '../../hal/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import type { IdentityState } from '../../protocol/index.js'
+import type { JournalEntry } from '../../protocol/index.js'
 import type { KeyAccess } from './key-access.js'
 import type { KeyRepository } from './key-repository.js'
 

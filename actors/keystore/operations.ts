@@ -1,7 +1,7 @@
-import type { OperationSpec } from '../../bus/service-host.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import type { OperationSpec } from '../../bus/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { cipher } from './cipher.js'
-import type { KeyOperation } from '../../protocol/key-scopes.js'
+import type { KeyOperation } from '../../protocol/index.js'
 import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKey } from './key-management.js'
 import type { KeystoreContext } from './keystore-context.js'
 

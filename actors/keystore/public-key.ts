@@ -2,7 +2,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { ed448 } from '@noble/curves/ed448.js'
 import { p256, p384, p521 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { keyTypes, type KeyType } from '../../protocol/key-types.js'
+import { keyTypes, type KeyType } from '../../protocol/index.js'
 
 const SEC = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 } as const
 const EDDSA = { ED25519: ed25519, ED448: ed448 } as const

@@ -1,4 +1,4 @@
-import type { RandomSource } from '../../hal/crypto/index.js'
+import type { RandomSource } from '../../hal/index.js'
 
 const POOL_BYTES = 4096
 

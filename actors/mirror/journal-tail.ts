@@ -2,11 +2,11 @@
 // queue in memory) and handing out only what is durably stored: a record a failed write left in
 // the file for a moment, or that a crash may still take back, must never leave the device.
 
-import { chainStart, chainStep } from '../../eventstore/chain.js'
-import { bytesEqual } from '../../eventstore/bytes-equal.js'
-import { parseLine } from '../../eventstore/record-line.js'
-import type { RecordLine } from '../../protocol/journal.js'
-import type { JournalMedia } from '../../hal/types.js'
+import { chainStart, chainStep } from '../../eventstore/index.js'
+import { bytesEqual } from '../../eventstore/index.js'
+import { parseLine } from '../../eventstore/index.js'
+import type { RecordLine } from '../../protocol/index.js'
+import type { JournalMedia } from '../../hal/index.js'
 
 /** What the tail reads: the segment files, and how far the file being written is durable. */
 export interface DurableJournal {

@@ -10,8 +10,8 @@
 
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { bytesEqual } from '../../eventstore/bytes-equal.js'
-import { StreamApi } from '../../bus/stream-api.js'
+import { bytesEqual } from '../../eventstore/index.js'
+import { StreamApi } from '../../bus/index.js'
 import {
   FILE_HEADER,
   headerPosition,
@@ -20,8 +20,8 @@ import {
   journalStreamConfig,
   journalSubject,
   SEQ_HEADER,
-} from '../../bus/stream-names.js'
-import type { Variant } from '../../protocol/device.js'
+} from '../../bus/index.js'
+import type { Variant } from '../../protocol/index.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
 import { OwnerConsent } from './owner-consent.js'
 

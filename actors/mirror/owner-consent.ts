@@ -1,11 +1,11 @@
 // Whether the owner lets the journal leave the device: the configuration field `trusted_backend`,
 // as the journal tells it (personalisation, updates, wipeout), folded by the identity's own reducer.
 
-import { factoryConfig, reduceConfig, type DeviceConfig } from '../../machines/config.js'
-import { configEvent } from '../../machines/identity-fold.js'
-import { decodeRecordData } from '../../eventstore/record-data.js'
-import { LogType, type RecordLine } from '../../protocol/journal.js'
-import type { Variant } from '../../protocol/device.js'
+import { factoryConfig, reduceConfig, type DeviceConfig } from '../../machines/index.js'
+import { configEvent } from '../../machines/index.js'
+import { decodeRecordData } from '../../eventstore/index.js'
+import { LogType, type RecordLine } from '../../protocol/index.js'
+import type { Variant } from '../../protocol/index.js'
 
 const CONFIG_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
 

@@ -1,8 +1,8 @@
 import { chmod, lstat, unlink } from 'node:fs/promises'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
-import { DiskLockedError, DiskReadOnlyError } from '../../hal/errors.js'
-import type { DiskHandle } from '../../hal/types.js'
+import { DiskLockedError, DiskReadOnlyError } from '../../hal/index.js'
+import type { DiskHandle } from '../../hal/index.js'
 import {
   ClientFlag,
   Command,

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino'
 import { getHeapStatistics } from 'node:v8'
-import { LogResult, LogType, type JournalEntry } from '../../protocol/journal.js'
-import type { Hal } from '../../hal/types.js'
-import { FAULT_EVENTS, FLS, type FaultEventType } from '../../protocol/fail-state.js'
-import { healthMachine, healthVersion, type HealthEvent } from '../../machines/health.js'
-import type { JournalPort } from '../host/journal-port.js'
-import { MachineRunner } from '../host/machine-runner.js'
-import type { TemperatureRange } from '../../protocol/system-state.js'
+import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
+import type { Hal } from '../../hal/index.js'
+import { FAULT_EVENTS, FLS, type FaultEventType } from '../../protocol/index.js'
+import { healthMachine, healthVersion, type HealthEvent } from '../../machines/index.js'
+import type { JournalPort } from '../host/index.js'
+import { MachineRunner } from '../host/index.js'
+import type { TemperatureRange } from '../../protocol/index.js'
 
 /** A fault some part of the device found: the health machine raises its bit and journals it once. */
 export interface FaultReport {

@@ -1,5 +1,5 @@
-import { runKats, type CryptoEngine } from '../../hal/crypto/index.js'
-import type { EntropyFailure, TestedEntropySource } from '../../hal/types.js'
+import { runKats, type CryptoEngine } from '../../hal/index.js'
+import type { EntropyFailure, TestedEntropySource } from '../../hal/index.js'
 import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
 
 export interface SelfTestResult {

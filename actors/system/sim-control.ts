@@ -1,7 +1,7 @@
-import { fail } from '../../protocol/fail.js'
-import type { CommandHandler } from '../../bus/service-host.js'
-import type { CommandReply } from '../../protocol/bus-messages.js'
-import type { FaultInjector } from '../../hal/types.js'
+import { fail } from '../../protocol/index.js'
+import type { CommandHandler } from '../../bus/index.js'
+import type { CommandReply } from '../../protocol/index.js'
+import type { FaultInjector } from '../../hal/index.js'
 
 /** What a sim command asks for (`hemd sim ...`, over `hem.<devid>.cmd.system.sim`). */
 export type SimCommand =

@@ -1,15 +1,15 @@
 // hem-audit: forensics on a device's journal. A thin shell over eventstore/: each subcommand
 // parses its arguments, loads files and prints what the library found. Only fetch goes online.
 
-import { DeviceRefusedError } from '../../client/errors.js'
-import { commandsUsage, runCommandLine, type CliIo, type CommandLine } from '../command-line.js'
-import type { PassphraseSources } from '../read-passphrase.js'
+import { DeviceRefusedError } from '../../client/index.js'
+import { commandsUsage, runCommandLine, type CliIo, type CommandLine } from '../index.js'
+import type { PassphraseSources } from '../index.js'
 import { FETCH_USAGE, runFetch, type FetchIo } from './audit-fetch.js'
 import { AuditFinding } from './audit-finding.js'
 import { REPLAY_USAGE, runReplay } from './audit-replay.js'
 import { runTimeline, TIMELINE_USAGE } from './audit-timeline.js'
 import { runVerify, VERIFY_USAGE } from './audit-verify.js'
-import { FetchJournalError } from '../../audit/fetch-journal.js'
+import { FetchJournalError } from '../../audit/index.js'
 
 const commands = {
   verify: {

@@ -3,12 +3,12 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { parseOptions, UsageError, type CliIo } from '../command-line.js'
-import { DeviceUnreachableError } from '../../client/errors.js'
-import { HemClient } from '../../client/hem-client.js'
-import { readPassphrase, type PassphraseSources } from '../read-passphrase.js'
+import { parseOptions, UsageError, type CliIo } from '../index.js'
+import { DeviceUnreachableError } from '../../client/index.js'
+import { HemClient } from '../../client/index.js'
+import { readPassphrase, type PassphraseSources } from '../index.js'
 import { AuditFinding, usage } from './audit-finding.js'
-import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/fetch-journal.js'
+import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
 
 export const KEY_FILE = 'log-key.b64'
 /** Long enough for a big journal over a slow link; the token can read logs and nothing else. */

@@ -1,4 +1,4 @@
-import { UsageError } from '../command-line.js'
+import { UsageError } from '../index.js'
 /** Something found in the files (exit 1), as opposed to a usage error (exit 2). */
 export class AuditFinding extends Error {
   override readonly name = 'AuditFinding'

@@ -1,10 +1,10 @@
 // hem-audit replay: the state of every machine of the device, at the end or at a given point.
 
-import { parseOptions } from '../command-line.js'
+import { parseOptions } from '../index.js'
 import { audited, INPUT_HELP, inputOptions, iso, loadInput, type AuditIo } from './audit-input.js'
 import { usage } from './audit-finding.js'
-import { replayDevice, type DeviceReplay } from '../../audit/device-replay.js'
-import { parseReplayPoint, ReplayPointError, type ReplayPoint } from '../../audit/replay-point.js'
+import { replayDevice, type DeviceReplay } from '../../audit/index.js'
+import { parseReplayPoint, ReplayPointError, type ReplayPoint } from '../../audit/index.js'
 
 export const REPLAY_USAGE = `Usage: hem-audit replay [--key BASE64 | --key-file FILE] [--allow-open] [--at POINT] [--json] FILES|DIR...
 

@@ -1,12 +1,12 @@
 // hem-audit timeline: what happened on the device, one line per event.
 
-import { parseOptions } from '../command-line.js'
-import { readAuditJournal } from '../../audit/audit-journal.js'
+import { parseOptions } from '../index.js'
+import { readAuditJournal } from '../../audit/index.js'
 import { audited, INPUT_HELP, inputOptions, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
 import { usage } from './audit-finding.js'
-import { parseLogType } from '../../protocol/log-type-names.js'
-import { parseTime } from '../../audit/replay-point.js'
-import { formatTimelineEvent, timeline, type TimelineFilter } from '../../audit/timeline.js'
+import { parseLogType } from '../../protocol/index.js'
+import { parseTime } from '../../audit/index.js'
+import { formatTimelineEvent, timeline, type TimelineFilter } from '../../audit/index.js'
 
 export const TIMELINE_USAGE = `Usage: hem-audit timeline [--key BASE64 | --key-file FILE] [--allow-open] [--json] [--all]
                          [--type NAME|NUMBER]... [--subject S] [--since TIME] [--until TIME] FILES|DIR...

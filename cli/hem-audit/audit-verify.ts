@@ -1,6 +1,6 @@
 // hem-audit verify: are the files what the device wrote, and how do they hang together.
 
-import { parseOptions } from '../command-line.js'
+import { parseOptions } from '../index.js'
 import {
   formatFinding,
   INPUT_HELP,
@@ -10,9 +10,9 @@ import {
   type InputLoader,
   type AuditIo,
 } from './audit-input.js'
-import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from '../../eventstore/journal-layout.js'
-import type { VerifyResult } from '../../protocol/journal.js'
-import { verifyJournal } from '../../eventstore/verify-journal.js'
+import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from '../../eventstore/index.js'
+import type { VerifyResult } from '../../protocol/index.js'
+import { verifyJournal } from '../../eventstore/index.js'
 
 export const VERIFY_USAGE = `Usage: hem-audit verify [--key BASE64 | --key-file FILE] [--allow-open] [--json] FILES|DIR...
 

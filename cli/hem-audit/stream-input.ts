@@ -4,12 +4,12 @@
 // or out of order) is named by its stream sequence and the file:seq it holds.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node'
-import { UsageError } from '../command-line.js'
+import { UsageError } from '../index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import { type Environment, type InputValues } from './input-values.js'
-import { StreamApi, StreamApiError } from '../../bus/stream-api.js'
-import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER } from '../../bus/stream-names.js'
-import type { JournalFile } from '../../protocol/journal.js'
+import { StreamApi, StreamApiError } from '../../bus/index.js'
+import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER } from '../../bus/index.js'
+import type { JournalFile } from '../../protocol/index.js'
 
 export interface StreamSource {
   /** The backend's client URL, nats:// or tls://. */

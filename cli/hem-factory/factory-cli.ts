@@ -8,17 +8,10 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import {
-  commandsUsage,
-  parseOptions,
-  runCommandLine,
-  UsageError,
-  type CliIo,
-  type CommandLine,
-} from '../command-line.js'
-import type { AttestationRequest } from '../../hal/types.js'
-import { decodeBase64 } from '../../protocol/base64.js'
-import { AttestationRejectedError, signAttestation, type FactoryCa } from '../../factory/sign-attestation.js'
+import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../index.js'
+import type { AttestationRequest } from '../../hal/index.js'
+import { decodeBase64 } from '../../protocol/index.js'
+import { AttestationRejectedError, signAttestation, type FactoryCa } from '../../factory/index.js'
 
 /** The CA, the request or the device said no: exit code 1. */
 class FactoryError extends Error {}

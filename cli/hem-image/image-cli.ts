@@ -5,20 +5,13 @@ import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import {
-  commandsUsage,
-  parseOptions,
-  runCommandLine,
-  UsageError,
-  type CliIo,
-  type CommandLine,
-} from '../command-line.js'
-import { FirmwareManifestError, loadFirmware, signBuild } from '../../image/firmware-manifest.js'
-import type { Variant } from '../../protocol/device.js'
-import { checkImage } from '../../image/check-image.js'
-import { ImageFormatError } from '../../image/errors.js'
-import { buildImage, MAX_IMAGE_BYTES, parseHeader, HEADER_BYTES, type ImageKind } from '../../image/header.js'
-import { fileSource, packDirectory } from '../../image/tar.js'
+import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../index.js'
+import { FirmwareManifestError, loadFirmware, signBuild } from '../../image/index.js'
+import type { Variant } from '../../protocol/index.js'
+import { checkImage } from '../../image/index.js'
+import { ImageFormatError } from '../../image/index.js'
+import { buildImage, MAX_IMAGE_BYTES, parseHeader, HEADER_BYTES, type ImageKind } from '../../image/index.js'
+import { fileSource, packDirectory } from '../../image/index.js'
 
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../..' : '../../..', import.meta.url))
 const DEV_KEY = join(PACKAGE_TOP, 'deploy', 'keys', 'vendor-dev.pem')

@@ -1,5 +1,5 @@
 // hemctl: the command-line client of a device, on the client library.
-import { commandsUsage, runCommandLine, type Command, type CommandLine } from '../command-line.js'
+import { commandsUsage, runCommandLine, type Command, type CommandLine } from '../index.js'
 import type { HemctlIo } from './context.js'
 import { hemctlFailure } from './failure.js'
 import { deviceCommands } from './device-commands.js'

@@ -1,10 +1,10 @@
 // What every hemctl command shares: its io, the connection options, the client they make, and
 // how answers are printed.
 import { readFile, writeFile } from 'node:fs/promises'
-import { UsageError, type CliIo } from '../command-line.js'
-import { HemClient } from '../../client/hem-client.js'
-import { defaultConfigDir, PinStore } from '../../client/pin-store.js'
-import { readPassphrase, type PassphraseSources } from '../read-passphrase.js'
+import { UsageError, type CliIo } from '../index.js'
+import { HemClient } from '../../client/index.js'
+import { defaultConfigDir, PinStore } from '../../client/index.js'
+import { readPassphrase, type PassphraseSources } from '../index.js'
 
 export interface HemctlIo extends CliIo, PassphraseSources {
   /** Text, or the raw bytes a decrypt produces. */

@@ -1,15 +1,15 @@
 // hemctl's commands on the disks, the audit log and upgrades.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { KEY_FILE } from '../hem-audit/audit-fetch.js'
-import { AuditFinding } from '../hem-audit/audit-finding.js'
-import { type InputLoader } from '../hem-audit/audit-input.js'
-import { runTimeline } from '../hem-audit/audit-timeline.js'
-import { runVerify } from '../hem-audit/audit-verify.js'
-import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/fetch-journal.js'
-import { parseOptions, UsageError, type CliIo, type Command } from '../command-line.js'
-import { NotAcceptableError } from '../../client/errors.js'
-import type { UpgradeKind } from '../../client/types.js'
+import { KEY_FILE } from '../hem-audit/index.js'
+import { AuditFinding } from '../hem-audit/index.js'
+import { type InputLoader } from '../hem-audit/index.js'
+import { runTimeline } from '../hem-audit/index.js'
+import { runVerify } from '../hem-audit/index.js'
+import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
+import { parseOptions, UsageError, type CliIo, type Command } from '../index.js'
+import { NotAcceptableError } from '../../client/index.js'
+import type { UpgradeKind } from '../../client/index.js'
 import {
   connect,
   connectionOptions,

@@ -6,7 +6,7 @@ import {
   ForbiddenError,
   UnauthorizedError,
   UnexpectedAnswerError,
-} from '../../client/errors.js'
+} from '../../client/index.js'
 
 export const EXIT = {
   OK: 0,

@@ -1,4 +1,4 @@
-import { commandsUsage, runCommandLine, type Command } from '../command-line.js'
+import { commandsUsage, runCommandLine, type Command } from '../index.js'
 import type { HemctlIo } from './context.js'
 import { hemctlFailure } from './failure.js'
 

@@ -1,6 +1,6 @@
 // hemctl's commands on keys and ciphers.
-import { parseOptions, UsageError, type Command } from '../command-line.js'
-import type { CipherAlg, EncryptInput, KeyEntry, KeySpec } from '../../client/types.js'
+import { parseOptions, UsageError, type Command } from '../index.js'
+import type { CipherAlg, EncryptInput, KeyEntry, KeySpec } from '../../client/index.js'
 import {
   connect,
   connectionOptions,

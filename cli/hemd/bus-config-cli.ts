@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { HalVariantMismatchError, openHal } from '../../hal/index.js'
-import { readDeviceIdentity } from '../../hal/sim/device-identity.js'
-import type { Variant } from '../../protocol/device.js'
+import { readDeviceIdentity } from '../../hal/index.js'
+import type { Variant } from '../../protocol/index.js'
 import {
   BUS_CONFIG_FILE,
   BUS_CREDENTIALS_FILE,
@@ -12,9 +12,9 @@ import {
   newBusCredentials,
   writeBusAccess,
   writeBusConfig,
-} from '../../bus/bus-config.js'
+} from '../../bus/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
-import type { Endpoint } from '../../runtime/types.js'
+import type { Endpoint } from '../../runtime/index.js'
 
 const USAGE = `Usage: hemd bus-config --out DIR [options]
 

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../runtime/types.js'
+import type { Endpoint } from '../../runtime/index.js'
 export class UsageError extends Error {
   override readonly name = 'UsageError'
 }

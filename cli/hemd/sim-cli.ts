@@ -2,12 +2,12 @@ import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { decode, encode } from '../../protocol/codec.js'
-import { inboxPrefix } from '../../bus/services.js'
-import { Subjects } from '../../protocol/subjects.js'
-import type { CommandReply } from '../../protocol/bus-messages.js'
-import type { SimCommand } from '../../actors/system/sim-control.js'
-import { readSimControl } from '../../runtime/sim-control-file.js'
+import { decode, encode } from '../../protocol/index.js'
+import { inboxPrefix } from '../../bus/index.js'
+import { Subjects } from '../../protocol/index.js'
+import type { CommandReply } from '../../protocol/index.js'
+import type { SimCommand } from '../../actors/system/index.js'
+import { readSimControl } from '../../runtime/index.js'
 
 const USAGE = `Usage: hemd sim [--data DIR] COMMAND
 

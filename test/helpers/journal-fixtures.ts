@@ -4,16 +4,8 @@ import type { JournalMedia } from '../../hal/types.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileJournalMedia } from '../../hal/sim/journal-media.js'
-import {
-  Journal,
-  LogResult,
-  LogType,
-  readLines,
-  type JournalEntry,
-  type JournalOptions,
-  type JournalPosition,
-  type RecordLine,
-} from '../../eventstore/index.js'
+import { Journal, readLines, type JournalOptions } from '../../eventstore/index.js'
+import { LogResult, LogType, type JournalEntry, type JournalPosition, type RecordLine } from '../../protocol/journal.js'
 
 /** Fixtures shared by the journal tests (eventstore-*.test.ts, hem-audit.test.ts). */
 

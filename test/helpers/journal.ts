@@ -1,12 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  decodeRecordData,
-  readLines,
-  verifyJournal,
-  type RecordLine,
-  type VerifyResult,
-} from '../../eventstore/index.js'
+import { decodeRecordData, readLines, verifyJournal } from '../../eventstore/index.js'
+import { type RecordLine, type VerifyResult } from '../../protocol/journal.js'
 
 export interface JournalFiles {
   files: { id: string; bytes: Uint8Array }[]

@@ -1,0 +1,6 @@
+// The public face of actors/auth/: what other folders may use of it.
+export { AuthActor } from './auth-actor.js'
+export { LOGIN_MAX_LIFETIME } from './bearer.js'
+export { timedNonce } from './challenges.js'
+export { authOperations } from './operations.js'
+export { formatDisks } from './personalise.js'

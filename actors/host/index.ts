@@ -1,0 +1,5 @@
+// The public face of actors/host/: what other folders may use of it.
+export type { JournalPort, JournalStatus } from './journal-port.js'
+export { journalSubject } from './journal-subject.js'
+export { MachineRunner } from './machine-runner.js'
+export { scopeCheckEntry } from './scope-check-entry.js'

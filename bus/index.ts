@@ -1,0 +1,32 @@
+// The public face of bus/: what other folders may use of it.
+export {
+  BUS_CONFIG_FILE,
+  BUS_CREDENTIALS_FILE,
+  existingBusAccess,
+  newBusCredentials,
+  readBusAccess,
+  writeBusAccess,
+  writeBusConfig,
+} from './bus-config.js'
+export { startOwnBus, type OwnBus } from './bus-setup.js'
+export { CachedTokenVerifier } from './cached-token-verifier.js'
+export { closeBus, connectBus } from './connection.js'
+export { BusUnavailableError } from './errors.js'
+export { orderHealth } from './health-client.js'
+export type { NatsUserCredentials } from './nats-config.js'
+export { NatsServer } from './nats-server.js'
+export { ReadModelBus } from './read-model-bus.js'
+export { ServiceHost, type CommandHandler, type OperationSpec } from './service-host.js'
+export { inboxPrefix } from './services.js'
+export { StreamApi, StreamApiError } from './stream-api.js'
+export {
+  FILE_HEADER,
+  headerPosition,
+  journalMsgId,
+  journalStream,
+  journalStreamConfig,
+  journalSubject,
+  SEQ_HEADER,
+} from './stream-names.js'
+export { orderSupervisor, type SupervisorOrder } from './supervisor-client.js'
+export type { GatewayBus, TokenVerifier } from './types.js'

@@ -1,0 +1,89 @@
+// `npm run lint`'s import check: dependency-cruiser's rules (.dependency-cruiser.cjs), then the
+// cycles it cannot see, those between units (a top-level folder, or one folder of actors/ or cli/).
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const DEPCRUISE = fileURLToPath(new URL('../node_modules/.bin/depcruise', import.meta.url))
+const CONFIG = fileURLToPath(new URL('../.dependency-cruiser.cjs', import.meta.url))
+
+export const SOURCE_FOLDERS = ['protocol', 'hal', 'machines', 'client', 'eventstore', 'bus', 'image', 'audit'].concat([
+  'factory',
+  'actors',
+  'gateway',
+  'runtime',
+  'cli',
+  'bin',
+  'bench',
+  'deploy',
+  'test',
+])
+
+export function unitOf(file) {
+  const parts = file.split('/')
+  return (parts[0] === 'actors' || parts[0] === 'cli') && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]
+}
+
+/** Every cycle of the unit graph, each as the list of units around it (Tarjan's strongly connected components). */
+export function unitCycles(modules) {
+  const edges = new Map()
+  for (const module of modules) {
+    const from = unitOf(module.source)
+    for (const dep of module.dependencies) {
+      if (dep.coreModule || dep.couldNotResolve || dep.resolved.startsWith('node_modules/')) continue
+      const to = unitOf(dep.resolved)
+      if (to === from || from === 'test' || to === 'test') continue
+      if (!edges.has(from)) edges.set(from, new Set())
+      edges.get(from).add(to)
+    }
+  }
+  const index = new Map()
+  const low = new Map()
+  const stack = []
+  const cycles = []
+  let next = 0
+  const visit = (unit) => {
+    index.set(unit, next)
+    low.set(unit, next++)
+    stack.push(unit)
+    for (const to of edges.get(unit) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(unit, Math.min(low.get(unit), low.get(to)))
+      } else if (stack.includes(to)) low.set(unit, Math.min(low.get(unit), index.get(to)))
+    }
+    if (low.get(unit) !== index.get(unit)) return
+    const component = []
+    let member
+    do {
+      member = stack.pop()
+      component.push(member)
+    } while (member !== unit)
+    if (component.length > 1) cycles.push(component.sort())
+  }
+  for (const unit of edges.keys()) if (!index.has(unit)) visit(unit)
+  return cycles
+}
+
+export function checkImports(cwd = process.cwd(), folders = SOURCE_FOLDERS) {
+  const run = spawnSync(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...folders], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  })
+  if (!run.stdout) throw new Error(`dependency-cruiser failed: ${run.stderr}`)
+  const result = JSON.parse(run.stdout)
+  const problems = result.summary.violations.map((v) =>
+    v.cycle
+      ? `${v.rule.name}: ${[v.from, ...v.cycle.map((c) => c.name ?? c)].join(' -> ')}`
+      : `${v.rule.name}: ${v.from} -> ${v.to}`,
+  )
+  for (const cycle of unitCycles(result.modules)) problems.push(`unit cycle: ${cycle.join(', ')}`)
+  return { problems, modules: result.modules.length }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { problems, modules } = checkImports()
+  for (const problem of problems) console.error(`import rule broken: ${problem}`)
+  console.log(`imports: ${modules} modules, ${problems.length} problem(s)`)
+  process.exitCode = problems.length > 0 ? 1 : 0
+}

@@ -1,0 +1,52 @@
+// The public face of protocol/: what other folders may use of it.
+export { decodeBase64, encodeBase64 } from './base64.js'
+export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
+export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
+export { decode, encode } from './codec.js'
+export type { DiskCipher, DiskMode, Variant } from './device.js'
+export { FAULT_EVENTS, FLS, type FaultEventType } from './fail-state.js'
+export { fail } from './fail.js'
+export type { IdentityState, TransportConfig } from './identity-state.js'
+export {
+  LogResult,
+  LogType,
+  type ClientCheckResult,
+  type JournalEntry,
+  type JournalFile,
+  type JournalLine,
+  type JournalPosition,
+  type LinkData,
+  type LogResultNumber,
+  type RecordLine,
+  type RecoveryReport,
+  type SealData,
+  type SealReason,
+  type TransitionData,
+  type VerifyProblem,
+  type VerifyResult,
+  type VerifySummary,
+} from './journal.js'
+export { keyOperationScopes, type KeyOperation } from './key-scopes.js'
+export { anonymousSearchAllowed, parseDescrPattern } from './key-search.js'
+export {
+  canAgree,
+  checkDescr,
+  checkLabel,
+  importedKid,
+  isKeyType,
+  KeyAttributeError,
+  keyMode,
+  keyTypes,
+  listedType,
+  normaliseKid,
+  type KeyType,
+} from './key-types.js'
+export type { KeyRecord, KeystoreState, RepoStats } from './keystore-state.js'
+export { logTypeName, logTypePhrase, parseLogType } from './log-type-names.js'
+export { authorized, scopeSatisfies, USER_ROLES, type AccessRule, type Role } from './scopes.js'
+export type { StorageState } from './storage-state.js'
+export { Subjects } from './subjects.js'
+export type { HealthModel, SystemState, TemperatureRange, VersionModel } from './system-state.js'
+export { tlsTransportKey } from './tls-transport-key.js'
+export type { UpgradeState } from './upgrade-state.js'
+export { wholeNumber } from './whole-number.js'
