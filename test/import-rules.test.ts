@@ -24,7 +24,6 @@ function tree(files: Record<string, string>): string {
   return dir
 }
 
-
 t.test('the tree keeps every import rule', async (t) => {
   const { problems, modules } = check()
   t.same(problems, [])
