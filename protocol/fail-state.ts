@@ -1,4 +1,4 @@
-/** The fail-state bits of `status.fls_state` (seed §4.2). */
+/** The fail-state bits of `status.fls_state` (seed §2.5). */
 export const FLS = {
   KAT: 0x01,
   ENTROPY: 0x02,
