@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { openApiDocument } from '../gateway/openapi.js'
 import { routeTable } from '../gateway/routes.js'
+import { routeReference } from '../deploy/route-reference.js'
 import { bootDevice, repoRoot } from './helpers/device.js'
 import { call } from './helpers/http.js'
 
@@ -11,6 +12,16 @@ const document = openApiDocument(routeTable, pkg.version) as { paths: Record<str
 
 t.test("deploy/openapi.json is the route table's document (npm run openapi writes it)", async (t) => {
   t.same(JSON.parse(await readFile(`${repoRoot}deploy/openapi.json`, 'utf8')), document)
+})
+
+t.test('docs/routes.md renders that document, a row per route (npm run openapi writes it)', async (t) => {
+  const reference = await readFile(`${repoRoot}docs/routes.md`, 'utf8')
+  t.equal(reference, routeReference(document as Parameters<typeof routeReference>[0]))
+  t.equal(reference.split('\n').filter((line) => /^\| (GET|POST|DELETE) /.test(line)).length, routeTable.length)
+  t.match(
+    reference,
+    '| POST `/api/crypto/cipher/encrypt` | P, E | bearer | `keymgmt:use:<kid>` | U, ExtAuth | HTTPS | yes |',
+  )
 })
 
 t.test('every route, as the gateway treats it', async (t) => {
