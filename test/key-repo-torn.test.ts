@@ -153,7 +153,7 @@ async function keystore(t: Test, slotCount = 8) {
   const repository = await KeyRepository.open({ media, sealer: testSealer(), devid: DEVID })
   const journal = { records: [] as JournalEntry[], failing: false }
   const actor = {
-    o: { logger: silentLogger },
+    logger: silentLogger,
     repository,
     engine: nativeEngine,
     random: (n: number) => Uint8Array.from(randomBytes(n)),

@@ -20,7 +20,7 @@ const GENERATED: Record<string, { inputs: unknown[]; options?: Omit<PathOptions,
 
 /** Every state machine that machines/ exports: a new one fails here until it has its inputs above. */
 async function machines(): Promise<AnyStateMachine[]> {
-  const dir = new URL('../machines', import.meta.url)
+  const dir = new URL('../machines/', import.meta.url)
   const found = new Map<string, AnyStateMachine>()
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
