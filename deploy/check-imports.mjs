@@ -1,27 +1,14 @@
 // `npm run lint`'s import check: dependency-cruiser's rules (.dependency-cruiser.cjs), then the
 // cycles it cannot see, those between units (a top-level folder, or one folder of actors/ or cli/).
 import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+
+const { folders, unitOf } = createRequire(import.meta.url)('./import-rules.cjs')
+export { unitOf }
 
 const DEPCRUISE = fileURLToPath(new URL('../node_modules/.bin/depcruise', import.meta.url))
 const CONFIG = fileURLToPath(new URL('../.dependency-cruiser.cjs', import.meta.url))
-
-export const SOURCE_FOLDERS = ['protocol', 'hal', 'machines', 'client', 'eventstore', 'bus', 'image', 'audit'].concat([
-  'factory',
-  'actors',
-  'gateway',
-  'runtime',
-  'cli',
-  'bin',
-  'bench',
-  'deploy',
-  'test',
-])
-
-export function unitOf(file) {
-  const parts = file.split('/')
-  return (parts[0] === 'actors' || parts[0] === 'cli') && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]
-}
 
 /** Every cycle of the unit graph, each as the list of units around it (Tarjan's strongly connected components). */
 export function unitCycles(modules) {
@@ -64,8 +51,8 @@ export function unitCycles(modules) {
   return cycles
 }
 
-export function checkImports(cwd = process.cwd(), folders = SOURCE_FOLDERS) {
-  const run = spawnSync(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...folders], {
+export function checkImports(cwd = process.cwd(), scope = folders) {
+  const run = spawnSync(DEPCRUISE, ['--config', CONFIG, '--output-type', 'json', ...scope], {
     cwd,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
