@@ -31,7 +31,7 @@ module.exports = {
     ...Object.entries(may).map(([folder, allowed]) => ({
       name: `${folder}-imports`,
       severity: 'error',
-      comment: `${folder}/ may import only ${allowed.length ? allowed.join(', ') : 'nothing of ours'} (docs/architecture.md).`,
+      comment: `${folder}/ may import only ${allowed.join(', ') || 'nothing of ours'} (docs/architecture.md).`,
       from: { path: `^${folder}/` },
       to: { path: `^(${folders.filter((f) => f !== folder && !allowed.includes(f)).join('|')})/` },
     })),
