@@ -59,7 +59,8 @@ export function replayDevice(files: JournalFile[], publicKey: Uint8Array, option
     throw new JournalReplayError(
       start.file,
       undefined,
-      `the history is incomplete: it links to ${start.missing}, which is not among the files given, and identity, configuration and keys are rebuilt from every file since the device's first`,
+      `the history is incomplete: it links to ${start.missing}, which is not among the files given, ` +
+        "and identity, configuration and keys are rebuilt from every file since the device's first",
     )
   }
   return new DeviceFold(journalVariant(journal)).run(journal.records, options.at)

@@ -19,7 +19,8 @@ export function parseReplayPoint(text: string): ReplayPoint {
   const time = parseTime(text)
   if (time === undefined)
     throw new ReplayPointError(
-      `'${text.slice(0, 64)}' is neither FILEID:SEQ (SEQ in hex), Unix seconds, nor an ISO 8601 date or date-time with a zone`,
+      `'${text.slice(0, 64)}' is neither FILEID:SEQ (SEQ in hex), Unix seconds, ` +
+        'nor an ISO 8601 date or date-time with a zone',
     )
   return { time }
 }

@@ -175,6 +175,9 @@ export function formatTimelineEvent(event: TimelineEvent): string {
   const facts = Object.entries(event.facts)
     .map(([key, value]) => `${key}=${value}`)
     .join(' ')
-  const line = `${event.iso.replace('.000Z', 'Z')}  ${`${event.file}:${event.seq.toString(16)}`.padEnd(13)}  ${who.padEnd(7)}  ${event.what.padEnd(34)}  ${result.padEnd(10)}  ${facts}`
+  const where = `${event.file}:${event.seq.toString(16)}`
+  const line =
+    `${event.iso.replace('.000Z', 'Z')}  ${where.padEnd(13)}  ${who.padEnd(7)}  ` +
+    `${event.what.padEnd(34)}  ${result.padEnd(10)}  ${facts}`
   return line.trimEnd()
 }

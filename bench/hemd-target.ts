@@ -14,7 +14,10 @@ export interface HemdProcess extends ServerProcess {
   httpsUrl: string
   /** From spawning the process to its banner, in ms. */
   readyMs: number
-  /** The device's (hemd's runtime process's) peak resident set (VmHWM) since it started or since resetPeakRss, in bytes. */
+  /**
+   * The device's (hemd's runtime process's) peak resident set
+   * (VmHWM) since it started or since resetPeakRss, in bytes.
+   */
   peakRss(): Promise<number>
   /** Starts the peak resident set afresh (Linux's clear_refs), so that the next peakRss is one phase's. */
   resetPeakRss(): Promise<void>

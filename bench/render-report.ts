@@ -25,7 +25,9 @@ export function renderReport(summary: BenchSummary): string {
   )
   const boots = boot
     ? [
-        `boot to ready, ${settings.journalRecords} journal records: median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms (${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`,
+        `boot to ready, ${settings.journalRecords} journal records: ` +
+          `median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms ` +
+          `(${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`,
       ]
     : []
   const rss =
@@ -33,10 +35,12 @@ export function renderReport(summary: BenchSummary): string {
       ? []
       : [`hemd peak RSS over the run (the runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
   return [
-    `hemd bench: ${settings.connections} connections, ${settings.duration} s per load, ${settings.rounds} round(s) interleaved, median of rounds`,
+    `hemd bench: ${settings.connections} connections, ${settings.duration} s per load, ` +
+      `${settings.rounds} round(s) interleaved, median of rounds`,
     `machine: ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${machine.platform}`,
     '',
-    `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
+    `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
+      `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
     ...rows,
     '',
     ...boots,

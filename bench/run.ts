@@ -93,7 +93,8 @@ async function main(): Promise<number> {
   const failing = summary.scenarios.filter((s) => s.median.errors > 0 || s.median.non2xx > 0 || s.median.ok === 0)
   for (const s of failing) {
     process.stderr.write(
-      `bench: ${s.id} failed: ${s.median.ok} 2xx, ${s.median.errors} errors, ${s.median.non2xx} non-2xx; its numbers measure nothing\n`,
+      `bench: ${s.id} failed: ${s.median.ok} 2xx, ${s.median.errors} errors, ${s.median.non2xx} non-2xx; ` +
+        'its numbers measure nothing\n',
     )
   }
   return failing.length > 0 ? 1 : 0

@@ -72,7 +72,10 @@ export function commandsUsage(
 ): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length))
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
-  return `Usage: ${program} ${synopsis}\n\nCommands:\n${lines.join('\n')}\n\nRun '${program} COMMAND --help' for a command's options.\n`
+  return (
+    `Usage: ${program} ${synopsis}\n\nCommands:\n${lines.join('\n')}\n\n` +
+    `Run '${program} COMMAND --help' for a command's options.\n`
+  )
 }
 
 /** node's parseArgs with -h/--help added; a bad argument throws a UsageError. */

@@ -112,7 +112,8 @@ export class FingerprintMismatchError extends Error {
   ) {
     super(
       `the certificate of ${origin} changed: pinned SHA-256 ${pinned}, presented ${presented}. ` +
-        'If the device got a new certificate on purpose, forget the old one (hemctl trust forget URL) and connect again',
+        'If the device got a new certificate on purpose, forget the old one ' +
+        '(hemctl trust forget URL) and connect again',
     )
   }
 }

@@ -7,7 +7,10 @@ import type * as T from './types.js'
 
 export interface HemClientOptions extends TransportOptions {
   url: string
-  /** The passphrase logins use (the user's, or the master's with `role: 'M'`); asked for only when a login is needed. */
+  /**
+   * The passphrase logins use (the user's, or the master's
+   * with `role: 'M'`); asked for only when a login is needed.
+   */
   passphrase?: string | (() => Promise<string>)
   /** Token lifetime asked for at login, in seconds (default 3600; the device caps it). */
   tokenLifetime?: number
@@ -378,7 +381,10 @@ export class HemClient {
     })
   }
 
-  /** One look at the check: started (201), running (202) or verified (200); a rejected image throws NotAcceptableError. */
+  /**
+   * One look at the check: started (201), running (202) or
+   * verified (200); a rejected image throws NotAcceptableError.
+   */
   async check(kind: T.UpgradeKind): Promise<T.CheckState> {
     const { status } = await this.openWhileFresh(
       'system:upgrade',

@@ -17,7 +17,10 @@ export function passphraseKeyFromSeed(seed: Uint8Array): PassphraseKey {
   return { seed, publicKey: x25519.getPublicKey(seed) }
 }
 
-/** The salt: each UTF-16 unit of `eid` cut to a byte, as Buffer.from(eid, 'ascii') does (the device's eid is base64). */
+/**
+ * The salt: each UTF-16 unit of `eid` cut to a byte, as
+ * Buffer.from(eid, 'ascii') does (the device's eid is base64).
+ */
 export function eidSalt(eid: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from({ length: eid.length }, (_, i) => eid.charCodeAt(i) & 0xff)
 }

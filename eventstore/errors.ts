@@ -24,7 +24,10 @@ export class TamperedJournalError extends Error {
   }
 }
 
-/** Verified files that cannot be replayed: a record the machines refuse (see `cause`), or a history that is not whole. */
+/**
+ * Verified files that cannot be replayed: a record the machines
+ * refuse (see `cause`), or a history that is not whole.
+ */
 export class JournalReplayError extends Error {
   override readonly name = 'JournalReplayError'
   constructor(

@@ -124,7 +124,8 @@ export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verif
           if (!reportedChain) {
             const since = lastGoodSeal === undefined ? 'the start of the file' : `the seal at seq ${hex(lastGoodSeal)}`
             problem(
-              `seal does not match the chain: a line between ${since} and this seal was changed, inserted, removed or reordered`,
+              `seal does not match the chain: a line between ${since} and this seal ` +
+                'was changed, inserted, removed or reordered',
             )
           }
           reportedChain = true

@@ -75,7 +75,9 @@ function linkProblem(check: SegmentCheck, prev: SegmentCheck, prevBytes: Uint8Ar
   if (prev.lastSeq !== undefined && link.seq > prev.lastSeq) {
     return {
       ...at,
-      message: `LINK says ${prev.id} ends at seq ${hex(link.seq)}, but it ends at seq ${hex(prev.lastSeq)}: records were removed from its end`,
+      message:
+        `LINK says ${prev.id} ends at seq ${hex(link.seq)}, but it ends at seq ${hex(prev.lastSeq)}: ` +
+        'records were removed from its end',
     }
   }
   if (link.seq !== prev.lastSeq) {
@@ -83,7 +85,9 @@ function linkProblem(check: SegmentCheck, prev: SegmentCheck, prevBytes: Uint8Ar
     if (head && bytesEqual(head, link.head)) {
       return {
         ...at,
-        message: `LINK covers ${prev.id} only up to seq ${hex(link.seq)}: its later records were found broken when this file was opened, or were added afterwards`,
+        message:
+          `LINK covers ${prev.id} only up to seq ${hex(link.seq)}: ` +
+          'its later records were found broken when this file was opened, or were added afterwards',
       }
     }
   }

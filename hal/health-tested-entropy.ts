@@ -16,7 +16,8 @@ export class EntropyHealthError extends EntropyError {
     super(
       failure.test === 'source'
         ? `the entropy source failed to deliver (${when} test): the device does not use it`
-        : `the entropy source failed its ${when} ${failure.test.replace('_', ' ')} health test: the device does not use it`,
+        : `the entropy source failed its ${when} ${failure.test.replace('_', ' ')} health test: ` +
+            'the device does not use it',
       options.cause === undefined ? undefined : { cause: options.cause },
     )
   }

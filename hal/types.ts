@@ -97,7 +97,10 @@ export interface Enclave {
    * imported by POST config `tls` once it is active (see `activateStagedTls`).
    */
   tlsCredentials(): TlsCredentials
-  /** X25519 of the device identity key with `peerPublicKey` (32 bytes): the raw shared secret. Throws HalError for an unusable peer key. */
+  /**
+   * X25519 of the device identity key with `peerPublicKey` (32 bytes):
+   * the raw shared secret. Throws HalError for an unusable peer key.
+   */
   identityAgree(peerPublicKey: Uint8Array): Uint8Array
   /** The stored login keys, or undefined before personalisation and after `wipe`. */
   credentials(): LoginCredentials | undefined
@@ -189,7 +192,10 @@ export interface DiskHandle {
   readonly locked: boolean
   /** `count` sectors from `sector`. RangeError out of bounds. */
   read(sector: number, count: number): Promise<Uint8Array>
-  /** Writes whole sectors from `sector`. DiskReadOnlyError on `ro`; RangeError for a partial sector or out of bounds. */
+  /**
+   * Writes whole sectors from `sector`. DiskReadOnlyError on
+   * `ro`; RangeError for a partial sector or out of bounds.
+   */
   write(sector: number, data: Uint8Array): Promise<void>
   /** Makes what was written so far durable (nothing to do on `ro`). */
   flush(): Promise<void>
@@ -374,7 +380,10 @@ export interface Hal {
   readonly webroot: WebrootStore | undefined
   readonly journal: JournalMedia
   readonly keySlots: KeySlotMedia
-  /** Ed25519 public key (raw 32 bytes) of the trusted backend whose signed check-in replies the device obeys; fixed by its firmware. */
+  /**
+   * Ed25519 public key (raw 32 bytes) of the trusted backend whose
+   * signed check-in replies the device obeys; fixed by its firmware.
+   */
   readonly backendKey: Uint8Array
   /** Fault injection: the simulator has it, real hardware never does. */
   readonly faults?: FaultInjector

@@ -10,7 +10,10 @@ export const FLS = {
   SHUTDOWN: 0x80,
 } as const
 
-/** One event per fault, named for what was found, so that a replay of the journal's transition records needs no event data. */
+/**
+ * One event per fault, named for what was found, so that a replay
+ * of the journal's transition records needs no event data.
+ */
 export const FAULT_EVENTS = {
   KAT_FAILED: FLS.KAT,
   ENTROPY_FAILED: FLS.ENTROPY,

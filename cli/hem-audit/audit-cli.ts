@@ -36,7 +36,10 @@ const cli: CommandLine<FetchIo> = {
       : undefined,
 }
 
-/** `env` is for fetch's passphrase and a backend's credentials, `askSecret` for the passphrase: by default none, and no terminal to ask on. */
+/**
+ * `env` is for fetch's passphrase and a backend's credentials, `askSecret`
+ * for the passphrase: by default none, and no terminal to ask on.
+ */
 export function main(argv: string[], io: CliIo & Partial<PassphraseSources>): Promise<number> {
   return runCommandLine(cli, argv, { env: {}, askSecret: () => Promise.resolve(undefined), ...io })
 }

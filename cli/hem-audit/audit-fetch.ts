@@ -14,7 +14,9 @@ export const KEY_FILE = 'log-key.b64'
 /** Long enough for a big journal over a slow link; the token can read logs and nothing else. */
 const TOKEN_SECONDS = 600
 
-export const FETCH_USAGE = `Usage: hem-audit fetch --url URL [--out DIR] [--passphrase-file FILE] [--insecure | --ca FILE]
+export const FETCH_USAGE =
+  'Usage: hem-audit fetch --url URL [--out DIR] [--passphrase-file FILE] ' +
+  `[--insecure | --ca FILE]
 
 Logs in to the device with the scope logger:get, then downloads its log public key and every log
 file (GET /api/logger/key, /api/logger/list, /api/logger/:id), byte for byte, into DIR:

@@ -6,7 +6,9 @@ import { usage } from './audit-finding.js'
 import { replayDevice, type DeviceReplay } from '../../audit/index.js'
 import { parseReplayPoint, ReplayPointError, type ReplayPoint } from '../../audit/index.js'
 
-export const REPLAY_USAGE = `Usage: hem-audit replay [--key BASE64 | --key-file FILE] [--allow-open] [--at POINT] [--json] FILES|DIR...
+export const REPLAY_USAGE =
+  'Usage: hem-audit replay [--key BASE64 | --key-file FILE] ' +
+  `[--allow-open] [--at POINT] [--json] FILES|DIR...
 
 Verifies the files (and refuses them if they do not verify), then rebuilds the state of the
 device by folding every record through the runtime's own machines: personalisation,
@@ -68,7 +70,8 @@ function renderText(state: DeviceReplay, names: Map<string, string>): string {
     'config:',
     ...Object.entries(config).map(
       ([field, value]) =>
-        `  ${field}: ${typeof value === 'number' && field === 'storage_mode' ? `0x${value.toString(16)}` : JSON.stringify(value)}`,
+        `  ${field}: ` +
+        (typeof value === 'number' && field === 'storage_mode' ? `0x${value.toString(16)}` : JSON.stringify(value)),
     ),
     `keys: ${Object.keys(keys).length}`,
     ...Object.entries(keys).map(

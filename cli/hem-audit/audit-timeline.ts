@@ -8,7 +8,9 @@ import { parseLogType } from '../../protocol/index.js'
 import { parseTime } from '../../audit/index.js'
 import { formatTimelineEvent, timeline, type TimelineFilter } from '../../audit/index.js'
 
-export const TIMELINE_USAGE = `Usage: hem-audit timeline [--key BASE64 | --key-file FILE] [--allow-open] [--json] [--all]
+export const TIMELINE_USAGE =
+  'Usage: hem-audit timeline [--key BASE64 | --key-file FILE] ' +
+  `[--allow-open] [--json] [--all]
                          [--type NAME|NUMBER]... [--subject S] [--since TIME] [--until TIME] FILES|DIR...
 
 Verifies the files (and refuses them if they do not verify), then tells what happened, one line

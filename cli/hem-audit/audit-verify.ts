@@ -14,7 +14,9 @@ import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from '
 import type { VerifyResult } from '../../protocol/index.js'
 import { verifyJournal } from '../../eventstore/index.js'
 
-export const VERIFY_USAGE = `Usage: hem-audit verify [--key BASE64 | --key-file FILE] [--allow-open] [--json] FILES|DIR...
+export const VERIFY_USAGE =
+  'Usage: hem-audit verify [--key BASE64 | --key-file FILE] ' +
+  `[--allow-open] [--json] FILES|DIR...
 
 Verifies journal files with the log public key (GET /api/logger/key): every line's MAC, the
 signed file keys, the hash chain, every seal and the links between files. A DIR means every
@@ -49,7 +51,8 @@ const ENDINGS: Record<BootEnd, string> = {
 function bootLine(span: BootSpan, index: number): string {
   const files =
     span.files.length === 1 ? span.files[0] : `${span.files[0]}..${span.files.at(-1)} (${span.files.length} files)`
-  return `  boot ${index + 1}: ${files}, ${iso(span.firstTime) ?? '-'} to ${iso(span.lastTime) ?? '-'}, ${ENDINGS[span.end]}`
+  const times = `${iso(span.firstTime) ?? '-'} to ${iso(span.lastTime) ?? '-'}`
+  return `  boot ${index + 1}: ${files}, ${times}, ${ENDINGS[span.end]}`
 }
 
 function renderText(result: VerifyResult, layout: JournalLayout, names: Map<string, string>): string {

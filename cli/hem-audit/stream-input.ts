@@ -62,7 +62,8 @@ async function readStream(
   let previous: { file: string; seq: number; at: number } | undefined
   const missing = (at: number) =>
     new AuditFinding(
-      `${stream} message ${at}: missing (deleted from the stream)${previous ? `, after ${previous.file}:seq ${previous.seq.toString(16)}` : ''}`,
+      `${stream} message ${at}: missing (deleted from the stream)` +
+        (previous ? `, after ${previous.file}:seq ${previous.seq.toString(16)}` : ''),
     )
   let expected = state.firstSeq
   for await (const message of api.messages(stream, state.firstSeq, state.lastSeq)) {
@@ -83,10 +84,12 @@ async function readStream(
       )
     }
     const next = previous?.file === position.file ? previous.seq + 1 : 0
-    // A file's first records may predate the stream (older files deleted before mirroring began): the verifier names that gap.
+    // A file's first records may predate the stream (older files
+    // deleted before mirroring began): the verifier names that gap.
     if (previous?.file === position.file && position.seq !== next) {
       throw new AuditFinding(
-        `${where}: ${record} follows ${previous.file}:seq ${previous.seq.toString(16)}: seq ${next.toString(16)} is missing`,
+        `${where}: ${record} follows ${previous.file}:seq ${previous.seq.toString(16)}: ` +
+          `seq ${next.toString(16)} is missing`,
       )
     }
     let list = parts.get(position.file)

@@ -16,7 +16,9 @@ import { AttestationRejectedError, signAttestation, type FactoryCa } from '../..
 /** The CA, the request or the device said no: exit code 1. */
 class FactoryError extends Error {}
 
-const CA_OPTIONS = `  --ca-key FILE    the CA's PEM private key, ECDSA P-256 (default deploy/keys/factory-ca-dev.key.pem)
+const CA_OPTIONS =
+  "  --ca-key FILE    the CA's PEM private key, ECDSA P-256 " +
+  `(default deploy/keys/factory-ca-dev.key.pem)
   --ca-cert FILE   the CA's PEM certificate (default deploy/keys/factory-ca-dev.crt.pem)
   -h, --help       show this help`
 

@@ -127,7 +127,10 @@ An E device serves its key but not its files: only the key is saved, and the exi
       })
       for (const file of files) await writeBytes(join(out, `${file.id}.log`), file.bytes)
       const saved = { dir: out, key: keyPath, files: files.map((file) => ({ id: file.id, bytes: file.bytes.length })) }
-      const text = `fetched ${files.length} log file(s) into ${out}\n${files.map((file) => `${join(out, `${file.id}.log`)}  ${file.bytes.length} bytes\n`).join('')}log key: ${keyPath}\nverify with: hemctl logs verify --allow-open ${out}\n`
+      const listing = files.map((file) => `${join(out, `${file.id}.log`)}  ${file.bytes.length} bytes\n`).join('')
+      const text =
+        `fetched ${files.length} log file(s) into ${out}\n${listing}` +
+        `log key: ${keyPath}\nverify with: hemctl logs verify --allow-open ${out}\n`
       print(io, values.json, saved, text)
       return 0
     })
@@ -272,7 +275,8 @@ ${after}`,
         if (!(err instanceof NotAcceptableError)) throw err
         const reason = (err.body as { message?: unknown } | undefined)?.message
         io.stderr.write(
-          `hemctl upgrade ${kind}: the device rejected the image: ${typeof reason === 'string' ? reason : (err.code ?? err.message)}\n`,
+          `hemctl upgrade ${kind}: the device rejected the image: ` +
+            `${typeof reason === 'string' ? reason : (err.code ?? err.message)}\n`,
         )
         return 1
       }

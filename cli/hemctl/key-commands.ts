@@ -115,8 +115,10 @@ const create: Command<HemctlIo> = {
 const importKey: Command<HemctlIo> = {
   summary: "store someone's public key; prints its KID",
   usage: usageText(
-    'keys import --label L --type T (--pubkey-file FILE | --pubkey-b64 B64) [--mode M] [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
-    'Stores an elliptic-curve public key (POST /api/keymgmt/import, scope keymgmt:imp): raw for\nX25519, X448, Ed25519 and Ed448, SEC1 (compressed or not) for the SECP curves. Prints its KID.',
+    'keys import --label L --type T (--pubkey-file FILE | --pubkey-b64 B64) [--mode M] ' +
+      '[--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
+    'Stores an elliptic-curve public key (POST /api/keymgmt/import, scope keymgmt:imp): raw for\n' +
+      'X25519, X448, Ed25519 and Ed448, SEC1 (compressed or not) for the SECP curves. Prints its KID.',
     `  --pubkey-file FILE the public key's raw bytes\n  --pubkey-b64 B64   the public key as base64\n${SPEC_USAGE}`,
   ),
   async run(args, io) {
@@ -327,12 +329,14 @@ async function writeOutput(io: HemctlIo, file: string | undefined, data: Uint8Ar
 const encrypt: Command<HemctlIo> = {
   summary: 'encrypt a file or stdin with a key of the device',
   usage: usageText(
-    'encrypt --kid KID --alg ALG [--in FILE] [--out FILE] [--aad-file FILE] [--ctx TEXT] [--peer-kid KID | --pubkey-b64 B64] [CONNECTION OPTIONS]',
+    'encrypt --kid KID --alg ALG [--in FILE] [--out FILE] [--aad-file FILE] [--ctx TEXT] ' +
+      '[--peer-kid KID | --pubkey-b64 B64] [CONNECTION OPTIONS]',
     `Encrypts the bytes of FILE, or of stdin (POST /api/crypto/cipher/encrypt, scope keymgmt:use:KID;
 at most 2048 bytes), and writes a JSON envelope to stdout or --out:
   {"alg", "kid", "ciphertext", "iv"?, "tag"?, "aad"?, "ctx"?, "ext_kid"?, "pubkey"?}
 with base64 fields: what 'hemctl decrypt' needs to decrypt it.`,
-    `  --in FILE          the plaintext (default stdin)\n  --out FILE         where to write the envelope (default stdout)\n${CIPHER_USAGE}`,
+    '  --in FILE          the plaintext (default stdin)\n' +
+      `  --out FILE         where to write the envelope (default stdout)\n${CIPHER_USAGE}`,
   ),
   async run(args, io) {
     const { values } = parseOptions({ args, options: { ...connectionOptions, ...cipherOptions } })
@@ -373,11 +377,13 @@ function envelopeOf(bytes: Uint8Array): Partial<Envelope> & { ciphertext: string
 const decrypt: Command<HemctlIo> = {
   summary: "decrypt an envelope 'hemctl encrypt' wrote",
   usage: usageText(
-    'decrypt [--in FILE] [--out FILE] [--kid KID] [--alg ALG] [--aad-file FILE] [--ctx TEXT] [--peer-kid KID | --pubkey-b64 B64] [CONNECTION OPTIONS]',
+    'decrypt [--in FILE] [--out FILE] [--kid KID] [--alg ALG] [--aad-file FILE] [--ctx TEXT] ' +
+      '[--peer-kid KID | --pubkey-b64 B64] [CONNECTION OPTIONS]',
     `Decrypts the JSON envelope of 'hemctl encrypt' read from FILE or stdin (POST
 /api/crypto/cipher/decrypt, scope keymgmt:use:KID) and writes the plaintext bytes to stdout or
 --out (with --json: {"plaintext": base64}). A flag replaces the envelope's field.`,
-    `  --in FILE          the envelope (default stdin)\n  --out FILE         where to write the plaintext (default stdout)\n${CIPHER_USAGE}`,
+    '  --in FILE          the envelope (default stdin)\n' +
+      `  --out FILE         where to write the plaintext (default stdout)\n${CIPHER_USAGE}`,
   ),
   async run(args, io) {
     const { values } = parseOptions({ args, options: { ...connectionOptions, ...cipherOptions } })

@@ -27,7 +27,8 @@ export function progress(io: HemctlIo, label: string): Progress {
       const ratio = total > 0 ? Math.min(1, done / total) : 1
       const filled = Math.round(ratio * WIDTH)
       draw(
-        `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${Math.floor(ratio * 100)}% ${size(done)}/${size(total)}`,
+        `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ` +
+          `${Math.floor(ratio * 100)}% ${size(done)}/${size(total)}`,
       )
     },
     spin(state) {

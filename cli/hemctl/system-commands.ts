@@ -146,7 +146,8 @@ const login: Command<HemctlIo> = {
   summary: 'log in and print a bearer token (for curl and scripts)',
   usage: usageText(
     'login [--scope SCOPE] [--lifetime SECONDS] [CONNECTION OPTIONS]',
-    'Logs in with the user\'s passphrase (or the master\'s, --master) and prints a bearer token:\n  curl -H "Authorization: Bearer $(hemctl login)" ...',
+    "Logs in with the user's passphrase (or the master's, --master) and prints a bearer token:\n" +
+      '  curl -H "Authorization: Bearer $(hemctl login)" ...',
     `  --scope SCOPE       the token's scope (default system:config)
   --lifetime SECONDS  the token's lifetime (default 3600; the device caps it at 24 h)
 `,
@@ -245,7 +246,8 @@ const wipeout = lifecycle({
   summary: 'erase keys, disks and configuration: back to a fresh device',
   name: 'wipeout',
   about:
-    'Factory reset: the keys, the disks and the configuration are erased, the device reboots fresh\n(the journal survives). It cannot be undone.',
+    'Factory reset: the keys, the disks and the configuration are erased, the device reboots fresh\n' +
+    '(the journal survives). It cannot be undone.',
   confirm: 'a wipeout erases every key, the disks and the configuration',
   act: (client) => client.wipeout(),
   text: 'The device is wiping out and reboots fresh.',
@@ -278,7 +280,8 @@ const selftest = query(
 const attest = query(
   "show the device's attestation (P)",
   'attest',
-  "Shows the enclave's attestation (GET /api/system/config/attestation): {genuine, csr} before\nprovisioning, {crt, genuine} after. A personalised device asks for a login. P only.",
+  "Shows the enclave's attestation (GET /api/system/config/attestation): {genuine, csr} before\n" +
+    'provisioning, {crt, genuine} after. A personalised device asks for a login. P only.',
   async (client) => ((await client.status()).inited === false ? client.attestation() : client.ownedAttestation()),
 )
 

@@ -91,7 +91,8 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
   if (backend === undefined && values['backend-domain'] !== undefined)
     throw new UsageError('--backend-domain goes with --backend')
-  // The backend links to the device's own nats-server: an outside one is configured on its own (hemd bus-config --backend).
+  // The backend links to the device's own nats-server: an outside
+  // one is configured on its own (hemd bus-config --backend).
   if (backend && values.nats !== undefined)
     throw new UsageError("--backend needs the device's own nats-server: not with --nats")
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
@@ -246,7 +247,8 @@ function banner(device: Device, args: HemdArgs): string {
       ? `${device.natsUrl} (external)`
       : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
   return [
-    `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}${args.split ? ', split into processes' : ''}`,
+    `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}` +
+      (args.split ? ', split into processes' : ''),
     `  data   ${device.dataDir}`,
     `  http   ${device.httpUrl ?? '-'}`,
     `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,

@@ -22,8 +22,11 @@ export const CURVES: Readonly<Record<Curve, CurveInfo>> = {
   SECP521R1: {
     kind: 'weierstrass',
     size: 66,
-    order:
-      0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
+    // The order's 132 hex digits, split to keep the line short.
+    order: BigInt(
+      '0x01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff' +
+        'fa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409',
+    ),
     // 521 bits in 66 bytes: only the low bit of the first byte can be set.
     topByteMask: 0x01,
   },

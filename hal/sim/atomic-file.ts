@@ -10,7 +10,10 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   await syncDirectory(dirname(path))
 }
 
-/** Creates `path` with `data`, whole or not at all; throws EEXIST when it exists, even if another process made it a moment ago. */
+/**
+ * Creates `path` with `data`, whole or not at all; throws EEXIST
+ * when it exists, even if another process made it a moment ago.
+ */
 export async function writeFileOnce(path: string, data: string | Uint8Array, mode: number): Promise<void> {
   const temp = await writeTemp(path, data, mode)
   try {

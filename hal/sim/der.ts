@@ -30,7 +30,9 @@ export function objectIdentifier(dotted: string): Uint8Array {
 /** X.509 validity time: UTCTime through 2049, GeneralizedTime from 2050 (RFC 5280 4.1.2.5). */
 export function time(date: Date): Uint8Array {
   const iso = date.toISOString()
-  const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
+  const digits =
+    `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}` +
+    `${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
   const ascii = (text: string) => new TextEncoder().encode(text)
   return date.getUTCFullYear() < 2050 ? tlv(0x17, ascii(digits.slice(2))) : tlv(0x18, ascii(digits))
 }
