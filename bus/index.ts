@@ -9,7 +9,6 @@ export {
   writeBusConfig,
 } from './bus-config.js'
 export { startOwnBus, type OwnBus } from './bus-setup.js'
-export { CachedTokenVerifier } from './cached-token-verifier.js'
 export { closeBus, connectBus } from './connection.js'
 export { BusUnavailableError } from './errors.js'
 export { orderHealth } from './health-client.js'
@@ -29,4 +28,4 @@ export {
   SEQ_HEADER,
 } from './stream-names.js'
 export { orderSupervisor, type SupervisorOrder } from './supervisor-client.js'
-export type { GatewayBus, TokenVerifier } from './types.js'
+export type { GatewayBus } from './types.js'

@@ -93,7 +93,10 @@ export class ServiceHost<S> {
     const execute = async (): Promise<CommandReply> => {
       let req: CommandRequest
       try {
-        req = decode<CommandRequest>(msg.data)
+        // A principal is what a service finds in a bearer token it verified itself (actors/host/bearer-guard.ts),
+        // never what the sender claims: a claimed one is dropped here, before any operation sees it.
+        const { principal: _claimed, ...sent } = decode<CommandRequest>(msg.data)
+        req = sent
       } catch {
         return { status: 400, body: { error: 'bad_envelope', message: 'the command envelope cannot be decoded' } }
       }

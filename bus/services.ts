@@ -26,6 +26,7 @@ export const services: readonly ServiceSpec[] = [
   // Confirms a trial boot of new firmware with the upgrade service once the device is up.
   { name: 'supervisor', serves: true, calls: ['upgrade'], listens: [] },
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
+  // Every service that acts for a principal follows auth's read model: its token key checks the bearer tokens.
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
   // Reboots after a wipeout once the keystore and the disks have followed it.
@@ -37,14 +38,14 @@ export const services: readonly ServiceSpec[] = [
   },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
   // and the fail state: no key is used while it is not 0.
-  { name: 'keystore', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
+  { name: 'keystore', serves: true, calls: ['eventstore'], listens: ['auth', 'system'] },
   // The disks (P): follows the identity for format, power-up mode and wipeout, and the fail state.
-  { name: 'storage', serves: true, calls: ['eventstore', 'auth'], listens: ['auth', 'system'] },
+  { name: 'storage', serves: true, calls: ['eventstore'], listens: ['auth', 'system'] },
   // Serves the audit log files: reads the journal media, appends only its own audit entries.
-  { name: 'logger', serves: true, calls: ['eventstore'], listens: [] },
+  { name: 'logger', serves: true, calls: ['eventstore'], listens: ['auth'] },
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
   // reads the system's fail state before it confirms a trial boot.
-  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system'] },
+  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system', 'auth'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor,
   // and of the system's operations only those behind routes (not a check-in order, not the simulator's).
   // It reads the state events its projections render (gateway/device-view.ts), no others.

@@ -1,6 +1,6 @@
 import type { Principal } from '../protocol/index.js'
 import { HttpError } from './errors.js'
-import type { TokenVerifier } from '../bus/index.js'
+import type { TokenVerifier } from './types.js'
 
 const BEARER = /^Bearer +(\S+) *$/i
 

@@ -121,7 +121,8 @@ export class Dispatcher {
     if (json && check && !actorChecked) validateBody(json, check)
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
-    if (route.handler.kind === 'stream') return this.stream(exchange, route.handler, match.params, head, principal)
+    if (route.handler.kind === 'stream')
+      return this.stream(exchange, route.handler, match.params, caller(head, principal), head.tls)
     exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded))
   }
 
@@ -183,7 +184,7 @@ export class Dispatcher {
         rid: exchange.rid,
         tls: head.tls,
         params: match.params,
-        ...(principal ? { principal } : {}),
+        ...caller(head, principal),
       }
       const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
       if (!reply) return
@@ -221,7 +222,7 @@ export class Dispatcher {
       (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
     const principal = await authenticate(head.authorization, needed, this.options.tokens)
     if (principal && !authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
-      await this.options.onScopeFailure?.(route, principal, exchange.rid)
+      await this.options.onScopeFailure?.(route, principal, exchange.rid, bearerToken(head.authorization)!)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
     if (route.healthy && deviceFailState(device) !== 0) {
@@ -234,11 +235,11 @@ export class Dispatcher {
     exchange: Exchange,
     handler: Extract<Route['handler'], { kind: 'stream' }>,
     params: Record<string, string>,
-    head: RequestHead,
-    principal: Principal | undefined,
+    bearer: { bearer?: string },
+    tls: boolean,
   ): Promise<void> {
     const { bus } = this.options
-    const base: CommandRequest = { rid: exchange.rid, tls: head.tls, params, ...(principal ? { principal } : {}) }
+    const base: CommandRequest = { rid: exchange.rid, tls, params, ...bearer }
     const first = await bus.request(handler.service, handler.op, base)
     if (first.status !== 200) return exchange.send(first)
     const { size, data } = first.body as { size: number; data: Uint8Array }
@@ -274,10 +275,13 @@ export class Dispatcher {
       })
     }
     if (handler.kind !== 'command') throw new Error(`a ${handler.kind} route is not run as a command`)
-    // A service that verifies the token itself (the key store) finds the principal there: it is not sent twice.
-    const bearer = handler.bearer && principal ? bearerToken(head.authorization) : undefined
-    const caller = bearer ? { bearer } : principal ? { principal } : {}
-    const request: CommandRequest = { rid, tls: head.tls, params, ...caller, ...(body ? { body } : {}) }
+    const request: CommandRequest = {
+      rid,
+      tls: head.tls,
+      params,
+      ...caller(head, principal),
+      ...(body ? { body } : {}),
+    }
     return bus.request(handler.service, handler.op, request)
   }
 
@@ -289,6 +293,15 @@ export class Dispatcher {
     this.options.logger.error({ rid, err: error }, 'request failed')
     return new HttpError(500, 'internal_error', 'The request could not be completed')
   }
+}
+
+/**
+ * Who the command is for, as the service behind it will check: the bearer token the gateway
+ * admitted, never a principal (a service takes no process's word for who is asking).
+ */
+function caller(head: RequestHead, principal: Principal | undefined): { bearer?: string } {
+  const bearer = principal ? bearerToken(head.authorization) : undefined
+  return bearer ? { bearer } : {}
 }
 
 function stopping(): HttpError {

@@ -5,12 +5,21 @@ import type { Gateway, GatewayOptions } from './types.js'
 
 export { BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
-export { CachedTokenVerifier } from '../bus/index.js'
+export { IdentityTokens } from './identity-tokens.js'
 export { scopeAudit } from './scope-audit.js'
 export { scopeSatisfies } from '../protocol/index.js'
 export { deviceFailState, gatewayProjections, type DeviceView } from './device-view.js'
-export type { AuthMode, Gateway, GatewayOptions, Method, ReadContext, Route, RouteHandler } from './types.js'
-export type { GatewayBus, TokenVerifier } from '../bus/index.js'
+export type {
+  AuthMode,
+  Gateway,
+  GatewayOptions,
+  Method,
+  ReadContext,
+  Route,
+  RouteHandler,
+  TokenVerifier,
+} from './types.js'
+export type { GatewayBus } from '../bus/index.js'
 export type { Role } from '../protocol/index.js'
 
 /** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */

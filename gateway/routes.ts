@@ -1,14 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { keyOperationScopes, type KeyOperation } from '../protocol/index.js'
 import { anonymousSearchAllowed } from '../protocol/index.js'
-import { USER_ROLES } from '../protocol/index.js'
+import { operationAccess, USER_ROLES } from '../protocol/index.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
 import type { Variant } from '../protocol/index.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 
-const ALL_ROLES: Route['roles'] = ['U', 'M', 'ExtAuth']
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
 const bool = () => Type.Optional(Type.Boolean())
 const int = () => Type.Optional(Type.Integer())
@@ -45,7 +44,7 @@ const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
 
 /**
  * A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a
- * fail state. The key store checks the token and its scope again (key-access.ts).
+ * fail state. The key store checks the token and its scope again (protocol/access-rules.ts).
  */
 function keyRoute(
   method: Route['method'],
@@ -63,7 +62,7 @@ function keyRoute(
     roles: USER_ROLES,
     tls: 'required',
     healthy: true,
-    handler: { kind: 'command', service: 'keystore', op, bearer: true },
+    handler: { kind: 'command', service: 'keystore', op },
     ...extra,
   }
 }
@@ -81,7 +80,10 @@ const cipherBody = Type.Object({
   tag: str(),
 })
 
-/** Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this. */
+/**
+ * Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this.
+ * A route for a principal takes its access rule from protocol/access-rules.ts, where the service behind it does.
+ */
 export const routeTable: readonly Route[] = [
   {
     method: 'GET',
@@ -148,9 +150,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/system/config',
     variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['system:config', 'auth:ext:pair', 'logger:get'],
-    roles: ALL_ROLES,
+    ...operationAccess.configRead,
     tls: 'any',
     handler: { kind: 'command', service: 'auth', op: 'config_get' },
   },
@@ -158,9 +158,7 @@ export const routeTable: readonly Route[] = [
     method: 'POST',
     path: '/api/system/config',
     variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['system:config'],
-    roles: ['U', 'M'],
+    ...operationAccess.configWrite,
     tls: 'any',
     body: configUpdate,
     handler: { kind: 'command', service: 'auth', op: 'config_set' },
@@ -169,7 +167,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/system/config/attestation',
     variants: ['P'],
-    auth: 'token-unless-fresh',
+    ...operationAccess.attestation,
     tls: 'any',
     healthy: true,
     handler: { kind: 'command', service: 'auth', op: 'attestation' },
@@ -205,9 +203,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/system/selftest',
     variants: ['P', 'E'],
-    auth: 'token-unless-fresh',
-    scopes: ['system:config', 'system:upgrade'],
-    roles: ALL_ROLES,
+    ...operationAccess.selftest,
     tls: 'any',
     handler: { kind: 'command', service: 'system', op: 'selftest' },
   },
@@ -215,9 +211,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/system/reboot',
     variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['system:config', 'system:upgrade'],
-    roles: ALL_ROLES,
+    ...operationAccess.reboot,
     tls: 'any',
     handler: { kind: 'command', service: 'system', op: 'reboot' },
   },
@@ -225,9 +219,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/system/shutdown',
     variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['system:config', 'system:shutdown'],
-    roles: ALL_ROLES,
+    ...operationAccess.shutdown,
     tls: 'any',
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
@@ -239,9 +231,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/logger/key',
     variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['logger:get'],
-    roles: ALL_ROLES,
+    ...operationAccess.logger,
     tls: 'any',
     handler: { kind: 'command', service: 'logger', op: 'key' },
   },
@@ -249,9 +239,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/logger/list',
     variants: ['P'],
-    auth: 'token',
-    scopes: ['logger:get'],
-    roles: ALL_ROLES,
+    ...operationAccess.logger,
     tls: 'any',
     handler: { kind: 'command', service: 'logger', op: 'list' },
   },
@@ -259,9 +247,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/logger/list/:offset',
     variants: ['P'],
-    auth: 'token',
-    scopes: ['logger:get'],
-    roles: ALL_ROLES,
+    ...operationAccess.logger,
     tls: 'any',
     handler: { kind: 'command', service: 'logger', op: 'list' },
   },
@@ -269,9 +255,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path: '/api/logger/:id',
     variants: ['P'],
-    auth: 'token',
-    scopes: ['logger:get'],
-    roles: ALL_ROLES,
+    ...operationAccess.logger,
     tls: 'any',
     handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
   },
@@ -287,10 +271,7 @@ export const routeTable: readonly Route[] = [
     method: 'GET',
     path,
     variants: ['P'],
-    auth: 'token',
-    // The scope names the disk (and `:rw` the mode); the storage actor reads which from it.
-    scopes: ['storage'],
-    roles: USER_ROLES,
+    ...operationAccess.storage,
     tls: 'any',
     healthy: true,
     handler: { kind: 'command', service: 'storage', op },
@@ -326,13 +307,7 @@ export const routeTable: readonly Route[] = [
  * or `system:config` from any role; plain HTTP is fine, since the images are signed (seed §4).
  */
 function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string[]): Route[] {
-  const common = {
-    variants,
-    auth: 'token-unless-fresh',
-    scopes: ['system:upgrade', 'system:config'],
-    roles: ALL_ROLES,
-    tls: 'any',
-  } satisfies Partial<Route>
+  const common = { variants, ...operationAccess.upgrade, tls: 'any' } satisfies Partial<Route>
   return [
     {
       method: 'POST',

@@ -9,7 +9,7 @@ import type { UpgradeState } from '../protocol/index.js'
 import type { Clock, WebrootStore } from '../hal/index.js'
 import type { Variant } from '../protocol/index.js'
 import type { Role } from '../protocol/index.js'
-import type { GatewayBus, TokenVerifier } from '../bus/index.js'
+import type { GatewayBus } from '../bus/index.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
 
@@ -41,8 +41,8 @@ export interface ReadContext {
 
 export type RouteHandler =
   | { kind: 'read'; render(ctx: ReadContext): CommandReply }
-  /** `bearer`: the service checks the caller's token itself, so the gateway forwards it. */
-  | { kind: 'command'; service: string; op: string; bearer?: true }
+  /** The caller's bearer token goes with the command: the service checks it itself. */
+  | { kind: 'command'; service: string; op: string }
   /**
    * A body too large for one bus message: `op` answers `{size, data}` (the first chunk and the
    * whole length), then `chunk` answers `{data}` for `{offset, end}` until `size` bytes are sent.
@@ -65,7 +65,7 @@ export interface Route {
    * extends by further `:` segments; a required scope ending in `<name>` (e.g. `keymgmt:use:<kid>`)
    * takes `name` from the path parameters or the body and must then match exactly.
    */
-  scopes?: string[]
+  scopes?: readonly string[]
   roles?: readonly Role[]
   tls: 'any' | 'required'
   /** JSON body schema; routes without one ignore any body sent. */
@@ -97,8 +97,13 @@ export interface GatewayOptions {
   routes?: readonly Route[]
   /** P: the installed management app, served at `/`. */
   webroot?: Pick<WebrootStore, 'current'>
-  /** Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited. */
-  onScopeFailure?(route: Route, principal: Principal, rid: string): void | Promise<void>
+  /** Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited; `bearer` proves the principal. */
+  onScopeFailure?(route: Route, principal: Principal, rid: string, bearer: string): void | Promise<void>
+}
+
+/** The principal of a valid bearer token, or undefined; throws BusUnavailableError while that cannot be told. */
+export interface TokenVerifier {
+  verify(bearer: string): Principal | undefined | Promise<Principal | undefined>
 }
 
 export interface Gateway {

@@ -12,11 +12,12 @@ export interface Principal {
 export interface CommandRequest<B = unknown> {
   /** Request id, also written to the journal so HTTP traffic and audit records correlate. */
   rid: string
-  principal?: Principal
   /**
-   * The caller's bearer token, for a service that does not take the gateway's word for the
-   * principal (the keystore): the gateway's bus credentials alone then cannot use a key.
+   * Inside a service only: the principal it found in `bearer` after verifying it. One that arrives
+   * on the bus is dropped unread (bus/service-host.ts), so no sender can claim to act for anyone.
    */
+  principal?: Principal
+  /** The caller's bearer token: every service that acts for a principal verifies it itself. */
   bearer?: string
   /** True when the request arrived over TLS. */
   tls: boolean

@@ -10,8 +10,11 @@ export interface TransportConfig {
 
 /** The auth (identity) actor's read model, published on `hem.<devid>.evt.auth.state`. */
 export interface IdentityState {
-  /** This auth incarnation: tokens minted by another one are void, and caches of them too. */
-  boot: string
+  /**
+   * The raw Ed25519 public key (base64url) of this auth incarnation's bearer tokens: every service
+   * verifies tokens with it. A new one means a new incarnation, whose predecessor's tokens are void.
+   */
+  token_key: string
   inited: boolean
   /** P, while and after the disks are formatted at personalisation: `status<N>` or `done`. */
   format?: string

@@ -1,5 +1,14 @@
 // The public face of protocol/: what other folders may use of it.
+export { keyOperationAccess, operationAccess, type OperationAccess } from './access-rules.js'
 export { decodeBase64, encodeBase64 } from './base64.js'
+export {
+  BEARER_HEADER,
+  BearerVerifier,
+  MAX_BEARER_LENGTH,
+  type BearerClaims,
+  type BearerVerifierOptions,
+  type SignatureCheck,
+} from './bearer-token.js'
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
 export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
@@ -43,7 +52,7 @@ export {
 } from './key-types.js'
 export type { KeyRecord, KeystoreState, RepoStats } from './keystore-state.js'
 export { logTypeName, logTypePhrase, parseLogType } from './log-type-names.js'
-export { authorized, scopeSatisfies, USER_ROLES, type AccessRule, type Role } from './scopes.js'
+export { ALL_ROLES, authorized, scopeSatisfies, USER_ROLES, type AccessRule, type Role } from './scopes.js'
 export type { StorageState } from './storage-state.js'
 export { Subjects } from './subjects.js'
 export type { HealthModel, SystemState, TemperatureRange, VersionModel } from './system-state.js'

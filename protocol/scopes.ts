@@ -24,6 +24,9 @@ export function scopeSatisfies(
   return tokenScope.startsWith(prefix) && tokenScope.slice(prefix.length).toLowerCase() === value.toLowerCase()
 }
 
+/** Routes and operations that any principal may call, given the scope. */
+export const ALL_ROLES: readonly Role[] = ['U', 'M', 'ExtAuth']
+
 /** Storage, key management and ciphers: the user and external authenticators, never the master (contract §2.4). */
 export const USER_ROLES: readonly Role[] = ['U', 'ExtAuth']
 

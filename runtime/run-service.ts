@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import { createServer, type AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { Journal } from '../eventstore/index.js'
-import { CachedTokenVerifier, ListenError, scopeAudit, startGateway, type Gateway } from '../gateway/index.js'
+import { IdentityTokens, ListenError, scopeAudit, startGateway, type Gateway } from '../gateway/index.js'
 import { readHistory } from '../eventstore/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
 import { AuthActor } from '../actors/auth/index.js'
@@ -235,7 +235,7 @@ function runLogger(ctx: ServiceContext): Promise<RunningService> {
       journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
       logger: ctx.logger,
     })
-    actor.start()
+    await actor.start()
     return { stop: () => actor.stop() }
   })
 }
@@ -297,7 +297,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
             variant: ctx.hal.variant,
             bus,
             clock: ctx.hal.clock,
-            tokens: new CachedTokenVerifier(bus, ctx.hal.clock),
+            tokens: new IdentityTokens(bus, ctx.hal.clock),
             onScopeFailure: scopeAudit(bus),
             ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
             logger: ctx.logger,

@@ -150,7 +150,7 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
   t.equal(answer.status, 200, answer.status === 200 ? 'accepted' : answer.text)
   const userToken = answer.json.token as string
   t.match(userToken, /^[\w-]+\.[\w-]+\.[\w-]+$/)
-  t.same(JSON.parse(headerOf(userToken)), { typ: 'JWT', alg: 'HS256' })
+  t.same(JSON.parse(headerOf(userToken)), { typ: 'JWT', alg: 'EdDSA' })
   const claims = claimsOf(userToken)
   t.match(claims, { scope, sub: 'U', jti: String, iat: Number })
   t.equal(claims.exp, challenge.exp, 'exp = the exp asked for, here the challenge exp')

@@ -4,11 +4,7 @@
 import t from 'tap'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { IdentityState } from '../protocol/identity-state.js'
-import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
 import { LogResult, LogType } from '../protocol/journal.js'
-import { BusUnavailableError, CachedTokenVerifier, type GatewayBus } from '../gateway/index.js'
-import type { Clock } from '../hal/types.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { rawExchange, requestHead } from './helpers/raw-http.js'
@@ -209,118 +205,6 @@ t.test('shutdown with a system:config token', async (t) => {
   )
   await device.stopped
   t.pass('stopped')
-})
-
-// --- The gateway's token cache, against a scripted bus ---------------------------------------
-
-interface ScriptedAuth {
-  boot: string
-  /** Tokens this auth incarnation minted, with their claims. */
-  tokens: Map<string, { sub: string; scope: string; exp: number }>
-}
-
-class ScriptedBus implements GatewayBus {
-  current: ScriptedAuth | undefined
-  requests = 0
-  /** When set, verify requests wait for it before the (then current) auth incarnation answers. */
-  gate: Promise<void> | undefined
-
-  readModel<S>(service: string): S | undefined {
-    if (service !== 'auth' || !this.current) return undefined
-    const state: IdentityState = {
-      boot: this.current.boot,
-      inited: true,
-      ctx: 0,
-      trusted_ts: true,
-      allow_keysearch: false,
-      transport: { hostname: '', origin: '*', hsts: false, dosprot: 0 },
-      intact: true,
-    }
-    return state as S
-  }
-
-  async request(service: string, op: string, req: CommandRequest): Promise<CommandReply> {
-    if (service !== 'auth' || op !== 'verify') throw new Error(`unexpected ${service}.${op}`)
-    this.requests += 1
-    // The incarnation that receives the request answers it, however long the reply takes.
-    const auth = this.current
-    if (!auth) throw new BusUnavailableError('auth down')
-    if (this.gate) await this.gate
-    const claims = auth.tokens.get((req.body as { token: string }).token)
-    return claims
-      ? { status: 200, body: { ...claims, boot: auth.boot } }
-      : { status: 401, body: { error: 'invalid_token', message: '' } }
-  }
-}
-
-const hostClock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
-const later = Math.floor(Date.now() / 1000) + 3600
-
-t.test('the token cache: kept per auth incarnation, never across one', async (t) => {
-  const bus = new ScriptedBus()
-  const verifier = new CachedTokenVerifier(bus, hostClock)
-  await t.rejects(verifier.verify('x'), BusUnavailableError, 'no auth read model: 503, not 401')
-
-  bus.current = { boot: 'a', tokens: new Map([['old', { sub: 'U', scope: 'system:config', exp: later }]]) }
-  t.same(await verifier.verify('old'), { sub: 'U', scope: 'system:config' })
-  t.same(await verifier.verify('old'), { sub: 'U', scope: 'system:config' })
-  t.equal(bus.requests, 1, 'the second check came from the cache')
-  t.equal(await verifier.verify('nope'), undefined)
-
-  bus.current = { boot: 'b', tokens: new Map([['new', { sub: 'M', scope: 'logger:get', exp: later }]]) }
-  t.equal(await verifier.verify('old'), undefined, 'the old token is asked about again, and refused')
-  t.same(await verifier.verify('new'), { sub: 'M', scope: 'logger:get' })
-  t.equal(bus.requests, 4)
-})
-
-t.test('the token cache: an entry is served only until its token expires', async (t) => {
-  const bus = new ScriptedBus()
-  let offset = 0
-  const clock: Clock = { now: () => Date.now() + offset, monotonic: () => performance.now(), isSet: () => true }
-  const verifier = new CachedTokenVerifier(bus, clock)
-  const exp = Math.floor(Date.now() / 1000) + 30
-  // This auth never says no: what the cache serves after exp is visible as a missing request.
-  bus.current = { boot: 'a', tokens: new Map([['short', { sub: 'U', scope: 'x', exp }]]) }
-  await verifier.verify('short')
-  offset = exp * 1000 - Date.now() - 2000
-  await verifier.verify('short')
-  t.equal(bus.requests, 1, 'served from the cache before exp')
-  offset = exp * 1000 - Date.now()
-  await verifier.verify('short')
-  t.equal(bus.requests, 2, 'asked again at exp')
-})
-
-t.test('the token cache: an answer of the old auth that arrives after the restart is not kept', async (t) => {
-  const bus = new ScriptedBus()
-  const verifier = new CachedTokenVerifier(bus, hostClock)
-  const old = { sub: 'U', scope: 'system:config', exp: later }
-  bus.current = { boot: 'a', tokens: new Map([['old', old]]) }
-  let open!: () => void
-  bus.gate = new Promise((resolve) => (open = resolve))
-  // Asked while `a` runs; `a` answers only after `b` has taken over and the cache saw `b`.
-  const slow = verifier.verify('old')
-  await sleep(5)
-  bus.current = { boot: 'b', tokens: new Map([['new', { sub: 'U', scope: 'logger:get', exp: later }]]) }
-  const meanwhile = verifier.verify('new')
-  open()
-  bus.gate = undefined
-  t.same(await slow, { sub: 'U', scope: 'system:config' }, 'valid when asked')
-  t.same(await meanwhile, { sub: 'U', scope: 'logger:get' })
-  const requests = bus.requests
-  t.equal(await verifier.verify('old'), undefined, 'the old token is not served from the cache under the new boot')
-  t.equal(bus.requests, requests + 1, 'it was asked about again')
-})
-
-t.test('the token cache stays bounded', async (t) => {
-  const bus = new ScriptedBus()
-  const verifier = new CachedTokenVerifier(bus, hostClock, 2)
-  bus.current = { boot: 'a', tokens: new Map(['t1', 't2', 't3'].map((k) => [k, { sub: 'U', scope: k, exp: later }])) }
-  for (const k of ['t1', 't2', 't3']) await verifier.verify(k)
-  t.equal(bus.requests, 3)
-  await verifier.verify('t3')
-  t.equal(bus.requests, 3, 'the newest is cached')
-  await verifier.verify('t1')
-  t.equal(bus.requests, 4, 'the oldest was dropped')
 })
 
 t.test(

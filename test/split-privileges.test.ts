@@ -1,5 +1,7 @@
 // Issue 10, privilege separation with --split: what the gateway's own bus credentials can reach
-// (no key, no secret, no journal), and a crashed service restarted without losing what it acknowledged.
+// (no key, no secret, no journal, no service acting for a principal it merely claims: issue 20), and
+// a crashed service restarted without losing what it acknowledged.
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { NatsConnection } from '@nats-io/transport-node'
@@ -9,9 +11,11 @@ import { connectBus } from '../bus/connection.js'
 import { Subjects } from '../protocol/subjects.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { LogResult, LogType } from '../protocol/journal.js'
+import { BEARER_HEADER } from '../protocol/bearer-token.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { api, b64, createKey } from './helpers/keys.js'
 import { login, owned, type Owned } from './helpers/owner.js'
+import { call } from './helpers/http.js'
 import { serviceProcesses } from './helpers/service-processes.js'
 import { until } from './helpers/until.js'
 
@@ -52,10 +56,20 @@ async function encryptOnce(o: Owned, token: string, kid: string): Promise<number
   ).status
 }
 
-// One --split device for the three (each boot of one costs several seconds), in this order.
+/** A token of the device's form and claims, signed with a key that is not the device's. */
+function foreignToken(scope: string): string {
+  const { privateKey } = generateKeyPairSync('ed25519')
+  const now = Math.floor(Date.now() / 1000)
+  const claims = { scope, sub: 'U', iat: now, exp: now + 3600, jti: 'foreign' }
+  const input = `${BEARER_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+  return `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`
+}
+
+// One --split device for them all (each boot of one costs several seconds), in this order.
 t.test('a --split device', async (t) => {
-  const o = await owned(t, { boot: { split: true } })
+  const o = await owned(t, { variant: 'P', boot: { split: true } })
   await t.test("the gateway's bus credentials reach no key, no secret and no journal", (t) => gatewayConfined(t, o))
+  await t.test('no service acts for a principal claimed with the gateway bus credentials', (t) => claimsRefused(t, o))
   await t.test('a crashed service is restarted by the supervisor with everything it acknowledged', (t) =>
     crashesSurvived(t, o),
   )
@@ -131,6 +145,97 @@ async function gatewayConfined(t: Test, o: Owned): Promise<void> {
     200,
     "the owner's own token still works",
   )
+}
+
+/**
+ * Every service that acts for a principal verifies the bearer token itself: with only the gateway's
+ * bus credentials, a claimed principal gets nothing done, with no token, a garbage one, one signed by
+ * another key, or one of the device's that has expired.
+ */
+async function claimsRefused(t: Test, o: Owned): Promise<void> {
+  const kid = await createKey(o.https, await login(o.base, 'keymgmt:gen'), { label: 'claimed', type: 'AES256' })
+  const logFile = (await api(`${o.base}/api/logger/list`, await login(o.base, 'logger:get'))).json.id[0] as string
+  // The device's own token, asked to live two seconds: refused once the gateway says it has expired.
+  const expired = await login(o.base, 'system:config', undefined, Math.floor(Date.now() / 1000) + 2)
+  await until(
+    'the short-lived token expired',
+    async () => (await api(`${o.base}/api/system/config`, expired)).status === 401,
+    30_000,
+  )
+  const gateway = await connectAs(t, o, 'gateway')
+  const subjects = new Subjects(o.device.devid)
+  const commands: [service: string, op: string, scope: string, request: Record<string, unknown>][] = [
+    ['auth', 'config_get', 'system:config', {}],
+    ['auth', 'config_set', 'system:config', { body: { email: 'mallory@example.com' } }],
+    [
+      'auth',
+      'config_set',
+      'system:config',
+      {
+        body: {
+          userkey: b64(Buffer.alloc(32, 9)),
+          userkey_nonce: b64(Buffer.alloc(32)),
+          userkey_hmac: b64(Buffer.alloc(32)),
+        },
+      },
+    ],
+    ['auth', 'denied', 'system:config', { body: { method: 'GET', path: '/api/forged' } }],
+    ['storage', 'unlock_rw', 'storage:disk1:rw', {}],
+    ['storage', 'unlock', 'storage:disk1', {}],
+    ['keystore', 'list', 'keymgmt:list', {}],
+    [
+      'keystore',
+      'encrypt',
+      `keymgmt:use:${kid}`,
+      { body: { raw: JSON.stringify({ alg: 'AES256-GCM', kid, msg: 'AAAA' }) } },
+    ],
+    ['logger', 'list', 'logger:get', {}],
+    ['logger', 'read', 'logger:get', { params: { id: logFile } }],
+    ['upgrade', 'install_fw', 'system:upgrade', {}],
+    ['upgrade', 'check_fw', 'system:upgrade', {}],
+    ['system', 'selftest', 'system:config', {}],
+    ['system', 'reboot', 'system:config', {}],
+  ]
+  const bearers: [what: string, bearer: string | undefined, error: string][] = [
+    ['no token', undefined, 'token_required'],
+    ['a garbage token', 'not.a.token', 'invalid_token'],
+    [
+      'a forged token of the right form',
+      `${BEARER_HEADER}.${Buffer.from('{}').toString('base64url')}.${'A'.repeat(86)}`,
+      'invalid_token',
+    ],
+    ['a token signed by another key', undefined, 'invalid_token'],
+    ["the device's own token, expired", expired, 'invalid_token'],
+  ]
+  let n = 0
+  for (const [what, fixed, error] of bearers) {
+    for (const [service, op, scope, request] of commands) {
+      const bearer = what === 'a token signed by another key' ? foreignToken(scope) : fixed
+      const envelope = {
+        rid: `claimed-${++n}`,
+        tls: true,
+        principal: { sub: 'U', scope },
+        ...(bearer !== undefined ? { bearer } : {}),
+        ...request,
+      }
+      const reply = decode<CommandReply>(
+        (await gateway.request(subjects.command(service, op), encode(envelope), { timeout: 10_000 })).data,
+      )
+      t.equal(reply.status, 401, `${service}.${op}, ${what}: 401`)
+      t.equal((reply.body as { error?: string } | undefined)?.error, error)
+    }
+  }
+
+  const config = await api(`${o.base}/api/system/config`, await login(o.base, 'system:config'))
+  t.equal(config.json.email, 'ada@example.com', 'the configuration is unchanged')
+  t.equal((await call(`${o.base}/api/system/status`)).json.storage?.[1]?.endsWith(':-'), true, 'Disk 1 is still locked')
+  const { records } = await readJournal(o.device.dataDir)
+  t.same(
+    records.filter((r) => String(r.decoded?.rid ?? '').startsWith('claimed-')),
+    [],
+    'nothing was journaled for them: no config change, no read, no forged scope failure',
+  )
+  t.equal(await login(o.base, 'system:config').then(Boolean), true, "the owner's passphrase still logs in")
 }
 
 async function crashesSurvived(t: Test, o: Owned): Promise<void> {

@@ -12,7 +12,7 @@ import type { StorageState } from '../protocol/storage-state.js'
 import { LogType, type TransitionData } from '../protocol/journal.js'
 import { silentLogger } from './helpers/logger.js'
 import { NbdTestClient } from './helpers/nbd-client.js'
-import { identity as scriptedState, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity as scriptedState, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 import { until } from './helpers/until.js'
 
 const OPS = ['unlock', 'unlock_ro', 'unlock_rw', 'lock'] as const
@@ -44,7 +44,7 @@ async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
 
   let rids = 0
   const request = (op: string, scope: string) =>
-    gateway.request('storage', op, { rid: `r${++rids}`, tls: true, principal: { sub: 'U', scope }, body: {} })
+    gateway.request('storage', op, { rid: `r${++rids}`, tls: true, bearer: scriptedBearer('U', scope), body: {} })
   const shown = () => gateway.readModel<StorageState>('storage')?.storage
   const modes = () => shown()?.map((s) => s.split(':')[1])
   const showing = (what: string, expected: [string, string]) =>
@@ -70,12 +70,15 @@ t.test('no disk before the format; then storage_mode decides Disk 0; a wipeout u
     }
   }
   // The scope check comes first: a disk this device does not have is 406 even while unformatted.
-  for (const scope of ['storage:disk7', 'system:config']) {
-    const reply = await request('unlock', scope)
-    t.equal(reply.status, 406, `${scope}: 406`)
-    t.equal(errorOf(reply), 'bad_disk')
-  }
+  const missing = await request('unlock', 'storage:disk7')
+  t.equal(missing.status, 406, 'storage:disk7: 406')
+  t.equal(errorOf(missing), 'bad_disk')
   t.same(journaled, [], 'refused ops journal nothing')
+  // A scope that is no storage scope at all is the service's own 403, journaled as the gateway's would be.
+  const foreign = await request('unlock', 'system:config')
+  t.equal(foreign.status, 403, 'system:config: 403')
+  t.equal(errorOf(foreign), 'forbidden')
+  t.match(journaled.splice(0), [{ type: LogType.FAILED_SCOPE_CHECK, subject: 'U', data: { scope: 'system:config' } }])
   t.same(shown(), [`${disk0Sectors}:-`, `${disk1Sectors}:-`], 'refused ops change nothing')
 
   await hal.disks!.format(disk0Sectors, () => undefined)
@@ -104,7 +107,7 @@ t.test('no disk before the format; then storage_mode decides Disk 0; a wipeout u
     data: { machine: 'disk', instance: '1', from: 'locked', to: 'ro', event: 'UNLOCK_RO' },
   })
   t.equal((await request('unlock', 'storage:disk7')).status, 406, 'still 406 for a disk the device lacks')
-  t.equal((await request('lock', 'system:config')).status, 406)
+  t.equal((await request('lock', 'system:config')).status, 403, 'a scope for no disk at all: 403')
 
   const before = journaled.length
   auth.publishState(identity(false, 0x53))

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { JournalHistory } from '../../eventstore/index.js'
@@ -14,9 +14,9 @@ import { inboxPrefix } from '../../bus/index.js'
 import { ServiceHost, type OperationSpec } from '../../bus/index.js'
 import type { KeystoreState } from '../../protocol/index.js'
 import type { StorageState } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest, Principal } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
+import { BearerGuard } from '../host/index.js'
 import { scopeCheckEntry } from '../host/index.js'
 import { MachineRunner } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
@@ -44,8 +44,9 @@ export type Now = () => number
 
 /**
  * Identity and access: personalisation, login, bearer tokens, configuration, attestation and
- * provisioning. It alone holds the per-boot session key and token secret, so every token dies
- * with it; configuration and machine states are rebuilt from the journal at each start.
+ * provisioning. It alone holds the per-boot session key and token signing key, so every token
+ * dies with it; configuration and machine states are rebuilt from the journal at each start.
+ * Its own operations for a principal check the bearer token as every other service does.
  */
 export class AuthActor {
   readonly host: ServiceHost<IdentityState>
@@ -53,6 +54,7 @@ export class AuthActor {
   readonly challenges: ChallengeBook
   readonly nonces: ChallengeBook
   readonly tokens: BearerIssuer
+  readonly guard: BearerGuard
   readonly brake = new LoginBrake()
   readonly personalisation: MachineRunner<typeof personalisationMachine>
   readonly provisioning: MachineRunner<typeof provisioningMachine>
@@ -61,8 +63,6 @@ export class AuthActor {
   format: string | undefined
   /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */
   wipedOut = false
-  /** This incarnation (published in the read model): the gateway caches token checks per boot. */
-  readonly boot = randomBytes(8).toString('hex')
   /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
   readonly intact: boolean
   private loginQueue: Promise<unknown> = Promise.resolve()
@@ -81,6 +81,7 @@ export class AuthActor {
     this.challenges = new ChallengeBook({ random })
     this.nonces = new ChallengeBook({ random })
     this.tokens = new BearerIssuer({ random })
+    this.guard = new BearerGuard({ identity: () => this.host.state, clock: o.hal.clock, journal: o.journal })
     const facts = foldIdentity(history.records, o.hal.variant)
     this.intact = history.intact
     this.config = facts.config
@@ -154,7 +155,7 @@ export class AuthActor {
   publish(): void {
     const { config } = this
     this.host.publishState({
-      boot: this.boot,
+      token_key: this.tokens.publicKey,
       inited: !this.fresh,
       ...(this.format !== undefined ? { format: this.format } : {}),
       ctx: config.ctx,
@@ -220,13 +221,10 @@ export class AuthActor {
     return result
   }
 
-  /** FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope. */
-  async denied(principal: Principal | undefined, req: CommandRequest): Promise<CommandReply> {
-    if (!principal) return fail(400, 'bad_request', 'no principal')
+  /** The gateway's refusal of a scope or role: FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope. */
+  async denied(req: CommandRequest): Promise<CommandReply> {
     const route = req.body as { method?: unknown; path?: unknown } | undefined
-    await this.journal([
-      scopeCheckEntry({ ...req, principal }, { route: `${String(route?.method)} ${String(route?.path)}` }),
-    ])
+    await this.journal([scopeCheckEntry(req, { route: `${String(route?.method)} ${String(route?.path)}` })])
     return { status: 200 }
   }
 }

@@ -1,51 +1,37 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
-
-export interface BearerClaims {
-  scope: string
-  /** `U`, `M` or an external authenticator's id. */
-  sub: string
-  iat: number
-  exp: number
-  jti: string
-}
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { BEARER_HEADER, type BearerClaims } from '../../protocol/index.js'
 
 /** Upper bound of a login token's lifetime, whatever `exp` the client asked for. */
 export const LOGIN_MAX_LIFETIME = 24 * 3600
 /** The `system:config` token handed out by personalisation lives this long. */
 export const INIT_TOKEN_LIFETIME = 8 * 3600
 
-const HEADER = Buffer.from('{"typ":"JWT","alg":"HS256"}').toString('base64url')
-// Far above any token we mint; refuses junk before hashing it.
-const MAX_TOKEN_LENGTH = 2048
-
 export interface BearerIssuerOptions {
-  /** The device's random source; the issuer draws its 32-byte secret and the token ids from it. */
+  /** The device's random source, for the token ids. */
   random(n: number): Uint8Array
   /** Seconds; default LOGIN_MAX_LIFETIME. */
   maxLifetime?: number
 }
 
 /**
- * Mints and verifies the device's HS256 bearer tokens. The secret is drawn once per boot and
- * never leaves the object, so every token dies with the process.
+ * Mints the device's bearer tokens, signed with an Ed25519 key made at each boot: every token
+ * dies with the process. Only the public key leaves the object (in the identity read model),
+ * so any service can verify a token (protocol/bearer-token.ts) and none but this one can mint one.
  */
 export class BearerIssuer {
   // A private field of a KeyObject: not enumerable, not serialised, not shown by inspect.
-  readonly #secret: KeyObject
+  readonly #signingKey: KeyObject
   readonly #random: (n: number) => Uint8Array
   readonly #maxLifetime: number
+  /** Raw 32 bytes, base64url. */
+  readonly publicKey: string
 
   constructor(options: BearerIssuerOptions) {
-    const secret = options.random(32)
-    if (secret.length !== 32) throw new RangeError('the bearer secret must be 32 bytes')
-    this.#secret = createSecretKey(secret)
-    secret.fill(0)
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+    this.#signingKey = privateKey
+    this.publicKey = publicKey.export({ format: 'jwk' }).x!
     this.#random = options.random
     this.#maxLifetime = options.maxLifetime ?? LOGIN_MAX_LIFETIME
-  }
-
-  #mac(signingInput: string): Buffer {
-    return createHmac('sha256', this.#secret).update(signingInput, 'ascii').digest()
   }
 
   /** `exp` is what the client asked for, clamped to [now + 1, now + maxLifetime]; times are Unix seconds. */
@@ -55,21 +41,7 @@ export class BearerIssuer {
     const exp = Math.min(Math.max(Math.floor(request.exp), iat + 1), iat + this.#maxLifetime)
     const jti = Buffer.from(this.#random(16)).toString('base64url')
     const claims: BearerClaims = { scope: request.scope, sub: request.sub, iat, exp, jti }
-    const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
-    return `${signingInput}.${this.#mac(signingInput).toString('base64url')}`
-  }
-
-  /** The claims of a token this issuer minted and that is still valid at `now`, else undefined. */
-  verify(token: unknown, now: number): BearerClaims | undefined {
-    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return undefined
-    const parts = token.split('.')
-    if (parts.length !== 3 || parts[0] !== HEADER) return undefined
-    const [, payloadPart, macPart] = parts as [string, string, string]
-    const mac = Buffer.from(macPart, 'base64url')
-    if (mac.length !== 32 || mac.toString('base64url') !== macPart) return undefined
-    if (!timingSafeEqual(mac, this.#mac(`${HEADER}.${payloadPart}`))) return undefined
-    // Authentic, so the payload is one we serialised: only expiry is left to check.
-    const claims = JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8')) as BearerClaims
-    return now < claims.exp ? claims : undefined
+    const signingInput = `${BEARER_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+    return `${signingInput}.${sign(null, Buffer.from(signingInput, 'ascii'), this.#signingKey).toString('base64url')}`
   }
 }

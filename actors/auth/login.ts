@@ -69,12 +69,3 @@ function authOf(body: unknown): unknown {
     throw new EjwtError('malformed', 'the body must be a JSON object {"auth": eJWT}')
   return (json as { auth?: unknown }).auth
 }
-
-/** For the gateway: the claims of a token this auth incarnation minted, or 401. */
-export function verifyToken(actor: AuthActor, req: CommandRequest): CommandReply {
-  const token = (req.body as { token?: unknown } | undefined)?.token
-  const claims = typeof token === 'string' ? actor.tokens.verify(token, actor.now()) : undefined
-  if (!claims) return fail(401, 'invalid_token', 'The bearer token is invalid or has expired')
-  // `boot` names the incarnation that vouches for the token, so that a cache keeps it no longer than that one lives.
-  return { status: 200, body: { sub: claims.sub, scope: claims.scope, exp: claims.exp, boot: actor.boot } }
-}

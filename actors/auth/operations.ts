@@ -1,26 +1,28 @@
 import type { OperationSpec } from '../../bus/index.js'
+import { operationAccess } from '../../protocol/index.js'
 import { attestation, provision } from './attestation-endpoint.js'
 import type { AuthActor } from './auth-actor.js'
 import { checkinChallenge, checkinReply } from './checkin.js'
 import { readConfig, updateConfig } from './config-endpoint.js'
-import { login, loginChallenge, verifyToken } from './login.js'
+import { login, loginChallenge } from './login.js'
 import { initChallenge, personalise } from './personalise.js'
 
 /**
- * The auth actor's commands. Those that change the aggregate run one at a time; token checks,
- * challenges and reads may overlap (login has its own queue behind the brake).
+ * The auth actor's commands. Those that change the aggregate run one at a time; challenges and
+ * reads may overlap (login has its own queue behind the brake). Those for a principal are behind
+ * the actor's own check of the bearer token.
  */
 export function authOperations(actor: AuthActor): Record<string, OperationSpec> {
+  const { guard } = actor
   return {
     init_challenge: { handler: () => initChallenge(actor) },
     init: { handler: (req) => personalise(actor, req) },
     challenge: { exclusive: false, handler: () => loginChallenge(actor) },
     login: { exclusive: false, handler: (req) => login(actor, req) },
-    verify: { exclusive: false, handler: (req) => verifyToken(actor, req) },
-    denied: { exclusive: false, handler: (req) => actor.denied(req.principal, req) },
-    config_get: { exclusive: false, handler: () => readConfig(actor) },
-    config_set: { handler: (req) => updateConfig(actor, req) },
-    attestation: { exclusive: false, handler: () => attestation(actor) },
+    denied: guard.operation(operationAccess.anyPrincipal, (req) => actor.denied(req), false),
+    config_get: guard.operation(operationAccess.configRead, () => readConfig(actor), false),
+    config_set: guard.operation(operationAccess.configWrite, (req) => updateConfig(actor, req)),
+    attestation: guard.operation(operationAccess.attestation, () => attestation(actor), false),
     provision: { handler: (req) => provision(actor, req) },
     checkin_get: { exclusive: false, handler: () => checkinChallenge(actor) },
     checkin_post: { exclusive: false, handler: (req) => checkinReply(actor, req) },

@@ -10,8 +10,7 @@ import { ServiceHost } from '../../bus/index.js'
 import { inboxPrefix } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
-import { scopeCheckEntry } from '../host/index.js'
-import { KeyAccess } from './key-access.js'
+import { BearerGuard } from '../host/index.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
@@ -47,7 +46,7 @@ export interface KeystoreActorOptions {
 export class KeystoreActor implements KeystoreContext {
   readonly host: ServiceHost<KeystoreState>
   readonly random: RandomSource
-  readonly access: KeyAccess
+  readonly guard: BearerGuard
   private readonly identity: ReadModelBus
   private fls = 0
   private katFailures: string[] = []
@@ -59,13 +58,6 @@ export class KeystoreActor implements KeystoreContext {
     readonly repository: KeyRepository,
   ) {
     this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
-    this.host = new ServiceHost<KeystoreState>(
-      options.nc,
-      options.hal.devid,
-      'keystore',
-      keystoreOperations(this),
-      options.logger,
-    )
     this.identity = new ReadModelBus({
       nc: options.nc,
       devid: options.hal.devid,
@@ -77,7 +69,18 @@ export class KeystoreActor implements KeystoreContext {
           options.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it'),
         ),
     })
-    this.access = new KeyAccess(this.identity, options.hal.clock)
+    this.guard = new BearerGuard({
+      identity: () => this.identityState,
+      clock: options.hal.clock,
+      journal: options.journal,
+    })
+    this.host = new ServiceHost<KeystoreState>(
+      options.nc,
+      options.hal.devid,
+      'keystore',
+      keystoreOperations(this),
+      options.logger,
+    )
   }
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
@@ -170,9 +173,8 @@ export class KeystoreActor implements KeystoreContext {
   }
 
   /** FAILED_SCOPE_CHECK for a request the gateway should not have let through, or that did not come through it. */
-  async denied(req: CommandRequest): Promise<CommandReply> {
-    await this.journal([scopeCheckEntry(req)])
-    return fail(403, 'forbidden', 'The token scope or role does not permit this request')
+  denied(req: CommandRequest): Promise<CommandReply> {
+    return this.guard.denied(req)
   }
 
   /**

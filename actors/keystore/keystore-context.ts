@@ -3,7 +3,7 @@ import type { CryptoEngine, RandomSource } from '../../hal/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { IdentityState } from '../../protocol/index.js'
 import type { JournalEntry } from '../../protocol/index.js'
-import type { KeyAccess } from './key-access.js'
+import type { BearerGuard } from '../host/index.js'
 import type { KeyRepository } from './key-repository.js'
 
 /** What the key store's operations (key management, ciphers) may use of it: not the actor itself. */
@@ -11,7 +11,8 @@ export interface KeystoreContext {
   readonly engine: CryptoEngine
   readonly repository: KeyRepository
   readonly random: RandomSource
-  readonly access: KeyAccess
+  /** Its own check of the caller's bearer token. */
+  readonly guard: BearerGuard
   readonly logger: Logger
   readonly identityState: IdentityState | undefined
   /** Seconds since the epoch, by the device clock. */

@@ -1,4 +1,5 @@
 import type { OperationSpec } from '../../bus/index.js'
+import { keyOperationAccess } from '../../protocol/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { cipher } from './cipher.js'
 import type { KeyOperation } from '../../protocol/index.js'
@@ -6,7 +7,9 @@ import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKe
 import type { KeystoreContext } from './keystore-context.js'
 
 /**
- * The keystore's commands, each behind its own check of the caller (key-access.ts). Changes to
+ * The keystore's commands, each behind its own check of the caller's bearer token (the key store
+ * takes nobody's word for who is asking): a connection with the gateway's bus credentials and no
+ * user's token can do no more than an anonymous HTTP client, an anonymous key search. Changes to
  * the repository run one at a time; reads and ciphers overlap, so that concurrent requests share
  * the journal's group commit.
  */
@@ -15,17 +18,7 @@ export function keystoreOperations(actor: KeystoreContext): Record<KeyOperation,
     op: KeyOperation,
     run: (req: CommandRequest) => Promise<CommandReply> | CommandReply,
     exclusive = true,
-  ): OperationSpec => ({
-    exclusive,
-    handler: async (req) => {
-      const admission = await actor.access.admit(op, req)
-      if ('refused' in admission) return admission.refused
-      // What the operation sees (and may journal) is the key store's own finding, never the token.
-      const { bearer: _bearer, principal: _claimed, ...request } = req
-      if ('denied' in admission) return actor.denied({ ...request, principal: admission.denied })
-      return run(admission.principal ? { ...request, principal: admission.principal } : request)
-    },
-  })
+  ): OperationSpec => actor.guard.operation(keyOperationAccess(op), run, exclusive)
   return {
     create: checked('create', (req) => createKey(actor, req)),
     import: checked('import', (req) => importKey(actor, req)),

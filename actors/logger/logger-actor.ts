@@ -3,12 +3,12 @@ import type { Logger } from 'pino'
 import { LogResult, LogType } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
 import { timedNonce } from '../auth/index.js'
-import { fail } from '../../protocol/index.js'
-import { ServiceHost } from '../../bus/index.js'
+import { fail, operationAccess, type IdentityState } from '../../protocol/index.js'
+import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { encodeBase64 } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
-import { journalSubject } from '../host/index.js'
+import { BearerGuard, journalSubject } from '../host/index.js'
 import { wholeNumber } from '../../protocol/index.js'
 
 /** Log file ids per list answer (seed §4 rule 3). */
@@ -37,32 +37,55 @@ export interface LogFileHead {
  * files, and the files themselves, read from the journal media in chunks (never whole) and cut
  * after the last complete line, so the file being written can be read too. Reads of the list
  * and of a file are journaled (LOGGER_LIST_LOG, LOGGER_READ_LOG) before they are answered.
+ * Each request is served only for a bearer token this service verified itself, with the auth
+ * service's public key from the identity it follows.
  */
 export class LoggerActor {
   readonly host: ServiceHost<{ ready: true }>
+  private readonly identity: ReadModelBus
 
   constructor(private readonly o: LoggerActorOptions) {
+    this.identity = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['auth'],
+      inboxPrefix: inboxPrefix('logger'),
+      logger: o.logger,
+    })
+    const guard = new BearerGuard({
+      identity: () => this.identity.readModel<IdentityState>('auth'),
+      clock: o.hal.clock,
+      journal: o.journal,
+    })
+    const access = operationAccess.logger
     this.host = new ServiceHost(
       o.nc,
       o.hal.devid,
       'logger',
       {
-        key: { exclusive: false, handler: () => this.key() },
-        list: { exclusive: false, handler: (req) => this.list(req) },
-        read: { exclusive: false, handler: (req) => this.read(req) },
-        read_chunk: { exclusive: false, handler: (req) => this.readChunk(req) },
+        key: guard.operation(access, () => this.key(), false),
+        list: guard.operation(access, (req) => this.list(req), false),
+        read: guard.operation(access, (req) => this.read(req), false),
+        read_chunk: guard.operation(access, (req) => this.readChunk(req), false),
       },
       o.logger,
     )
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    try {
+      await this.identity.whenReady()
+    } catch (err) {
+      this.identity.close()
+      throw err
+    }
     this.host.start()
     this.host.publishState({ ready: true })
   }
 
-  stop(): Promise<void> {
-    return this.host.stop()
+  async stop(): Promise<void> {
+    this.identity.close()
+    await this.host.stop()
   }
 
   /** `GET /api/logger/key`: the log public key, a fresh timed nonce and its Ed25519 signature. */

@@ -4,7 +4,7 @@ import type { DiskHandle, Hal } from '../../hal/index.js'
 import type { DiskMode } from '../../protocol/index.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/index.js'
 import type { IdentityState } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
+import { fail, operationAccess } from '../../protocol/index.js'
 import { ReadModelBus } from '../../bus/index.js'
 import type { SystemState } from '../../protocol/index.js'
 import { ServiceHost } from '../../bus/index.js'
@@ -12,7 +12,7 @@ import { inboxPrefix } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
 import { journalSubject } from '../host/index.js'
-import { scopeCheckEntry } from '../host/index.js'
+import { BearerGuard } from '../host/index.js'
 import { MachineRunner } from '../host/index.js'
 import { NbdServer, type NbdListen } from './nbd-server.js'
 import { storageScope } from './storage-scope.js'
@@ -44,6 +44,7 @@ interface Disk {
 export class StorageActor {
   readonly host: ServiceHost<StorageState>
   private readonly identity: ReadModelBus
+  private readonly guard: BearerGuard
   private followed: boolean | undefined
   private readonly disks: Disk[]
   private following: Promise<void> = Promise.resolve()
@@ -58,15 +59,22 @@ export class StorageActor {
         { disk },
       ),
     }))
+    this.guard = new BearerGuard({
+      identity: () => this.identity.readModel<IdentityState>('auth'),
+      clock: o.hal.clock,
+      journal: o.journal,
+    })
+    // Every operation acts for the principal its own check of the bearer token found; the disk is the one its scope names.
+    const access = operationAccess.storage
     this.host = new ServiceHost<StorageState>(
       o.nc,
       o.hal.devid,
       'storage',
       {
-        unlock: { handler: (req) => this.unlock(req) },
-        unlock_ro: { handler: (req) => this.unlock(req, 'ro') },
-        unlock_rw: { handler: (req) => this.unlock(req, 'rw') },
-        lock: { handler: (req) => this.lock(req) },
+        unlock: this.guard.operation(access, (req) => this.unlock(req)),
+        unlock_ro: this.guard.operation(access, (req) => this.unlock(req, 'ro')),
+        unlock_rw: this.guard.operation(access, (req) => this.unlock(req, 'rw')),
+        lock: this.guard.operation(access, (req) => this.lock(req)),
       },
       o.logger,
     )
@@ -162,7 +170,8 @@ export class StorageActor {
   /** `GET /api/storage/unlock[/ro|/rw]`: the disk, and without a suffix the mode, from the token scope. */
   private unlock(req: CommandRequest, requested?: DiskMode): Promise<CommandReply> {
     return this.command(req, async (disk, rw) => {
-      if (requested === 'rw' && !rw) return this.denied(req)
+      if (requested === 'rw' && !rw)
+        return this.guard.denied(req, 'Unlocking for writing needs a storage:disk<N>:rw scope')
       const mode: DiskMode = requested ?? (rw ? 'rw' : 'ro')
       await this.open(disk, mode, req)
       return { status: 200 }
@@ -234,12 +243,6 @@ export class StorageActor {
     disk.handle = undefined
     if (handle) this.nbd?.withdraw(exportName(handle.disk))
     await handle?.close()
-  }
-
-  /** FAILED_SCOPE_CHECK: `/unlock/rw` with a scope without `:rw`. */
-  private async denied(req: CommandRequest): Promise<CommandReply> {
-    await this.o.journal.append([scopeCheckEntry(req)])
-    return fail(403, 'forbidden', 'Unlocking for writing needs a storage:disk<N>:rw scope')
   }
 }
 

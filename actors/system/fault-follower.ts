@@ -39,6 +39,11 @@ export class FaultFollower {
     })
   }
 
+  /** The identity as the auth service publishes it: its token key checks the bearer tokens of the system's operations. */
+  get identity(): IdentityState | undefined {
+    return this.models.readModel<IdentityState>('auth')
+  }
+
   /** The crypto engine the keystore chose at boot; the self-test checks that one. */
   get engine(): string | undefined {
     return this.models.readModel<KeystoreState>('keystore')?.engine

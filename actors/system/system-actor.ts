@@ -6,7 +6,7 @@ import { lifecycleMachine, lifecycleVersion } from '../../machines/index.js'
 import { ServiceHost } from '../../bus/index.js'
 import { orderSupervisor, type SupervisorOrder } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { journalSubject } from '../host/index.js'
+import { BearerGuard, journalSubject } from '../host/index.js'
 import { runSelfTest } from './self-test.js'
 import type { JournalPort } from '../host/index.js'
 import { MachineRunner } from '../host/index.js'
@@ -17,7 +17,7 @@ import { FaultFollower } from './fault-follower.js'
 import { simControl } from './sim-control.js'
 import { nativeEngine, nobleEngine } from '../../hal/index.js'
 import { FLS } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
+import { fail, operationAccess } from '../../protocol/index.js'
 
 /** The industrial range: a sensor reading outside it raises fls bit 0x04. */
 export const DEFAULT_TEMPERATURE_RANGE: TemperatureRange = { min: -40, max: 85 }
@@ -46,14 +46,17 @@ export class SystemActor {
   private shutdownBy: { subject?: string; rid: string } | undefined
 
   constructor(private readonly o: SystemActorOptions) {
+    // The API's operations are for the principal of a bearer token checked here; a check-in order
+    // comes from the auth service, which verified the trusted backend's signature.
+    const guard = new BearerGuard({ identity: () => this.faults.identity, clock: o.hal.clock, journal: o.journal })
     this.host = new ServiceHost<SystemState>(
       o.nc,
       o.hal.devid,
       'system',
       {
-        selftest: { handler: (req) => this.selfTest(req) },
-        reboot: { handler: (req) => this.order('reboot', LogType.REBOOT, req) },
-        shutdown: { handler: (req) => this.order('shutdown', undefined, req) },
+        selftest: guard.operation(operationAccess.selftest, (req) => this.selfTest(req)),
+        reboot: guard.operation(operationAccess.reboot, (req) => this.order('reboot', LogType.REBOOT, req)),
+        shutdown: guard.operation(operationAccess.shutdown, (req) => this.order('shutdown', undefined, req)),
         checkin: { handler: (req) => this.checkin(req) },
         ...(o.hal.faults ? { sim: { handler: simControl(o.hal.faults, this) } } : {}),
       },

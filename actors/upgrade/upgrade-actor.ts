@@ -6,14 +6,14 @@ import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../
 import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
 import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict } from '../../image/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
-import { fail } from '../../protocol/index.js'
+import { fail, operationAccess, type IdentityState } from '../../protocol/index.js'
 import { ReadModelBus } from '../../bus/index.js'
 import { ServiceHost } from '../../bus/index.js'
 import { inboxPrefix } from '../../bus/index.js'
 import { orderSupervisor } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
-import { journalSubject } from '../host/index.js'
+import { BearerGuard, journalSubject } from '../host/index.js'
 import { MachineRunner } from '../host/index.js'
 import type { SystemState } from '../../protocol/index.js'
 import type { UpgradeState } from '../../protocol/index.js'
@@ -50,7 +50,8 @@ interface Pipeline {
 export class UpgradeActor {
   readonly host: ServiceHost<UpgradeState>
   private readonly pipelines: Record<UpgradeKind, Pipeline>
-  private readonly system: ReadModelBus
+  /** The system's fail state, for a trial boot's confirmation; the identity, for the token key. */
+  private readonly models: ReadModelBus
   private uploads = 0
   private fwUpgrade = false
 
@@ -75,12 +76,28 @@ export class UpgradeActor {
         ),
       },
     }
+    this.models = new ReadModelBus({
+      nc: o.nc,
+      devid: o.hal.devid,
+      services: ['system', 'auth'],
+      inboxPrefix: inboxPrefix('upgrade'),
+      logger: o.logger,
+    })
+    // Every step of an upload, check or install is for the principal of a bearer token checked here
+    // (none on a fresh device); only the supervisor's confirmation of a trial boot is not.
+    const guard = new BearerGuard({
+      identity: () => this.models.readModel<IdentityState>('auth'),
+      clock: o.hal.clock,
+      journal: o.journal,
+    })
+    const guarded = (handler: (req: CommandRequest) => Promise<CommandReply>, exclusive: boolean) =>
+      guard.operation(operationAccess.upgrade, handler, exclusive)
     const ops = Object.fromEntries(
       (['fw', 'ui'] as const).flatMap((kind) => [
-        [`upload_begin_${kind}`, { handler: (req: CommandRequest) => this.begin(kind, req), exclusive: true }],
-        [`check_${kind}`, { handler: (req: CommandRequest) => this.check(kind, req), exclusive: true }],
+        [`upload_begin_${kind}`, guarded((req) => this.begin(kind, req), true)],
+        [`check_${kind}`, guarded((req) => this.check(kind, req), true)],
         // Not exclusive, so that a second install finds the first running (409) instead of queueing.
-        [`install_${kind}`, { handler: (req: CommandRequest) => this.install(kind, req), exclusive: false }],
+        [`install_${kind}`, guarded((req) => this.install(kind, req), false)],
       ]),
     )
     this.host = new ServiceHost<UpgradeState>(
@@ -89,20 +106,13 @@ export class UpgradeActor {
       'upgrade',
       {
         ...ops,
-        upload_chunk: { handler: (req) => this.chunk(req), exclusive: true },
-        upload_end: { handler: (req) => this.end(req), exclusive: true },
-        upload_abort: { handler: (req) => this.abort(req), exclusive: true },
+        upload_chunk: guarded((req) => this.chunk(req), true),
+        upload_end: guarded((req) => this.end(req), true),
+        upload_abort: guarded((req) => this.abort(req), true),
         confirm: { handler: (req) => this.confirm(req), exclusive: true },
       },
       o.logger,
     )
-    this.system = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
-      services: ['system'],
-      inboxPrefix: inboxPrefix('upgrade'),
-      logger: o.logger,
-    })
   }
 
   /** Nothing staged survives a boot: an image is checked and installed within one. */
@@ -122,12 +132,18 @@ export class UpgradeActor {
       ])
     }
     if (hal.boot.trial) await fw.send({ type: 'TRIAL_BOOT' })
+    try {
+      await this.models.whenReady()
+    } catch (err) {
+      this.models.close()
+      throw err
+    }
     this.publish()
     this.host.start()
   }
 
   async stop(): Promise<void> {
-    this.system.close()
+    this.models.close()
     await this.host.stop()
     for (const pipeline of Object.values(this.pipelines)) {
       await pipeline.checking
@@ -350,8 +366,8 @@ export class UpgradeActor {
   private async confirm(req: CommandRequest): Promise<CommandReply> {
     const fw = this.pipelines.fw.runner
     if (fw.state !== 'confirming') return fail(409, 'no_trial', 'This boot is not a trial boot')
-    await this.system.whenReady()
-    const fls = this.system.readModel<SystemState>('system')?.status.fls_state ?? 0xff
+    await this.models.whenReady()
+    const fls = this.models.readModel<SystemState>('system')?.status.fls_state ?? 0xff
     if (fls !== 0)
       return fail(409, 'device_fault', `The new firmware is in a fail state (fls_state ${fls}): not confirmed`)
     await this.step('fw', 'CONFIRMED', req)

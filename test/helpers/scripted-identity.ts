@@ -1,10 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node'
+import { generateKeyPairSync, sign } from 'node:crypto'
 import type { Test } from 'tap'
 import type { IdentityState } from '../../protocol/identity-state.js'
 import type { SystemState } from '../../protocol/system-state.js'
 import { connectBus } from '../../bus/connection.js'
 import { ServiceHost } from '../../bus/service-host.js'
-import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import { BEARER_HEADER } from '../../protocol/bearer-token.js'
 import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../bus/bus-setup.js'
 import type { JournalEntry } from '../../protocol/journal.js'
@@ -14,9 +15,13 @@ import type { Variant } from '../../protocol/device.js'
 import { builtFirmware } from './device.js'
 import { silentLogger } from './logger.js'
 
+/** The scripted auth actor's token key: `scriptedBearer` signs with it, `identity` publishes its public half. */
+const tokenKey = generateKeyPairSync('ed25519')
+export const SCRIPTED_TOKEN_KEY = tokenKey.publicKey.export({ format: 'jwk' }).x!
+
 export function identity(inited: boolean, extra: Partial<IdentityState> = {}): IdentityState {
   return {
-    boot: 'b',
+    token_key: SCRIPTED_TOKEN_KEY,
     inited,
     ctx: 0,
     trusted_ts: true,
@@ -27,18 +32,11 @@ export function identity(inited: boolean, extra: Partial<IdentityState> = {}): I
   }
 }
 
-/** A bearer token the scripted auth actor vouches for (see `verifyScripted`). */
-export function scriptedBearer(sub: string, scope: string): string {
-  return `scripted.${sub}.${scope}`
-}
-
-/** The auth actor's `verify`: a `scriptedBearer` token is valid, anything else is not. */
-function verifyScripted(req: CommandRequest): CommandReply {
-  const token = (req.body as { token?: unknown } | undefined)?.token
-  const [kind, sub, scope] = typeof token === 'string' ? token.split('.') : []
-  if (kind !== 'scripted' || !sub || scope === undefined)
-    return { status: 401, body: { error: 'invalid_token', message: 'not a scripted token' } }
-  return { status: 200, body: { sub, scope, exp: 4_000_000_000, boot: 'b' } }
+/** A bearer token as the scripted auth actor would mint it: signed with its token key, valid for an hour. */
+export function scriptedBearer(sub: string, scope: string, exp = Math.floor(Date.now() / 1000) + 3600): string {
+  const claims = { scope, sub, iat: exp - 3600, exp, jti: 'scripted' }
+  const signingInput = `${BEARER_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+  return `${signingInput}.${sign(null, Buffer.from(signingInput), tokenKey.privateKey).toString('base64url')}`
 }
 
 export interface ScriptedIdentity {
@@ -68,13 +66,7 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
     t.teardown(() => nc.close())
     return nc
   }
-  const auth = new ServiceHost<IdentityState>(
-    await connect('auth'),
-    hal.devid,
-    'auth',
-    { verify: { exclusive: false, handler: verifyScripted } },
-    silentLogger,
-  )
+  const auth = new ServiceHost<IdentityState>(await connect('auth'), hal.devid, 'auth', {}, silentLogger)
   auth.start()
   auth.publishState(initial)
   const system = new ServiceHost<Pick<SystemState, 'status'>>(
