@@ -46,13 +46,17 @@ export const services: readonly ServiceSpec[] = [
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
   // reads the system's fail state before it confirms a trial boot.
   { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system', 'auth'] },
-  // The gateway reaches only the services behind routes: never the journal or the supervisor,
-  // and of the system's operations only those behind routes (not a check-in order, not the simulator's).
+  // The gateway reaches only the services behind routes: never the journal or the supervisor, of the
+  // system's operations only those behind routes (not a check-in order, not the simulator's), and of
+  // the upgrade's not the supervisor's confirmation of a trial boot.
   // It reads the state events its projections render (gateway/device-view.ts), no others.
   {
     name: 'gateway',
     serves: false,
-    calls: ['system.selftest', 'system.reboot', 'system.shutdown', 'auth', 'keystore', 'logger', 'storage', 'upgrade'],
+    calls: ['system.selftest', 'system.reboot', 'system.shutdown', 'auth', 'keystore', 'logger', 'storage'].concat(
+      ['upload_begin_fw', 'upload_begin_ui', 'upload_chunk', 'upload_end', 'upload_abort'].map((op) => `upgrade.${op}`),
+      ['check_fw', 'install_fw', 'check_ui', 'install_ui'].map((op) => `upgrade.${op}`),
+    ),
     listens: ['system', 'auth', 'keystore', 'storage', 'upgrade'],
   },
   // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
