@@ -87,7 +87,13 @@ function journalVariant(journal: AuditJournal): Variant {
   return found.variant
 }
 
-/** The machines of one boot: they start from their initial state whenever the device boots. */
+/**
+ * The machines of one boot: they start from their initial state whenever the device boots, as the
+ * runtime's do (the disks take their power-up state from storage_mode, nothing staged for an upgrade
+ * survives a boot, the start-up tests derive fls_state again, the lifecycle is the boot's own), so
+ * the records of each boot start them afresh. Personalisation and provisioning are folded across
+ * every boot, as the auth actor folds them at its start.
+ */
 function bootMachines(variant: Variant) {
   return {
     disks:

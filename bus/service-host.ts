@@ -7,6 +7,7 @@ import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../pr
 import type { FaultEventType } from '../protocol/index.js'
 import { faultOf } from './fault-of.js'
 import { fail } from '../protocol/index.js'
+import { SerialQueue } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../hal/index.js'
 
@@ -26,7 +27,7 @@ export class ServiceHost<S> {
   private readonly subjects: Subjects
   private readonly boot = randomBytes(8).toString('hex')
   private subscription: Subscription | undefined
-  private mailbox: Promise<unknown> = Promise.resolve()
+  private readonly mailbox = new SerialQueue()
   private rev = 0
   private current: S | undefined
 
@@ -69,7 +70,7 @@ export class ServiceHost<S> {
   async stop(): Promise<void> {
     // Without a bus there is nothing to drain; stop listening all the same.
     await this.subscription?.drain().catch(() => this.subscription?.unsubscribe())
-    await this.mailbox
+    await this.mailbox.idle()
   }
 
   private snapshot(): StateEvent<S | undefined> {
@@ -118,8 +119,6 @@ export class ServiceHost<S> {
       }
     }
     if (spec.exclusive === false) return execute()
-    const result = this.mailbox.then(execute)
-    this.mailbox = result.catch(() => undefined)
-    return result
+    return this.mailbox.run(execute)
   }
 }

@@ -3,7 +3,7 @@ import type { Variant } from '../protocol/index.js'
 
 /**
  * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->
- * personalised; a wipeout returns it to fresh. Events carry no data: the event type alone
+ * personalised; a wipeout returns it to fresh (from any state). Events carry no data: the event type alone
  * decides, so a replay of the journal's transition records reaches the same state.
  */
 export const personalisationMachine = setup({
@@ -21,7 +21,12 @@ export const personalisationMachine = setup({
   initial: 'fresh',
   states: {
     fresh: {
-      on: { PERSONALISE: [{ guard: 'hasDisks', target: 'formatting' }, { target: 'personalised' }] },
+      on: {
+        PERSONALISE: [{ guard: 'hasDisks', target: 'formatting' }, { target: 'personalised' }],
+        // Taken, and a no-op: a device whose journal lost its personalisation still holds the
+        // owner's keys in the enclave, and the owner may wipe them out (no TRANSITION is recorded).
+        WIPEOUT: 'fresh',
+      },
     },
     formatting: { on: { FORMAT_DONE: 'personalised', WIPEOUT: 'fresh' } },
     personalised: { on: { WIPEOUT: 'fresh' } },

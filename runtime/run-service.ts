@@ -208,7 +208,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
       authOperations,
     )
     actor.start()
-    if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+    if (actor.personalisation.matches('formatting')) void formatDisks(actor)
     return { stop: () => actor.stop() }
   })
 }

@@ -5,7 +5,7 @@ import type { Hal } from '../hal/index.js'
 import { closeBus, connectBus } from '../bus/index.js'
 import { decode, encode } from '../protocol/index.js'
 import { ServiceHost } from '../bus/index.js'
-import { Subjects } from '../protocol/index.js'
+import { SerialQueue, Subjects } from '../protocol/index.js'
 import type { CommandReply } from '../protocol/index.js'
 import { readBusAccess } from '../bus/index.js'
 import { startOwnBus, type OwnBus } from '../bus/index.js'
@@ -99,29 +99,27 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     let stopped!: () => void
     const whenStopped = new Promise<void>((resolve) => (stopped = resolve))
     let stopping: Promise<void> | undefined
-    let restarting: Promise<void> = Promise.resolve()
+    const restarting = new SerialQueue()
     const restart = () =>
-      (restarting = restarting
-        .catch(() => undefined)
-        .then(async () => {
-          if (stopping) return
-          // Stopped services are never stopped twice, whatever fails after.
-          const old = services
-          services = undefined
-          try {
-            await old?.stop()
-            await hal.enclave.activateStagedTls()
-            services = await boot()
-          } catch (err) {
-            // A device that cannot come back is down: release the bus and the data dir, and say so.
-            o.logger.error({ err: (err as Error).message }, 'the reboot failed: the device stops')
-            void stop().catch(() => undefined)
-            throw err
-          }
-        }))
+      restarting.run(async () => {
+        if (stopping) return
+        // Stopped services are never stopped twice, whatever fails after.
+        const old = services
+        services = undefined
+        try {
+          await old?.stop()
+          await hal.enclave.activateStagedTls()
+          services = await boot()
+        } catch (err) {
+          // A device that cannot come back is down: release the bus and the data dir, and say so.
+          o.logger.error({ err: (err as Error).message }, 'the reboot failed: the device stops')
+          void stop().catch(() => undefined)
+          throw err
+        }
+      })
     const stop = () =>
       (stopping ??= (async () => {
-        await restarting.catch(() => undefined)
+        await restarting.idle()
         // The data dir is released whatever failed before.
         try {
           await everyStep(

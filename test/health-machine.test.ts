@@ -170,6 +170,31 @@ t.test('the entropy source: a stuck source found by the sampler raises 0x02 with
   t.equal(rebooted.fls, 0, 'and the next boot starts secure')
 })
 
+t.test('what the machine refuses journals nothing: a fault raised again, an order already in force', async (t) => {
+  const { health, journaled, changes } = await monitor(t, () => ({ used: 0, limit: 1 }))
+  const report = () => health.report({ fault: 'KAT_FAILED', source: 'selftest' })
+  const order = (type: 'CHECKIN_LOCK' | 'CHECKIN_SHUTDOWN', bit: number) =>
+    health.order(type, { type: LogType.NON_SECURE_STATE, result: LogResult.ERROR, data: { raised: bit } })
+  await report()
+  await report()
+  await order('CHECKIN_LOCK', FLS.LOCKED)
+  await order('CHECKIN_LOCK', FLS.LOCKED)
+  await order('CHECKIN_SHUTDOWN', FLS.SHUTDOWN)
+  await order('CHECKIN_LOCK', FLS.LOCKED)
+  await order('CHECKIN_SHUTDOWN', FLS.SHUTDOWN)
+  t.equal(health.fls, FLS.KAT | FLS.LOCKED | FLS.SHUTDOWN)
+  t.equal(changes(), 3)
+  t.same(
+    journaled.filter((e) => e.type === LogType.TRANSITION).map((e) => e.data?.event),
+    ['KAT_FAILED', 'CHECKIN_LOCK', 'CHECKIN_SHUTDOWN'],
+  )
+  t.same(
+    journaled.filter((e) => e.type === LogType.NON_SECURE_STATE).map((e) => e.data?.raised),
+    [FLS.KAT, FLS.LOCKED, FLS.SHUTDOWN],
+    'one record per bit raised: the refused ones journal no claim that they raised anything',
+  )
+})
+
 t.test('which errors are faults of the device rather than of a request', async (t) => {
   t.equal(faultOf(new EntropyHealthError({ test: 'repetition_count' })), 'ENTROPY_FAILED')
   t.equal(faultOf(new EntropyError('gone')), 'ENTROPY_FAILED')

@@ -25,8 +25,9 @@ export function attestation(actor: AuthActor): CommandReply {
 export async function provision(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
   const { enclave } = actor.hal
   if (!actor.fresh) return fail(403, 'device_personalised', 'A personalised device cannot be provisioned')
+  // Asked before the body is looked at: a provisioned device answers 406 to any request, garbage too.
   // The enclave's record counts too: it may have been written without the journal hearing of it.
-  if (actor.provisioning.state === 'provisioned' || enclave.provisioning()) return alreadyProvisioned()
+  if (!actor.provisioning.can({ type: 'PROVISION' }) || enclave.provisioning()) return alreadyProvisioned()
   const body = req.body as { crt?: unknown; genuine?: unknown } | undefined
   const crt = typeof body?.crt === 'string' ? decodeBase64(body.crt) : undefined
   const genuine = typeof body?.genuine === 'string' ? decodeBase64(body.genuine) : undefined

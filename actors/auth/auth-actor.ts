@@ -14,6 +14,7 @@ import { inboxPrefix } from '../../bus/index.js'
 import { ServiceHost, type OperationSpec } from '../../bus/index.js'
 import type { KeystoreState } from '../../protocol/index.js'
 import type { StorageState } from '../../protocol/index.js'
+import { SerialQueue } from '../../protocol/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
 import { BearerGuard } from '../host/index.js'
@@ -65,7 +66,7 @@ export class AuthActor {
   wipedOut = false
   /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
   readonly intact: boolean
-  private loginQueue: Promise<unknown> = Promise.resolve()
+  private readonly logins = new SerialQueue()
   /** The keystore's and the storage service's read models: a wipeout reboots once both have followed it. */
   private readonly followers: ReadModelBus
   private readonly followerWatches = new Set<() => void>()
@@ -117,7 +118,7 @@ export class AuthActor {
    */
   get fresh(): boolean {
     return (
-      this.personalisation.state === 'fresh' && (this.intact || this.options.hal.enclave.credentials() === undefined)
+      this.personalisation.matches('fresh') && (this.intact || this.options.hal.enclave.credentials() === undefined)
     )
   }
 
@@ -216,9 +217,7 @@ export class AuthActor {
         }
       }
     }
-    const result = this.loginQueue.then(run)
-    this.loginQueue = result.catch(() => undefined)
-    return result
+    return this.logins.run(run)
   }
 
   /** The gateway's refusal of a scope or role: FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope. */

@@ -69,7 +69,7 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
     ])
     await actor.hal.enclave.setCredentials(keys)
     actor.applyConfig({ kind: 'personalised', cfg: changes, instanceid, at })
-    if (actor.personalisation.state === 'formatting') void formatDisks(actor)
+    if (actor.personalisation.matches('formatting')) void formatDisks(actor)
     actor.publish()
     const token = actor.tokens.mint({ scope: 'system:config', sub: 'U', exp: at + INIT_TOKEN_LIFETIME }, at)
     const csr = cfg.gen_csr === true ? { csr: encodeBase64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
@@ -101,7 +101,8 @@ export async function formatDisks(actor: AuthActor): Promise<void> {
       actor.format = `status${percent}`
       actor.publish()
     })
-    await actor.personalisation.send({ type: 'FORMAT_DONE' })
+    // A reformat (a new Disk 0 size) of a personalised device has no personalisation to finish.
+    if (actor.personalisation.can({ type: 'FORMAT_DONE' })) await actor.personalisation.send({ type: 'FORMAT_DONE' })
     actor.format = 'done'
   } catch (err) {
     actor.options.logger.error({ err: (err as Error).message }, 'formatting the disks failed')

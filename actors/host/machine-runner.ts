@@ -5,10 +5,12 @@ import {
   type AnyStateMachine,
   type EventFromLogic,
   type SnapshotFrom,
+  type StateValueFrom,
 } from 'xstate'
 import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/index.js'
 import { stateName } from '../../machines/index.js'
 import type { VersionedMachine } from '../../machines/index.js'
+import { EventRefusedError } from './event-refused-error.js'
 import type { JournalPort } from './journal-port.js'
 
 export interface StepResult {
@@ -21,6 +23,13 @@ export interface StepResult {
  * Runs a pure machine the event-sourced way: decide with `transition()`, append the
  * transition (and the caller's audit entries) durably, and only then adopt the new state.
  * If the journal refuses the records, the state does not change.
+ *
+ * An event the machine cannot take in its state is refused: `send` throws EventRefusedError
+ * and journals nothing, not even the caller's entries. It throws rather than returning a
+ * `{ refused }` result because a host goes on to act (open a disk, write a slot) once `send`
+ * returns: a result nobody looked at would let the effects run anyway, a throw fails closed.
+ * Hosts that answer a refusal differently from an error catch it, or ask `can` first where the
+ * contract wants the refusal answered before other checks.
  */
 export class MachineRunner<M extends AnyStateMachine> {
   private current: AnyMachineSnapshot
@@ -39,11 +48,29 @@ export class MachineRunner<M extends AnyStateMachine> {
     return this.current as SnapshotFrom<M>
   }
 
+  /** The state's name, as TRANSITION records and read models show it; compare states with `matches`. */
   get state(): string {
     return stateName(this.current)
   }
 
+  /** Whether the machine takes `event` now: a transition is enabled (its guard passes). */
+  can(event: EventFromLogic<M>): boolean {
+    return this.current.can(event)
+  }
+
+  /** Whether the machine is in `value` (or a state within it), named by the machine's own state values. */
+  matches(value: StateValueFrom<M>): boolean {
+    return this.current.matches(value)
+  }
+
+  /**
+   * Decides, journals and adopts; throws EventRefusedError when the machine cannot take `event`.
+   * An event the machine takes without leaving its state (a self-transition) is no refusal:
+   * only the caller's entries are journaled.
+   */
   async send(event: EventFromLogic<M>, entries: JournalEntry[] = [], subject?: string): Promise<StepResult> {
+    if (!this.current.can(event))
+      throw new EventRefusedError(this.spec.machine.id, this.spec.instance, this.state, event.type)
     const [next] = transition(this.spec.machine as AnyStateMachine, this.current, event)
     const from = this.state
     const to = stateName(next)

@@ -23,6 +23,7 @@ import type { KeySlotMedia, Sealer } from '../../hal/index.js'
 import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
 import type { KeyRecord, RepoStats } from '../../protocol/index.js'
+import { SerialQueue } from '../../protocol/index.js'
 
 const FORMAT = 'hemd key slot v1'
 const VERSION = 1
@@ -59,7 +60,7 @@ export class KeyRepository {
   /** Slots whose bytes on the media are not yet what memory says they hold, and those bytes: written before the next change. */
   #pending: Map<number, Uint8Array>
   #nextSerial: number
-  #queue: Promise<unknown> = Promise.resolve()
+  readonly #queue = new SerialQueue()
 
   private constructor(options: KeyRepositoryOptions, read: ReadSlots) {
     this.#media = options.media
@@ -247,9 +248,7 @@ export class KeyRepository {
 
   /** One change at a time: each sees the state the one before it left. */
   #serialised<T>(operation: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(operation)
-    this.#queue = result.catch(() => undefined)
-    return result
+    return this.#queue.run(operation)
   }
 }
 

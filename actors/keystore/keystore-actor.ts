@@ -4,7 +4,7 @@ import { chooseEngine, nativeEngine, nobleEngine, type CryptoEngine, type Random
 import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
 import type { IdentityState } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
+import { fail, SerialQueue } from '../../protocol/index.js'
 import { ReadModelBus } from '../../bus/index.js'
 import { ServiceHost } from '../../bus/index.js'
 import { inboxPrefix } from '../../bus/index.js'
@@ -181,20 +181,17 @@ export class KeystoreActor implements KeystoreContext {
    * A wipeout journaled by the auth actor (or one a crash interrupted) destroys every key. At
    * start a failure stops the boot: a new owner must never find the old owner's keys.
    */
-  private wiping: Promise<void> = Promise.resolve()
+  private readonly wiping = new SerialQueue()
   private followIdentity(): Promise<void> {
-    this.wiping = this.wiping
-      .catch(() => undefined)
-      .then(async () => {
-        const identity = this.identityState
-        if (!identity || identity.inited === this.followed) return
-        if (!identity.inited && this.repository.stats().total > 0) {
-          await this.repository.wipe()
-          this.options.logger.info('device wiped out: the key repository is erased')
-        }
-        this.followed = identity.inited
-        this.publish()
-      })
-    return this.wiping
+    return this.wiping.run(async () => {
+      const identity = this.identityState
+      if (!identity || identity.inited === this.followed) return
+      if (!identity.inited && this.repository.stats().total > 0) {
+        await this.repository.wipe()
+        this.options.logger.info('device wiped out: the key repository is erased')
+      }
+      this.followed = identity.inited
+      this.publish()
+    })
   }
 }

@@ -1,10 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
+import type { EventFromLogic } from 'xstate'
 import type { DiskHandle, Hal } from '../../hal/index.js'
 import type { DiskMode } from '../../protocol/index.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/index.js'
 import type { IdentityState } from '../../protocol/index.js'
-import { fail, operationAccess } from '../../protocol/index.js'
+import { fail, operationAccess, SerialQueue } from '../../protocol/index.js'
 import { ReadModelBus } from '../../bus/index.js'
 import type { SystemState } from '../../protocol/index.js'
 import { ServiceHost } from '../../bus/index.js'
@@ -47,7 +48,8 @@ export class StorageActor {
   private readonly guard: BearerGuard
   private followed: boolean | undefined
   private readonly disks: Disk[]
-  private following: Promise<void> = Promise.resolve()
+  /** Following the identity and the commands, one at a time: each sees the disks the one before left. */
+  private readonly serial = new SerialQueue()
   private nbd: NbdServer | undefined
 
   constructor(private readonly o: StorageActorOptions) {
@@ -112,15 +114,14 @@ export class StorageActor {
   async stop(): Promise<void> {
     this.identity.close()
     await this.host.stop()
-    await this.following.catch(() => undefined)
+    await this.serial.idle()
     await this.nbd?.close()
     for (const disk of this.disks) await this.close(disk)
   }
 
   /** Brings the machines in line with the format and the identity; serialised with the commands. */
   private follow(): Promise<void> {
-    this.following = this.following.catch(() => undefined).then(() => this.align())
-    return this.following
+    return this.serial.run(() => this.align())
   }
 
   private async align(): Promise<void> {
@@ -131,15 +132,15 @@ export class StorageActor {
     const failed = this.failState() !== 0
     for (const [index, disk] of this.disks.entries()) {
       // A device in a fail state holds no disk open: what it would serve can no longer be trusted.
-      if (failed && (disk.runner.state === 'ro' || disk.runner.state === 'rw')) {
+      if (failed && unlocked(disk)) {
         await disk.runner.send({ type: 'LOCK' })
         await this.close(disk)
         continue
       }
-      if (!formatted && disk.runner.state !== 'unformatted') {
+      if (!formatted && !disk.runner.matches('unformatted')) {
         await this.close(disk)
         await disk.runner.send({ type: 'ERASED' })
-      } else if (formatted && disk.runner.state === 'unformatted') {
+      } else if (formatted && disk.runner.can({ type: 'FORMATTED' })) {
         await disk.runner.send({ type: 'FORMATTED' })
         const mode = bootMode(index as DiskNumber, identity?.storage_mode ?? DEFAULT_STORAGE_MODE)
         if (mode !== 'locked' && !failed) await this.open(index as DiskNumber, mode)
@@ -160,58 +161,62 @@ export class StorageActor {
     if (!disks) return this.host.publishState(followed)
     const layout = disks.layout() ?? storage
     const sectors = [layout.disk0Sectors, layout.disk1Sectors]
-    const shown = this.disks.map(
-      (disk, i) =>
-        `${sectors[i]}:${disk.runner.state === 'ro' || disk.runner.state === 'rw' ? disk.runner.state : '-'}`,
-    )
+    const shown = this.disks.map((disk, i) => `${sectors[i]}:${unlocked(disk) ? disk.runner.state : '-'}`)
     this.host.publishState({ storage: shown as [string, string], ...followed })
   }
 
   /** `GET /api/storage/unlock[/ro|/rw]`: the disk, and without a suffix the mode, from the token scope. */
   private unlock(req: CommandRequest, requested?: DiskMode): Promise<CommandReply> {
-    return this.command(req, async (disk, rw) => {
-      if (requested === 'rw' && !rw)
-        return this.guard.denied(req, 'Unlocking for writing needs a storage:disk<N>:rw scope')
-      const mode: DiskMode = requested ?? (rw ? 'rw' : 'ro')
-      await this.open(disk, mode, req)
-      return { status: 200 }
-    })
+    const mode = (rw: boolean): DiskMode => requested ?? (rw ? 'rw' : 'ro')
+    return this.command(
+      req,
+      (rw) => unlockEvent(mode(rw)),
+      async (disk, rw) => {
+        if (requested === 'rw' && !rw)
+          return this.guard.denied(req, 'Unlocking for writing needs a storage:disk<N>:rw scope')
+        await this.open(disk, mode(rw), req)
+        return { status: 200 }
+      },
+    )
   }
 
   /** `GET /api/storage/lock`: the disk named by the token scope. */
   private lock(req: CommandRequest): Promise<CommandReply> {
-    return this.command(req, async (disk) => {
-      const target = this.disks[disk]!
-      await target.runner.send({ type: 'LOCK' }, [], journalSubject(req.principal).subject)
-      await this.close(target)
-      return { status: 200 }
-    })
+    return this.command(
+      req,
+      () => ({ type: 'LOCK' }),
+      async (disk) => {
+        const target = this.disks[disk]!
+        await target.runner.send({ type: 'LOCK' }, [], journalSubject(req.principal).subject)
+        await this.close(target)
+        return { status: 200 }
+      },
+    )
   }
 
+  /**
+   * One command on the disk its token's scope names. The machine is asked whether the disk takes
+   * the command's `event` before the HAL is touched (an unformatted disk is never opened) and
+   * before the fail state, which the contract answers second.
+   */
   private command(
     req: CommandRequest,
+    event: (rw: boolean) => DiskEvent,
     run: (disk: DiskNumber, rw: boolean) => Promise<CommandReply>,
   ): Promise<CommandReply> {
-    const result = this.following
-      .catch(() => undefined)
-      .then(async (): Promise<CommandReply> => {
-        if (!this.o.hal.disks) return fail(404, 'not_found', 'This device has no disks')
-        const named = storageScope(req.principal?.scope ?? '')
-        if (!named || (named.disk !== 0 && named.disk !== 1))
-          return fail(406, 'bad_disk', 'The token scope names no disk of this device')
-        if (this.disks[named.disk]!.runner.state === 'unformatted')
-          return fail(409, 'not_formatted', 'The disk is not formatted')
-        if (this.failState() !== 0)
-          return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
-        const reply = await run(named.disk, named.rw)
-        this.publish()
-        return reply
-      })
-    this.following = result.then(
-      () => undefined,
-      () => undefined,
-    )
-    return result
+    return this.serial.run(async (): Promise<CommandReply> => {
+      if (!this.o.hal.disks) return fail(404, 'not_found', 'This device has no disks')
+      const named = storageScope(req.principal?.scope ?? '')
+      if (!named || (named.disk !== 0 && named.disk !== 1))
+        return fail(406, 'bad_disk', 'The token scope names no disk of this device')
+      if (!this.disks[named.disk]!.runner.can(event(named.rw))) return notFormatted()
+      // The fail state is the health machine's (the system service's), not the disk's: checked here.
+      if (this.failState() !== 0)
+        return fail(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+      const reply = await run(named.disk, named.rw)
+      this.publish()
+      return reply
+    })
   }
 
   /** Opens the HAL handle first, so that a disk the HAL cannot open never shows as unlocked. */
@@ -226,11 +231,7 @@ export class StorageActor {
       target.handle = await this.o.hal.disks!.open(disk, mode, cipher)
     }
     try {
-      await target.runner.send(
-        { type: mode === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' },
-        [],
-        journalSubject(req?.principal).subject,
-      )
+      await target.runner.send(unlockEvent(mode), [], journalSubject(req?.principal).subject)
     } catch (err) {
       await this.close(target)
       throw err
@@ -244,6 +245,22 @@ export class StorageActor {
     if (handle) this.nbd?.withdraw(exportName(handle.disk))
     await handle?.close()
   }
+}
+
+/** Whether the disk is open, read-only or read-write. */
+function unlocked(disk: Disk): boolean {
+  return disk.runner.matches('ro') || disk.runner.matches('rw')
+}
+
+type DiskEvent = EventFromLogic<typeof diskMachine>
+
+function unlockEvent(mode: DiskMode): DiskEvent {
+  return { type: mode === 'rw' ? 'UNLOCK_RW' : 'UNLOCK_RO' }
+}
+
+/** The disk machine refuses to lock or unlock a disk that has no format. */
+function notFormatted(): CommandReply {
+  return fail(409, 'not_formatted', 'The disk is not formatted')
 }
 
 function exportName(disk: DiskNumber): string {

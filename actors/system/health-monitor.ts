@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { getHeapStatistics } from 'node:v8'
 import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
-import { FAULT_EVENTS, FLS, type FaultEventType } from '../../protocol/index.js'
+import { FAULT_EVENTS, FLS, SerialQueue, type FaultEventType } from '../../protocol/index.js'
 import { healthMachine, healthVersion, type HealthEvent } from '../../machines/index.js'
 import type { JournalPort } from '../host/index.js'
 import { MachineRunner } from '../host/index.js'
@@ -57,7 +57,7 @@ const processHeap = (): HeapReading => {
  */
 export class HealthMonitor {
   private readonly runner: MachineRunner<typeof healthMachine>
-  private queue: Promise<unknown> = Promise.resolve()
+  private readonly queue = new SerialQueue()
   private heapHigh = 0
 
   constructor(private readonly o: HealthMonitorOptions) {
@@ -68,10 +68,6 @@ export class HealthMonitor {
     return this.runner.snapshot.context.fls
   }
 
-  get state(): string {
-    return this.runner.state
-  }
-
   /** What the boot found (a failed entropy start-up test stops the boot before any service), then the sensors. */
   async start(): Promise<void> {
     const journal = await this.o.journal.status()
@@ -80,11 +76,11 @@ export class HealthMonitor {
     await this.sample()
   }
 
-  /** Raises the fault's bit unless it is raised already; resolves once journaled. */
+  /** Raises the fault's bit unless it is raised already (the machine takes a fault once); resolves once journaled. */
   report(report: FaultReport): Promise<void> {
     return this.serially(async () => {
+      if (!this.runner.can({ type: report.fault })) return
       const bit = FAULT_EVENTS[report.fault]
-      if ((this.fls & bit) !== 0) return
       this.o.logger.error({ fault: report.fault, source: report.source, ...report.detail }, 'fail state raised')
       await this.step(
         { type: report.fault },
@@ -103,7 +99,7 @@ export class HealthMonitor {
       const celsius = this.o.hal.temperature.readCelsius()
       const { min, max } = this.o.temperatureRange
       if (celsius < min || celsius > max) {
-        if ((this.fls & FLS.TEMPERATURE) === 0) {
+        if (this.runner.can({ type: 'TEMPERATURE_OUT_OF_RANGE' })) {
           this.o.logger.error({ celsius, min, max }, 'temperature out of range')
           await this.step(
             { type: 'TEMPERATURE_OUT_OF_RANGE' },
@@ -122,7 +118,7 @@ export class HealthMonitor {
           )
         }
       } else if (
-        (this.fls & FLS.TEMPERATURE) !== 0 &&
+        this.runner.can({ type: 'TEMPERATURE_IN_RANGE' }) &&
         celsius >= min + TEMPERATURE_HYSTERESIS &&
         celsius <= max - TEMPERATURE_HYSTERESIS
       ) {
@@ -162,9 +158,11 @@ export class HealthMonitor {
     return entropy.failure?.test
   }
 
-  /** Orders a check-in's lock or shutdown: terminal for this boot. */
+  /** Orders a check-in's lock or shutdown: terminal for this boot, so an order already in force changes nothing. */
   order(type: 'CHECKIN_LOCK' | 'CHECKIN_SHUTDOWN', entry: JournalEntry): Promise<void> {
-    return this.serially(() => this.step({ type }, entry))
+    return this.serially(async () => {
+      if (this.runner.can({ type })) await this.step({ type }, entry)
+    })
   }
 
   private async step(event: HealthEvent, entry: JournalEntry): Promise<void> {
@@ -174,8 +172,6 @@ export class HealthMonitor {
   }
 
   private serially(work: () => Promise<void>): Promise<void> {
-    const next = this.queue.then(work)
-    this.queue = next.catch(() => undefined)
-    return next
+    return this.queue.run(work)
   }
 }

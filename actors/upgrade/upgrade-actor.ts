@@ -14,7 +14,7 @@ import { orderSupervisor } from '../../bus/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import type { JournalPort } from '../host/index.js'
 import { BearerGuard, journalSubject } from '../host/index.js'
-import { MachineRunner } from '../host/index.js'
+import { EventRefusedError, MachineRunner } from '../host/index.js'
 import type { SystemState } from '../../protocol/index.js'
 import type { UpgradeState } from '../../protocol/index.js'
 
@@ -31,9 +31,15 @@ interface Upload {
   writer: StagingWriter
 }
 
+type UpgradeEventType = Parameters<MachineRunner<typeof upgradeMachine>['send']>[0]['type']
+
 interface Pipeline {
   runner: MachineRunner<typeof upgradeMachine>
-  /** Claimed, before any await, by an upload start or an install: neither may overlap the other. */
+  /**
+   * Claimed, before any await, by an upload start or an install: neither may overlap the other.
+   * The machine cannot see this: its state changes only once the first record is journaled,
+   * and an upload start has I/O to do (opening staging) before its event.
+   */
   busy: boolean
   upload?: Upload
   verdict?: ImageVerdict
@@ -156,7 +162,8 @@ export class UpgradeActor {
     const size = (req.body as { size?: unknown } | undefined)?.size
     if (!Number.isSafeInteger(size) || (size as number) < 1)
       return fail(400, 'bad_request', 'The upload size is missing')
-    if (pipeline.busy || !pipeline.runner.snapshot.can({ type: 'UPLOAD_STARTED' })) {
+    // Asked before staging is opened for the new upload: that discards what is staged.
+    if (pipeline.busy || !pipeline.runner.can({ type: 'UPLOAD_STARTED' })) {
       return fail(
         409,
         'busy',
@@ -228,23 +235,18 @@ export class UpgradeActor {
   /** `check_fw` / `check_ui`: 201 started, 202 running, 200 verified, 406 rejected, 404 nothing uploaded. */
   private async check(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
-    switch (pipeline.runner.state) {
-      case 'uploaded':
-        await this.step(kind, 'CHECK_STARTED', req)
-        pipeline.checking = this.runCheck(kind).catch((err: Error) =>
-          this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'),
-        )
-        return { status: 201 }
-      case 'checking':
-        return { status: 202 }
-      case 'verified':
-      case 'installing':
-        return { status: 200 }
-      case 'rejected':
-        return rejection(pipeline.verdict)
-      default:
-        return fail(404, 'not_uploaded', 'Nothing has been uploaded to check')
+    const { runner } = pipeline
+    if (await this.took(kind, 'CHECK_STARTED', req)) {
+      pipeline.checking = this.runCheck(kind).catch((err: Error) =>
+        this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'),
+      )
+      return { status: 201 }
     }
+    // Refused: how the last check went, if there was one.
+    if (runner.matches('checking')) return { status: 202 }
+    if (runner.matches('verified') || runner.matches('installing')) return { status: 200 }
+    if (runner.matches('rejected')) return rejection(pipeline.verdict)
+    return fail(404, 'not_uploaded', 'Nothing has been uploaded to check')
   }
 
   private async runCheck(kind: UpgradeKind): Promise<void> {
@@ -274,17 +276,18 @@ export class UpgradeActor {
   private async install(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
     const verdict = pipeline.verdict
-    if (pipeline.busy || pipeline.runner.state === 'installing') {
+    // An install holds `busy` from before INSTALL_STARTED until after its outcome: `installing` included.
+    if (pipeline.busy) {
       await this.audit(req, LogResult.ERROR, 409, kind)
       return fail(409, 'busy', 'An upload or install is already running')
     }
-    if (pipeline.runner.state !== 'verified' || !verdict?.ok) {
-      await this.audit(req, LogResult.ERROR, 406, kind)
-      return fail(406, 'not_verified', 'No verified image to install: upload it and check it first')
-    }
     pipeline.busy = true
     try {
-      await this.step(kind, 'INSTALL_STARTED', req)
+      // The verdict is set before the check's outcome is journaled: the machine decides whether it is in force.
+      if (!verdict?.ok || !(await this.took(kind, 'INSTALL_STARTED', req))) {
+        await this.audit(req, LogResult.ERROR, 406, kind)
+        return fail(406, 'not_verified', 'No verified image to install: upload it and check it first')
+      }
       let installed: { version: string; sha256: string }
       try {
         installed = await this.unpack(kind, verdict.sha256)
@@ -364,13 +367,13 @@ export class UpgradeActor {
 
   /** The supervisor asks once the trial boot's device is up: a device in a fail state does not confirm. */
   private async confirm(req: CommandRequest): Promise<CommandReply> {
-    const fw = this.pipelines.fw.runner
-    if (fw.state !== 'confirming') return fail(409, 'no_trial', 'This boot is not a trial boot')
+    // Asked first: a boot that is no trial says so, whatever the fail state.
+    if (!this.pipelines.fw.runner.can({ type: 'CONFIRMED' })) return noTrial()
     await this.models.whenReady()
     const fls = this.models.readModel<SystemState>('system')?.status.fls_state ?? 0xff
     if (fls !== 0)
       return fail(409, 'device_fault', `The new firmware is in a fail state (fls_state ${fls}): not confirmed`)
-    await this.step('fw', 'CONFIRMED', req)
+    if (!(await this.took('fw', 'CONFIRMED', req))) return noTrial()
     this.fwUpgrade = true
     this.publish()
     return { status: 200 }
@@ -394,13 +397,24 @@ export class UpgradeActor {
 
   private step(
     kind: UpgradeKind,
-    type: Parameters<MachineRunner<typeof upgradeMachine>['send']>[0]['type'],
+    type: UpgradeEventType,
     req: CommandRequest | undefined,
     entries: JournalEntry[] = [],
   ) {
     return this.pipelines[kind].runner
-      .send({ type } as never, entries, req ? journalSubject(req.principal).subject : undefined)
+      .send({ type }, entries, req ? journalSubject(req.principal).subject : undefined)
       .then(() => this.publish())
+  }
+
+  /** Steps, and says whether the machine took the event: false when it refused it (nothing journaled). */
+  private took(kind: UpgradeKind, type: UpgradeEventType, req: CommandRequest): Promise<boolean> {
+    return this.step(kind, type, req).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof EventRefusedError) return false
+        throw err
+      },
+    )
   }
 
   private audit(req: CommandRequest, result: LogResultNumber, source: number, kind: UpgradeKind): Promise<unknown> {
@@ -435,6 +449,10 @@ function auditEntry(
     ...journalSubject(req.principal),
     data: { source, rid: req.rid, kind, ...installed },
   }
+}
+
+function noTrial(): CommandReply {
+  return fail(409, 'no_trial', 'This boot is not a trial boot')
 }
 
 function rejection(verdict: ImageVerdict | undefined): CommandReply {

@@ -143,6 +143,7 @@ export class SimDisks implements DiskStore {
     return handle
   }
 
+  // The one place not on protocol/'s SerialQueue: hal/ imports nothing of ours, so it keeps this chain.
   private serially<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task)
     this.#queue = run.catch(() => undefined)
