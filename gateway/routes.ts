@@ -123,6 +123,7 @@ export const routeTable: readonly Route[] = [
     auth: 'open',
     tls: 'any',
     body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'init' },
   },
   {
@@ -141,6 +142,7 @@ export const routeTable: readonly Route[] = [
     tls: 'any',
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
     bodyCheck: 'actor',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'login' },
   },
 
@@ -163,6 +165,7 @@ export const routeTable: readonly Route[] = [
     roles: ['U', 'M'],
     tls: 'any',
     body: configUpdate,
+    deadline: 'long',
     handler: { kind: 'command', service: 'auth', op: 'config_set' },
   },
   {
@@ -199,6 +202,7 @@ export const routeTable: readonly Route[] = [
     auth: 'open',
     tls: 'any',
     body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'checkin_post' },
   },
   {
@@ -209,6 +213,7 @@ export const routeTable: readonly Route[] = [
     scopes: ['system:config', 'system:upgrade'],
     roles: ALL_ROLES,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'selftest' },
   },
   {
@@ -219,6 +224,7 @@ export const routeTable: readonly Route[] = [
     scopes: ['system:config', 'system:upgrade'],
     roles: ALL_ROLES,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'reboot' },
   },
   {
@@ -229,6 +235,7 @@ export const routeTable: readonly Route[] = [
     scopes: ['system:config', 'system:shutdown'],
     roles: ALL_ROLES,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
 
@@ -273,6 +280,7 @@ export const routeTable: readonly Route[] = [
     scopes: ['logger:get'],
     roles: ALL_ROLES,
     tls: 'any',
+    deadline: 'long',
     handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
   },
 
@@ -293,6 +301,7 @@ export const routeTable: readonly Route[] = [
     roles: USER_ROLES,
     tls: 'any',
     healthy: true,
+    deadline: 'medium',
     handler: { kind: 'command', service: 'storage', op },
   })),
 
@@ -332,6 +341,8 @@ function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string
     scopes: ['system:upgrade', 'system:config'],
     roles: ALL_ROLES,
     tls: 'any',
+    // Uploading, checking and installing an image move megabytes through storage (install writes a slot).
+    deadline: 'long',
   } satisfies Partial<Route>
   return [
     {
