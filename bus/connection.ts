@@ -25,7 +25,7 @@ export async function connectBus(o: BusConnectOptions): Promise<NatsConnection> 
     pingInterval: 5_000,
     waitOnFirstConnect: true,
     // Each request would otherwise build two Error objects up front just to keep their stack
-    // traces: about a tenth of the CPU of an encrypt. A timeout is reported as bus_unavailable anyway.
+    // traces: about a tenth of the CPU of an encrypt. A caller is told a timeout, not where it arose.
     noAsyncTraces: true,
     ...(o.credentials ? { user: o.credentials.user, pass: o.credentials.pass } : {}),
   })

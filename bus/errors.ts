@@ -6,6 +6,18 @@ export class BusUnavailableError extends Error {
   }
 }
 
+/**
+ * A service took the command (it has a responder) but did not answer before the command's
+ * deadline; the operation may still complete. Callers answer 504, never 503: a slow operation
+ * is not an unreachable service.
+ */
+export class BusTimeoutError extends Error {
+  override readonly name = 'BusTimeoutError'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
 /** nats-server could not be started or exited while it should run. */
 export class NatsServerError extends Error {
   override readonly name = 'NatsServerError'

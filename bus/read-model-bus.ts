@@ -1,7 +1,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { decode, encode } from '../protocol/index.js'
+import { decode, DEADLINE_MS, encode } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
 import { RequestMux } from './request-mux.js'
 import { Subjects } from '../protocol/index.js'
@@ -13,7 +13,8 @@ export interface ReadModelBusOptions {
   /** Services whose read models are projected. */
   services: readonly string[]
   logger: Logger
-  defaultTimeoutMs?: number
+  /** The host clock that command deadlines are read on (`Date.now` by default; tests inject one). */
+  now?: () => number
   /** The connection's reply inbox prefix (bus/services.ts `inboxPrefix`); NATS's default when absent. */
   inboxPrefix?: string
   /** Called after a projected read model changed. */
@@ -78,13 +79,19 @@ export class ReadModelBus {
     return this.connected ? (this.models.get(service)?.state as S | undefined) : undefined
   }
 
-  async request(service: string, op: string, req: CommandRequest, timeoutMs?: number): Promise<CommandReply> {
+  /**
+   * Sends a command whose deadline is `budgetMs` from now: the deadline travels in the envelope,
+   * so the service does not start what nobody awaits any more, and the reply is awaited until then.
+   */
+  async request(
+    service: string,
+    op: string,
+    req: CommandRequest,
+    budgetMs: number = DEADLINE_MS.short,
+  ): Promise<CommandReply> {
     if (!this.connected) throw new BusUnavailableError('the bus is down')
-    const reply = await this.mux.request(
-      this.subjects.command(service, op),
-      encode(req),
-      timeoutMs ?? this.o.defaultTimeoutMs ?? 10_000,
-    )
+    const deadline = (this.o.now ?? Date.now)() + budgetMs
+    const reply = await this.mux.request(this.subjects.command(service, op), encode({ ...req, deadline }), budgetMs)
     try {
       return decode<CommandReply>(reply)
     } catch (err) {

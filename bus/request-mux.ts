@@ -1,5 +1,5 @@
-import { createInbox, type Msg, type NatsConnection } from '@nats-io/transport-node'
-import { BusUnavailableError } from './errors.js'
+import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node'
+import { BusTimeoutError, BusUnavailableError } from './errors.js'
 
 interface Pending {
   subject: string
@@ -27,15 +27,19 @@ export class RequestMux {
     this.prefix = createInbox(inboxPrefix)
     nc.subscribe(`${this.prefix}.*`, { callback: (err, msg) => this.settle(err, msg) })
     void nc.closed().then(() => this.failAll('the connection is closed'))
+    void this.followRefusals()
   }
 
-  /** The reply's payload; BusUnavailableError on a timeout, no responder or a closed connection. */
+  /**
+   * The reply's payload. BusTimeoutError when a responder took the request but no reply came
+   * within `timeoutMs`; BusUnavailableError on no responder or a closed connection.
+   */
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     const token = (this.next++).toString(36)
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(token)
-        reject(new BusUnavailableError(`${subject}: no reply within ${timeoutMs} ms`))
+        reject(new BusTimeoutError(`${subject}: no reply within ${timeoutMs} ms`))
       }, timeoutMs)
       this.pending.set(token, { subject, resolve, reject, timer })
       this.outbox.push({ subject, data, token })
@@ -68,6 +72,23 @@ export class RequestMux {
    */
   failAll(reason: string, cause?: Error): void {
     for (const token of [...this.pending.keys()]) this.drop(token)?.reject(new BusUnavailableError(reason, { cause }))
+  }
+
+  /**
+   * A publish the server refuses (this connection's user may not send to that subject) is only
+   * reported on the connection, never to the request: without this it would wait out its
+   * deadline and pass for a slow service. No service can be reached there, so: unavailable.
+   */
+  private async followRefusals(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type !== 'error' || !(status.error instanceof PermissionViolationError)) continue
+      const { operation, subject } = status.error
+      if (operation !== 'publish') continue
+      for (const [token, pending] of [...this.pending]) {
+        if (pending.subject === subject)
+          this.drop(token)?.reject(new BusUnavailableError(`${subject}: refused by the bus`, { cause: status.error }))
+      }
+    }
   }
 
   private drop(token: string): Pending | undefined {

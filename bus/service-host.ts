@@ -7,8 +7,8 @@ import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../pr
 import type { FaultEventType } from '../protocol/index.js'
 import { faultOf } from './fault-of.js'
 import { fail } from '../protocol/index.js'
-import { SerialQueue } from '../protocol/index.js'
-import { BusUnavailableError } from './errors.js'
+import { deadlinePassed, SerialQueue, TIMEOUT_ERROR } from '../protocol/index.js'
+import { BusTimeoutError, BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../hal/index.js'
 
 export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
@@ -37,6 +37,8 @@ export class ServiceHost<S> {
     readonly service: string,
     private readonly operations: Readonly<Record<string, OperationSpec>>,
     private readonly logger: Logger,
+    /** The host clock that command deadlines are read on; tests inject one. */
+    private readonly now: () => number = Date.now,
   ) {
     this.subjects = new Subjects(devid)
   }
@@ -101,6 +103,12 @@ export class ServiceHost<S> {
       } catch {
         return { status: 400, body: { error: 'bad_envelope', message: 'the command envelope cannot be decoded' } }
       }
+      // Checked when its turn comes, not on arrival: an exclusive command may wait behind a slow one.
+      // Nobody awaits its answer any more, so it is not begun; one that has begun runs to its end.
+      if (deadlinePassed(req.deadline, this.now())) {
+        this.logger.warn({ service: this.service, rid: req.rid }, 'command not started: its deadline had passed')
+        return fail(504, TIMEOUT_ERROR.error, 'The operation was not started: its deadline had passed')
+      }
       try {
         return await spec.handler(req)
       } catch (err) {
@@ -115,6 +123,8 @@ export class ServiceHost<S> {
         // The journal (or another service) out of reach: nothing was acknowledged, so the caller may try again.
         if (err instanceof BusUnavailableError)
           return fail(503, 'bus_unavailable', 'A device service is not reachable; try again')
+        // Another service took this one's request but answered too late: slow, not out of reach.
+        if (err instanceof BusTimeoutError) return fail(504, TIMEOUT_ERROR.error, TIMEOUT_ERROR.message)
         return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
       }
     }

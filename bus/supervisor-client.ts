@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { decode, encode } from '../protocol/index.js'
+import { DEADLINE_MS } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
 import { Subjects } from '../protocol/index.js'
-import type { CommandReply } from '../protocol/index.js'
+import { callService } from './call-service.js'
 
 export type SupervisorOrder = 'reboot' | 'shutdown' | 'upgrade'
 
@@ -13,14 +13,13 @@ export async function orderSupervisor(
   order: SupervisorOrder,
   rid: string,
 ): Promise<void> {
-  let reply: CommandReply
-  try {
-    const msg = await nc.request(new Subjects(devid).command('supervisor', order), encode({ rid, tls: false }), {
-      timeout: 5000,
-    })
-    reply = decode<CommandReply>(msg.data)
-  } catch (err) {
-    throw new BusUnavailableError(`the supervisor did not take the ${order} order`, { cause: err })
-  }
+  // The supervisor answers at once and acts a moment later, so the order itself is short.
+  const reply = await callService(
+    nc,
+    new Subjects(devid).command('supervisor', order),
+    { rid, tls: false },
+    DEADLINE_MS.short,
+    `the supervisor did not take the ${order} order`,
+  )
   if (reply.status !== 200) throw new BusUnavailableError(`the supervisor refused the ${order} order (${reply.status})`)
 }

@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions }
 import { request as httpsRequest } from 'node:https'
 import { isIP } from 'node:net'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
+import { DEADLINE_MS } from '../protocol/index.js'
 import { DeviceUnreachableError, FingerprintMismatchError } from './errors.js'
 import type { PinStore } from './pin-store.js'
 
@@ -15,9 +16,15 @@ export interface TransportOptions {
   insecure?: boolean
   /** Trust on first use: the first certificate an origin presents is pinned, and must not change. */
   pins?: PinStore
-  /** A TLS handshake that takes, or a request whose connection is idle, this long fails (default 60 s). */
+  /** A TLS handshake that takes, or a request whose connection is idle, this long fails (default 90 s). */
   timeoutMs?: number
 }
+
+/**
+ * Longer than the device's longest command deadline (an install waits up to 60 s), so that a slow
+ * operation ends in the device's own 504, which says it may still complete, not in a client timeout.
+ */
+const IDLE_TIMEOUT_MS = DEADLINE_MS.long + 30_000
 
 export interface RequestInput {
   token?: string
@@ -85,7 +92,7 @@ export class Transport {
   ): Promise<Exchange> {
     return new Promise((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-      const req = send(url, { ...options, timeout: this.o.timeoutMs ?? 60_000 }, (res) => {
+      const req = send(url, { ...options, timeout: this.o.timeoutMs ?? IDLE_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('end', () =>
@@ -116,7 +123,7 @@ export class Transport {
       // A device that accepts the connection and never completes the handshake (one that is
       // going down, or not a device at all) must not hold the caller for ever.
       const stalled = () => s.destroy(new Error('the device did not complete the TLS handshake'))
-      s.setTimeout(this.o.timeoutMs ?? 60_000)
+      s.setTimeout(this.o.timeoutMs ?? IDLE_TIMEOUT_MS)
       s.once('timeout', stalled)
       s.once('secureConnect', () => {
         s.setTimeout(0)

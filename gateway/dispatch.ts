@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest, Principal } from '../protocol/index.js'
 import type { TransportConfig } from '../protocol/index.js'
+import { DEADLINE_MS, TIMEOUT_ERROR } from '../protocol/index.js'
 import { authenticate, bearerToken } from './authenticate.js'
 import { authorized } from '../protocol/index.js'
 import {
@@ -16,7 +17,7 @@ import {
   validateBody,
 } from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
-import { BusUnavailableError, HttpError } from './errors.js'
+import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
 import { errorReply, Exchange } from './exchange.js'
 import { STATIC_HEADERS, staticFile } from './static-site.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
@@ -122,7 +123,7 @@ export class Dispatcher {
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
     if (route.handler.kind === 'stream')
-      return this.stream(exchange, route.handler, match.params, caller(head, principal), head.tls)
+      return this.stream(exchange, route.handler, match.params, caller(head, principal), head.tls, budgetOf(route))
     exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded))
   }
 
@@ -186,7 +187,8 @@ export class Dispatcher {
         params: match.params,
         ...caller(head, principal),
       }
-      const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body)
+      const budget = budgetOf(match.route)
+      const { reply, complete } = await forwardUpload(this.options.bus, handler, base, length, body, budget)
       if (!reply) return
       if (complete) exchange.send(reply)
       else await refuse(reply)
@@ -237,14 +239,16 @@ export class Dispatcher {
     params: Record<string, string>,
     bearer: { bearer?: string },
     tls: boolean,
+    /** Each command's (the first and every chunk's) deadline budget. */
+    budget: number,
   ): Promise<void> {
     const { bus } = this.options
     const base: CommandRequest = { rid: exchange.rid, tls, params, ...bearer }
-    const first = await bus.request(handler.service, handler.op, base)
+    const first = await bus.request(handler.service, handler.op, base, budget)
     if (first.status !== 200) return exchange.send(first)
     const { size, data } = first.body as { size: number; data: Uint8Array }
     await exchange.stream(first.status, first.contentType ?? 'application/octet-stream', size, data, async (offset) => {
-      const reply = await bus.request(handler.service, handler.chunk, { ...base, body: { offset, end: size } })
+      const reply = await bus.request(handler.service, handler.chunk, { ...base, body: { offset, end: size } }, budget)
       if (reply.status !== 200) throw new Error(`${handler.service}.${handler.chunk} answered ${reply.status}`)
       return (reply.body as { data: Uint8Array }).data
     })
@@ -282,7 +286,7 @@ export class Dispatcher {
       ...caller(head, principal),
       ...(body ? { body } : {}),
     }
-    return bus.request(handler.service, handler.op, request)
+    return bus.request(handler.service, handler.op, request, budgetOf(route))
   }
 
   private httpError(error: unknown, rid: string): HttpError {
@@ -290,6 +294,8 @@ export class Dispatcher {
     if (error instanceof BusUnavailableError) {
       return new HttpError(503, 'bus_unavailable', 'A device service is not reachable; try again')
     }
+    // The service has the command and may still finish it: a 503 would invite a retry that runs it twice.
+    if (error instanceof BusTimeoutError) return new HttpError(504, TIMEOUT_ERROR.error, TIMEOUT_ERROR.message)
     this.options.logger.error({ rid, err: error }, 'request failed')
     return new HttpError(500, 'internal_error', 'The request could not be completed')
   }
@@ -302,6 +308,11 @@ export class Dispatcher {
 function caller(head: RequestHead, principal: Principal | undefined): { bearer?: string } {
   const bearer = principal ? bearerToken(head.authorization) : undefined
   return bearer ? { bearer } : {}
+}
+
+/** How long each command of the route may take. */
+function budgetOf(route: Route): number {
+  return DEADLINE_MS[route.deadline ?? 'short']
 }
 
 function stopping(): HttpError {

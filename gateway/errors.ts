@@ -1,5 +1,5 @@
 // One class for the whole runtime, so that `instanceof` holds for what the bus throws.
-export { BusUnavailableError } from '../bus/index.js'
+export { BusTimeoutError, BusUnavailableError } from '../bus/index.js'
 
 /** A port the gateway was given cannot be listened on (taken by another process, say). */
 export class ListenError extends Error {

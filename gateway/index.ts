@@ -3,7 +3,7 @@ import { Dispatcher } from './dispatch.js'
 import { ListenError } from './errors.js'
 import type { Gateway, GatewayOptions } from './types.js'
 
-export { BusUnavailableError, HttpError, ListenError } from './errors.js'
+export { BusTimeoutError, BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
 export { IdentityTokens } from './identity-tokens.js'
 export { scopeAudit } from './scope-audit.js'

@@ -1,4 +1,5 @@
 import type { Route } from './types.js'
+import { DEADLINE_MS } from '../protocol/index.js'
 
 /** The largest upload image (device contract §3). */
 const UPLOAD_LIMIT = 16 * 1024 * 1024
@@ -105,6 +106,13 @@ function responses(route: Route): Json {
     ...(route.body ? { '413': error('body above the limit') } : {}),
     ...(route.tls === 'required' ? { '418': error('served over HTTPS only') } : {}),
     '503': error('a device service is not reachable, or the device is stopping; try again'),
+    ...(route.handler.kind === 'read'
+      ? {}
+      : {
+          '504': error(
+            `the operation did not finish within its deadline (${DEADLINE_MS[route.deadline ?? 'short'] / 1000} s per command); it may still complete`,
+          ),
+        }),
     ...(writes ? { '507': error('the device has no room left to store this') } : {}),
   }
 }

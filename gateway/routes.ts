@@ -125,6 +125,7 @@ export const routeTable: readonly Route[] = [
     auth: 'open',
     tls: 'any',
     body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'init' },
   },
   {
@@ -143,6 +144,7 @@ export const routeTable: readonly Route[] = [
     tls: 'any',
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
     bodyCheck: 'actor',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'login' },
   },
 
@@ -161,6 +163,7 @@ export const routeTable: readonly Route[] = [
     ...operationAccess.configWrite,
     tls: 'any',
     body: configUpdate,
+    deadline: 'long',
     handler: { kind: 'command', service: 'auth', op: 'config_set' },
   },
   {
@@ -197,6 +200,7 @@ export const routeTable: readonly Route[] = [
     auth: 'open',
     tls: 'any',
     body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
+    deadline: 'medium',
     handler: { kind: 'command', service: 'auth', op: 'checkin_post' },
   },
   {
@@ -205,6 +209,7 @@ export const routeTable: readonly Route[] = [
     variants: ['P', 'E'],
     ...operationAccess.selftest,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'selftest' },
   },
   {
@@ -213,6 +218,7 @@ export const routeTable: readonly Route[] = [
     variants: ['P', 'E'],
     ...operationAccess.reboot,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'reboot' },
   },
   {
@@ -221,6 +227,7 @@ export const routeTable: readonly Route[] = [
     variants: ['P', 'E'],
     ...operationAccess.shutdown,
     tls: 'any',
+    deadline: 'medium',
     handler: { kind: 'command', service: 'system', op: 'shutdown' },
   },
 
@@ -257,6 +264,7 @@ export const routeTable: readonly Route[] = [
     variants: ['P'],
     ...operationAccess.logger,
     tls: 'any',
+    deadline: 'long',
     handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
   },
 
@@ -274,6 +282,7 @@ export const routeTable: readonly Route[] = [
     ...operationAccess.storage,
     tls: 'any',
     healthy: true,
+    deadline: 'medium',
     handler: { kind: 'command', service: 'storage', op },
   })),
 
@@ -307,7 +316,13 @@ export const routeTable: readonly Route[] = [
  * or `system:config` from any role; plain HTTP is fine, since the images are signed (seed §4).
  */
 function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string[]): Route[] {
-  const common = { variants, ...operationAccess.upgrade, tls: 'any' } satisfies Partial<Route>
+  const common = {
+    variants,
+    ...operationAccess.upgrade,
+    tls: 'any',
+    // Uploading, checking and installing an image move megabytes through storage (install writes a slot).
+    deadline: 'long',
+  } satisfies Partial<Route>
   return [
     {
       method: 'POST',

@@ -9,6 +9,7 @@ import type { UpgradeState } from '../protocol/index.js'
 import type { Clock, WebrootStore } from '../hal/index.js'
 import type { Variant } from '../protocol/index.js'
 import type { Role } from '../protocol/index.js'
+import type { DeadlineClass } from '../protocol/index.js'
 import type { GatewayBus } from '../bus/index.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
@@ -82,6 +83,11 @@ export interface Route {
   anonymous?(body: Readonly<Record<string, unknown>> | undefined, identity: IdentityState): boolean
   /** Refused with 409 while the device is in a fail state (fls_state ≠ 0). */
   healthy?: true
+  /**
+   * How long each command this route sends may take (protocol/deadlines.ts); `short` when absent.
+   * A stream or upload route's class bounds each of its chunk commands, not the whole transfer.
+   */
+  deadline?: DeadlineClass
   handler: RouteHandler
 }
 

@@ -140,11 +140,14 @@ export async function forwardUpload(
   base: CommandRequest,
   length: number,
   body: UploadBody,
+  /** Each command's deadline budget: every chunk is one command, the upload as a whole has no bound here. */
+  budgetMs: number,
 ): Promise<{ reply: CommandReply | undefined; complete: boolean }> {
-  const begun = await bus.request(handler.service, handler.begin, { ...base, body: { size: length } })
+  const begun = await bus.request(handler.service, handler.begin, { ...base, body: { size: length } }, budgetMs)
   if (begun.status !== 200) return { reply: begun, complete: false }
   const upload = (begun.body as { upload: string }).upload
-  const abort = () => bus.request(handler.service, 'upload_abort', { ...base, body: { upload } }).catch(() => undefined)
+  const abort = () =>
+    bus.request(handler.service, 'upload_abort', { ...base, body: { upload } }, budgetMs).catch(() => undefined)
   let offset = 0
   try {
     for (;;) {
@@ -154,10 +157,12 @@ export async function forwardUpload(
         return { reply: undefined, complete: false }
       }
       if (piece.data.length > 0) {
-        const stored = await bus.request(handler.service, 'upload_chunk', {
-          ...base,
-          body: { upload, offset, data: piece.data },
-        })
+        const stored = await bus.request(
+          handler.service,
+          'upload_chunk',
+          { ...base, body: { upload, offset, data: piece.data } },
+          budgetMs,
+        )
         if (stored.status !== 200) return { reply: stored, complete: piece.last }
         offset += piece.data.length
       }
@@ -167,5 +172,6 @@ export async function forwardUpload(
     await abort()
     throw err
   }
-  return { reply: await bus.request(handler.service, 'upload_end', { ...base, body: { upload } }), complete: true }
+  const end = await bus.request(handler.service, 'upload_end', { ...base, body: { upload } }, budgetMs)
+  return { reply: end, complete: true }
 }

@@ -24,6 +24,13 @@ export interface CommandRequest<B = unknown> {
   /** Path parameters of the route, e.g. `{ id: '65a1b2c3' }`. */
   params?: Record<string, string>
   body?: B
+  /**
+   * When the caller stops waiting for the reply, in ms since the Unix epoch (`Date.now()`). An
+   * absolute time rather than a budget: every process of the device reads the same host clock,
+   * and the time a command spends in transit or queued in the service counts against it without
+   * anyone measuring it. A service does not start a command whose deadline has passed.
+   */
+  deadline?: number
 }
 
 export interface ErrorBody {

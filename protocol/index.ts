@@ -12,6 +12,7 @@ export {
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
 export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
+export { DEADLINE_MS, deadlinePassed, TIMEOUT_ERROR, type DeadlineClass } from './deadlines.js'
 export type { DiskCipher, DiskMode, Variant } from './device.js'
 export { FAULT_EVENTS, FLS, type FaultEventType } from './fail-state.js'
 export { fail } from './fail.js'

@@ -2,8 +2,8 @@ import type { Journal } from '../eventstore/index.js'
 import { openHal } from '../hal/index.js'
 import { startupTest } from '../hal/index.js'
 import type { Hal } from '../hal/index.js'
-import { closeBus, connectBus } from '../bus/index.js'
-import { decode, encode } from '../protocol/index.js'
+import { callService, closeBus, connectBus } from '../bus/index.js'
+import { DEADLINE_MS } from '../protocol/index.js'
 import { ServiceHost } from '../bus/index.js'
 import { SerialQueue, Subjects } from '../protocol/index.js'
 import type { CommandReply } from '../protocol/index.js'
@@ -213,12 +213,14 @@ async function startSupervisor(
     /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
     confirmTrial: async () => {
       try {
-        const msg = await nc.request(
+        // The new runtime checks its own health first: a self-test's worth of work.
+        const reply = await callService(
+          nc,
           new Subjects(hal.devid).command('upgrade', 'confirm'),
-          encode({ rid: 'boot', tls: false }),
-          { timeout: 15_000 },
+          { rid: 'boot', tls: false },
+          DEADLINE_MS.medium,
+          'the upgrade service did not confirm',
         )
-        const reply = decode<CommandReply>(msg.data)
         if (reply.status !== 200)
           o.logger.error({ status: reply.status, body: reply.body }, 'the new firmware did not confirm its health')
         return reply.status === 200

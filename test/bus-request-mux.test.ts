@@ -1,12 +1,12 @@
 // The gateway's request/reply over one reply subscription (bus/request-mux.ts).
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
-import { BusUnavailableError } from '../bus/errors.js'
+import { BusTimeoutError, BusUnavailableError } from '../bus/errors.js'
 import { RequestMux } from '../bus/request-mux.js'
 import { startNats } from './helpers/nats.js'
 
 t.test(
-  'replies reach their requests; no responder, timeouts and a closed connection fail with BusUnavailableError',
+  'replies reach their requests; a silent responder times out, no responder and a closed connection are unavailable',
   async (t) => {
     const nats = await startNats(t.testdir())
     t.teardown(() => nats.stop())
@@ -31,15 +31,14 @@ t.test(
       'each reply to its own request',
     )
 
-    const started = Date.now()
-    await t.rejects(mux.request('nobody', Uint8Array.of(0), 5000), BusUnavailableError, 'no responder')
-    t.ok(Date.now() - started < 2000, 'no responder fails at once, not at the timeout')
-    await t.rejects(mux.request('silent', Uint8Array.of(0), 200), BusUnavailableError, 'a timeout')
+    // The waits below are far longer than tap's own timeout: a failure that came only with the
+    // wait's end would fail the test by that timeout, not pass as the expected error.
+    await t.rejects(mux.request('nobody', Uint8Array.of(0), 600_000), BusUnavailableError, 'no responder, at once')
+    await t.rejects(mux.request('silent', Uint8Array.of(0), 200), BusTimeoutError, 'a responder that does not answer')
 
-    const pending = mux.request('silent', Uint8Array.of(0), 10_000)
+    const pending = mux.request('silent', Uint8Array.of(0), 600_000)
     await client.close()
-    await t.rejects(pending, BusUnavailableError, 'a closed connection ends what waits')
-    t.ok(Date.now() - started < 8000, 'at once, not at its timeout')
+    await t.rejects(pending, BusUnavailableError, 'a closed connection ends what waits, at once')
     await t.rejects(mux.request('echo', Uint8Array.of(0), 1000), BusUnavailableError, 'and refuses new requests')
   },
 )

@@ -16,6 +16,7 @@ import type { UpgradeState } from '../protocol/upgrade-state.js'
 import type { IdentityState, TransportConfig } from '../protocol/identity-state.js'
 import type { SystemState } from '../protocol/system-state.js'
 import {
+  BusTimeoutError,
   BusUnavailableError,
   routeTable,
   startGateway,
@@ -25,6 +26,13 @@ import {
 } from '../gateway/index.js'
 import type { Clock } from '../hal/types.js'
 import type { Variant } from '../protocol/device.js'
+import { connect, type Msg } from '@nats-io/transport-node'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { decode, encode } from '../protocol/codec.js'
+import { DEADLINE_MS } from '../protocol/deadlines.js'
+import { Subjects } from '../protocol/subjects.js'
+import { silentLogger } from './helpers/logger.js'
+import { startNats } from './helpers/nats.js'
 
 // ---- fixtures ----------------------------------------------------------------------------
 
@@ -58,19 +66,17 @@ const KID = '0123456789abcdef0123456789abcdef'
 
 class FakeBus implements GatewayBus {
   readonly models = new Map<string, unknown>()
-  readonly requests: { service: string; op: string; req: CommandRequest }[] = []
-  reply: (req: CommandRequest) => Promise<CommandReply> = async (req) => ({
-    status: 200,
-    body: { echo: req.body ?? null },
-  })
+  readonly requests: { service: string; op: string; req: CommandRequest; budgetMs: number | undefined }[] = []
+  reply: (req: CommandRequest, sent: { service: string; op: string; budgetMs?: number }) => Promise<CommandReply> =
+    async (req) => ({ status: 200, body: { echo: req.body ?? null } })
 
   readModel<S>(service: string): S | undefined {
     return this.models.get(service) as S | undefined
   }
 
-  request(service: string, op: string, req: CommandRequest): Promise<CommandReply> {
-    this.requests.push({ service, op, req })
-    return this.reply(req)
+  request(service: string, op: string, req: CommandRequest, budgetMs?: number): Promise<CommandReply> {
+    this.requests.push({ service, op, req, budgetMs })
+    return this.reply(req, { service, op, ...(budgetMs !== undefined ? { budgetMs } : {}) })
   }
 }
 
@@ -945,6 +951,66 @@ t.test('503 when a command cannot reach the bus; 500 without internals otherwise
     logs.some((l) => l.level === 50 && l.msg === 'request failed'),
     'logged for the operator',
   )
+})
+
+// ---- deadlines: over a real nats-server ------------------------------------------------------
+
+const DEVID = '00112233aabbccdd'
+
+/** The gateway's commands go over a real bus (nats-server, ReadModelBus) to `respond`, read on the test's clock. */
+async function overRealBus(t: Test, bus: FakeBus, respond: (msg: Msg) => void, budgetMs?: number): Promise<void> {
+  const nats = await startNats(t.testdir())
+  t.teardown(() => nats.stop())
+  const [service, gateway] = [await connect({ servers: nats.url }), await connect({ servers: nats.url })]
+  t.teardown(() => Promise.all([service.close(), gateway.close()]))
+  service.subscribe(new Subjects(DEVID).command('upgrade', '*'), { callback: (_err, msg) => respond(msg) })
+  service.subscribe(new Subjects(DEVID).command('auth', '*'), { callback: (_err, msg) => respond(msg) })
+  service.subscribe(new Subjects(DEVID).command('test', 'p'), { callback: (_err, msg) => respond(msg) })
+  await service.flush()
+  const real = new ReadModelBus({ nc: gateway, devid: DEVID, services: [], logger: silentLogger, now: () => NOW })
+  t.teardown(() => real.close())
+  bus.reply = (req, sent) => real.request(sent.service, sent.op, req, budgetMs ?? sent.budgetMs)
+}
+
+t.test("each route's deadline class reaches the command envelope", async (t) => {
+  const { http, bus } = await start(t)
+  const echoDeadline = (msg: Msg) =>
+    void msg.respond(encode({ status: 200, body: { deadline: decode<CommandRequest>(msg.data).deadline } }))
+  await overRealBus(t, bus, echoDeadline)
+  const token = { Authorization: 'Bearer user-config' }
+  const cases: [Ask, number][] = [
+    [{ path: '/api/system/config', headers: token }, DEADLINE_MS.short],
+    [{ method: 'POST', path: '/api/auth/token', body: '{"auth":"x"}' }, DEADLINE_MS.medium],
+    [{ path: '/api/system/upgrade/install_fw', headers: token }, DEADLINE_MS.long],
+  ]
+  for (const [request, budget] of cases) {
+    const answer = await ask(http, request)
+    t.equal(answer.status, 200, request.path)
+    t.equal(answer.json.deadline, NOW + budget, `${request.path}: now + ${budget} ms`)
+  }
+  t.same(DEADLINE_MS, { short: 10_000, medium: 30_000, long: 60_000 }, 'the classes as documented')
+})
+
+t.test('504 when the service took the command but did not answer in time; 503 when nobody is there', async (t) => {
+  const { http, bus } = await start(t)
+  const held: Msg[] = []
+  // A deliberately tiny budget in place of the route's 10 s: the responder holds every command.
+  await overRealBus(t, bus, (msg) => void held.push(msg), 50)
+  const slow = await ask(http, { path: '/api/test/p-only' })
+  t.equal(slow.status, 504)
+  t.strictSame(slow.json, { error: 'timeout', message: 'The operation did not finish in time; it may still complete' })
+  t.equal(held.length, 1, 'the service had the command')
+
+  const missing = await ask(http, { method: 'POST', path: '/api/test/echo', body: '{}' })
+  t.equal(missing.status, 503, 'no responder')
+  t.equal(missing.json.error, 'bus_unavailable')
+
+  bus.reply = async () => {
+    throw new BusTimeoutError('internal detail')
+  }
+  const mapped = await ask(http, { path: '/api/test/p-only' })
+  t.equal(mapped.status, 504)
+  t.notMatch(mapped.text, /internal detail/)
 })
 
 // ---- logging and shutdown ------------------------------------------------------------------

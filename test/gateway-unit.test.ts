@@ -140,3 +140,19 @@ t.test('time and host helpers', async (t) => {
   t.equal(hostWithoutPort('[fe80::1]'), '[fe80::1]')
   t.equal(hostWithoutPort(''), '')
 })
+
+t.test('deadline classes: bulk storage work is long, login medium, the rest short by default', async (t) => {
+  const classOf = (method: string, path: string) =>
+    routeTable.find((r) => r.method === method && r.path === path)?.deadline ?? 'short'
+  for (const kind of ['fw', 'ui']) {
+    for (const step of ['upload', 'check', 'install']) {
+      const method = step === 'upload' ? 'POST' : 'GET'
+      t.equal(classOf(method, `/api/system/upgrade/${step}_${kind}`), 'long', `${step}_${kind}`)
+    }
+  }
+  t.equal(classOf('POST', '/api/system/config'), 'long', 'a configuration change may wipe or reformat the disks')
+  t.equal(classOf('GET', '/api/logger/:id'), 'long', 'a log download')
+  t.equal(classOf('POST', '/api/auth/token'), 'medium', 'login, behind its brake')
+  t.equal(classOf('GET', '/api/system/config'), 'short')
+  t.equal(classOf('POST', '/api/crypto/cipher/encrypt'), 'short')
+})

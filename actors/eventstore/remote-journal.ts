@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { JournalWriteError } from '../../eventstore/index.js'
 import { StorageFullError } from '../../hal/index.js'
 import type { JournalEntry, JournalPosition } from '../../protocol/index.js'
-import { decode, encode } from '../../protocol/index.js'
-import { BusUnavailableError } from '../../bus/index.js'
+import { decode, DEADLINE_MS, encode } from '../../protocol/index.js'
+import { requestFailure } from '../../bus/index.js'
 import { Subjects } from '../../protocol/index.js'
 import type { CommandReply } from '../../protocol/index.js'
 import type { JournalPort, JournalStatus } from '../host/index.js'
@@ -19,7 +19,11 @@ export class RemoteJournal implements JournalPort {
   constructor(
     private readonly nc: NatsConnection,
     devid: string,
-    private readonly timeoutMs = 10_000,
+    /**
+     * An append is a step of an operation already under way, which must run to its end where it
+     * can: it gets the longest budget, and a slow journal is told apart from a missing one.
+     */
+    private readonly timeoutMs = DEADLINE_MS.long,
   ) {
     this.subjects = new Subjects(devid)
   }
@@ -41,7 +45,7 @@ export class RemoteJournal implements JournalPort {
    */
   private async call<T>(op: string, body: unknown): Promise<T> {
     const deadline = Date.now() + this.timeoutMs
-    const payload = encode({ rid: 'journal', tls: false, body })
+    const payload = encode({ rid: 'journal', tls: false, body, deadline })
     let reply: CommandReply<T>
     for (;;) {
       try {
@@ -52,7 +56,7 @@ export class RemoteJournal implements JournalPort {
         break
       } catch (err) {
         if (!noResponder(err) || Date.now() + RESUBSCRIBE_POLL_MS >= deadline) {
-          throw new BusUnavailableError(`the journal did not answer ${op}`, { cause: err })
+          throw requestFailure(err, `the journal did not answer ${op}`)
         }
         await sleep(RESUBSCRIBE_POLL_MS)
       }

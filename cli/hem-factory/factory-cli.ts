@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../index.js'
 import type { AttestationRequest } from '../../hal/index.js'
-import { decodeBase64 } from '../../protocol/index.js'
+import { DEADLINE_MS, decodeBase64 } from '../../protocol/index.js'
 import { AttestationRejectedError, signAttestation, type FactoryCa } from '../../factory/index.js'
 
 /** The CA, the request or the device said no: exit code 1. */
@@ -167,7 +167,8 @@ interface JsonAnswer {
   body: unknown
 }
 
-const TIMEOUT_MS = 10_000
+/** Beyond the device's own deadline for attestation and provisioning, so that a slow device answers 504 itself. */
+const TIMEOUT_MS = DEADLINE_MS.short + 10_000
 
 function requestJson(method: 'GET' | 'POST', url: URL, body?: unknown): Promise<JsonAnswer> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))

@@ -2,8 +2,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { decode, encode } from '../../protocol/index.js'
-import { inboxPrefix } from '../../bus/index.js'
+import { DEADLINE_MS } from '../../protocol/index.js'
+import { callService, inboxPrefix } from '../../bus/index.js'
 import { Subjects } from '../../protocol/index.js'
 import type { CommandReply } from '../../protocol/index.js'
 import type { SimCommand } from '../../actors/system/index.js'
@@ -83,10 +83,13 @@ export async function sendSimCommand(dataDir: string, command: SimCommand): Prom
   }
   try {
     const request = { rid: `sim-${randomBytes(4).toString('hex')}`, tls: false, body: command }
-    const msg = await nc.request(new Subjects(access.devid).command('system', 'sim'), encode(request), {
-      timeout: 15_000,
-    })
-    return decode<CommandReply>(msg.data)
+    return await callService(
+      nc,
+      new Subjects(access.devid).command('system', 'sim'),
+      request,
+      DEADLINE_MS.medium,
+      'the sim command was not answered',
+    )
   } catch (err) {
     throw new Error(`the device in ${dataDir} did not answer: ${(err as Error).message}`, { cause: err })
   } finally {

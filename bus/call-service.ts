@@ -1,0 +1,25 @@
+import type { NatsConnection } from '@nats-io/transport-node'
+import { decode, encode } from '../protocol/index.js'
+import type { CommandReply, CommandRequest } from '../protocol/index.js'
+import { requestFailure } from './request-failure.js'
+
+/**
+ * One command over a plain connection, for callers outside the gateway: the deadline (now +
+ * `budgetMs`) travels in the envelope and bounds the wait. Rejects with BusTimeoutError when
+ * the service did not answer in time, BusUnavailableError when it cannot be reached.
+ */
+export async function callService(
+  nc: NatsConnection,
+  subject: string,
+  req: Omit<CommandRequest, 'deadline'>,
+  budgetMs: number,
+  what: string,
+): Promise<CommandReply> {
+  const deadline = Date.now() + budgetMs
+  try {
+    const msg = await nc.request(subject, encode({ ...req, deadline }), { timeout: budgetMs })
+    return decode<CommandReply>(msg.data)
+  } catch (err) {
+    throw requestFailure(err, what)
+  }
+}
