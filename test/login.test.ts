@@ -15,6 +15,7 @@ import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, owned, personalise } from './helpers/owner.js'
+import { SerialQueue } from '../protocol/serial-queue.js'
 
 const json = { 'content-type': 'application/json' }
 
@@ -353,7 +354,7 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
   const actor = {
     options: { hal: { clock } },
     brake: new LoginBrake(),
-    loginQueue: Promise.resolve(),
+    logins: new SerialQueue(),
   } as unknown as AuthActor
   const braked = (attempt: () => Promise<CommandReply>) => AuthActor.prototype.braked.call(actor, attempt)
   for (let i = 1; i <= 3; i++) {

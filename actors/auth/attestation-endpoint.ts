@@ -3,14 +3,14 @@ import { AlreadyProvisionedError } from '../../hal/index.js'
 import { verifyProvisioning } from './verify-provisioning.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { fail } from '../../protocol/index.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.
  * The gateway refuses it with 409 while fls_state ≠ 0 (the route is marked `healthy`).
  */
-export function attestation(actor: AuthActor): CommandReply {
+export function attestation(actor: AuthContext): CommandReply {
   const { enclave } = actor.hal
   const record = enclave.provisioning()
   if (record) return { status: 200, body: { crt: encodeBase64(record.crt), genuine: encodeBase64(record.genuine) } }
@@ -22,7 +22,7 @@ export function attestation(actor: AuthActor): CommandReply {
  * `POST /api/system/config/provisioning` (P): the factory's certificate for the enclave's
  * attestation key, once. A personalised device refuses (403), a provisioned one too (406).
  */
-export async function provision(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+export async function provision(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   const { enclave } = actor.hal
   if (!actor.fresh) return fail(403, 'device_personalised', 'A personalised device cannot be provisioned')
   // Asked before the body is looked at: a provisioned device answers 406 to any request, garbage too.

@@ -26,6 +26,7 @@ import { ChallengeBook } from './challenges.js'
 import type { CheckinAction } from '../../protocol/index.js'
 import type { IdentityState } from '../../protocol/index.js'
 import { SessionKey } from './session-key.js'
+import type { AuthContext, Now } from './auth-context.js'
 
 export interface AuthActorOptions {
   nc: NatsConnection
@@ -40,16 +41,13 @@ export interface AuthActorOptions {
   checkinOrder(action: CheckinAction, rid: string): Promise<void>
 }
 
-/** Unix seconds. */
-export type Now = () => number
-
 /**
  * Identity and access: personalisation, login, bearer tokens, configuration, attestation and
  * provisioning. It alone holds the per-boot session key and token signing key, so every token
  * dies with it; configuration and machine states are rebuilt from the journal at each start.
  * Its own operations for a principal check the bearer token as every other service does.
  */
-export class AuthActor {
+export class AuthActor implements AuthContext {
   readonly host: ServiceHost<IdentityState>
   readonly session: SessionKey
   readonly challenges: ChallengeBook
@@ -72,9 +70,9 @@ export class AuthActor {
   private readonly followerWatches = new Set<() => void>()
 
   /** The options but the boot's history: its files' bytes (14 MB at 100 000 records) are not kept once folded. */
-  readonly options: Omit<AuthActorOptions, 'history'>
+  private readonly options: Omit<AuthActorOptions, 'history'>
 
-  constructor({ history, ...o }: AuthActorOptions, operations: (actor: AuthActor) => Record<string, OperationSpec>) {
+  constructor({ history, ...o }: AuthActorOptions, operations: (actor: AuthContext) => Record<string, OperationSpec>) {
     this.options = o
     const random = (n: number) => o.hal.entropy.read(n)
     this.now = () => Math.floor(o.hal.clock.now() / 1000)
@@ -109,6 +107,18 @@ export class AuthActor {
 
   get hal(): Hal {
     return this.options.hal
+  }
+
+  get logger(): Logger {
+    return this.options.logger
+  }
+
+  reboot(): Promise<void> {
+    return this.options.reboot()
+  }
+
+  checkinOrder(action: CheckinAction, rid: string): Promise<void> {
+    return this.options.checkinOrder(action, rid)
   }
 
   /**

@@ -3,7 +3,7 @@ import { CHECKIN_REPLY_TYPE, type CheckinReply } from '../../protocol/index.js'
 import { ed25519PublicKey } from '../../hal/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { fail } from '../../protocol/index.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { ChallengeBook } from './challenges.js'
 
 /**
@@ -11,9 +11,9 @@ import { ChallengeBook } from './challenges.js'
  * config nonce book: anyone may ask for a check-in, and its nonce must neither pass for a
  * `userkey_nonce` nor push the owner's config nonce out of a shared, bounded book.
  */
-const checkinNonces = new WeakMap<AuthActor, ChallengeBook>()
+const checkinNonces = new WeakMap<AuthContext, ChallengeBook>()
 
-function checkinBook(actor: AuthActor): ChallengeBook {
+function checkinBook(actor: AuthContext): ChallengeBook {
   let book = checkinNonces.get(actor)
   if (!book) checkinNonces.set(actor, (book = new ChallengeBook({ random: (n) => actor.hal.entropy.read(n) })))
   return book
@@ -23,7 +23,7 @@ function checkinBook(actor: AuthActor): ChallengeBook {
  * `GET /api/system/checkin`: a device-signed challenge for a trusted backend:
  * base64url(JSON {devid, nonce, iat}) "." base64url(Ed25519 signature by the log key).
  */
-export function checkinChallenge(actor: AuthActor): CommandReply {
+export function checkinChallenge(actor: AuthContext): CommandReply {
   const statement = Buffer.from(
     JSON.stringify({ devid: actor.hal.devid, nonce: checkinBook(actor).issue(actor.now()).jti, iat: actor.now() }),
   ).toString('base64url')
@@ -37,7 +37,7 @@ export function checkinChallenge(actor: AuthActor): CommandReply {
  * over a statement that names this device and a live check-in nonce of its own (good once); its
  * `action` then locks the device (fls 0x40) or shuts it down (0x80) until the next boot.
  */
-export async function checkinReply(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+export async function checkinReply(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   const checked = (req.body as { checked?: unknown } | undefined)?.checked
   if (typeof checked !== 'string' || checked === '')
     return fail(400, 'bad_request', '`checked` must be a non-empty string')
@@ -47,14 +47,14 @@ export async function checkinReply(actor: AuthActor, req: CommandRequest): Promi
   if (!checkinBook(actor).consume(reply.nonce, actor.now()))
     return fail(406, 'backend_unverified', 'The reply answers no live check-in of this device')
   if (!reply.action) return { status: 200, body: { status: 'OK' } }
-  await actor.options.checkinOrder(reply.action, req.rid)
+  await actor.checkinOrder(reply.action, req.rid)
   return { status: 200, body: { status: reply.action === 'lock' ? 'LOCKED' : 'SHUTDOWN' } }
 }
 
 const PART = /^[A-Za-z0-9_-]+$/
 
 /** The statement, once its signature, shape and device check out; otherwise why not (never echoing it). */
-function verifiedReply(actor: AuthActor, checked: string): CheckinReply | string {
+function verifiedReply(actor: AuthContext, checked: string): CheckinReply | string {
   const [statement, signature, extra] = checked.split('.')
   if (extra !== undefined || !statement || !signature || !PART.test(statement) || !PART.test(signature)) {
     return '`checked` must be base64url(statement) "." base64url(signature)'

@@ -6,13 +6,13 @@ import { decodeTlsImport } from './tls-import.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { journalSubject } from '../host/index.js'
 import { fail } from '../../protocol/index.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
 import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 import { formatDisks, genuineOf } from './personalise.js'
 
 /** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */
-export function readConfig(actor: AuthActor): CommandReply {
+export function readConfig(actor: AuthContext): CommandReply {
   const { config, hal } = actor
   const p = hal.variant === 'P'
   return {
@@ -62,7 +62,7 @@ interface UpdatePlan {
  * `POST /api/system/config`: a partial update. Every part is checked first; then one journal
  * record (CONFIG_UPDATED, naming what changed but never a key), then the effects.
  */
-export async function updateConfig(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+export async function updateConfig(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   const body = (req.body ?? {}) as Record<string, unknown>
   const subject = journalSubject(req.principal)
   const refuse = async (code: string, message: string) => {
@@ -131,7 +131,7 @@ export async function updateConfig(actor: AuthActor, req: CommandRequest): Promi
   return { status: 200, body: { ...csr, ...genuine, updated, ...(plan.tls ? { reboot_required: true } : {}) } }
 }
 
-function planUpdate(actor: AuthActor, body: Record<string, unknown>): UpdatePlan {
+function planUpdate(actor: AuthContext, body: Record<string, unknown>): UpdatePlan {
   const { hal } = actor
   const changed = updatedFields(body, actor.config, hal.variant, usableSectors(hal.storage))
   if (Object.hasOwn(body, 'gen_csr') && typeof body.gen_csr !== 'boolean')
@@ -150,7 +150,7 @@ function planUpdate(actor: AuthActor, body: Record<string, unknown>): UpdatePlan
 }
 
 /** The new user key, if its HMAC proves the new passphrase's owner answered this boot's nonce. */
-function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>): Uint8Array {
+function checkPassphraseChange(actor: AuthContext, body: Record<string, unknown>): Uint8Array {
   const userkey = typeof body.userkey === 'string' ? decodeBase64(body.userkey) : undefined
   const nonce = typeof body.userkey_nonce === 'string' ? decodeBase64(body.userkey_nonce) : undefined
   const hmac = typeof body.userkey_hmac === 'string' ? decodeBase64(body.userkey_hmac) : undefined
@@ -180,7 +180,7 @@ function checkPassphraseChange(actor: AuthActor, body: Record<string, unknown>):
 const WIPEOUT_FOLLOW_MS = 5_000
 
 /** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
-async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
+async function wipeout(actor: AuthContext, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
   await actor.personalisation.send({ type: 'WIPEOUT' }, [
     {
       type: LogType.CONFIG_UPDATED,
@@ -197,7 +197,7 @@ async function wipeout(actor: AuthActor, req: CommandRequest, subject: { subject
   actor.publish()
   void actor
     .wipeoutFollowed(WIPEOUT_FOLLOW_MS)
-    .then(() => actor.options.reboot())
-    .catch((err: Error) => actor.options.logger.error({ err: err.message }, 'reboot after wipeout failed'))
+    .then(() => actor.reboot())
+    .catch((err: Error) => actor.logger.error({ err: err.message }, 'reboot after wipeout failed'))
   return { status: 200, body: { updated: true, reboot_required: true } }
 }

@@ -1,12 +1,12 @@
 import { LogResult, LogType } from '../../protocol/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { fail } from '../../protocol/index.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
 import { encodeBase64 } from '../../protocol/index.js'
 
 /** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
-export function loginChallenge(actor: AuthActor): CommandReply {
+export function loginChallenge(actor: AuthContext): CommandReply {
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
   const { jti, exp } = actor.challenges.issue(actor.now())
   return {
@@ -22,7 +22,7 @@ export function loginChallenge(actor: AuthActor): CommandReply {
 }
 
 /** `POST /api/auth/token {auth}`: the eJWT of the user or master key → a bearer token. */
-export function login(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+export function login(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   return actor.braked(async () => {
     if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
     try {

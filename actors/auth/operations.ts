@@ -1,7 +1,7 @@
 import type { OperationSpec } from '../../bus/index.js'
 import { operationAccess } from '../../protocol/index.js'
 import { attestation, provision } from './attestation-endpoint.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { checkinChallenge, checkinReply } from './checkin.js'
 import { readConfig, updateConfig } from './config-endpoint.js'
 import { login, loginChallenge } from './login.js'
@@ -12,7 +12,7 @@ import { initChallenge, personalise } from './personalise.js'
  * reads may overlap (login has its own queue behind the brake). Those for a principal are behind
  * the actor's own check of the bearer token.
  */
-export function authOperations(actor: AuthActor): Record<string, OperationSpec> {
+export function authOperations(actor: AuthContext): Record<string, OperationSpec> {
   const { guard } = actor
   return {
     init_challenge: { handler: () => initChallenge(actor) },

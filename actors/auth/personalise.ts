@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { LogResult, LogType } from '../../protocol/index.js'
 import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { fail } from '../../protocol/index.js'
-import type { AuthActor } from './auth-actor.js'
+import type { AuthContext } from './auth-context.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
 import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
 /** Why the device takes no new owner now, if it does not. */
-function refusal(actor: AuthActor): CommandReply | undefined {
+function refusal(actor: AuthContext): CommandReply | undefined {
   // Between a wipeout and its reboot the device is not yet clean (the key store erases its
   // repository on its own schedule, and at the latest at the next boot).
   if (actor.wipedOut)
@@ -22,7 +22,7 @@ function refusal(actor: AuthActor): CommandReply | undefined {
 }
 
 /** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
-export function initChallenge(actor: AuthActor): CommandReply {
+export function initChallenge(actor: AuthContext): CommandReply {
   const refused = refusal(actor)
   if (refused) return refused
   const { jti, exp } = actor.challenges.issue(actor.now())
@@ -37,7 +37,7 @@ export function initChallenge(actor: AuthActor): CommandReply {
  * `POST /api/auth/init {init}`: the master-signed eJWT with `cfg` makes the device its
  * owner's. Journaled (the transition and DEVICE_INITED) before the keys are stored.
  */
-export async function personalise(actor: AuthActor, req: CommandRequest): Promise<CommandReply> {
+export async function personalise(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   const refused = refusal(actor)
   if (refused) return refused
   let cfg: Record<string, unknown>
@@ -91,7 +91,7 @@ export async function personalise(actor: AuthActor, req: CommandRequest): Promis
  * Formats the disks (P) while status shows `format: status<N>`, then finishes personalisation.
  * Also resumes a format that a crash or reboot interrupted.
  */
-export async function formatDisks(actor: AuthActor): Promise<void> {
+export async function formatDisks(actor: AuthContext): Promise<void> {
   const { disks, storage } = actor.hal
   const disk0 = actor.config.storage_disk0size ?? storage.disk0Sectors
   actor.format = 'status0'
@@ -105,20 +105,20 @@ export async function formatDisks(actor: AuthActor): Promise<void> {
     if (actor.personalisation.can({ type: 'FORMAT_DONE' })) await actor.personalisation.send({ type: 'FORMAT_DONE' })
     actor.format = 'done'
   } catch (err) {
-    actor.options.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
+    actor.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
     actor.format = 'failed'
   }
   actor.publish()
 }
 
 /** Attestation data: the factory's once provisioned, the enclave's own statement before. */
-export function genuineOf(actor: AuthActor): Uint8Array {
+export function genuineOf(actor: AuthContext): Uint8Array {
   const { enclave } = actor.hal
   return enclave.provisioning()?.genuine ?? enclave.attestation().genuine
 }
 
 /** Keys nobody could log in with, or with which the master would log in as the user, are refused. */
-function usableKeys(actor: AuthActor, keys: { user: Uint8Array; master: Uint8Array }): void {
+function usableKeys(actor: AuthContext, keys: { user: Uint8Array; master: Uint8Array }): void {
   if (Buffer.from(keys.user).equals(Buffer.from(keys.master)))
     throw new ConfigRuleError(400, 'bad_request', '`cfg.userkey` and `cfg.masterkey` must differ')
   for (const [field, key] of [

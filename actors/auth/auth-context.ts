@@ -1,0 +1,47 @@
+import type { Logger } from 'pino'
+import type { Hal } from '../../hal/index.js'
+import type { ConfigEvent, DeviceConfig, personalisationMachine, provisioningMachine } from '../../machines/index.js'
+import type { CheckinAction, CommandReply, CommandRequest, JournalEntry } from '../../protocol/index.js'
+import type { BearerGuard, MachineRunner } from '../host/index.js'
+import type { BearerIssuer } from './bearer.js'
+import type { ChallengeBook } from './challenges.js'
+import type { SessionKey } from './session-key.js'
+
+/** Unix seconds. */
+export type Now = () => number
+
+/** What the auth actor's operations (login, personalisation, configuration, attestation, check-in) may use of it. */
+export interface AuthContext {
+  readonly hal: Hal
+  readonly logger: Logger
+  readonly now: Now
+  readonly session: SessionKey
+  readonly challenges: ChallengeBook
+  readonly nonces: ChallengeBook
+  readonly tokens: BearerIssuer
+  readonly guard: BearerGuard
+  readonly personalisation: MachineRunner<typeof personalisationMachine>
+  readonly provisioning: MachineRunner<typeof provisioningMachine>
+  /** False when the journal did not verify at boot. */
+  readonly intact: boolean
+  /** No owner (see AuthActor.fresh). */
+  readonly fresh: boolean
+  config: DeviceConfig
+  format: string | undefined
+  /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */
+  wipedOut: boolean
+  publish(): void
+  applyConfig(event: ConfigEvent): void
+  journal(entries: JournalEntry[]): Promise<void>
+  /** The role a stored key logs in as. */
+  roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined
+  /** Runs a login attempt behind the brake. */
+  braked(attempt: () => Promise<CommandReply>): Promise<CommandReply>
+  denied(req: CommandRequest): Promise<CommandReply>
+  /** Resolves once the keystore and the disks followed a wipeout, or after `timeoutMs`. */
+  wipeoutFollowed(timeoutMs: number): Promise<void>
+  /** Asks the supervisor to restart the device's services. */
+  reboot(): Promise<void>
+  /** Passes a trusted backend's verified order to the health machine. */
+  checkinOrder(action: CheckinAction, rid: string): Promise<void>
+}
