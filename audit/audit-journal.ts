@@ -1,14 +1,17 @@
 // The records of exported journal files, for tools that tell what happened (replay, timeline):
 // only ever from files that verify, since a record that does not could have been written by anyone.
 
-import { TamperedJournalError } from '../eventstore/index.js'
-import type { HistoryRecord } from '../eventstore/index.js'
-import { journalLayout, type JournalLayout } from '../eventstore/index.js'
-import { readLines } from '../eventstore/index.js'
-import { decodeRecordData } from '../eventstore/index.js'
-import type { RecordLine, VerifyResult } from '../protocol/index.js'
-import { verifyJournal, type VerifyOptions } from '../eventstore/index.js'
-import { type JournalFile } from '../protocol/index.js'
+import {
+  decodeRecordData,
+  type HistoryRecord,
+  journalLayout,
+  type JournalLayout,
+  readLines,
+  TamperedJournalError,
+  verifyJournal,
+  type VerifyOptions,
+} from '../eventstore/index.js'
+import { type JournalFile, type RecordLine, type VerifyResult } from '../protocol/index.js'
 
 export interface AuditRecord extends HistoryRecord {
   /** The boot the record was written in: 1 for the first boot of the set. */

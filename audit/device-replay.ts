@@ -1,23 +1,31 @@
 // Rebuilds the state of a whole device from its exported journal files, offline, by folding the
 // records through the same machines and reducers the runtime runs.
 
-import type { Variant } from '../protocol/index.js'
-import { factoryConfig, reduceConfig, type DeviceConfig } from '../machines/index.js'
-import { diskMachine, diskVersion } from '../machines/index.js'
-import { healthMachine, healthVersion } from '../machines/index.js'
-import { configEvent } from '../machines/index.js'
-import { lifecycleMachine, lifecycleVersion } from '../machines/index.js'
-import { personalisationMachine, personalisationVersion } from '../machines/index.js'
-import { provisioningMachine, provisioningVersion } from '../machines/index.js'
-import { ReplayError, TransitionFold } from '../machines/index.js'
-import { upgradeMachine, upgradeVersion } from '../machines/index.js'
+import { type JournalFile, LogType, type TransitionData, type Variant } from '../protocol/index.js'
+import {
+  configEvent,
+  type DeviceConfig,
+  diskMachine,
+  diskVersion,
+  factoryConfig,
+  healthMachine,
+  healthVersion,
+  lifecycleMachine,
+  lifecycleVersion,
+  personalisationMachine,
+  personalisationVersion,
+  provisioningMachine,
+  provisioningVersion,
+  reduceConfig,
+  ReplayError,
+  TransitionFold,
+  upgradeMachine,
+  upgradeVersion,
+} from '../machines/index.js'
 import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
-import { JournalReplayError } from '../eventstore/index.js'
-import { parseTransitionData } from '../eventstore/index.js'
+import { JournalReplayError, parseTransitionData } from '../eventstore/index.js'
 import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
 import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
-import { LogType, type TransitionData } from '../protocol/index.js'
-import type { JournalFile } from '../protocol/index.js'
 
 /** The state of a device at one record of its journal: plain data, as JSON shows it. */
 export interface DeviceReplay {

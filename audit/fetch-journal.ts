@@ -1,8 +1,7 @@
 // Downloads a device's journal through its API (GET /api/logger/key, /list[/:offset], /:id),
 // byte for byte, for the offline tools. The client logs in with the scope logger:get.
 
-import { NotFoundError, UnexpectedAnswerError } from '../client/index.js'
-import type { HemClient } from '../client/index.js'
+import { type HemClient, NotFoundError, UnexpectedAnswerError } from '../client/index.js'
 import type { JournalFile } from '../protocol/index.js'
 
 /** The device answered, but not with what a journal download needs. */

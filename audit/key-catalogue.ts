@@ -1,8 +1,7 @@
 // The key repository's metadata as the journal tells it: a plain reducer over the key records
 // the keystore journals before each change (never key material: there is none in the journal).
 
-import { isKeyType, keyMode, listedType, type KeyType } from '../protocol/index.js'
-import { LogResult, LogType } from '../protocol/index.js'
+import { isKeyType, keyMode, type KeyType, listedType, LogResult, LogType } from '../protocol/index.js'
 
 /** One key as `GET /api/keymgmt/list` shows it: its listed type, and Unix seconds. */
 export interface KeyMetadata {

@@ -3,8 +3,7 @@
 
 import type { AuditRecord } from './audit-journal.js'
 import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/index.js'
-import { logTypeName, logTypePhrase } from '../protocol/index.js'
-import { LogType } from '../protocol/index.js'
+import { LogType, logTypeName, logTypePhrase } from '../protocol/index.js'
 
 export type Fact = string | number | boolean
 

@@ -1,9 +1,7 @@
 // Exactly the check a client of the device family performs: 7 fields, the KEY_INIT signature of K,
 // and every line's MAC. Nothing more: it shows that our files stay readable by those clients.
 
-import { fromBase64Url } from '../eventstore/index.js'
-import { ed25519Verifier } from '../eventstore/index.js'
-import { lineMac } from '../eventstore/index.js'
+import { ed25519Verifier, fromBase64Url, lineMac } from '../eventstore/index.js'
 import type { ClientCheckResult } from '../protocol/index.js'
 
 export function verifyClientStyle(bytes: Uint8Array, publicKey: Uint8Array): ClientCheckResult {

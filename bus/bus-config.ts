@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { NatsUserCredentials } from './nats-config.js'
-import { renderNatsConfig } from './nats-config.js'
+import { type NatsUserCredentials, renderNatsConfig } from './nats-config.js'
 import { services } from './services.js'
 import { Subjects } from '../protocol/index.js'
 

@@ -1,6 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { decode, encode } from '../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../protocol/index.js'
+import { type CommandReply, type CommandRequest, decode, encode } from '../protocol/index.js'
 import { requestFailure } from './request-failure.js'
 
 /**

@@ -1,8 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import type { CheckinAction } from '../protocol/index.js'
-import { DEADLINE_MS } from '../protocol/index.js'
+import { type CheckinAction, DEADLINE_MS, Subjects } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
-import { Subjects } from '../protocol/index.js'
 import { callService } from './call-service.js'
 
 /** Passes a trusted backend's verified order (lock or shut down) to the health machine in the system service. */

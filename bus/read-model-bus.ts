@@ -1,11 +1,17 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { decode, DEADLINE_MS, encode } from '../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  DEADLINE_MS,
+  decode,
+  encode,
+  type StateEvent,
+  Subjects,
+} from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
 import { RequestMux } from './request-mux.js'
-import { Subjects } from '../protocol/index.js'
-import type { CommandReply, CommandRequest, StateEvent } from '../protocol/index.js'
 
 export interface ReadModelBusOptions {
   nc: NatsConnection

@@ -1,13 +1,21 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
-import { decode, encode } from '../protocol/index.js'
-import { Subjects } from '../protocol/index.js'
-import type { CommandReply, CommandRequest, FaultEvent, StateEvent } from '../protocol/index.js'
-import type { FaultEventType } from '../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  deadlinePassed,
+  decode,
+  encode,
+  fail,
+  type FaultEvent,
+  type FaultEventType,
+  SerialQueue,
+  type StateEvent,
+  Subjects,
+  TIMEOUT_ERROR,
+} from '../protocol/index.js'
 import { faultOf } from './fault-of.js'
-import { fail } from '../protocol/index.js'
-import { deadlinePassed, SerialQueue, TIMEOUT_ERROR } from '../protocol/index.js'
 import { BusTimeoutError, BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../hal/index.js'
 

@@ -1,7 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { DEADLINE_MS } from '../protocol/index.js'
+import { DEADLINE_MS, Subjects } from '../protocol/index.js'
 import { BusUnavailableError } from './errors.js'
-import { Subjects } from '../protocol/index.js'
 import { callService } from './call-service.js'
 
 export type SupervisorOrder = 'reboot' | 'shutdown' | 'upgrade'

@@ -2,9 +2,8 @@ import type { JournalMedia } from '../hal/index.js'
 import { prefetchedChecks } from './checked-segments.js'
 import { readLines, readRecordLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
-import type { RecordLine, VerifyProblem } from '../protocol/index.js'
+import { type JournalFile, type RecordLine, type VerifyProblem } from '../protocol/index.js'
 import { verifyJournal } from './verify-journal.js'
-import { type JournalFile } from '../protocol/index.js'
 
 export interface HistoryRecord extends RecordLine {
   file: string

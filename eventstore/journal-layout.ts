@@ -4,8 +4,7 @@
 import { isTerminalSeal, parseLinkData, parseSealData } from './extension-data.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
-import { LogType, type RecordLine, type SealReason } from '../protocol/index.js'
-import type { JournalFile } from '../protocol/index.js'
+import { type JournalFile, LogType, type RecordLine, type SealReason } from '../protocol/index.js'
 
 /**
  * One run of the device: the file opened at boot and the files it rotated into. `end` is the

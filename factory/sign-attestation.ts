@@ -10,9 +10,15 @@ import {
   X509CertificateGenerator,
 } from '@peculiar/x509'
 import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto'
-import type { AttestationRequest, ProvisioningRecord } from '../hal/index.js'
-import { ecdsaKeyPair } from '../hal/index.js'
-import { attestationKeyHash, parseGenuine, signGenuine, verifyGenuine } from '../hal/index.js'
+import {
+  attestationKeyHash,
+  type AttestationRequest,
+  ecdsaKeyPair,
+  parseGenuine,
+  type ProvisioningRecord,
+  signGenuine,
+  verifyGenuine,
+} from '../hal/index.js'
 
 export interface FactoryCa {
   /** ECDSA P-256 private key of the CA. */

@@ -1,8 +1,4 @@
-import type { IdentityState } from '../protocol/index.js'
-import type { KeystoreState } from '../protocol/index.js'
-import type { SystemState } from '../protocol/index.js'
-import type { StorageState } from '../protocol/index.js'
-import type { UpgradeState } from '../protocol/index.js'
+import type { IdentityState, KeystoreState, StorageState, SystemState, UpgradeState } from '../protocol/index.js'
 import type { GatewayBus } from '../bus/index.js'
 
 /** The services whose read models the gateway projects: it answers only while it knows all of them. */

@@ -1,11 +1,16 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import type { CommandReply, CommandRequest, Principal } from '../protocol/index.js'
-import type { TransportConfig } from '../protocol/index.js'
-import { DEADLINE_MS, TIMEOUT_ERROR } from '../protocol/index.js'
+import {
+  authorized,
+  type CommandReply,
+  type CommandRequest,
+  DEADLINE_MS,
+  type Principal,
+  TIMEOUT_ERROR,
+  type TransportConfig,
+} from '../protocol/index.js'
 import { authenticate, bearerToken } from './authenticate.js'
-import { authorized } from '../protocol/index.js'
 import {
   BODY_LIMIT,
   drainable,

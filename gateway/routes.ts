@@ -1,10 +1,14 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { keyOperationScopes, type KeyOperation } from '../protocol/index.js'
-import { anonymousSearchAllowed } from '../protocol/index.js'
-import { operationAccess, USER_ROLES } from '../protocol/index.js'
+import {
+  anonymousSearchAllowed,
+  type KeyOperation,
+  keyOperationScopes,
+  operationAccess,
+  USER_ROLES,
+  type Variant,
+} from '../protocol/index.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
-import type { Variant } from '../protocol/index.js'
 import type { Route } from './types.js'
 import { renderVersion } from './version.js'
 

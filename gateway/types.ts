@@ -1,15 +1,19 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Logger } from 'pino'
-import type { CommandReply, CommandRequest, Principal } from '../protocol/index.js'
-import type { IdentityState } from '../protocol/index.js'
-import type { SystemState } from '../protocol/index.js'
-import type { KeystoreState } from '../protocol/index.js'
-import type { StorageState } from '../protocol/index.js'
-import type { UpgradeState } from '../protocol/index.js'
+import type {
+  CommandReply,
+  CommandRequest,
+  DeadlineClass,
+  IdentityState,
+  KeystoreState,
+  Principal,
+  Role,
+  StorageState,
+  SystemState,
+  UpgradeState,
+  Variant,
+} from '../protocol/index.js'
 import type { Clock, WebrootStore } from '../hal/index.js'
-import type { Variant } from '../protocol/index.js'
-import type { Role } from '../protocol/index.js'
-import type { DeadlineClass } from '../protocol/index.js'
 import type { GatewayBus } from '../bus/index.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'

@@ -1,8 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { ed25519PublicKey } from '../hal/index.js'
-import type { SignedComponent } from '../hal/index.js'
+import { ed25519PublicKey, type SignedComponent } from '../hal/index.js'
 
 const READS_IN_FLIGHT = 16
 

@@ -1,6 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate'
-import { LogResult, LogType, type TransitionData } from '../protocol/index.js'
-import type { Variant } from '../protocol/index.js'
+import { LogResult, LogType, type TransitionData, type Variant } from '../protocol/index.js'
 import { factoryConfig, reduceConfig, type ConfigChanges, type ConfigEvent, type DeviceConfig } from './config.js'
 import { personalisationMachine, personalisationVersion } from './personalisation.js'
 import { provisioningMachine, provisioningVersion } from './provisioning.js'

@@ -3,11 +3,16 @@ import { once } from 'node:events'
 import { access, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { HalLockedError } from '../hal/index.js'
-import { abandonTrial, chooseBoot, commitTrial, slotDir } from '../hal/index.js'
-import { DataDirLock } from '../hal/index.js'
-import { killOrphan } from '../hal/index.js'
-import type { SlotName } from '../hal/index.js'
+import {
+  abandonTrial,
+  chooseBoot,
+  commitTrial,
+  DataDirLock,
+  HalLockedError,
+  killOrphan,
+  slotDir,
+  type SlotName,
+} from '../hal/index.js'
 import { HEMD_MALLOC_ENV, HEMD_NODE_FLAGS } from './node-flags.js'
 
 /** The runtime's exit code that asks for the newly installed firmware to be booted. */

@@ -1,31 +1,27 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import { createServer, type AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
-import { Journal } from '../eventstore/index.js'
-import { IdentityTokens, ListenError, scopeAudit, startGateway, type Gateway } from '../gateway/index.js'
-import { readHistory } from '../eventstore/index.js'
+import { Journal, readHistory } from '../eventstore/index.js'
+import {
+  type Gateway,
+  gatewayProjections,
+  IdentityTokens,
+  ListenError,
+  scopeAudit,
+  startGateway,
+} from '../gateway/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
-import { AuthActor } from '../actors/auth/index.js'
-import { authOperations } from '../actors/auth/index.js'
-import { formatDisks } from '../actors/auth/index.js'
-import { orderSupervisor } from '../bus/index.js'
-import { orderHealth } from '../bus/index.js'
-import type { Hal } from '../hal/index.js'
-import type { CryptoEngine } from '../hal/index.js'
-import { closeBus } from '../bus/index.js'
-import { inboxPrefix } from '../bus/index.js'
-import { ReadModelBus } from '../bus/index.js'
-import { EventstoreActor } from '../actors/eventstore/index.js'
+import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
+import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
+import type { CryptoEngine, Hal } from '../hal/index.js'
+import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
 import { JournalMirror } from '../actors/mirror/index.js'
-import { RemoteJournal } from '../actors/eventstore/index.js'
 import type { JournalPort } from '../actors/host/index.js'
 import { SystemActor } from '../actors/system/index.js'
 import { KeystoreActor } from '../actors/keystore/index.js'
 import { LoggerActor } from '../actors/logger/index.js'
-import type { NbdListen } from '../actors/storage/index.js'
-import { StorageActor } from '../actors/storage/index.js'
+import { type NbdListen, StorageActor } from '../actors/storage/index.js'
 import { UpgradeActor } from '../actors/upgrade/index.js'
-import { gatewayProjections } from '../gateway/index.js'
 import type { Endpoint } from './types.js'
 import type { TemperatureRange } from '../protocol/index.js'
 

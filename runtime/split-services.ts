@@ -6,8 +6,7 @@ import type { Hal, SlotName } from '../hal/index.js'
 import type { NatsUserCredentials } from '../bus/index.js'
 import type { NbdListen } from '../actors/storage/index.js'
 import { deviceServices, type DeviceService } from './run-service.js'
-import type { StartedServices } from './types.js'
-import type { DeviceOptions, Endpoint } from './types.js'
+import type { DeviceOptions, Endpoint, StartedServices } from './types.js'
 import type { TemperatureRange } from '../protocol/index.js'
 
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */

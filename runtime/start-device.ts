@@ -1,14 +1,15 @@
 import type { Journal } from '../eventstore/index.js'
-import { openHal } from '../hal/index.js'
-import { startupTest } from '../hal/index.js'
-import type { Hal } from '../hal/index.js'
-import { callService, closeBus, connectBus } from '../bus/index.js'
-import { DEADLINE_MS } from '../protocol/index.js'
-import { ServiceHost } from '../bus/index.js'
-import { SerialQueue, Subjects } from '../protocol/index.js'
-import type { CommandReply } from '../protocol/index.js'
-import { readBusAccess } from '../bus/index.js'
-import { startOwnBus, type OwnBus } from '../bus/index.js'
+import { type Hal, openHal, startupTest } from '../hal/index.js'
+import {
+  callService,
+  closeBus,
+  connectBus,
+  type OwnBus,
+  readBusAccess,
+  ServiceHost,
+  startOwnBus,
+} from '../bus/index.js'
+import { type CommandReply, DEADLINE_MS, SerialQueue, Subjects } from '../protocol/index.js'
 import {
   concretePort,
   deviceServices,

@@ -1,9 +1,7 @@
 import type { Logger } from 'pino'
 import type { NbdListen } from '../actors/storage/index.js'
-import type { CryptoEngine } from '../hal/index.js'
-import type { Clock, EntropySource, SignedComponent, SlotName } from '../hal/index.js'
-import type { Variant } from '../protocol/index.js'
-import type { TemperatureRange } from '../protocol/index.js'
+import type { Clock, CryptoEngine, EntropySource, SignedComponent, SlotName } from '../hal/index.js'
+import type { TemperatureRange, Variant } from '../protocol/index.js'
 
 export interface Endpoint {
   host: string

@@ -1,10 +1,15 @@
-import { LogResult, LogType } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  decodeBase64,
+  encodeBase64,
+  fail,
+  LogResult,
+  LogType,
+} from '../../protocol/index.js'
 import { AlreadyProvisionedError } from '../../hal/index.js'
 import { verifyProvisioning } from './verify-provisioning.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.

@@ -3,28 +3,32 @@ import { timingSafeEqual } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { JournalHistory } from '../../eventstore/index.js'
-import type { JournalEntry } from '../../protocol/index.js'
+import {
+  type CheckinAction,
+  type CommandReply,
+  type CommandRequest,
+  type IdentityState,
+  type JournalEntry,
+  type KeystoreState,
+  SerialQueue,
+  type StorageState,
+} from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
-import { reduceConfig, type ConfigEvent, type DeviceConfig } from '../../machines/index.js'
-import { foldIdentity } from '../../machines/index.js'
-import { personalisationMachine, personalisationVersion } from '../../machines/index.js'
-import { provisioningMachine, provisioningVersion } from '../../machines/index.js'
-import { ReadModelBus } from '../../bus/index.js'
-import { inboxPrefix } from '../../bus/index.js'
-import { ServiceHost, type OperationSpec } from '../../bus/index.js'
-import type { KeystoreState } from '../../protocol/index.js'
-import type { StorageState } from '../../protocol/index.js'
-import { SerialQueue } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import type { JournalPort } from '../host/index.js'
-import { BearerGuard } from '../host/index.js'
-import { scopeCheckEntry } from '../host/index.js'
-import { MachineRunner } from '../host/index.js'
+import {
+  type ConfigEvent,
+  type DeviceConfig,
+  foldIdentity,
+  personalisationMachine,
+  personalisationVersion,
+  provisioningMachine,
+  provisioningVersion,
+  reduceConfig,
+} from '../../machines/index.js'
+import { inboxPrefix, type OperationSpec, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
 import { LoginBrake } from './brake.js'
 import { ChallengeBook } from './challenges.js'
-import type { CheckinAction } from '../../protocol/index.js'
-import type { IdentityState } from '../../protocol/index.js'
 import { SessionKey } from './session-key.js'
 import type { AuthContext, Now } from './auth-context.js'
 

@@ -1,8 +1,12 @@
 import { verify } from 'node:crypto'
-import { CHECKIN_REPLY_TYPE, type CheckinReply } from '../../protocol/index.js'
+import {
+  CHECKIN_REPLY_TYPE,
+  type CheckinReply,
+  type CommandReply,
+  type CommandRequest,
+  fail,
+} from '../../protocol/index.js'
 import { ed25519PublicKey } from '../../hal/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
 import { ChallengeBook } from './challenges.js'
 

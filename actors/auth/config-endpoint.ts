@@ -1,14 +1,19 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { LogResult, LogType } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  decodeBase64,
+  encodeBase64,
+  fail,
+  LogResult,
+  LogType,
+} from '../../protocol/index.js'
 import type { TlsMaterial } from '../../hal/index.js'
 import { nextUts, type ConfigChanges } from '../../machines/index.js'
 import { decodeTlsImport } from './tls-import.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { journalSubject } from '../host/index.js'
-import { fail } from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 import { formatDisks, genuineOf } from './personalise.js'
 
 /** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */

@@ -1,9 +1,6 @@
-import { LogResult, LogType } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
+import { type CommandReply, type CommandRequest, encodeBase64, fail, LogResult, LogType } from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
 import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
-import { encodeBase64 } from '../../protocol/index.js'
 
 /** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
 export function loginChallenge(actor: AuthContext): CommandReply {

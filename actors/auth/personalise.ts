@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { LogResult, LogType } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { fail } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  decodeBase64,
+  encodeBase64,
+  fail,
+  LogResult,
+  LogType,
+} from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
 /** Why the device takes no new owner now, if it does not. */

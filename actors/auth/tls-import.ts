@@ -1,8 +1,7 @@
 import { createDecipheriv, createPrivateKey } from 'node:crypto'
 import type { Enclave, TlsMaterial } from '../../hal/index.js'
-import { decodeBase64 } from '../../protocol/index.js'
+import { decodeBase64, tlsTransportKey } from '../../protocol/index.js'
 import { splitDerChain } from './split-der-chain.js'
-import { tlsTransportKey } from '../../protocol/index.js'
 
 export type TlsImportCode = 'malformed' | 'undecryptable' | 'bad_chain' | 'unsupported_key' | 'key_mismatch'
 

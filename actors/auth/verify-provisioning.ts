@@ -1,7 +1,11 @@
 import { X509Certificate, createPublicKey } from 'node:crypto'
-import type { ProvisioningRecord } from '../../hal/index.js'
-import { attestationKeyHash, parseGenuine, verifyGenuine } from '../../hal/index.js'
-import { parseDerCertificate } from '../../hal/index.js'
+import {
+  attestationKeyHash,
+  parseDerCertificate,
+  parseGenuine,
+  type ProvisioningRecord,
+  verifyGenuine,
+} from '../../hal/index.js'
 
 export interface ProvisioningContext {
   /** The enclave's attestation key, SPKI DER. */

@@ -2,11 +2,16 @@ import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/t
 import { setTimeout as sleep } from 'node:timers/promises'
 import { JournalWriteError } from '../../eventstore/index.js'
 import { StorageFullError } from '../../hal/index.js'
-import type { JournalEntry, JournalPosition } from '../../protocol/index.js'
-import { decode, DEADLINE_MS, encode } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  DEADLINE_MS,
+  decode,
+  encode,
+  type JournalEntry,
+  type JournalPosition,
+  Subjects,
+} from '../../protocol/index.js'
 import { requestFailure } from '../../bus/index.js'
-import { Subjects } from '../../protocol/index.js'
-import type { CommandReply } from '../../protocol/index.js'
 import type { JournalPort, JournalStatus } from '../host/index.js'
 
 /** How long to wait before asking a journal that had no responder again. */

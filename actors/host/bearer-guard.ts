@@ -1,7 +1,14 @@
 import type { CommandHandler, OperationSpec } from '../../bus/index.js'
 import type { Clock } from '../../hal/index.js'
-import { authorized, BearerVerifier, fail, type OperationAccess } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest, IdentityState } from '../../protocol/index.js'
+import {
+  authorized,
+  BearerVerifier,
+  type CommandReply,
+  type CommandRequest,
+  fail,
+  type IdentityState,
+  type OperationAccess,
+} from '../../protocol/index.js'
 import type { JournalPort } from './journal-port.js'
 import { scopeCheckEntry } from './scope-check-entry.js'
 

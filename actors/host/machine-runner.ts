@@ -8,8 +8,7 @@ import {
   type StateValueFrom,
 } from 'xstate'
 import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/index.js'
-import { stateName } from '../../machines/index.js'
-import type { VersionedMachine } from '../../machines/index.js'
+import { stateName, type VersionedMachine } from '../../machines/index.js'
 import { EventRefusedError } from './event-refused-error.js'
 import type { JournalPort } from './journal-port.js'
 

@@ -1,5 +1,4 @@
-import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
-import type { CommandRequest } from '../../protocol/index.js'
+import { type CommandRequest, type JournalEntry, LogResult, LogType } from '../../protocol/index.js'
 import { journalSubject } from './journal-subject.js'
 
 /** FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope (seed §5, §6). */

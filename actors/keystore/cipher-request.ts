@@ -1,5 +1,4 @@
-import { decodeBase64 } from '../../protocol/index.js'
-import { normaliseKid } from '../../protocol/index.js'
+import { decodeBase64, normaliseKid } from '../../protocol/index.js'
 
 export type CipherMode = 'ECB' | 'CBC' | 'GCM'
 

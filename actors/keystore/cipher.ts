@@ -1,13 +1,19 @@
 import { AuthenticationError, CipherError, CryptoInputError } from '../../hal/index.js'
-import { LogResult, LogType, type LogResultNumber } from '../../protocol/index.js'
-import { encodeBase64 } from '../../protocol/index.js'
+import {
+  canAgree,
+  type CommandReply,
+  type CommandRequest,
+  encodeBase64,
+  fail,
+  keyTypes,
+  LogResult,
+  type LogResultNumber,
+  LogType,
+} from '../../protocol/index.js'
 import { journalSubject } from '../host/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
 import { CipherRequestError, parseCipherRequest, type CipherRequest, type Direction } from './cipher-request.js'
-import { canAgree, keyTypes } from '../../protocol/index.js'
 import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
-import { fail } from '../../protocol/index.js'
 
 const HKDF_INFO = new TextEncoder().encode('encedo-aes')
 

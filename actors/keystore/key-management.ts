@@ -1,27 +1,32 @@
-import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
-import { isStorageFull } from '../../hal/index.js'
-import { decodeBase64, encodeBase64 } from '../../protocol/index.js'
-import { journalSubject } from '../host/index.js'
-import { fail } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { DuplicateKeyError, RepositoryFullError } from './errors.js'
-import { generateKeyMaterial } from './key-material.js'
 import {
+  anonymousSearchAllowed,
   checkDescr,
   checkLabel,
+  type CommandReply,
+  type CommandRequest,
+  decodeBase64,
+  encodeBase64,
+  fail,
   importedKid,
   isKeyType,
-  keyMode,
-  keyTypes,
+  type JournalEntry,
   KeyAttributeError,
+  keyMode,
+  type KeyRecord,
+  keyTypes,
   listedType,
+  LogResult,
+  LogType,
   normaliseKid,
+  parseDescrPattern,
+  wholeNumber,
 } from '../../protocol/index.js'
+import { isStorageFull } from '../../hal/index.js'
+import { journalSubject } from '../host/index.js'
+import { DuplicateKeyError, RepositoryFullError } from './errors.js'
+import { generateKeyMaterial } from './key-material.js'
 import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
-import type { KeyRecord } from '../../protocol/index.js'
-import { wholeNumber } from '../../protocol/index.js'
-import { anonymousSearchAllowed, parseDescrPattern } from '../../protocol/index.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15

@@ -5,8 +5,15 @@
 import { Packr } from 'msgpackr'
 import { CURVES } from '../../hal/index.js'
 import { KeyRecordFormatError } from './errors.js'
-import { checkLabel, isKeyType, keyMode, keyTypes, type KeyAttributeError, type KeyType } from '../../protocol/index.js'
-import type { KeyRecord } from '../../protocol/index.js'
+import {
+  checkLabel,
+  isKeyType,
+  type KeyAttributeError,
+  keyMode,
+  type KeyRecord,
+  type KeyType,
+  keyTypes,
+} from '../../protocol/index.js'
 
 // Records (shared structures) would make the bytes depend on what the decoder saw before.
 const packr = new Packr({ useRecords: false })

@@ -18,12 +18,10 @@
 // the next change and at the next open. A torn slot that a reboot finds before it was mended
 // does not open and is reported like any other damage.
 
-import { UnsealError } from '../../hal/index.js'
-import type { KeySlotMedia, Sealer } from '../../hal/index.js'
+import { type KeySlotMedia, type Sealer, UnsealError } from '../../hal/index.js'
 import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
-import type { KeyRecord, RepoStats } from '../../protocol/index.js'
-import { SerialQueue } from '../../protocol/index.js'
+import { type KeyRecord, type RepoStats, SerialQueue } from '../../protocol/index.js'
 
 const FORMAT = 'hemd key slot v1'
 const VERSION = 1

@@ -1,22 +1,31 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { chooseEngine, nativeEngine, nobleEngine, type CryptoEngine, type RandomSource } from '../../hal/index.js'
-import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
-import type { Hal } from '../../hal/index.js'
-import type { IdentityState } from '../../protocol/index.js'
-import { fail, SerialQueue } from '../../protocol/index.js'
-import { ReadModelBus } from '../../bus/index.js'
-import { ServiceHost } from '../../bus/index.js'
-import { inboxPrefix } from '../../bus/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import type { JournalPort } from '../host/index.js'
-import { BearerGuard } from '../host/index.js'
+import {
+  chooseEngine,
+  type CryptoEngine,
+  type Hal,
+  nativeEngine,
+  nobleEngine,
+  type RandomSource,
+} from '../../hal/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  fail,
+  type IdentityState,
+  type JournalEntry,
+  type KeystoreState,
+  LogResult,
+  LogType,
+  SerialQueue,
+  type SystemState,
+} from '../../protocol/index.js'
+import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { BearerGuard, type JournalPort } from '../host/index.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
 import type { KeystoreContext } from './keystore-context.js'
-import type { KeystoreState } from '../../protocol/index.js'
-import type { SystemState } from '../../protocol/index.js'
 
 /**
  * noble's KATs (about 0.3 s of pure-JS curve arithmetic on the main thread) only tell whether the

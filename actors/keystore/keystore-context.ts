@@ -1,8 +1,6 @@
 import type { Logger } from 'pino'
 import type { CryptoEngine, RandomSource } from '../../hal/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import type { IdentityState } from '../../protocol/index.js'
-import type { JournalEntry } from '../../protocol/index.js'
+import type { CommandReply, CommandRequest, IdentityState, JournalEntry } from '../../protocol/index.js'
 import type { BearerGuard } from '../host/index.js'
 import type { KeyRepository } from './key-repository.js'
 

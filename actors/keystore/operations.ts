@@ -1,8 +1,6 @@
 import type { OperationSpec } from '../../bus/index.js'
-import { keyOperationAccess } from '../../protocol/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
+import { type CommandReply, type CommandRequest, type KeyOperation, keyOperationAccess } from '../../protocol/index.js'
 import { cipher } from './cipher.js'
-import type { KeyOperation } from '../../protocol/index.js'
 import { createKey, deleteKey, getKey, importKey, listKeys, searchKeys, updateKey } from './key-management.js'
 import type { KeystoreContext } from './keystore-context.js'
 

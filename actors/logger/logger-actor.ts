@@ -1,15 +1,20 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { LogResult, LogType } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  encodeBase64,
+  fail,
+  type IdentityState,
+  LogResult,
+  LogType,
+  operationAccess,
+  wholeNumber,
+} from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
 import { timedNonce } from '../auth/index.js'
-import { fail, operationAccess, type IdentityState } from '../../protocol/index.js'
 import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { encodeBase64 } from '../../protocol/index.js'
-import type { JournalPort } from '../host/index.js'
-import { BearerGuard, journalSubject } from '../host/index.js'
-import { wholeNumber } from '../../protocol/index.js'
+import { BearerGuard, type JournalPort, journalSubject } from '../host/index.js'
 
 /** Log file ids per list answer (seed §4 rule 3). */
 export const LIST_PAGE = 128

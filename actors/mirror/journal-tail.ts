@@ -2,9 +2,7 @@
 // queue in memory) and handing out only what is durably stored: a record a failed write left in
 // the file for a moment, or that a crash may still take back, must never leave the device.
 
-import { chainStart, chainStep } from '../../eventstore/index.js'
-import { bytesEqual } from '../../eventstore/index.js'
-import { parseLine } from '../../eventstore/index.js'
+import { bytesEqual, chainStart, chainStep, parseLine } from '../../eventstore/index.js'
 import type { RecordLine } from '../../protocol/index.js'
 import type { JournalMedia } from '../../hal/index.js'
 

@@ -11,7 +11,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { bytesEqual } from '../../eventstore/index.js'
-import { StreamApi } from '../../bus/index.js'
 import {
   FILE_HEADER,
   headerPosition,
@@ -20,6 +19,7 @@ import {
   journalStreamConfig,
   journalSubject,
   SEQ_HEADER,
+  StreamApi,
 } from '../../bus/index.js'
 import type { Variant } from '../../protocol/index.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'

@@ -1,11 +1,9 @@
 // Whether the owner lets the journal leave the device: the configuration field `trusted_backend`,
 // as the journal tells it (personalisation, updates, wipeout), folded by the identity's own reducer.
 
-import { factoryConfig, reduceConfig, type DeviceConfig } from '../../machines/index.js'
-import { configEvent } from '../../machines/index.js'
+import { configEvent, type DeviceConfig, factoryConfig, reduceConfig } from '../../machines/index.js'
 import { decodeRecordData } from '../../eventstore/index.js'
-import { LogType, type RecordLine } from '../../protocol/index.js'
-import type { Variant } from '../../protocol/index.js'
+import { LogType, type RecordLine, type Variant } from '../../protocol/index.js'
 
 const CONFIG_TYPES: ReadonlySet<number> = new Set([LogType.TRANSITION, LogType.DEVICE_INITED, LogType.CONFIG_UPDATED])
 

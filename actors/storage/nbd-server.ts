@@ -1,8 +1,7 @@
 import { chmod, lstat, unlink } from 'node:fs/promises'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
-import { DiskLockedError, DiskReadOnlyError } from '../../hal/index.js'
-import type { DiskHandle } from '../../hal/index.js'
+import { type DiskHandle, DiskLockedError, DiskReadOnlyError } from '../../hal/index.js'
 import {
   ClientFlag,
   Command,

@@ -2,22 +2,22 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import type { EventFromLogic } from 'xstate'
 import type { DiskHandle, Hal } from '../../hal/index.js'
-import type { DiskMode } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  type DiskMode,
+  fail,
+  type IdentityState,
+  operationAccess,
+  SerialQueue,
+  type StorageState,
+  type SystemState,
+} from '../../protocol/index.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/index.js'
-import type { IdentityState } from '../../protocol/index.js'
-import { fail, operationAccess, SerialQueue } from '../../protocol/index.js'
-import { ReadModelBus } from '../../bus/index.js'
-import type { SystemState } from '../../protocol/index.js'
-import { ServiceHost } from '../../bus/index.js'
-import { inboxPrefix } from '../../bus/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import type { JournalPort } from '../host/index.js'
-import { journalSubject } from '../host/index.js'
-import { BearerGuard } from '../host/index.js'
-import { MachineRunner } from '../host/index.js'
+import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 import { NbdServer, type NbdListen } from './nbd-server.js'
 import { storageScope } from './storage-scope.js'
-import type { StorageState } from '../../protocol/index.js'
 
 const DEFAULT_STORAGE_MODE = 0x51
 

@@ -1,13 +1,15 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { FAULT_EVENTS, type FaultEventType } from '../../protocol/index.js'
-import type { IdentityState } from '../../protocol/index.js'
-import { decode } from '../../protocol/index.js'
-import { ReadModelBus } from '../../bus/index.js'
-import { inboxPrefix } from '../../bus/index.js'
-import { Subjects } from '../../protocol/index.js'
-import type { FaultEvent } from '../../protocol/index.js'
-import type { KeystoreState } from '../../protocol/index.js'
+import {
+  decode,
+  FAULT_EVENTS,
+  type FaultEvent,
+  type FaultEventType,
+  type IdentityState,
+  type KeystoreState,
+  Subjects,
+} from '../../protocol/index.js'
+import { inboxPrefix, ReadModelBus } from '../../bus/index.js'
 import type { FaultReport } from './health-monitor.js'
 
 export interface FaultFollowerOptions {

@@ -1,12 +1,18 @@
 import type { Logger } from 'pino'
 import { getHeapStatistics } from 'node:v8'
-import { LogResult, LogType, type JournalEntry } from '../../protocol/index.js'
+import {
+  FAULT_EVENTS,
+  type FaultEventType,
+  FLS,
+  type JournalEntry,
+  LogResult,
+  LogType,
+  SerialQueue,
+  type TemperatureRange,
+} from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
-import { FAULT_EVENTS, FLS, SerialQueue, type FaultEventType } from '../../protocol/index.js'
 import { healthMachine, healthVersion, type HealthEvent } from '../../machines/index.js'
-import type { JournalPort } from '../host/index.js'
-import { MachineRunner } from '../host/index.js'
-import type { TemperatureRange } from '../../protocol/index.js'
+import { type JournalPort, MachineRunner } from '../host/index.js'
 
 /** A fault some part of the device found: the health machine raises its bit and journals it once. */
 export interface FaultReport {

@@ -1,5 +1,4 @@
-import { runKats, type CryptoEngine } from '../../hal/index.js'
-import type { EntropyFailure, TestedEntropySource } from '../../hal/index.js'
+import { type CryptoEngine, type EntropyFailure, runKats, type TestedEntropySource } from '../../hal/index.js'
 import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
 
 export interface SelfTestResult {

@@ -1,6 +1,5 @@
-import { fail } from '../../protocol/index.js'
+import { type CommandReply, fail } from '../../protocol/index.js'
 import type { CommandHandler } from '../../bus/index.js'
-import type { CommandReply } from '../../protocol/index.js'
 import type { FaultInjector } from '../../hal/index.js'
 
 /** What a sim command asks for (`hemd sim ...`, over `hem.<devid>.cmd.system.sim`). */

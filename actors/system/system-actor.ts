@@ -1,23 +1,27 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { LogResult, LogType } from '../../protocol/index.js'
-import type { Hal } from '../../hal/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  encodeBase64,
+  fail,
+  FLS,
+  type HealthModel,
+  LogResult,
+  LogType,
+  operationAccess,
+  type SystemState,
+  type TemperatureRange,
+  type VersionModel,
+} from '../../protocol/index.js'
+import { type Hal, nativeEngine, nobleEngine } from '../../hal/index.js'
 import { lifecycleMachine, lifecycleVersion } from '../../machines/index.js'
-import { ServiceHost } from '../../bus/index.js'
-import { orderSupervisor, type SupervisorOrder } from '../../bus/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import { BearerGuard, journalSubject } from '../host/index.js'
+import { orderSupervisor, ServiceHost, type SupervisorOrder } from '../../bus/index.js'
+import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 import { runSelfTest } from './self-test.js'
-import type { JournalPort } from '../host/index.js'
-import { MachineRunner } from '../host/index.js'
-import type { HealthModel, SystemState, TemperatureRange, VersionModel } from '../../protocol/index.js'
-import { encodeBase64 } from '../../protocol/index.js'
 import { HealthMonitor, type HeapReading } from './health-monitor.js'
 import { FaultFollower } from './fault-follower.js'
 import { simControl } from './sim-control.js'
-import { nativeEngine, nobleEngine } from '../../hal/index.js'
-import { FLS } from '../../protocol/index.js'
-import { fail, operationAccess } from '../../protocol/index.js'
 
 /** The industrial range: a sensor reading outside it raises fls bit 0x04. */
 export const DEFAULT_TEMPERATURE_RANGE: TemperatureRange = { min: -40, max: 85 }

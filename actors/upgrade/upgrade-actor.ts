@@ -1,22 +1,24 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import { timingSafeEqual } from 'node:crypto'
 import type { Logger } from 'pino'
-import { loadFirmware } from '../../image/index.js'
-import { LogResult, LogType, type JournalEntry, type LogResultNumber } from '../../protocol/index.js'
+import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict, loadFirmware } from '../../image/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  fail,
+  type IdentityState,
+  type JournalEntry,
+  LogResult,
+  type LogResultNumber,
+  LogType,
+  operationAccess,
+  type SystemState,
+  type UpgradeState,
+} from '../../protocol/index.js'
 import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
-import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict } from '../../image/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
-import { fail, operationAccess, type IdentityState } from '../../protocol/index.js'
-import { ReadModelBus } from '../../bus/index.js'
-import { ServiceHost } from '../../bus/index.js'
-import { inboxPrefix } from '../../bus/index.js'
-import { orderSupervisor } from '../../bus/index.js'
-import type { CommandReply, CommandRequest } from '../../protocol/index.js'
-import type { JournalPort } from '../host/index.js'
-import { BearerGuard, journalSubject } from '../host/index.js'
-import { EventRefusedError, MachineRunner } from '../host/index.js'
-import type { SystemState } from '../../protocol/index.js'
-import type { UpgradeState } from '../../protocol/index.js'
+import { inboxPrefix, orderSupervisor, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { BearerGuard, EventRefusedError, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 
 export interface UpgradeActorOptions {
   nc: NatsConnection

@@ -2,8 +2,7 @@
 // parses its arguments, loads files and prints what the library found. Only fetch goes online.
 
 import { DeviceRefusedError } from '../../client/index.js'
-import { commandsUsage, runCommandLine, type CliIo, type CommandLine } from '../index.js'
-import type { PassphraseSources } from '../index.js'
+import { type CliIo, type CommandLine, commandsUsage, type PassphraseSources, runCommandLine } from '../index.js'
 import { FETCH_USAGE, runFetch, type FetchIo } from './audit-fetch.js'
 import { AuditFinding } from './audit-finding.js'
 import { REPLAY_USAGE, runReplay } from './audit-replay.js'

@@ -3,10 +3,8 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { parseOptions, UsageError, type CliIo } from '../index.js'
-import { DeviceUnreachableError } from '../../client/index.js'
-import { HemClient } from '../../client/index.js'
-import { readPassphrase, type PassphraseSources } from '../index.js'
+import { type CliIo, parseOptions, type PassphraseSources, readPassphrase, UsageError } from '../index.js'
+import { DeviceUnreachableError, HemClient } from '../../client/index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
 

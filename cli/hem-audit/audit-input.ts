@@ -4,10 +4,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { UsageError, type CliIo } from '../index.js'
-import { JournalReplayError, TamperedJournalError } from '../../eventstore/index.js'
-import { formatProblem } from '../../eventstore/index.js'
-import type { VerifyProblem } from '../../protocol/index.js'
-import type { JournalFile } from '../../protocol/index.js'
+import { formatProblem, JournalReplayError, TamperedJournalError } from '../../eventstore/index.js'
+import type { JournalFile, VerifyProblem } from '../../protocol/index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import type { Environment, InputValues } from './input-values.js'
 

@@ -3,8 +3,13 @@
 import { parseOptions } from '../index.js'
 import { audited, INPUT_HELP, inputOptions, iso, loadInput, type AuditIo } from './audit-input.js'
 import { usage } from './audit-finding.js'
-import { replayDevice, type DeviceReplay } from '../../audit/index.js'
-import { parseReplayPoint, ReplayPointError, type ReplayPoint } from '../../audit/index.js'
+import {
+  type DeviceReplay,
+  parseReplayPoint,
+  replayDevice,
+  type ReplayPoint,
+  ReplayPointError,
+} from '../../audit/index.js'
 
 export const REPLAY_USAGE =
   'Usage: hem-audit replay [--key BASE64 | --key-file FILE] ' +

@@ -1,12 +1,10 @@
 // hem-audit timeline: what happened on the device, one line per event.
 
 import { parseOptions } from '../index.js'
-import { readAuditJournal } from '../../audit/index.js'
+import { formatTimelineEvent, parseTime, readAuditJournal, timeline, type TimelineFilter } from '../../audit/index.js'
 import { audited, INPUT_HELP, inputOptions, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
 import { usage } from './audit-finding.js'
 import { parseLogType } from '../../protocol/index.js'
-import { parseTime } from '../../audit/index.js'
-import { formatTimelineEvent, timeline, type TimelineFilter } from '../../audit/index.js'
 
 export const TIMELINE_USAGE =
   'Usage: hem-audit timeline [--key BASE64 | --key-file FILE] ' +

@@ -10,9 +10,14 @@ import {
   type InputLoader,
   type AuditIo,
 } from './audit-input.js'
-import { journalLayout, type BootEnd, type BootSpan, type JournalLayout } from '../../eventstore/index.js'
+import {
+  type BootEnd,
+  type BootSpan,
+  journalLayout,
+  type JournalLayout,
+  verifyJournal,
+} from '../../eventstore/index.js'
 import type { VerifyResult } from '../../protocol/index.js'
-import { verifyJournal } from '../../eventstore/index.js'
 
 export const VERIFY_USAGE =
   'Usage: hem-audit verify [--key BASE64 | --key-file FILE] ' +

@@ -7,8 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { UsageError } from '../index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import { type Environment, type InputValues } from './input-values.js'
-import { StreamApi, StreamApiError } from '../../bus/index.js'
-import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER } from '../../bus/index.js'
+import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER, StreamApi, StreamApiError } from '../../bus/index.js'
 import type { JournalFile } from '../../protocol/index.js'
 
 export interface StreamSource {

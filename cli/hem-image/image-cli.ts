@@ -6,12 +6,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { commandsUsage, parseOptions, runCommandLine, UsageError, type CliIo, type CommandLine } from '../index.js'
-import { FirmwareManifestError, loadFirmware, signBuild } from '../../image/index.js'
+import {
+  buildImage,
+  checkImage,
+  fileSource,
+  FirmwareManifestError,
+  HEADER_BYTES,
+  ImageFormatError,
+  type ImageKind,
+  loadFirmware,
+  MAX_IMAGE_BYTES,
+  packDirectory,
+  parseHeader,
+  signBuild,
+} from '../../image/index.js'
 import type { Variant } from '../../protocol/index.js'
-import { checkImage } from '../../image/index.js'
-import { ImageFormatError } from '../../image/index.js'
-import { buildImage, MAX_IMAGE_BYTES, parseHeader, HEADER_BYTES, type ImageKind } from '../../image/index.js'
-import { fileSource, packDirectory } from '../../image/index.js'
 
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../..' : '../../..', import.meta.url))
 const DEV_KEY = join(PACKAGE_TOP, 'deploy', 'keys', 'vendor-dev.pem')

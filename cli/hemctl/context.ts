@@ -1,10 +1,8 @@
 // What every hemctl command shares: its io, the connection options, the client they make, and
 // how answers are printed.
 import { readFile, writeFile } from 'node:fs/promises'
-import { UsageError, type CliIo } from '../index.js'
-import { HemClient } from '../../client/index.js'
-import { defaultConfigDir, PinStore } from '../../client/index.js'
-import { readPassphrase, type PassphraseSources } from '../index.js'
+import { type CliIo, type PassphraseSources, readPassphrase, UsageError } from '../index.js'
+import { defaultConfigDir, HemClient, PinStore } from '../../client/index.js'
 
 export interface HemctlIo extends CliIo, PassphraseSources {
   /** Text, or the raw bytes a decrypt produces. */

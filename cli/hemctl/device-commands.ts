@@ -1,15 +1,10 @@
 // hemctl's commands on the disks, the audit log and upgrades.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { KEY_FILE } from '../hem-audit/index.js'
-import { AuditFinding } from '../hem-audit/index.js'
-import { type InputLoader } from '../hem-audit/index.js'
-import { runTimeline } from '../hem-audit/index.js'
-import { runVerify } from '../hem-audit/index.js'
+import { AuditFinding, type InputLoader, KEY_FILE, runTimeline, runVerify } from '../hem-audit/index.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
 import { parseOptions, UsageError, type CliIo, type Command } from '../index.js'
-import { NotAcceptableError } from '../../client/index.js'
-import type { UpgradeKind } from '../../client/index.js'
+import { NotAcceptableError, type UpgradeKind } from '../../client/index.js'
 import {
   connect,
   connectionOptions,

@@ -1,9 +1,7 @@
 // hemctl's commands about the device itself: identity, status, configuration, lifecycle.
 import { readFile } from 'node:fs/promises'
-import { parseOptions, UsageError, type Command } from '../index.js'
-import type { HemClient } from '../../client/index.js'
-import { PinStore } from '../../client/index.js'
-import { readPassphrase } from '../index.js'
+import { type Command, parseOptions, readPassphrase, UsageError } from '../index.js'
+import { type HemClient, PinStore } from '../../client/index.js'
 import { configDir, connect, connectionOptions, DEFAULT_URL, print, usageText, type HemctlIo } from './context.js'
 import { group } from './group.js'
 

@@ -2,8 +2,7 @@ import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { HalVariantMismatchError, openHal } from '../../hal/index.js'
-import { readDeviceIdentity } from '../../hal/index.js'
+import { HalVariantMismatchError, openHal, readDeviceIdentity } from '../../hal/index.js'
 import type { Variant } from '../../protocol/index.js'
 import {
   BUS_CONFIG_FILE,

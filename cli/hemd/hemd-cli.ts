@@ -2,9 +2,15 @@ import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pino, type Logger } from 'pino'
-import { bootedFromEnv, EXIT_UPGRADE, runLauncher, type RuntimeMessage } from '../../runtime/index.js'
+import {
+  bootedFromEnv,
+  type Device,
+  type Endpoint,
+  EXIT_UPGRADE,
+  runLauncher,
+  type RuntimeMessage,
+} from '../../runtime/index.js'
 import type { NbdListen } from '../../actors/storage/index.js'
-import type { Device, Endpoint } from '../../runtime/index.js'
 import type { TemperatureRange } from '../../protocol/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
 
