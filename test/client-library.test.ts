@@ -1,4 +1,4 @@
-// Issue 9: the client library (`hemd/client`) against a real device: every call, the token
+// The client library (`hemd/client`) against a real device: every call, the token
 // cache and its renewal, typed errors per status, and trust on first use.
 import { generateKeyPairSync } from 'node:crypto'
 import { createServer, type AddressInfo } from 'node:net'

@@ -1,4 +1,4 @@
-// Issue 10, privilege separation with --split: what the gateway's own bus credentials can reach
+// Privilege separation with --split: what the gateway's own bus credentials can reach
 // (no key, no secret, no journal), and a crashed service restarted without losing what it acknowledged.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'

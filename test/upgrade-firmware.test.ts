@@ -1,4 +1,4 @@
-// Firmware upgrade end to end through hemd's launcher (issue 6): the project's own build with a
+// Firmware upgrade end to end through hemd's launcher: the project's own build with a
 // bumped version really runs after the reboot; a new firmware that fails at boot is rolled
 // back; a downgrade below the anti-rollback floor is refused; the journal verifies throughout.
 import t from 'tap'
