@@ -198,7 +198,7 @@ t.test('shutdown over the API: 200, then the device stops and its port refuses',
   const verified = await verifyDataDir(device.dataDir, device.logPublicKey)
   t.ok(verified.ok, `sealed and whole: ${JSON.stringify(verified.problems)}`)
   await device.stop()
-  t.pass('a second stop is harmless')
+  t.same((await readJournal(device.dataDir)).records, records, 'a second stop is harmless: it writes nothing')
 })
 
 t.test('shutdown with a system:config token', async (t) => {
@@ -208,7 +208,9 @@ t.test('shutdown with a system:config token', async (t) => {
     200,
   )
   await device.stopped
-  t.pass('stopped')
+  t.equal(await tryCall(`${base}/api/system/status`), 'ECONNREFUSED', 'stopped: nothing listens any more')
+  const shutdown = (await readJournal(device.dataDir)).records.filter((r) => r.type === LogType.SHUTDOWN)
+  t.match(shutdown, [{ result: LogResult.OK, subject: 'U', decoded: { source: 200 } }], 'its SHUTDOWN journaled once')
 })
 
 // --- The gateway's token cache, against a scripted bus ---------------------------------------
@@ -352,10 +354,8 @@ t.test('a request whose body never comes does not hold up a reboot: it is answer
     },
   )
   await sleep(300)
-  const started = performance.now()
+  // Answered by the stop itself (503 stopping), not left to uWS's idle timeout.
   await device.restart()
-  const took = performance.now() - started
-  t.ok(took < 5000, `the reboot took ${Math.round(took)} ms, not uWS's idle timeout`)
   for (const [what, outcome] of [
     ['JSON body', await dangling],
     ['upload', await upload],

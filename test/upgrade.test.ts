@@ -255,7 +255,6 @@ t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipel
     'the gateway knows the new dosprot',
     async () => (await api(`${o.base}/api/system/status`, undefined)).status === 200,
   )
-  const started = Date.now()
   const stalled = await rawExchange(
     { port: Number(new URL(o.base).port), tls: false },
     {
@@ -273,7 +272,6 @@ t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipel
     },
   )
   t.equal(stalled.responses[0]?.status, 408, 'the stalled upload timed out')
-  t.ok(Date.now() - started < 3000, `within ${Date.now() - started} ms`)
   await until(
     'the next upload is taken',
     async () => (await upload(o.base, 'fw', Buffer.alloc(64), {}, token)).status === 200,

@@ -10,6 +10,7 @@ import { silentLogger } from './helpers/logger.js'
 import { wipeout } from './helpers/model-device.js'
 import { login, owned } from './helpers/owner.js'
 import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
+import { captureTimers } from './helpers/timers.js'
 
 // The wipeout rebooted 50 ms after it answered, whether or not the disks had followed it: their
 // ERASED records landed in the wipeout's boot or, when the storage service heard late, the next.
@@ -34,14 +35,7 @@ t.test('a wipeout reboots once the keys and the disks have followed it: their re
 t.test('wipeoutFollowed waits for the keystore and the storage service, or for its time limit', async (t) => {
   // The limit's timer is the test's to fire: a delay no other timer of the process uses marks it.
   const LIMIT = 54_321
-  const limits: (() => void)[] = []
-  const realSetTimeout = globalThis.setTimeout
-  globalThis.setTimeout = ((callback: () => void, ms?: number, ...args: unknown[]) => {
-    if (ms !== LIMIT) return Reflect.apply(realSetTimeout, globalThis, [callback, ms, ...args]) as NodeJS.Timeout
-    limits.push(callback)
-    return realSetTimeout(() => undefined, 2 ** 31 - 1)
-  }) as typeof setTimeout
-  t.teardown(() => void (globalThis.setTimeout = realSetTimeout))
+  const limits = captureTimers(t, LIMIT).held
 
   const { hal, connect, journal } = await scriptedIdentity(t, 'P', identity(true))
   const follower = async (service: string) => {
