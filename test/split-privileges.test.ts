@@ -154,7 +154,7 @@ async function crashesSurvived(t: Test, o: Owned): Promise<void> {
     if (service === 'auth')
       await until('a login again', async () => Boolean((token = await login(o.base, `keymgmt:use:${kid}`))), 30_000)
     await until(`encrypt after ${service} restarted`, async () => (await encryptOnce(o, token, kid)) === 200, 30_000)
-    t.pass(`${service} came back, on the same address, with the key`)
+    t.equal(await encryptOnce(o, token, kid), 200, `${service} came back, on the same address, with the key`)
   }
   const gen = await login(o.base, 'keymgmt:list')
   const list = await api(`${o.https}/api/keymgmt/list`, gen)

@@ -64,7 +64,7 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
     async () => (await call(`${base}/api/system/status`)).json.fw_upgrade === true,
     30_000,
   )
-  t.pass('status.fw_upgrade after the upgrade reboot')
+  t.equal((await call(`${base}/api/system/status`)).json.fw_upgrade, true, 'status.fw_upgrade after the upgrade reboot')
   await until(
     'the launcher keeps it',
     async () => JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')).active === 'B',
