@@ -357,7 +357,7 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
   const clock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
   // Only what braked() touches: the clock, the brake and the queue.
   const actor = {
-    o: { hal: { clock } },
+    options: { hal: { clock } },
     brake: new LoginBrake(),
     loginQueue: Promise.resolve(),
   } as unknown as AuthActor
