@@ -38,6 +38,7 @@ t.test("the device's own nats-server killed: hemd restarts it and recovers", asy
   const pid = device.natsPid!
   process.kill(pid, 'SIGKILL')
   await until('a new nats-server', async () => device.natsPid !== undefined && device.natsPid !== pid)
+  t.not(device.natsPid, pid, 'a new nats-server')
   await until('200 again', async () => (await statusCode(device.httpUrl!)) === 200, { rethrow: true })
-  t.pass('recovered')
+  t.equal(await statusCode(device.httpUrl!), 200, 'recovered: status 200 again')
 })

@@ -1,4 +1,4 @@
-// Issue 7: a trusted backend's check-in reply may lock the device (fls 0x40) or shut it down
+// A trusted backend's check-in reply may lock the device (fls 0x40) or shut it down
 // (0x80) until the next boot; anything it did not sign, or signed for another nonce or device, is refused.
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Issue 9: the client library (`hemd/client`) against a real device: every call, the token
+// The client library (`hemd/client`) against a real device: every call, the token
 // cache and its renewal, typed errors per status, and trust on first use.
 import { generateKeyPairSync } from 'node:crypto'
 import { createServer, type AddressInfo } from 'node:net'
@@ -191,7 +191,7 @@ t.test('a 401 renews the token once; errors carry status and code', async (t) =>
 
 // A server that takes the connection and never answers the handshake held a client for ever:
 // the request's idle timeout starts only once the TLS socket is up.
-t.test('a TLS handshake that never completes fails within the timeout', async (t) => {
+t.test('a TLS handshake that never completes is given up at the client timeout', async (t) => {
   const silent = createServer(() => undefined)
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
   t.teardown(() => {
@@ -199,12 +199,18 @@ t.test('a TLS handshake that never completes fails within the timeout', async (t
     silent.unref()
   })
   const { port } = silent.address() as AddressInfo
-  const started = Date.now()
-  await t.rejects(
-    new HemClient({ url: `https://127.0.0.1:${port}`, insecure: true, timeoutMs: 300 }).status(),
-    DeviceUnreachableError,
+  const failed = await new HemClient({ url: `https://127.0.0.1:${port}`, insecure: true, timeoutMs: 300 })
+    .status()
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    )
+  t.type(failed, DeviceUnreachableError)
+  t.match(
+    (failed as Error).cause,
+    { message: 'the device did not complete the TLS handshake' },
+    'given up by the handshake timeout, not held',
   )
-  t.ok(Date.now() - started < 10_000, 'given up after the timeout, not held')
 })
 
 t.test(

@@ -66,8 +66,9 @@ function outcome(run: () => Uint8Array): string {
 }
 
 function check<Ts extends unknown[]>(t: Test, runs: number, property: fc.IProperty<Ts>) {
-  fc.assert(property, { seed: SEED, numRuns: runs })
-  t.pass(`${runs} cases agree`)
+  const details = fc.check(property, { seed: SEED, numRuns: runs })
+  t.notOk(details.failed, (details.failed && fc.defaultReportMessage(details)) || `${runs} cases agree`)
+  t.equal(details.numRuns, runs, 'every case ran')
 }
 
 t.test('ECB: all key sizes, 0 to 6 blocks', async (t) => {

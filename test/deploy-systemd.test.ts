@@ -451,7 +451,11 @@ t.test(
       async () => (await runToEnd(hemdBin, ['sim', '--data', data, 'status'])).code === 0,
       30_000,
     )
-    t.pass('the device answers again on the restarted bus')
+    t.equal(
+      (await call(`${hemd.httpUrl}/api/system/status`)).status,
+      200,
+      'the device answers again on the restarted bus',
+    )
     t.equal(await hemd.interrupt(), 0, 'hemd stops cleanly')
     t.match(hemd.stdout(), /journal sealed/)
 

@@ -1,4 +1,4 @@
-// The data disk full (issue 7): every operation that must write fails closed (507, nothing
+// The data disk full: every operation that must write fails closed (507, nothing
 // changed, nothing half-written) and works again once the space returns; the journal cuts a
 // torn append back and never writes after the remains of one.
 import { createHash } from 'node:crypto'

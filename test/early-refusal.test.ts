@@ -1,4 +1,4 @@
-// A refusal before the body is read reaches a client still sending it (issue 10): the device
+// A refusal before the body is read reaches a client still sending it: the device
 // reads the rest and drops it, instead of closing the connection under the client.
 import { Agent, request, type RequestOptions } from 'node:https'
 import { request as httpRequest } from 'node:http'

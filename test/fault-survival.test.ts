@@ -25,11 +25,6 @@ const LANES = 8
 const BUS_TIMEOUT_MS = 10_000
 /** What the client allows on top before it calls a request hung. */
 const SLACK_MS = 2_000
-/**
- * The slowest answer allowed through an outage. The bus timeout is the bound for a bus that
- * hangs; one that drops its connections is seen at once, and no request should wait for it.
- */
-const OUTAGE_ANSWER_MS = 3_000
 /** How long an outage the test controls lasts at least: many requests meet it, not just the first. */
 const OUTAGE_MS = 500
 
@@ -184,8 +179,6 @@ async function encryptThroughOutage(
     'every 503 is a JSON bus_unavailable',
   )
   if (outage.held) t.ok(unavailable.length > 0, 'the outage was seen')
-  const slowest = Math.max(...load.outcomes.map((r) => r.ms))
-  t.ok(slowest < OUTAGE_ANSWER_MS, `the slowest answer took ${Math.round(slowest)} ms`)
 
   await o.device.stop()
   const verified = await verifyDataDir(o.device.dataDir, o.device.logPublicKey)

@@ -1,4 +1,4 @@
-// Property-based fuzzing of request bodies (issue 7): every route of the table, on P and on E,
+// Property-based fuzzing of request bodies: every route of the table, on P and on E,
 // gets valid bodies, bodies one field off (nested fields too), broken JSON text, deep nesting,
 // huge fields, random bytes and nothing, under every content type, mostly with a token the route
 // accepts so that the body reaches the checks behind the bearer. Each answer is followed on the

@@ -1,4 +1,4 @@
-// Property-based fuzzing of everything around the body (issue 7): every route of the table, on P
+// Property-based fuzzing of everything around the body: every route of the table, on P
 // and on E, gets random methods, mangled paths (percent-encoding, dot segments, double and
 // trailing slashes, raw unicode, bad escapes, queries, very long), random and broken
 // Authorization headers (garbage, JWT look-alikes, a valid token with a character flipped or

@@ -1,4 +1,4 @@
-// Property-based fuzzing of the upload streams (issue 7): POST upload_fw (P, E) and upload_ui (P)
+// Property-based fuzzing of the upload streams: POST upload_fw (P, E) and upload_ui (P)
 // get random bytes of every size around the 256 KiB bus chunk, honest and lying Content-Length
 // (missing, chunked, not a number, over 16 MiB, longer than the body and then a half-close or a
 // drop, shorter than the body), Expect: 100-continue (waited for or not), content types and

@@ -58,8 +58,9 @@ t.test('a takeover abandoned by a dead process does not block the next one', asy
 t.test('a lock file without a pid is stale', async (t) => {
   const dataDir = t.testdir()
   await writeFile(join(dataDir, 'hemd.lock'), '')
-  await (await openHal({ variant: 'P', dataDir, firmware })).close()
-  t.pass('opened')
+  const hal = await openHal({ variant: 'P', dataDir, firmware })
+  t.equal((await readFile(join(dataDir, 'hemd.lock'), 'utf8')).trim(), String(process.pid), 'taken over')
+  await hal.close()
 })
 
 t.test('lock: false opens without the lock', async (t) => {

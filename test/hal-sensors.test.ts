@@ -15,12 +15,14 @@ t.test('the host clock', async (t) => {
   t.teardown(() => hal.close())
   const { clock } = hal
   t.ok(clock.isSet())
-  t.ok(Math.abs(clock.now() - Date.now()) < 1000)
+  const before = Date.now()
+  const now = clock.now()
+  t.ok(now >= before && now <= Date.now(), 'now: the host wall clock')
 
   const start = clock.monotonic()
   await new Promise((resolve) => setTimeout(resolve, 20))
   const afterWait = clock.monotonic()
-  t.ok(afterWait - start >= 19, 'monotonic advances')
+  t.ok(afterWait > start, 'monotonic advances')
 
   const other = Number(
     execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.hrtime.bigint() / 1_000_000n))']),

@@ -1,4 +1,4 @@
-// Issue 7: the fail state on a real device. Faults injected through the simulator's control
+// The fail state on a real device. Faults injected through the simulator's control
 // subject (what `hemd sim` sends); gating, journaling, and which bits clear how.
 import t, { type Test } from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'

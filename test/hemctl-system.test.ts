@@ -158,15 +158,18 @@ t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wipe
   const login = await at('login')
   t.equal(login.code, 0, login.stderr)
   t.match(claims(login.stdout.trim()), { sub: 'U', scope: 'system:config' })
+  const before = Math.floor(Date.now() / 1000)
   const master = JSON.parse(
     (await at('login', '--master', '--scope', 'logger:get', '--lifetime', '600', '--json')).stdout,
   ) as { token: string }
+  const after = Math.ceil(Date.now() / 1000)
   const masterClaims = claims(master.token)
   t.match(masterClaims, { sub: 'M', scope: 'logger:get' })
-  // The client sets exp (its clock plus the lifetime); the device's iat comes after the login's
-  // 500 ms floor, so a second boundary may fall between them.
-  const lifetime = Number(masterClaims.exp) - Number(masterClaims.iat)
-  t.ok(lifetime >= 598 && lifetime <= 600, `the lifetime asked for (${lifetime} s)`)
+  // The client sets exp (its clock plus the lifetime), the device iat (its clock, after the
+  // login's 500 ms floor): both clocks are the host's, read between before and after.
+  const exp = Number(masterClaims.exp)
+  t.ok(exp >= before + 600 && exp <= after + 600, `exp: the lifetime asked for (${exp - before} s)`)
+  t.ok(Number(masterClaims.iat) >= before && Number(masterClaims.iat) <= after, 'iat: the time of the login')
   const wrong = await hemctl(configHome, { HEM_PASSPHRASE: 'not the passphrase' })('login', '--url', url)
   t.match(wrong, { code: 4, stdout: '', stderr: /answered 401/ })
   t.notMatch(login.stderr + wrong.stdout + wrong.stderr, secrets, 'no passphrase is echoed')

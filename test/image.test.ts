@@ -1,4 +1,4 @@
-// The upgrade image format and its archive (issue 6): build, check in order, refuse every
+// The upgrade image format and its archive: build, check in order, refuse every
 // tampering; the ustar reader against GNU tar in each of its formats.
 import t, { type Test } from 'tap'
 import { execFile } from 'node:child_process'

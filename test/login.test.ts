@@ -114,15 +114,16 @@ t.test(
 
     const initChallenge = (await call(`${base}/api/auth/init`)).json
     t.equal((await personalise(base, 'E', { user: 'Grace Hopper' })).status, 200)
-    const now = Math.floor(Date.now() / 1000)
+    const earliest = Math.floor(Date.now() / 1000)
     const challenge = await challengeOf(base)
+    const latest = Math.ceil(Date.now() / 1000)
     t.match(challenge, { spk: /^[A-Za-z0-9+/]{43}=$/, jti: /^[A-Za-z0-9+/]{43}=$/, eid: /^[A-Za-z0-9+/]{43}=$/ })
     t.equal(challenge.lbl, 'Grace Hopper', 'lbl is the configured user name')
     t.equal(challenge.eid, initChallenge.eid, 'the device identity key')
     t.equal(challenge.spk, initChallenge.spk, 'one session key per boot')
-    t.ok(Math.abs(challenge.exp - (now + 60)) <= 2, `exp = now + 60 (${challenge.exp - now})`)
-    const jti = Buffer.from(challenge.jti, 'base64')
-    t.ok(Math.abs(jti.readUInt32LE(0) - now) <= 2, 'jti bytes 0-3: the time, little-endian')
+    t.ok(challenge.exp >= earliest + 60 && challenge.exp <= latest + 60, `exp = now + 60 (${challenge.exp - earliest})`)
+    const jti = Buffer.from(challenge.jti, 'base64').readUInt32LE(0)
+    t.ok(jti >= earliest && jti <= latest, 'jti bytes 0-3: the time, little-endian')
     const next = await challengeOf(base)
     t.not(next.jti, challenge.jti, 'a new jti each time')
     t.equal(next.spk, challenge.spk)
@@ -147,7 +148,9 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
     payloadJson,
     headerJson: '{"typ":"JWT","alg":"HS256","ecdh":"x25519"}',
   })
+  const before = Math.floor(Date.now() / 1000)
   const answer = await postAuth(base, auth)
+  const after = Math.ceil(Date.now() / 1000)
   t.equal(answer.status, 200, answer.status === 200 ? 'accepted' : answer.text)
   const userToken = answer.json.token as string
   t.match(userToken, /^[\w-]+\.[\w-]+\.[\w-]+$/)
@@ -155,7 +158,7 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
   const claims = claimsOf(userToken)
   t.match(claims, { scope, sub: 'U', jti: String, iat: Number })
   t.equal(claims.exp, challenge.exp, 'exp = the exp asked for, here the challenge exp')
-  t.ok(Math.abs((claims.iat as number) - Math.floor(Date.now() / 1000)) <= 2, 'iat is the device time')
+  t.ok((claims.iat as number) >= before && (claims.iat as number) <= after, 'iat is the device time')
 
   // Another client: the header in yet another order, keys ascending, iat a second ago.
   const second = await challengeOf(base)
@@ -299,7 +302,11 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
   )
 })
 
-t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, reset by a success', async (t) => {
+// Only lower bounds: the brake waits on the monotonic clock the test measures with, so no answer
+// can come sooner on any machine; how much later a loaded machine answers says nothing. Which
+// minimum each attempt gets (not slowed before the third failure, reset by a success) is the
+// policy's, asserted without a clock in auth-brake.test.ts and below.
+t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, the owner still let in', async (t) => {
   const { base, user } = await ownedDevice(t)
   const wrong = await keys.get('guess 1234', (await challengeOf(base)).eid)
   const attempt = async (key: PassphraseKey) => {
@@ -307,28 +314,27 @@ t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a ro
     const auth = loginEjwt(key, challenge, Math.floor(Date.now() / 1000))
     return timed(() => postAuth(base, auth))
   }
-  const UPPER = 6000
 
   const ok = await attempt(user)
   t.equal(ok.status, 200)
-  t.ok(ok.ms >= 500 && ok.ms < UPPER, `a success takes ≥ 500 ms (${ok.ms.toFixed(0)})`)
+  t.ok(ok.ms >= 500, `a success takes ≥ 500 ms (${ok.ms.toFixed(0)})`)
   for (let i = 1; i <= 3; i++) {
     const fail = await attempt(wrong)
     t.equal(fail.status, 401)
-    t.ok(fail.ms >= 500 && fail.ms < 1500, `failure ${i} takes ≥ 500 ms and is not slowed yet (${fail.ms.toFixed(0)})`)
+    t.ok(fail.ms >= 500, `failure ${i} takes ≥ 500 ms (${fail.ms.toFixed(0)})`)
   }
   const slowed = await attempt(wrong)
   t.equal(slowed.status, 401)
-  t.ok(slowed.ms >= 1500 && slowed.ms < UPPER, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
+  t.ok(slowed.ms >= 1500, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
   const malformed = await timed(() => postAuth(base, 'not-a-jwt'))
   t.equal(malformed.status, 400)
-  t.ok(malformed.ms >= 1500 && malformed.ms < UPPER, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
+  t.ok(malformed.ms >= 1500, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
   const success = await attempt(user)
   t.equal(success.status, 200, 'the owner still gets in')
-  t.ok(success.ms >= 1500 && success.ms < UPPER, `...slowly (${success.ms.toFixed(0)})`)
+  t.ok(success.ms >= 1500, `...slowly (${success.ms.toFixed(0)})`)
   const afterReset = await attempt(wrong)
   t.equal(afterReset.status, 401)
-  t.ok(afterReset.ms >= 500 && afterReset.ms < 1500, `a success resets the brake (${afterReset.ms.toFixed(0)})`)
+  t.ok(afterReset.ms >= 500, `after the success: ≥ 500 ms (${afterReset.ms.toFixed(0)})`)
 
   // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
   const started = performance.now()
@@ -344,8 +350,8 @@ t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a ro
     [401, 401, 401, 401],
   )
   const last = Math.max(...parallel.map((p) => p.ms))
-  // One failure is already counted: 500 + 500 + 1500 + 1500.
-  t.ok(last >= 4000 && last < 4000 + UPPER, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
+  // One failure is already counted: 500 + 500 + 1500 + 1500, where four at once would take 1500.
+  t.ok(last >= 4000, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
 })
 
 t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
@@ -365,8 +371,8 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
     )
     const ms = performance.now() - started
     t.ok(ms >= 500, `a thrown attempt ${i} took ≥ 500 ms (${ms.toFixed(0)})`)
+    t.equal(actor.brake.minimumDuration(), i < 3 ? 500 : 1500, `${i} thrown: ${i} failures`)
   }
-  t.equal(actor.brake.minimumDuration(), 1500, 'three thrown attempts are three failures')
   const started = performance.now()
   t.equal((await braked(async () => ({ status: 200 }))).status, 200)
   t.ok(performance.now() - started >= 1500, 'the next attempt is slowed')

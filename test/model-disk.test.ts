@@ -1,4 +1,4 @@
-// Model-based tests of the disk machine (issue 8, P), Disk 0 and the encrypted Disk 1: every path
+// Model-based tests of the disk machine (P), Disk 0 and the encrypted Disk 1: every path
 // generated from machines/disk.ts runs on its own device; after each step the journal holds
 // exactly the step's TRANSITION record for that disk and the device shows the state: the disk's
 // `status.storage` string, and what its NBD export serves (none while locked, read-only, writable).

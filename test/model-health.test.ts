@@ -1,4 +1,4 @@
-// Model-based tests of the health machine (issue 8): every path generated from machines/health.ts
+// Model-based tests of the health machine: every path generated from machines/health.ts
 // runs on its own personalised device; after each step the journal holds exactly the step's
 // TRANSITION record and the device shows the model's fls bits (status, the fault's audit record,
 // and the gate: with fls_state ≠ 0 a key's encrypt answers 409 device_fault).

@@ -1,4 +1,4 @@
-// Model-based tests of the lifecycle machine (issue 8): the run of one boot. Every path generated
+// Model-based tests of the lifecycle machine: the run of one boot. Every path generated
 // from machines/lifecycle.ts walks one boot of its own device: powered on sound (READY) or with
 // a sensor out of range (FAULT), shut down through the API (STOP). After each step the journal
 // holds exactly the step's TRANSITION record and the device shows the state: whether it answers,

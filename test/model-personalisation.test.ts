@@ -1,4 +1,4 @@
-// Model-based tests of the personalisation machine (issue 8), on P (fresh → formatting →
+// Model-based tests of the personalisation machine, on P (fresh → formatting →
 // personalised) and on E (fresh → personalised): every path generated from
 // machines/personalisation.ts runs on its own device; after each step the journal holds exactly
 // the step's TRANSITION record and the device answers as the state says (status `inited` and

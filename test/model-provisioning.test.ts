@@ -1,4 +1,4 @@
-// Model-based tests of the provisioning machine (issue 8, P): every path generated from
+// Model-based tests of the provisioning machine (P): every path generated from
 // machines/provisioning.ts runs on its own device, driven by the factory's own client
 // (hem-factory provision); after each step the journal holds exactly the step's TRANSITION record
 // and the attestation routes answer as the state says.

@@ -1,4 +1,4 @@
-// Model-based tests of the upgrade machine (issue 8), both pipelines: the management app ('ui', on
+// Model-based tests of the upgrade machine, both pipelines: the management app ('ui', on
 // P) and the firmware ('fw', on E). Every path generated from machines/upgrade.ts runs on its own
 // device; after each step the journal holds exactly the step's TRANSITION record and the device
 // answers as the state says: the check and install codes, what is staged, what runs.

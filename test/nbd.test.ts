@@ -1,4 +1,4 @@
-// Unlocked disks exported over NBD (issue 5): libnbd's own clients against the device, and the
+// Unlocked disks exported over NBD: libnbd's own clients against the device, and the
 // protocol's edges with a client that can misbehave.
 import t from 'tap'
 import { execFile, spawn } from 'node:child_process'

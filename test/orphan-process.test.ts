@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { killOrphan } from '../hal/sim/orphan-process.js'
 import { isProcessAlive } from '../hal/sim/process-alive.js'
@@ -28,11 +28,14 @@ t.test('a process missing a marker (a reused pid) is left alone', async (t) => {
 })
 
 t.test('no pid file, a garbage one, or its own pid: nothing happens', async (t) => {
+  // A process every marker would match, named by none of the files.
+  const { pid } = await sleeper(t, '63')
   const dir = t.testdir()
-  await killOrphan(join(dir, 'missing'), ['x'])
+  await killOrphan(join(dir, 'missing'), ['sleep'])
   await writeFile(join(dir, 'garbage'), 'not a pid')
-  await killOrphan(join(dir, 'garbage'), ['x'])
+  await killOrphan(join(dir, 'garbage'), ['sleep'])
   await writeFile(join(dir, 'self'), `${process.pid}`)
   await killOrphan(join(dir, 'self'), [])
-  t.pass('returned without killing anything')
+  t.ok(isProcessAlive(pid), 'the process no file names still runs')
+  t.equal(await readFile(join(dir, 'garbage'), 'utf8'), 'not a pid', 'the files are left as they were')
 })

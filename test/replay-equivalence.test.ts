@@ -1,4 +1,4 @@
-// Replay equivalence (issue 8): a device driven through a long random scenario (keys, config,
+// Replay equivalence: a device driven through a long random scenario (keys, config,
 // disks, management-app upgrades, faults, reboots, a wipeout), then its logs downloaded through
 // the API and replayed offline: the state rebuilt from the journal must equal the live state,
 // subsystem by subsystem, at the end and at every checkpoint of the way.

@@ -1,4 +1,4 @@
-// Power loss during an upgrade (issue 6): hemd is killed with SIGKILL in the middle of each
+// Power loss during an upgrade: hemd is killed with SIGKILL in the middle of each
 // stage, and every time the next start boots a working device whose journal verifies. Also: a
 // 16 MiB upload goes through, and a byte more does not.
 import t from 'tap'

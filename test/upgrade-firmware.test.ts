@@ -1,4 +1,4 @@
-// Firmware upgrade end to end through hemd's launcher (issue 6): the project's own build with a
+// Firmware upgrade end to end through hemd's launcher: the project's own build with a
 // bumped version really runs after the reboot; a new firmware that fails at boot is rolled
 // back; a downgrade below the anti-rollback floor is refused; the journal verifies throughout.
 import t from 'tap'
@@ -64,7 +64,7 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
     async () => (await call(`${base}/api/system/status`)).json.fw_upgrade === true,
     30_000,
   )
-  t.pass('status.fw_upgrade after the upgrade reboot')
+  t.equal((await call(`${base}/api/system/status`)).json.fw_upgrade, true, 'status.fw_upgrade after the upgrade reboot')
   await until(
     'the launcher keeps it',
     async () => JSON.parse(await readFile(join(data, 'boot', 'slots.json'), 'utf8')).active === 'B',

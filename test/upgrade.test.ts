@@ -1,4 +1,4 @@
-// Upload, check and install over the API (issue 6): the management app end to end, every
+// Upload, check and install over the API: the management app end to end, every
 // refusal of the upload's headers, rejected images, the audit records, and E.
 import t, { type Test } from 'tap'
 import { request as httpRequest } from 'node:http'
@@ -247,7 +247,7 @@ t.test('E: firmware routes answer, management-app routes are 404', async (t) => 
   })
 })
 
-t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipeline (issue 7 fuzzing)', async (t) => {
+t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipeline', async (t) => {
   const o = await owned(t, { dataDir: dirs(t, {}).data })
   t.equal((await api(`${o.base}/api/system/config`, o.token, { http_option_dosprot_mode: 1 })).status, 200)
   const token = await login(o.base, 'system:upgrade')
@@ -255,7 +255,6 @@ t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipel
     'the gateway knows the new dosprot',
     async () => (await api(`${o.base}/api/system/status`, undefined)).status === 200,
   )
-  const started = Date.now()
   const stalled = await rawExchange(
     { port: Number(new URL(o.base).port), tls: false },
     {
@@ -273,7 +272,6 @@ t.test('dosprot bounds an upload too: a stalled one gets 408 and frees the pipel
     },
   )
   t.equal(stalled.responses[0]?.status, 408, 'the stalled upload timed out')
-  t.ok(Date.now() - started < 3000, `within ${Date.now() - started} ms`)
   await until(
     'the next upload is taken',
     async () => (await upload(o.base, 'fw', Buffer.alloc(64), {}, token)).status === 200,

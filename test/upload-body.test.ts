@@ -1,4 +1,4 @@
-// The gateway's upload body (issue 6): pulled a chunk at a time, with uWS paused while a whole
+// The gateway's upload body: pulled a chunk at a time, with uWS paused while a whole
 // chunk waits, so what the gateway holds is bounded by the chunk, not by the upload.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'

@@ -1,6 +1,4 @@
-// Issue 10 regressions, found while measuring the device's memory.
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
+// The auth actor's memory over a device's life: what it keeps of the boot history it folds.
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import t from 'tap'
@@ -32,13 +30,4 @@ t.test('the auth actor does not keep the history it folded', async (t) => {
   gc()
   t.equal(history.deref(), undefined, 'the history is collected once folded')
   t.equal(actor.intact, true, 'what the actor needs of it is kept')
-})
-
-// @peculiar/x509 (with reflect-metadata and its ASN.1 schemas) was 0.19 s of every boot's 0.48 s
-// of module loading, for the CSRs a device makes rarely: it is loaded at the first one.
-t.test('the runtime loads no X.509 library until it makes a CSR', async (t) => {
-  const startDevice = new URL('../dist/runtime/start-device.js', import.meta.url).href
-  const probe = `await import(${JSON.stringify(startDevice)}); process.stdout.write(typeof Reflect.getMetadata)`
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe])
-  t.equal(stdout, 'undefined', 'reflect-metadata, which @peculiar/x509 needs first, is not loaded')
 })
