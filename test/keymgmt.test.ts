@@ -1,6 +1,5 @@
 // Key management (device contract §3): create, list, get, delete, update, import, search.
-import { createHash } from 'node:crypto'
-import { createECDH, generateKeyPairSync } from 'node:crypto'
+import { createECDH, createHash, generateKeyPairSync } from 'node:crypto'
 import t from 'tap'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
