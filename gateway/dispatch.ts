@@ -120,8 +120,9 @@ export class Dispatcher {
     if (!match) return this.site(exchange)
     const { route } = match
     const actorChecked = route.bodyCheck === 'actor'
-    // An actor-checked body is read here only to fill scope placeholders (the KID of a cipher request).
-    const json = route.body ? (actorChecked ? tryParseJsonObject(raw) : parseJsonObject(raw)) : undefined
+    // An actor-checked body (a cipher request) is parsed once, by the actor: its KID is checked there,
+    // against the token's scope, where the key is known.
+    const json = route.body && !actorChecked ? parseJsonObject(raw) : undefined
     const principal = await this.admit(exchange, head, known, match, () => tryParseJsonObject(raw), json)
     const check = this.schemas.get(route)
     if (json && check && !actorChecked) validateBody(json, check)

@@ -36,8 +36,9 @@ export function roleOf(principal: Principal): Role {
 
 /**
  * Whether the principal's scope and role pass the route's lists; `values` fill scope placeholders.
- * With `deferMalformed`, a placeholder whose value is missing or malformed passes the scope check:
- * the request is malformed, and the actor behind the route answers (and journals) the 400.
+ * With `deferMalformed`, a placeholder whose value is missing or malformed passes the scope check
+ * for a token scope of that kind (`keymgmt:use:…` for `keymgmt:use:<kid>`): the actor behind the
+ * route, where the value is known, checks it exactly (a malformed one is its journaled 400).
  */
 export function authorized(
   route: AccessRule,
@@ -49,8 +50,14 @@ export function authorized(
   if (!route.scopes) return true
   return route.scopes.some(
     (scope) =>
-      scopeSatisfies(principal.scope, scope, values) || (deferMalformed && placeholderMalformed(scope, values)),
+      scopeSatisfies(principal.scope, scope, values) ||
+      (deferMalformed && placeholderMalformed(scope, values) && principal.scope.startsWith(scopeKind(scope))),
   )
+}
+
+/** What a scope is before its placeholder: `keymgmt:use:` of `keymgmt:use:<kid>`. */
+function scopeKind(required: string): string {
+  return required.slice(0, PLACEHOLDER.exec(required)?.index)
 }
 
 function placeholderMalformed(required: string, values: Readonly<Record<string, unknown>>): boolean {

@@ -60,6 +60,17 @@ t.test('roles and scopes from the route', async (t) => {
   t.ok(authorized(route('/z'), { sub: 'M', scope: 'anything' }, {}), 'no lists: any valid token')
 })
 
+t.test('a deferred KID: the gateway checks the kind of scope, the key store the KID', async (t) => {
+  const cipher = route('/x', { scopes: ['keymgmt:use:<kid>'], roles: ['U', 'ExtAuth'] })
+  const user = (scope: string) => ({ sub: 'U', scope })
+  t.ok(authorized(cipher, user(`keymgmt:use:${KID}`), {}, true), 'no KID known yet: a use scope passes')
+  t.ok(authorized(cipher, user('keymgmt:use:0123'), { kid: 'not hex' }, true), 'a malformed KID is the actor’s 400')
+  t.notOk(authorized(cipher, user('logger:get'), {}, true), 'another kind of scope is refused at once')
+  t.notOk(authorized(cipher, user('keymgmt:list'), {}, true), 'another keymgmt scope too')
+  t.notOk(authorized(cipher, user(`keymgmt:use:${KID}`), {}), 'without deferral a missing KID fails')
+  t.notOk(authorized(cipher, user('keymgmt:use:0123'), { kid: KID }, true), 'a known KID is compared exactly')
+})
+
 t.test('CORS origin matching', async (t) => {
   t.ok(originAllowed('*', 'https://anything.test'))
   t.ok(originAllowed('*', 'null'))
