@@ -53,9 +53,9 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   const { connect } = await ownBus(t)
   const order: number[] = []
   const host = new ServiceHost<{ n: number }>(
-    await connect('upgrade'),
+    await connect('storage'),
     devid,
-    'upgrade',
+    'storage',
     {
       echo: {
         handler: async (req) => {
@@ -79,19 +79,19 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   const reads = new ReadModelBus({
     nc: gateway,
     devid,
-    services: ['upgrade'],
+    services: ['storage'],
     inboxPrefix: inboxPrefix('gateway'),
     logger: silentLogger,
   })
   t.teardown(() => reads.close())
-  t.equal(reads.readModel('upgrade'), undefined, 'nothing known before the actor publishes')
+  t.equal(reads.readModel('storage'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
-  await until('state n = 1', () => reads.readModel<{ n: number }>('upgrade')?.n === 1, 10_000)
+  await until('state n = 1', () => reads.readModel<{ n: number }>('storage')?.n === 1, 10_000)
   host.publishState({ n: 2 })
-  await until('state n = 2', () => reads.readModel<{ n: number }>('upgrade')?.n === 2, 10_000)
+  await until('state n = 2', () => reads.readModel<{ n: number }>('storage')?.n === 2, 10_000)
 
   const replies = await Promise.all(
-    [1, 2].map((n) => reads.request('upgrade', 'echo', { rid: `r${n}`, tls: false, body: { n } })),
+    [1, 2].map((n) => reads.request('storage', 'echo', { rid: `r${n}`, tls: false, body: { n } })),
   )
   t.same(
     replies.map((r) => r.body),
@@ -102,10 +102,10 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   )
   t.same(order, [1, 2], 'exclusive operations run in arrival order')
 
-  const failed = await reads.request('upgrade', 'boom', { rid: 'x', tls: false })
+  const failed = await reads.request('storage', 'boom', { rid: 'x', tls: false })
   t.equal(failed.status, 500)
   t.notMatch(JSON.stringify(failed.body), /secret detail/, 'internal errors do not leak')
-  const unknown = await reads.request('upgrade', 'nope', { rid: 'x', tls: false })
+  const unknown = await reads.request('storage', 'nope', { rid: 'x', tls: false })
   t.equal(unknown.status, 404)
   await t.rejects(reads.request('eventstore', 'append', { rid: 'x', tls: false }, 500), BusUnavailableError)
 })
@@ -185,9 +185,9 @@ t.test('the gateway reads the state events its projections render, and no others
 t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
   const { bus, connect } = await ownBus(t)
   const host = new ServiceHost<{ v: string }>(
-    await connect('upgrade'),
+    await connect('storage'),
     devid,
-    'upgrade',
+    'storage',
     {
       ping: { handler: () => ({ status: 200, body: 'pong' }) },
     },
@@ -201,19 +201,19 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   reads = new ReadModelBus({
     nc: gateway,
     devid,
-    services: ['upgrade'],
+    services: ['storage'],
     inboxPrefix: inboxPrefix('gateway'),
     logger: silentLogger,
   })
   t.teardown(() => reads!.close())
-  await until('the system state', () => reads!.readModel('upgrade') !== undefined, 10_000)
+  await until('the system state', () => reads!.readModel('storage') !== undefined, 10_000)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until('no state while the bus is down', () => reads!.readModel('upgrade') === undefined, 10_000)
-  await t.rejects(reads.request('upgrade', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
+  await until('no state while the bus is down', () => reads!.readModel('storage') === undefined, 10_000)
+  await t.rejects(reads.request('storage', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
-  await until('the state again', () => reads!.readModel<{ v: string }>('upgrade')?.v === 'before', 20_000)
-  const reply = await reads.request('upgrade', 'ping', { rid: 'y', tls: false })
+  await until('the state again', () => reads!.readModel<{ v: string }>('storage')?.v === 'before', 20_000)
+  const reply = await reads.request('storage', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
 })
 
