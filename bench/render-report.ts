@@ -51,10 +51,14 @@ export function renderReport(summary: BenchSummary): string {
       `${settings.rounds} round(s) interleaved, median of rounds`,
     `machine: ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${machine.platform}`,
     '',
-    `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
-      `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
-    ...rows,
-    '',
+    ...(rows.length === 0
+      ? []
+      : [
+          `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
+            `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
+          ...rows,
+          '',
+        ]),
     ...boots,
     ...rss,
     ...timings,
