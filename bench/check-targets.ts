@@ -1,10 +1,11 @@
+import type { TimingId } from './measure-timings.js'
 import type { Sample } from './types.js'
 
 /** One target, checked against this run's own baselines. */
 export interface TargetCheck {
   label: string
   measured: number
-  relation: '>=' | '<='
+  relation: '>=' | '<=' | '<'
   limit: number
   unit: '' | 'MB' | 'ms'
   pass: boolean
@@ -17,11 +18,15 @@ export interface Measured {
   peakRssBytes: number | undefined
   /** The median boot to ready with the long journal, when boots ran, and that journal's records. */
   boot: { ms: number; records: number } | undefined
+  /** The timed exchanges' medians of the rounds, in ms, by id (those that ran). */
+  timings: Partial<Record<TimingId, number>>
 }
 
 const MB = 1024 * 1024
 /** Every login answer takes at least this long by design (README, Limits). */
 export const LOGIN_FLOOR_MS = 500
+/** ...and at least this long after three failures in a row (the brake, README, Limits). */
+const BRAKED_FLOOR_MS = 1500
 
 type Metric = 'rps' | 'p99'
 
@@ -30,8 +35,13 @@ type Metric = 'rps' | 'p99'
  * bench's connection count (encrypt ≥ 12 % of (a) and ≥ 75 % of (b), p99 ≤ 10 × (a)'s; status
  * ≥ 50 % of the bare GET; RSS ≤ 150 MB), the same for the decrypts against their bare ceilings,
  * the transfers against bare uWS moving the same bytes, the login against its designed floor,
- * and issue 10's boot to ready ≤ 2 s with a 100 000-record journal. A target whose scenarios did
- * not run (`--only`) is left out.
+ * and issue 10's boot to ready ≤ 2 s with a 100 000-record journal. The timed exchanges keep the
+ * bounds the tests asserted before timing left them: the brake's floors (500 ms, 1500 ms after
+ * three failures, 4 × serialised) and the upper bounds 1.5 s, 6 s and 10 s; a reboot with dangling
+ * requests under 5 s (uWS's idle timeout is 10 s); a stalled upload's 408 within 3 s of its last
+ * byte at dosprot 1 (500 ms); encrypts through a bus outage answered within 3 s (a bus that drops
+ * its connections is seen at once); a 10 MB eJWT refused within 50 ms (by its length, before
+ * decoding). A target whose scenarios did not run (`--only`) is left out.
  */
 export function checkTargets(m: Measured): TargetCheck[] {
   const checks: TargetCheck[] = []
@@ -48,7 +58,7 @@ export function checkTargets(m: Measured): TargetCheck[] {
       relation,
       limit,
       unit,
-      pass: relation === '>=' ? measured >= limit : measured <= limit,
+      pass: relation === '>=' ? measured >= limit : relation === '<=' ? measured <= limit : measured < limit,
     })
   const value = (id: string, metric: Metric) => {
     const s = m.samples[id]
@@ -80,5 +90,25 @@ export function checkTargets(m: Measured): TargetCheck[] {
   ratio('16 MiB upload MB/s / bare upload', 'up-hemd', 'up-bare', 'rps', '>=', 0.1)
   if (m.peakRssBytes !== undefined) check('hemd peak RSS (VmHWM)', m.peakRssBytes / MB, '<=', 150, 'MB')
   if (m.boot) check(`boot to ready, ${m.boot.records} records`, m.boot.ms, '<=', 2000, 'ms')
+  const timing = (id: TimingId, label: string, bounds: [TargetCheck['relation'], number][]) => {
+    const ms = m.timings[id]
+    if (ms !== undefined) for (const [relation, limit] of bounds) check(label, ms, relation, limit, 'ms')
+  }
+  timing('login-0', 'login, no failure counted', [
+    ['>=', LOGIN_FLOOR_MS],
+    ['<=', 1500],
+  ])
+  timing('login-3', 'login after 3 failures', [
+    ['>=', BRAKED_FLOOR_MS],
+    ['<=', 6000],
+  ])
+  timing('login-4par', '4 parallel wrong guesses', [
+    ['>=', 2 * LOGIN_FLOOR_MS + 2 * BRAKED_FLOOR_MS],
+    ['<=', 10_000],
+  ])
+  timing('ejwt-parse', '10 MB eJWT refused (parse)', [['<', 50]])
+  timing('upload-408', 'stalled upload to 408, dosprot 1', [['<=', 3000]])
+  timing('outage-enc', 'slowest encrypt, bus outage', [['<', 3000]])
+  timing('reboot', 'reboot with dangling requests', [['<', 5000]])
   return checks
 }

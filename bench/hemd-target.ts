@@ -33,7 +33,8 @@ export interface HemdTarget extends HemdProcess {
 }
 
 const HEMD = fileURLToPath(new URL('../bin/hemd.js', import.meta.url))
-const PASSPHRASES = { user: 'bench user passphrase', master: 'bench master passphrase' }
+/** The passphrases of the devices the bench personalises. */
+export const BENCH_PASSPHRASES = { user: 'bench user passphrase', master: 'bench master passphrase' }
 /** A boot that replays a long journal on a busy machine can take a while. */
 const READY_TIMEOUT_MS = 60_000
 
@@ -104,7 +105,7 @@ export async function startHemdTarget(dataDir: string, personalised = false): Pr
     const client = new HemClient({
       url: hemd.httpsUrl,
       insecure: true,
-      passphrase: PASSPHRASES.user,
+      passphrase: BENCH_PASSPHRASES.user,
       tokenLifetime: LOGIN_MAX_LIFETIME,
     })
     const { kid } = await client.createKey({ label: 'bench', type: 'AES256' })
@@ -119,7 +120,7 @@ export async function startHemdTarget(dataDir: string, personalised = false): Pr
 /** Personalises a fresh device as its owner would, and waits until P has formatted its disks. */
 async function personalise(url: string): Promise<void> {
   const client = new HemClient({ url })
-  await client.personalise(PASSPHRASES, {
+  await client.personalise(BENCH_PASSPHRASES, {
     user: 'bench',
     email: 'bench@example.com',
     hostname: 'hem.example',

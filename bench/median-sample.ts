@@ -16,7 +16,8 @@ export function medianSample(rounds: Sample[]): Sample {
   }
 }
 
-function median(values: number[]): number {
+/** The median of some values (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((x, y) => x - y)
   const mid = sorted.length >> 1
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2

@@ -4,8 +4,8 @@ import type { TargetCheck } from './check-targets.js'
 const MB = 1024 * 1024
 
 /**
- * The human report: one line per scenario (medians of the rounds), the boots, then each target
- * with PASS or MISS.
+ * The human report: one line per scenario (medians of the rounds), the boots, the timed
+ * exchanges, then each target with PASS or MISS.
  */
 export function renderReport(summary: BenchSummary): string {
   const { settings, machine, boot } = summary
@@ -30,6 +30,18 @@ export function renderReport(summary: BenchSummary): string {
           `(${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`,
       ]
     : []
+  const timings = summary.timings
+    ? [
+        '',
+        `timed exchanges, ms (median and max of ${settings.rounds} round(s))`,
+        `  ${'id'.padEnd(12)}${'median'.padStart(10)}${'max'.padStart(10)}  exchange`,
+        ...summary.timings.map(
+          (t) =>
+            `  ${t.id.padEnd(12)}${milliseconds(t.medianMs).padStart(10)}${milliseconds(t.maxMs).padStart(10)}  ${t.title}` +
+            (t.detail ? ` (${t.detail})` : ''),
+        ),
+      ]
+    : []
   const rss =
     summary.peakRssBytes === undefined
       ? []
@@ -39,12 +51,17 @@ export function renderReport(summary: BenchSummary): string {
       `${settings.rounds} round(s) interleaved, median of rounds`,
     `machine: ${machine.cpus} cpus (${machine.cpuModel}), node ${machine.node}, ${machine.platform}`,
     '',
-    `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
-      `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
-    ...rows,
-    '',
+    ...(rows.length === 0
+      ? []
+      : [
+          `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
+            `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
+          ...rows,
+          '',
+        ]),
     ...boots,
     ...rss,
+    ...timings,
     '',
     'targets (against the baselines of this run)',
     ...summary.targets.map(renderTarget),
@@ -54,9 +71,14 @@ export function renderReport(summary: BenchSummary): string {
 
 function renderTarget(t: TargetCheck): string {
   const unit = t.unit ? ` ${t.unit}` : ''
-  const measured = `${t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
+  const measured = `${t.unit === 'ms' ? milliseconds(t.measured) : t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
   return (
     `  ${t.label.padEnd(38)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(68) +
     (t.pass ? 'PASS' : 'MISS')
   )
+}
+
+/** Whole milliseconds hide a refusal that takes microseconds. */
+function milliseconds(ms: number): string {
+  return ms.toFixed(ms < 10 ? 3 : 1)
 }

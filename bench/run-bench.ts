@@ -10,9 +10,10 @@ import { checkTargets, type TargetCheck } from './check-targets.js'
 import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
 import { startHemdTarget, type HemdTarget } from './hemd-target.js'
 import { measure } from './measure.js'
+import { measureTimings, type TimingResult } from './measure-timings.js'
 import { medianSample } from './median-sample.js'
 import { preflight } from './preflight.js'
-import { benchScenarios, type Group, type ScenarioInputs } from './scenarios.js'
+import { benchScenarios, isLoadGroup, type Group, type LoadGroup, type ScenarioInputs } from './scenarios.js'
 import type { BaselineKind, LoadSettings, Sample, TlsFiles } from './types.js'
 import { uiImage } from './upload-image.js'
 
@@ -45,10 +46,12 @@ export interface BenchSummary {
   /** hemd's runtime's peak resident set over the whole run, when hemd ran. */
   peakRssBytes: number | undefined
   boot: BootSample | undefined
+  /** The timed exchanges (brake, deadlines, outage, reboot), when they ran. */
+  timings: TimingResult[] | undefined
 }
 
-/** The baselines each group measures against. */
-const BASELINES: Record<Group, BaselineKind[]> = {
+/** The baselines each load group measures against. */
+const BASELINES: Record<LoadGroup, BaselineKind[]> = {
   encrypt: ['crypto', 'bus'],
   decrypt: ['crypto'],
   ecdh: ['crypto'],
@@ -56,12 +59,11 @@ const BASELINES: Record<Group, BaselineKind[]> = {
   login: [],
   download: ['download'],
   upload: ['upload'],
-  boot: [],
 }
 
 /**
  * Builds (or takes from the cache) a data dir whose journal holds `journalRecords` records, times
- * the boots of copies of it, then starts the baselines and hemd (on another copy), each in its
+ * the boots of copies of it and the timed exchanges on another (measureTimings), then starts the baselines and hemd (on another copy), each in its
  * own process, and runs every scenario once per round, interleaved (a, b, c, …, then again), so
  * that a slow phase of this noisy machine falls on all of them alike. `progress` hears what is
  * going on; `signal` stops the run (every server is stopped all the same).
@@ -85,8 +87,13 @@ export async function runBench(
       progress(`timing ${settings.boots} boot(s) with ${settings.journalRecords} journal records`)
       boot = await measureBoots(dataDir, workDir, settings.boots, signal)
     }
-    const loads = settings.groups.filter((g) => g !== 'boot')
-    if (loads.length === 0) return summary(settings, [], undefined, boot)
+    let timings: TimingResult[] | undefined
+    if (settings.groups.includes('timings')) {
+      progress('timing the login brake, the deadlines, a bus outage and a reboot on a hemd of their own')
+      timings = await measureTimings(dataDir, workDir, settings.rounds, progress, signal)
+    }
+    const loads = settings.groups.filter(isLoadGroup)
+    if (loads.length === 0) return summary(settings, [], undefined, boot, timings)
 
     progress('starting the baselines and hemd')
     const tls = await writeBenchCertificate(workDir)
@@ -141,7 +148,7 @@ export async function runBench(
       const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
       return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)! }
     })
-    return summary(settings, results, Math.max(peakRssBytes, await hemd.peakRss()), boot)
+    return summary(settings, results, Math.max(peakRssBytes, await hemd.peakRss()), boot, timings)
   } finally {
     await Promise.all(running.map((s) => s.stop()))
     await rm(workDir, { recursive: true, force: true })
@@ -153,6 +160,7 @@ function summary(
   scenarios: ScenarioResult[],
   peakRssBytes: number | undefined,
   boot: BootSample | undefined,
+  timings: TimingResult[] | undefined,
 ): BenchSummary {
   const samples = Object.fromEntries(scenarios.map((r) => [r.id, r.median]))
   return {
@@ -168,9 +176,11 @@ function summary(
       samples,
       peakRssBytes,
       boot: boot && { ms: boot.medianMs, records: settings.journalRecords },
+      timings: Object.fromEntries((timings ?? []).map((t) => [t.id, t.medianMs])),
     }),
     peakRssBytes,
     boot,
+    timings,
   }
 }
 

@@ -12,7 +12,10 @@ records) against a baseline in its own process for each: encrypt (a: uWS + node:
 NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), status (a bare
 uWS GET), login (against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS
 moving the same bytes); then hemd's peak RSS and its boot to ready replaying that journal.
-Prints req/s, MB/s, p50/p99, and each target with PASS or MISS.
+The group timings times, once per round on a hemd of its own, the login brake's answers, a 10 MB
+eJWT's refusal, a stalled upload's 408 (dosprot 1), the slowest encrypt while the device's
+nats-server is killed and restarted, and a reboot with two requests waiting for their bodies.
+Prints req/s, MB/s, p50/p99, the timings, and each target with PASS or MISS.
 
   --duration SECONDS     per scenario and round (default 6)
   --connections N        concurrent connections of the request loads (default 32; the download 4)

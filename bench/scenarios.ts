@@ -8,8 +8,24 @@ const STATUS = '/api/system/status'
 const UPLOAD = '/api/system/upgrade/upload_ui'
 
 /** The groups of scenarios `--only` picks from, in the order a round runs them. */
-export const GROUPS = ['encrypt', 'decrypt', 'ecdh', 'status', 'login', 'download', 'upload', 'boot'] as const
+export const GROUPS = [
+  'encrypt',
+  'decrypt',
+  'ecdh',
+  'status',
+  'login',
+  'download',
+  'upload',
+  'boot',
+  'timings',
+] as const
 export type Group = (typeof GROUPS)[number]
+/** The groups that are not loads: they run on hemds of their own, before the loads. */
+export type LoadGroup = Exclude<Group, 'boot' | 'timings'>
+
+export function isLoadGroup(group: Group): group is LoadGroup {
+  return group !== 'boot' && group !== 'timings'
+}
 
 /** Transfers run on few connections: 32 parallel 8 MiB downloads would measure the socket buffers. */
 const TRANSFER_CONNECTIONS = 4
@@ -46,7 +62,7 @@ export interface ScenarioInputs {
  * of the same shape and size to each server (the baselines ignore the token), so that they differ
  * only in what serves them.
  */
-export function benchScenarios(groups: readonly Group[], inputs: ScenarioInputs): Scenario[] {
+export function benchScenarios(groups: readonly LoadGroup[], inputs: ScenarioInputs): Scenario[] {
   const { urls } = inputs
   const json = (token: string) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${token}` })
   const post = (url: string, token: string, body: string, connections?: number) => ({
@@ -57,7 +73,7 @@ export function benchScenarios(groups: readonly Group[], inputs: ScenarioInputs)
     body,
     ...(connections ? { connections } : {}),
   })
-  const scenarios: Record<Exclude<Group, 'boot'>, () => Scenario[]> = {
+  const scenarios: Record<LoadGroup, () => Scenario[]> = {
     encrypt: () => {
       const body = encryptRequestBody(inputs.aes.kid)
       return [
@@ -168,7 +184,7 @@ export function benchScenarios(groups: readonly Group[], inputs: ScenarioInputs)
       ]
     },
   }
-  return groups.flatMap((group) => (group === 'boot' ? [] : scenarios[group]()))
+  return groups.flatMap((group) => scenarios[group]())
 }
 
 function mib(bytes: number): string {

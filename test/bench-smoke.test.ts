@@ -39,6 +39,21 @@ const TARGETS = [
   `boot to ready, ${RECORDS} records`,
 ]
 
+/** The timed exchanges (group timings) and their targets, each with its bounds. */
+const TIMINGS = ['login-0', 'login-3', 'login-4par', 'ejwt-parse', 'ejwt-413', 'upload-408', 'outage-enc', 'reboot']
+const TIMING_TARGETS = [
+  'login, no failure counted',
+  'login, no failure counted',
+  'login after 3 failures',
+  'login after 3 failures',
+  '4 parallel wrong guesses',
+  '4 parallel wrong guesses',
+  '10 MB eJWT refused (parse)',
+  'stalled upload to 408, dosprot 1',
+  'slowest encrypt, bus outage',
+  'reboot with dangling requests',
+]
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 t.test('one tiny run: every scenario answered 2xx only, and the report has every target line', async (t) => {
@@ -54,6 +69,9 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
     '1',
     '--journal-records',
     String(RECORDS),
+    // The timings have a run of their own below.
+    '--only',
+    'encrypt,decrypt,ecdh,status,login,download,upload,boot',
   ])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   for (const id of SCENARIOS) {
@@ -112,6 +130,37 @@ t.test('--only runs the groups named, and --json has their results', async (t) =
     ['status req/s / bare GET', 'hemd peak RSS (VmHWM)'],
   )
   t.equal(summary.boot, undefined, 'no boots without the boot group')
+})
+
+t.test('--only timings: every timed exchange ended as it must, and has its targets', async (t) => {
+  const run = await runToEnd(bench, [
+    '--rounds',
+    '1',
+    '--journal-records',
+    String(RECORDS),
+    '--only',
+    'timings',
+    '--json',
+  ])
+  t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
+  const summary = JSON.parse(run.stdout) as {
+    scenarios: unknown[]
+    timings: { id: string; ms: number[] }[]
+    targets: { label: string }[]
+  }
+  t.same(summary.scenarios, [], 'no loads')
+  t.same(
+    summary.timings.map((x) => x.id),
+    TIMINGS,
+  )
+  t.ok(
+    summary.timings.every((x) => x.ms.length === 1 && x.ms[0]! >= 0),
+    'one time per round each',
+  )
+  t.same(
+    summary.targets.map((x) => x.label),
+    TIMING_TARGETS,
+  )
 })
 
 t.test('bad flags are usage errors, before anything starts', async (t) => {

@@ -2,5 +2,6 @@
 export { AuthActor } from './auth-actor.js'
 export { LOGIN_MAX_LIFETIME } from './bearer.js'
 export { timedNonce } from './challenges.js'
+export { EjwtError, parseEjwt } from './ejwt.js'
 export { authOperations } from './operations.js'
 export { formatDisks } from './personalise.js'
