@@ -158,7 +158,7 @@ t.test('reboot with every service in its own process (--split)', async (t) => {
   const token = await login(base, 'system:config')
   t.equal((await call(`${base}/api/system/reboot`, { headers: bearer(token) })).status, 200)
   // Eight service processes start one after the other, each verifying the build: slow under a loaded machine.
-  await backUp(base, device.dataDir, 2, 60_000)
+  await backUp(base, device.dataDir, 2, 120_000)
   t.equal((await call(`${base}/api/system/version`, { headers: bearer(token) })).status, 401, 'the old token is dead')
   const fresh = await login(base, 'system:config')
   t.equal((await call(`${base}/api/system/config`, { headers: bearer(fresh) })).json.user, 'Ada')

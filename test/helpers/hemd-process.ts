@@ -39,7 +39,7 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
       await exited
     }
   })
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 90_000
   while (!out.includes('Ctrl-C stops')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`hemd did not start: ${err}${out}`)
     await new Promise((r) => setTimeout(r, 20))
