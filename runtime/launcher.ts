@@ -3,17 +3,17 @@ import { once } from 'node:events'
 import { access, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import {
-  abandonTrial,
-  chooseBoot,
-  commitTrial,
-  DataDirLock,
-  HalLockedError,
-  killOrphan,
-  slotDir,
-  type SlotName,
-} from '../hal/index.js'
+import type { DataDirLock, SlotName } from '../hal/index.js'
 import { HEMD_MALLOC_ENV, HEMD_NODE_FLAGS } from './node-flags.js'
+
+// The launcher starts the runtime: it loads only the parts of the HAL it uses, not the HAL's
+// whole face with its crypto engines (about 0.16 s before the runtime could even be spawned).
+const hal = await Promise.all([
+  import('../hal/errors.js'),
+  import('../hal/sim/boot-slots.js'),
+  import('../hal/sim/data-dir-lock.js'),
+  import('../hal/sim/orphan-process.js'),
+]).then(([errors, slots, lock, orphan]) => ({ ...errors, ...slots, ...lock, ...orphan }))
 
 /** The runtime's exit code that asks for the newly installed firmware to be booted. */
 export const EXIT_UPGRADE = 75
@@ -50,14 +50,14 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
   await mkdir(join(o.dataDir, 'run'), { recursive: true, mode: 0o700 })
   let lock: DataDirLock
   try {
-    lock = await DataDirLock.acquire(o.dataDir)
+    lock = await hal.DataDirLock.acquire(o.dataDir)
   } catch (err) {
-    if (!(err instanceof HalLockedError)) throw err
+    if (!(err instanceof hal.HalLockedError)) throw err
     process.stderr.write(`hemd: ${err.message}\n`)
     return 1
   }
   // A launcher killed with SIGKILL takes its runtime down, but not always before the next start.
-  await killOrphan(runtimePidFile, ['--runtime', o.dataDir])
+  await hal.killOrphan(runtimePidFile, ['--runtime', o.dataDir])
   let child: ChildProcess | undefined
   let stopping = false
   const onSignal = () => {
@@ -69,7 +69,7 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
   let crashes = 0
   try {
     for (;;) {
-      const choice = await chooseBoot(bootDir).catch(() => ({
+      const choice = await hal.chooseBoot(bootDir).catch(() => ({
         slot: 'A' as SlotName,
         trial: false,
         rolledBack: undefined,
@@ -82,7 +82,7 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
       const dir = await runnableSlot(bootDir, choice.slot, o)
       if (!dir && choice.trial) {
         o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
-        await abandonTrial(bootDir)
+        await hal.abandonTrial(bootDir)
         continue
       }
       child = spawn(
@@ -108,13 +108,13 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
       ])
       if (choice.trial) {
         if (ready?.trial === 'confirmed') {
-          await commitTrial(bootDir)
+          await hal.commitTrial(bootDir)
           o.logger.info({ slot: choice.slot }, 'the new firmware confirmed its health: it is the active slot now')
         } else {
           o.logger.error({ slot: choice.slot }, 'the new firmware did not confirm its health: rolling back')
           child.kill('SIGKILL')
           await exited
-          await abandonTrial(bootDir)
+          await hal.abandonTrial(bootDir)
           if (stopping) return 1
           continue
         }
@@ -144,7 +144,7 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
 
 /** The slot's installed build; undefined for a slot never installed (the factory build runs there). */
 async function runnableSlot(bootDir: string, slot: SlotName, o: LauncherOptions): Promise<string | undefined> {
-  const dir = slotDir(bootDir, slot)
+  const dir = hal.slotDir(bootDir, slot)
   try {
     await access(join(dir, 'bin', 'hemd.js'))
   } catch {
