@@ -12,7 +12,7 @@ import {
 } from '../gateway/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
 import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
-import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
+import { closeBus, followReadModels, orderHealth, orderSupervisor, type ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
 import { JournalMirror } from '../actors/mirror/index.js'
@@ -272,13 +272,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
     ctx,
     'gateway',
     async (nc) => {
-      const bus = new ReadModelBus({
-        nc,
-        devid: ctx.hal.devid,
-        services: gatewayProjections,
-        inboxPrefix: inboxPrefix('gateway'),
-        logger: ctx.logger,
-      })
+      const bus = followReadModels(nc, ctx.hal.devid, 'gateway', gatewayProjections, ctx.logger)
       readModels = bus
       try {
         await bus.whenReady()
