@@ -1,7 +1,7 @@
 import {
+  base64Field,
   type CommandReply,
   type CommandRequest,
-  decodeBase64,
   encodeBase64,
   fail,
   LogResult,
@@ -34,8 +34,8 @@ export async function provision(actor: AuthContext, req: CommandRequest): Promis
   // The enclave's record counts too: it may have been written without the journal hearing of it.
   if (!actor.provisioning.can({ type: 'PROVISION' }) || enclave.provisioning()) return alreadyProvisioned()
   const body = req.body as { crt?: unknown; genuine?: unknown } | undefined
-  const crt = typeof body?.crt === 'string' ? decodeBase64(body.crt) : undefined
-  const genuine = typeof body?.genuine === 'string' ? decodeBase64(body.genuine) : undefined
+  const crt = base64Field(body?.crt)
+  const genuine = base64Field(body?.genuine)
   if (!crt?.length || !genuine?.length) return fail(400, 'bad_request', '`crt` and `genuine` must be base64')
   const verdict = verifyProvisioning(
     { crt, genuine },

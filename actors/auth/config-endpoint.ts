@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import {
+  base64Field,
   type CommandReply,
   type CommandRequest,
-  decodeBase64,
   encodeBase64,
   fail,
   LogResult,
@@ -156,9 +156,9 @@ function planUpdate(actor: AuthContext, body: Record<string, unknown>): UpdatePl
 
 /** The new user key, if its HMAC proves the new passphrase's owner answered this boot's nonce. */
 function checkPassphraseChange(actor: AuthContext, body: Record<string, unknown>): Uint8Array {
-  const userkey = typeof body.userkey === 'string' ? decodeBase64(body.userkey) : undefined
-  const nonce = typeof body.userkey_nonce === 'string' ? decodeBase64(body.userkey_nonce) : undefined
-  const hmac = typeof body.userkey_hmac === 'string' ? decodeBase64(body.userkey_hmac) : undefined
+  const userkey = base64Field(body.userkey)
+  const nonce = base64Field(body.userkey_nonce)
+  const hmac = base64Field(body.userkey_hmac)
   if (userkey?.length !== 32 || nonce?.length !== 32 || hmac?.length !== 32) {
     throw new ConfigRuleError(
       400,

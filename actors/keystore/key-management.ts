@@ -1,10 +1,11 @@
 import {
   anonymousSearchAllowed,
+  base64Field,
+  decodeBase64,
   checkDescr,
   checkLabel,
   type CommandReply,
   type CommandRequest,
-  decodeBase64,
   encodeBase64,
   fail,
   importedKid,
@@ -160,7 +161,7 @@ export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<
       throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
     const mode = keyMode(type, body.mode)
     const descr = descrOf(body)
-    const raw = typeof body.pubkey === 'string' ? decodeBase64(body.pubkey) : undefined
+    const raw = base64Field(body.pubkey)
     if (!raw) throw new KeyAttributeError('`pubkey` must be base64')
     const publicKey = normalisePublicKey(type, raw)
     if (!publicKey) throw new KeyAttributeError(`\`pubkey\` is not a ${type} public key`)
