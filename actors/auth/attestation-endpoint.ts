@@ -1,15 +1,8 @@
-import {
-  base64Field,
-  type CommandReply,
-  type CommandRequest,
-  encodeBase64,
-  fail,
-  LogResult,
-  LogType,
-} from '../../protocol/index.js'
+import { base64Field, type CommandReply, type CommandRequest, encodeBase64, fail } from '../../protocol/index.js'
 import { AlreadyProvisionedError } from '../../hal/index.js'
 import { verifyProvisioning } from './verify-provisioning.js'
 import type { AuthContext } from './auth-context.js'
+import { configUpdated } from './config-updated.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.
@@ -49,9 +42,7 @@ export async function provision(actor: AuthContext, req: CommandRequest): Promis
     },
   )
   if (!verdict.ok) return fail(verdict.status, verdict.code, verdict.message)
-  await actor.provisioning.send({ type: 'PROVISION' }, [
-    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, data: { source: 200, rid: req.rid, provisioned: true } },
-  ])
+  await actor.provisioning.send({ type: 'PROVISION' }, [configUpdated(200, req.rid, { provisioned: true })])
   try {
     await enclave.provision({ crt, genuine })
   } catch (err) {
