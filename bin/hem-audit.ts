@@ -1,10 +1,5 @@
 #!/usr/bin/env node
 import { main } from '../cli/hem-audit/index.js'
-import { askSecret } from '../cli/index.js'
+import { processIo } from '../cli/index.js'
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  askSecret,
-})
+process.exitCode = await main(process.argv.slice(2), processIo())

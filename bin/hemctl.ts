@@ -1,12 +1,9 @@
 #!/usr/bin/env node
-import { askSecret } from '../cli/index.js'
+import { processIo } from '../cli/index.js'
 import { main } from '../cli/hemctl/index.js'
 
 process.exitCode = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  askSecret,
+  ...processIo(),
   stdin: process.stdin,
   stderrIsTTY: process.stderr.isTTY === true,
 })

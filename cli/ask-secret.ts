@@ -23,3 +23,8 @@ export function askSecret(prompt: string): Promise<string | undefined> {
     stdin.on('data', onData)
   })
 }
+
+/** This process's output streams, environment and terminal, as a command line reads and writes them. */
+export function processIo() {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, askSecret }
+}

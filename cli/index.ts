@@ -1,5 +1,5 @@
 // The public face of cli/: what other folders may use of it.
-export { askSecret } from './ask-secret.js'
+export { processIo } from './ask-secret.js'
 export {
   commandsUsage,
   parseOptions,

@@ -65,6 +65,24 @@ export function buildLoginEjwt(
   return buildEjwt({ seed: key.seed, spk: challenge.spk, claims })
 }
 
+/** The `init` of POST /api/auth/init: the configuration `cfg`, signed by the master passphrase's key and issued at `iat`. */
+export function buildInitEjwt(
+  master: PassphraseKey,
+  challenge: LoginChallenge & { exp: number },
+  cfg: Record<string, unknown>,
+  iat: number,
+): string {
+  const claims = {
+    jti: challenge.jti,
+    aud: challenge.spk,
+    exp: challenge.exp,
+    iat,
+    iss: toBase64(master.publicKey),
+    cfg,
+  }
+  return buildEjwt({ seed: master.seed, spk: challenge.spk, claims })
+}
+
 /** `userkey_hmac` of a passphrase change: b64(HMAC-SHA256(X25519(new seed, spk), b64decode(nonce))). */
 export function passphraseChangeHmac(newSeed: Uint8Array, spk: Uint8Array | string, nonceB64: string): string {
   return toBase64(hmac(sha256, sharedKey(newSeed, spk), fromBase64(nonceB64)))

@@ -1,5 +1,5 @@
 // The whole device API for a program: typed calls, typed errors, and logins it makes itself.
-import { buildEjwt, buildLoginEjwt } from './ejwt-builder.js'
+import { buildInitEjwt, buildLoginEjwt } from './ejwt-builder.js'
 import { refusal, UnexpectedAnswerError } from './errors.js'
 import { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 import { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
@@ -165,18 +165,8 @@ export class HemClient {
       derive(passphrases.user, challenge.eid),
       derive(passphrases.master, challenge.eid),
     ])
-    const init = buildEjwt({
-      seed: master.seed,
-      spk: challenge.spk,
-      claims: {
-        jti: challenge.jti,
-        aud: challenge.spk,
-        exp: challenge.exp,
-        iat: this.now(),
-        iss: b64(master.publicKey),
-        cfg: { ...cfg, masterkey: b64(master.publicKey), userkey: b64(user.publicKey) },
-      },
-    })
+    const signed = { ...cfg, masterkey: b64(master.publicKey), userkey: b64(user.publicKey) }
+    const init = buildInitEjwt(master, challenge, signed, this.now())
     return this.json('POST', '/api/auth/init', { json: { init } })
   }
 

@@ -22,6 +22,7 @@ export type * from './types.js'
 export {
   EJWT_HEADER,
   buildEjwt,
+  buildInitEjwt,
   buildLoginEjwt,
   passphraseChangeHmac,
   type EjwtInput,

@@ -9,7 +9,7 @@ import {
 } from '../protocol/index.js'
 import { apiDescription } from './api-description.js'
 import { renderStatus } from './status.js'
-import type { Route } from './types.js'
+import type { Route, RouteHandler } from './types.js'
 import { renderVersion } from './version.js'
 
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
@@ -46,6 +46,23 @@ const configUpdate = Type.Object(
 const kid = () => Type.String({ maxLength: 64 })
 const keyAttributes = { label: Type.String({ maxLength: 64 }), descr: str(128) }
 
+/** Who may call a route: as the service behind it rules (protocol/access-rules.ts), or anyone. */
+type Access = Pick<Route, 'auth' | 'scopes' | 'roles'>
+const open: Access = { auth: 'open' }
+
+const command = (service: string, op: string): RouteHandler => ({ kind: 'command', service, op })
+
+/** A route of both variants over HTTP or HTTPS, unless `extra` narrows it. */
+function route(
+  method: Route['method'],
+  path: string,
+  access: Access,
+  handler: RouteHandler,
+  extra: Partial<Route> = {},
+): Route {
+  return { method, path, variants: ['P', 'E'], ...access, tls: 'any', ...extra, handler }
+}
+
 /**
  * A key-management or cipher route: HTTPS only, U and ExtAuth, refused while the device is in a
  * fail state. The key store checks the token and its scope again (protocol/access-rules.ts).
@@ -56,19 +73,8 @@ function keyRoute(
   op: KeyOperation,
   extra: { body?: TSchema } & Partial<Route> = {},
 ): Route {
-  const scopes = [...keyOperationScopes[op]]
-  return {
-    method,
-    path,
-    variants: ['P', 'E'],
-    auth: 'token',
-    scopes,
-    roles: USER_ROLES,
-    tls: 'required',
-    healthy: true,
-    handler: { kind: 'command', service: 'keystore', op },
-    ...extra,
-  }
+  const access = { auth: 'token', scopes: [...keyOperationScopes[op]], roles: USER_ROLES } as const
+  return route(method, path, access, command('keystore', op), { tls: 'required', healthy: true, ...extra })
 }
 
 /** Types only: the key store checks the values and answers (and journals) the 400 of a malformed request itself. */
@@ -89,188 +95,58 @@ const cipherBody = Type.Object({
  * A route for a principal takes its access rule from protocol/access-rules.ts, where the service behind it does.
  */
 export const routeTable: readonly Route[] = [
-  {
-    method: 'GET',
-    path: '/api/system/version',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'read', render: renderVersion },
-  },
-  {
-    method: 'GET',
-    path: '/api/system/status',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'read', render: renderStatus },
-  },
-  {
-    method: 'GET',
-    path: '/api/openapi.json',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'read', render: apiDescription(() => routeTable) },
-  },
+  route('GET', '/api/system/version', open, { kind: 'read', render: renderVersion }),
+  route('GET', '/api/system/status', open, { kind: 'read', render: renderStatus }),
+  route('GET', '/api/openapi.json', open, { kind: 'read', render: apiDescription(() => routeTable) }),
 
-  {
-    method: 'GET',
-    path: '/api/auth/init',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'command', service: 'auth', op: 'init_challenge' },
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/init',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
+  route('GET', '/api/auth/init', open, command('auth', 'init_challenge')),
+  route('POST', '/api/auth/init', open, command('auth', 'init'), {
     body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
     deadline: 'medium',
-    handler: { kind: 'command', service: 'auth', op: 'init' },
-  },
-  {
-    method: 'GET',
-    path: '/api/auth/token',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'command', service: 'auth', op: 'challenge' },
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/token',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
+  }),
+  route('GET', '/api/auth/token', open, command('auth', 'challenge')),
+  route('POST', '/api/auth/token', open, command('auth', 'login'), {
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
     bodyCheck: 'actor',
     deadline: 'medium',
-    handler: { kind: 'command', service: 'auth', op: 'login' },
-  },
+  }),
 
-  {
-    method: 'GET',
-    path: '/api/system/config',
-    variants: ['P', 'E'],
-    ...operationAccess.configRead,
-    tls: 'any',
-    handler: { kind: 'command', service: 'auth', op: 'config_get' },
-  },
-  {
-    method: 'POST',
-    path: '/api/system/config',
-    variants: ['P', 'E'],
-    ...operationAccess.configWrite,
-    tls: 'any',
+  route('GET', '/api/system/config', operationAccess.configRead, command('auth', 'config_get')),
+  route('POST', '/api/system/config', operationAccess.configWrite, command('auth', 'config_set'), {
     body: configUpdate,
     deadline: 'long',
-    handler: { kind: 'command', service: 'auth', op: 'config_set' },
-  },
-  {
-    method: 'GET',
-    path: '/api/system/config/attestation',
+  }),
+  route('GET', '/api/system/config/attestation', operationAccess.attestation, command('auth', 'attestation'), {
     variants: ['P'],
-    ...operationAccess.attestation,
-    tls: 'any',
     healthy: true,
-    handler: { kind: 'command', service: 'auth', op: 'attestation' },
-  },
-  {
-    method: 'POST',
-    path: '/api/system/config/provisioning',
+  }),
+  route('POST', '/api/system/config/provisioning', open, command('auth', 'provision'), {
     variants: ['P'],
-    auth: 'open',
-    tls: 'any',
     body: Type.Object({ crt: Type.String({ maxLength: 4096 }), genuine: Type.String({ maxLength: 2048 }) }),
-    handler: { kind: 'command', service: 'auth', op: 'provision' },
-  },
+  }),
 
-  {
-    method: 'GET',
-    path: '/api/system/checkin',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'command', service: 'auth', op: 'checkin_get' },
-  },
-  {
-    method: 'POST',
-    path: '/api/system/checkin',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
+  route('GET', '/api/system/checkin', open, command('auth', 'checkin_get')),
+  route('POST', '/api/system/checkin', open, command('auth', 'checkin_post'), {
     body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
     deadline: 'medium',
-    handler: { kind: 'command', service: 'auth', op: 'checkin_post' },
-  },
-  {
-    method: 'GET',
-    path: '/api/system/selftest',
-    variants: ['P', 'E'],
-    ...operationAccess.selftest,
-    tls: 'any',
-    deadline: 'medium',
-    handler: { kind: 'command', service: 'system', op: 'selftest' },
-  },
-  {
-    method: 'GET',
-    path: '/api/system/reboot',
-    variants: ['P', 'E'],
-    ...operationAccess.reboot,
-    tls: 'any',
-    deadline: 'medium',
-    handler: { kind: 'command', service: 'system', op: 'reboot' },
-  },
-  {
-    method: 'GET',
-    path: '/api/system/shutdown',
-    variants: ['P', 'E'],
-    ...operationAccess.shutdown,
-    tls: 'any',
-    deadline: 'medium',
-    handler: { kind: 'command', service: 'system', op: 'shutdown' },
-  },
+  }),
+  route('GET', '/api/system/selftest', operationAccess.selftest, command('system', 'selftest'), { deadline: 'medium' }),
+  route('GET', '/api/system/reboot', operationAccess.reboot, command('system', 'reboot'), { deadline: 'medium' }),
+  route('GET', '/api/system/shutdown', operationAccess.shutdown, command('system', 'shutdown'), { deadline: 'medium' }),
 
   ...upgradeRoutes('fw', ['P', 'E'], ['firmware.bin']),
   ...upgradeRoutes('ui', ['P'], ['webroot.tar', 'ui.bin']),
 
-  {
-    method: 'GET',
-    path: '/api/logger/key',
-    variants: ['P', 'E'],
-    ...operationAccess.logger,
-    tls: 'any',
-    handler: { kind: 'command', service: 'logger', op: 'key' },
-  },
-  {
-    method: 'GET',
-    path: '/api/logger/list',
-    variants: ['P'],
-    ...operationAccess.logger,
-    tls: 'any',
-    handler: { kind: 'command', service: 'logger', op: 'list' },
-  },
-  {
-    method: 'GET',
-    path: '/api/logger/list/:offset',
-    variants: ['P'],
-    ...operationAccess.logger,
-    tls: 'any',
-    handler: { kind: 'command', service: 'logger', op: 'list' },
-  },
-  {
-    method: 'GET',
-    path: '/api/logger/:id',
-    variants: ['P'],
-    ...operationAccess.logger,
-    tls: 'any',
-    deadline: 'long',
-    handler: { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
-  },
+  route('GET', '/api/logger/key', operationAccess.logger, command('logger', 'key')),
+  route('GET', '/api/logger/list', operationAccess.logger, command('logger', 'list'), { variants: ['P'] }),
+  route('GET', '/api/logger/list/:offset', operationAccess.logger, command('logger', 'list'), { variants: ['P'] }),
+  route(
+    'GET',
+    '/api/logger/:id',
+    operationAccess.logger,
+    { kind: 'stream', service: 'logger', op: 'read', chunk: 'read_chunk' },
+    { variants: ['P'], deadline: 'long' },
+  ),
 
   ...(
     [
@@ -279,16 +155,13 @@ export const routeTable: readonly Route[] = [
       ['/api/storage/unlock/rw', 'unlock_rw'],
       ['/api/storage/lock', 'lock'],
     ] as const
-  ).map(([path, op]): Route => ({
-    method: 'GET',
-    path,
-    variants: ['P'],
-    ...operationAccess.storage,
-    tls: 'any',
-    healthy: true,
-    deadline: 'medium',
-    handler: { kind: 'command', service: 'storage', op },
-  })),
+  ).map(([path, op]) =>
+    route('GET', path, operationAccess.storage, command('storage', op), {
+      variants: ['P'],
+      healthy: true,
+      deadline: 'medium',
+    }),
+  ),
 
   keyRoute('POST', '/api/keymgmt/create', 'create', {
     body: Type.Object({ ...keyAttributes, type: Type.String({ maxLength: 16 }), mode: str(16) }),
@@ -320,31 +193,16 @@ export const routeTable: readonly Route[] = [
  * or `system:config` from any role; plain HTTP is fine, since the images are signed (seed §4).
  */
 function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string[]): Route[] {
-  const common = {
-    variants,
-    ...operationAccess.upgrade,
-    tls: 'any',
-    // Uploading, checking and installing an image move megabytes through storage (install writes a slot).
-    deadline: 'long',
-  } satisfies Partial<Route>
+  const upload: RouteHandler = { kind: 'upload', service: 'upgrade', begin: `upload_begin_${kind}`, filenames }
+  // Uploading, checking and installing an image move megabytes through storage (install writes a slot).
+  const upgradeRoute = (method: Route['method'], step: string, handler: RouteHandler): Route =>
+    route(method, `/api/system/upgrade/${step}_${kind}`, operationAccess.upgrade, handler, {
+      variants,
+      deadline: 'long',
+    })
   return [
-    {
-      method: 'POST',
-      path: `/api/system/upgrade/upload_${kind}`,
-      ...common,
-      handler: { kind: 'upload', service: 'upgrade', begin: `upload_begin_${kind}`, filenames },
-    },
-    {
-      method: 'GET',
-      path: `/api/system/upgrade/check_${kind}`,
-      ...common,
-      handler: { kind: 'command', service: 'upgrade', op: `check_${kind}` },
-    },
-    {
-      method: 'GET',
-      path: `/api/system/upgrade/install_${kind}`,
-      ...common,
-      handler: { kind: 'command', service: 'upgrade', op: `install_${kind}` },
-    },
+    upgradeRoute('POST', 'upload', upload),
+    upgradeRoute('GET', 'check', command('upgrade', `check_${kind}`)),
+    upgradeRoute('GET', 'install', command('upgrade', `install_${kind}`)),
   ]
 }

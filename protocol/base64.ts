@@ -13,6 +13,11 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   return new Uint8Array(bytes)
 }
 
+/** A request field meant to hold base64: its bytes, or undefined when it is no string or no strict base64. */
+export function base64Field(value: unknown): Uint8Array | undefined {
+  return typeof value === 'string' ? decodeBase64(value) : undefined
+}
+
 /** Binary values in JSON answers: standard base64 with padding (device contract, encodings). */
 export function encodeBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64')

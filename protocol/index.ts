@@ -1,6 +1,6 @@
 // The public face of protocol/: what other folders may use of it.
 export { keyOperationAccess, operationAccess, type OperationAccess } from './access-rules.js'
-export { decodeBase64, encodeBase64 } from './base64.js'
+export { base64Field, decodeBase64, encodeBase64 } from './base64.js'
 export {
   BEARER_HEADER,
   BearerVerifier,

@@ -12,7 +12,7 @@ import {
 } from '../gateway/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
 import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
-import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
+import { closeBus, followReadModels, orderHealth, orderSupervisor, type ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
 import { JournalMirror } from '../actors/mirror/index.js'
@@ -65,24 +65,7 @@ export interface RunningService {
 }
 
 export async function runService(name: DeviceService, ctx: ServiceContext): Promise<RunningService> {
-  switch (name) {
-    case 'eventstore':
-      return runEventstore(ctx)
-    case 'system':
-      return runSystem(ctx)
-    case 'auth':
-      return runAuth(ctx)
-    case 'keystore':
-      return runKeystore(ctx)
-    case 'logger':
-      return runLogger(ctx)
-    case 'storage':
-      return runStorage(ctx)
-    case 'upgrade':
-      return runUpgrade(ctx)
-    case 'gateway':
-      return runGateway(ctx)
-  }
+  return runners[name](ctx)
 }
 
 /**
@@ -166,18 +149,33 @@ function startMirror(ctx: ServiceContext, journal: Journal, domain: string): Jou
   })
 }
 
-function runSystem(ctx: ServiceContext): Promise<RunningService> {
-  return connected(ctx, 'system', async (nc) => {
+/** The options every actor takes: its service's own connection, the HAL, the journal and the logger. */
+interface ActorBasics {
+  nc: NatsConnection
+  hal: Hal
+  journal: JournalPort
+  logger: Logger
+}
+
+/** Runs the actor `start` makes as `service`, over its own connection, until stopped. */
+function runActor(
+  ctx: ServiceContext,
+  service: DeviceService,
+  start: (basics: ActorBasics) => Promise<{ stop(): Promise<void> }>,
+): Promise<RunningService> {
+  return connected(ctx, service, async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = new SystemActor({
-      nc,
-      hal: ctx.hal,
-      journal,
-      logger: ctx.logger,
-      ...(ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}),
-    })
-    await actor.start()
+    const actor = await start({ nc, hal: ctx.hal, journal, logger: ctx.logger })
     return { stop: () => actor.stop() }
+  })
+}
+
+function runSystem(ctx: ServiceContext): Promise<RunningService> {
+  return runActor(ctx, 'system', async (basics) => {
+    const range = ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}
+    const actor = new SystemActor({ ...basics, ...range })
+    await actor.start()
+    return actor
   })
 }
 
@@ -210,57 +208,44 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
 }
 
 function runKeystore(ctx: ServiceContext): Promise<RunningService> {
-  return connected(ctx, 'keystore', async (nc) => {
-    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
-    const actor = await KeystoreActor.start({
-      nc,
-      hal: ctx.hal,
-      journal,
-      logger: ctx.logger,
-      ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}),
-    })
-    return { stop: () => actor.stop() }
-  })
+  return runActor(ctx, 'keystore', (basics) =>
+    KeystoreActor.start({ ...basics, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) }),
+  )
 }
 
 function runLogger(ctx: ServiceContext): Promise<RunningService> {
-  return connected(ctx, 'logger', async (nc) => {
-    const actor = new LoggerActor({
-      nc,
-      hal: ctx.hal,
-      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
-      logger: ctx.logger,
-    })
+  return runActor(ctx, 'logger', async (basics) => {
+    const actor = new LoggerActor(basics)
     await actor.start()
-    return { stop: () => actor.stop() }
+    return actor
   })
 }
 
 function runStorage(ctx: ServiceContext): Promise<RunningService> {
-  return connected(ctx, 'storage', async (nc) => {
-    const actor = new StorageActor({
-      nc,
-      hal: ctx.hal,
-      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
-      logger: ctx.logger,
-      ...(ctx.nbd ? { nbd: ctx.nbd } : {}),
-    })
+  return runActor(ctx, 'storage', async (basics) => {
+    const actor = new StorageActor({ ...basics, ...(ctx.nbd ? { nbd: ctx.nbd } : {}) })
     await actor.start()
-    return { stop: () => actor.stop() }
+    return actor
   })
 }
 
 function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
-  return connected(ctx, 'upgrade', async (nc) => {
-    const actor = new UpgradeActor({
-      nc,
-      hal: ctx.hal,
-      journal: ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid),
-      logger: ctx.logger,
-    })
+  return runActor(ctx, 'upgrade', async (basics) => {
+    const actor = new UpgradeActor(basics)
     await actor.start()
-    return { stop: () => actor.stop() }
+    return actor
   })
+}
+
+const runners: Record<DeviceService, (ctx: ServiceContext) => Promise<RunningService>> = {
+  eventstore: runEventstore,
+  system: runSystem,
+  auth: runAuth,
+  keystore: runKeystore,
+  logger: runLogger,
+  storage: runStorage,
+  upgrade: runUpgrade,
+  gateway: runGateway,
 }
 
 /** How often the gateway picks free ports again when one was taken before it could listen. */
@@ -272,13 +257,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
     ctx,
     'gateway',
     async (nc) => {
-      const bus = new ReadModelBus({
-        nc,
-        devid: ctx.hal.devid,
-        services: gatewayProjections,
-        inboxPrefix: inboxPrefix('gateway'),
-        logger: ctx.logger,
-      })
+      const bus = followReadModels(nc, ctx.hal.devid, 'gateway', gatewayProjections, ctx.logger)
       readModels = bus
       try {
         await bus.whenReady()

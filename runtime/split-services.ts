@@ -4,24 +4,20 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import type { Hal, SlotName } from '../hal/index.js'
 import type { NatsUserCredentials } from '../bus/index.js'
-import type { NbdListen } from '../actors/storage/index.js'
-import { deviceServices, type DeviceService } from './run-service.js'
-import type { DeviceOptions, Endpoint, StartedServices } from './types.js'
-import type { TemperatureRange } from '../protocol/index.js'
+import { deviceServices, type DeviceService, type ServiceContext } from './run-service.js'
+import type { DeviceOptions, StartedServices } from './types.js'
 
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
-export interface ServiceChildConfig {
+export interface ServiceChildConfig extends Pick<
+  ServiceContext,
+  'http' | 'https' | 'tls' | 'nbd' | 'temperatureRange'
+> {
   service: DeviceService
   variant: 'P' | 'E'
   dataDir: string
   natsUrl: string
   credentials?: NatsUserCredentials
-  http?: Endpoint
-  https?: Endpoint
-  tls?: { certFile: string; keyFile: string }
-  nbd?: NbdListen
   booted?: { slot: SlotName; trial: boolean }
-  temperatureRange?: TemperatureRange
   /** The eventstore's: mirror the journal to the fleet backend, as the `mirror` bus user. */
   mirror?: { domain: string; credentials: NatsUserCredentials }
   logLevel: string

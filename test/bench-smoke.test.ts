@@ -54,21 +54,17 @@ const TIMING_TARGETS = [
   'reboot with dangling requests',
 ]
 
+/** The smallest run: one second, two connections, one round, a small journal. */
+const TINY = ['--duration', '1', '--connections', '2', '--rounds', '1', '--journal-records', String(RECORDS)]
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
 
 t.test('one tiny run: every scenario answered 2xx only, and the report has every target line', async (t) => {
   // A small journal keeps the data dir's first build (once per build) short.
   const run = await runToEnd(bench, [
-    '--duration',
-    '1',
-    '--connections',
-    '2',
-    '--rounds',
-    '1',
+    ...TINY,
     '--boots',
     '1',
-    '--journal-records',
-    String(RECORDS),
     // The timings have a run of their own below.
     '--only',
     'encrypt,decrypt,ecdh,status,login,download,upload,boot',
@@ -98,19 +94,7 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
 })
 
 t.test('--only runs the groups named, and --json has their results', async (t) => {
-  const run = await runToEnd(bench, [
-    '--duration',
-    '1',
-    '--connections',
-    '2',
-    '--rounds',
-    '1',
-    '--journal-records',
-    String(RECORDS),
-    '--only',
-    'status',
-    '--json',
-  ])
+  const run = await runToEnd(bench, [...TINY, '--only', 'status', '--json'])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   const summary = JSON.parse(run.stdout) as {
     scenarios: { id: string; median: { ok: number } }[]

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { execFileSync } from 'node:child_process'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import net from 'node:net'
@@ -32,6 +31,7 @@ import { decode, encode } from '../protocol/codec.js'
 import { DEADLINE_MS } from '../protocol/deadlines.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
+import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 import { startNats } from './helpers/nats.js'
 import { captureTimers } from './helpers/timers.js'
 
@@ -40,30 +40,19 @@ import { captureTimers } from './helpers/timers.js'
 const certDir = t.testdir()
 const certFile = join(certDir, 'cert.pem')
 const keyFile = join(certDir, 'key.pem')
-execFileSync(
-  'openssl',
-  [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=hem.local',
-    '-keyout',
-    keyFile,
-    '-out',
-    certFile,
-  ],
-  { stdio: 'ignore' },
-)
+writeSelfSignedCert('hem.local', certFile, keyFile)
 
 const NOW = Date.UTC(2026, 10, 22, 0, 37, 13, 456)
 const KID = '0123456789abcdef0123456789abcdef'
+/** The firmware and boot loader versions, keys and signatures the fake system read model reports. */
+const FIRMWARE = {
+  fwv: '1.2.3',
+  fwk: 'ZndrLWtleQ==',
+  fws: 'ZndzLXNpZw==',
+  blv: '0.9.0',
+  blk: 'YmxrLWtleQ==',
+  bls: 'YmxzLXNpZw==',
+}
 
 class FakeBus implements GatewayBus {
   readonly models = new Map<string, unknown>()
@@ -105,12 +94,7 @@ function systemState(
       bootedAt: 1_000,
       version: {
         hwv: variant === 'P' ? 'PPA-1.0' : 'EPA-1.0',
-        fwv: '1.2.3',
-        fwk: 'ZndrLWtleQ==',
-        fws: 'ZndzLXNpZw==',
-        blv: '0.9.0',
-        blk: 'YmxrLWtleQ==',
-        bls: 'YmxzLXNpZw==',
+        ...FIRMWARE,
         sd_csd: '400e00325b5900003b377f800a404000',
         sd_cid: '035344534433324780ffffffff0111a2',
       },
@@ -155,80 +139,35 @@ const tokens = new Map<string, Principal>([
   ['master-kid', { sub: 'M', scope: `keymgmt:use:${KID}` }],
 ])
 
+/** An open route of both variants over HTTP or HTTPS to the `test` service, unless `extra` says otherwise. */
+function testRoute(method: Route['method'], path: string, op: string, extra: Partial<Route> = {}): Route {
+  return {
+    method,
+    path,
+    variants: ['P', 'E'],
+    auth: 'open',
+    tls: 'any',
+    handler: { kind: 'command', service: 'test', op },
+    ...extra,
+  }
+}
+
 /** Routes that real features add later, so the table-driven checks can be exercised now. */
 const testRoutes: Route[] = [
   ...routeTable,
-  {
-    method: 'GET',
-    path: '/api/test/p-only',
-    variants: ['P'],
-    auth: 'open',
-    tls: 'any',
-    handler: { kind: 'command', service: 'test', op: 'p' },
-  },
-  {
-    method: 'POST',
-    path: '/api/test/echo',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'any',
-    body: Type.Object({ n: Type.Optional(Type.Number()) }),
-    handler: { kind: 'command', service: 'test', op: 'echo' },
-  },
-  {
-    method: 'GET',
-    path: '/api/test/secure',
-    variants: ['P', 'E'],
-    auth: 'open',
-    tls: 'required',
-    handler: { kind: 'command', service: 'test', op: 'secure' },
-  },
-  {
-    method: 'GET',
-    path: '/api/test/disk0',
-    variants: ['P'],
-    auth: 'token',
-    scopes: ['storage:disk0'],
-    tls: 'any',
-    handler: { kind: 'command', service: 'test', op: 'disk0' },
-  },
-  {
-    method: 'GET',
-    path: '/api/test/disk0rw',
-    variants: ['P'],
-    auth: 'token',
-    scopes: ['storage:disk0:rw'],
-    tls: 'any',
-    handler: { kind: 'command', service: 'test', op: 'disk0rw' },
-  },
-  {
-    method: 'POST',
-    path: '/api/test/cipher',
-    variants: ['P', 'E'],
+  testRoute('GET', '/api/test/p-only', 'p', { variants: ['P'] }),
+  testRoute('POST', '/api/test/echo', 'echo', { body: Type.Object({ n: Type.Optional(Type.Number()) }) }),
+  testRoute('GET', '/api/test/secure', 'secure', { tls: 'required' }),
+  testRoute('GET', '/api/test/disk0', 'disk0', { variants: ['P'], auth: 'token', scopes: ['storage:disk0'] }),
+  testRoute('GET', '/api/test/disk0rw', 'disk0rw', { variants: ['P'], auth: 'token', scopes: ['storage:disk0:rw'] }),
+  testRoute('POST', '/api/test/cipher', 'cipher', {
     auth: 'token',
     scopes: ['keymgmt:use:<kid>'],
     roles: ['U', 'ExtAuth'],
-    tls: 'any',
     body: Type.Object({ kid: Type.String({ pattern: '^[0-9a-fA-F]{32}$' }) }),
-    handler: { kind: 'command', service: 'test', op: 'cipher' },
-  },
-  {
-    method: 'GET',
-    path: '/api/test/key/:kid',
-    variants: ['P', 'E'],
-    auth: 'token',
-    scopes: ['keymgmt:get', 'keymgmt:use:<kid>'],
-    tls: 'any',
-    handler: { kind: 'command', service: 'test', op: 'key' },
-  },
-  {
-    method: 'GET',
-    path: '/api/test/fresh',
-    variants: ['P', 'E'],
-    auth: 'token-unless-fresh',
-    tls: 'any',
-    handler: { kind: 'command', service: 'test', op: 'fresh' },
-  },
+  }),
+  testRoute('GET', '/api/test/key/:kid', 'key', { auth: 'token', scopes: ['keymgmt:get', 'keymgmt:use:<kid>'] }),
+  testRoute('GET', '/api/test/fresh', 'fresh', { auth: 'token-unless-fresh' }),
 ]
 
 interface Setup {
@@ -405,12 +344,7 @@ t.test('version on P, over HTTP and HTTPS, with and without a token', async (t) 
   const { http, https } = await start(t)
   const base = {
     hwv: 'PPA-1.0',
-    fwv: '1.2.3',
-    fwk: 'ZndrLWtleQ==',
-    fws: 'ZndzLXNpZw==',
-    blv: '0.9.0',
-    blk: 'YmxrLWtleQ==',
-    bls: 'YmxzLXNpZw==',
+    ...FIRMWARE,
     uis: 'dWktaGFzaA==',
   }
   for (const port of [http, https]) {

@@ -13,33 +13,22 @@ import {
   fixedClock,
   KIDS,
   options,
+  PERSONALISED_CONFIG,
   readSet,
   signer,
   transition,
   writeDeviceJournal,
 } from './helpers/journal-fixtures.js'
+import { runCli } from './helpers/cli-output.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')
 
-async function run(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-  })
-  return { code, stdout, stderr }
-}
+const run = (...argv: string[]) => runCli(main, argv)
 
 const AES = { type: 'ATT,PKEY,AES256', created: 1_700_000_030 }
 const CONFIG = {
   ...factoryConfig('P'),
-  user: 'Ada',
-  email: 'ada@example.com',
-  hostname: 'hem.example',
-  ip: '192.168.7.1/24',
-  storage_mode: 0x53,
-  storage_disk0size: 131072,
+  ...PERSONALISED_CONFIG,
   instanceid: 'f'.repeat(32),
   iat: 1_700_000_020,
   uts: 1_700_000_020,
@@ -167,6 +156,19 @@ t.test('the newest file of a running device is open: replayed with --allow-open 
   t.equal(open.code, 0)
   t.match(JSON.parse(open.stdout), { boots: 3, lifecycle: 'running', disks: { '0': 'locked' } })
 })
+
+/** E's personalisation (no disk to format) by M with `cfg`, at second 5. */
+function personalisedWithoutFormat(cfg: Record<string, unknown>): JournalEntry[] {
+  return [
+    transition('personalisation', 'fresh', 'personalised', 'PERSONALISE'),
+    {
+      type: LogType.DEVICE_INITED,
+      result: 0,
+      subject: 'M',
+      data: { source: 200, cfg, instanceid: 'e'.repeat(32), at: 5 },
+    },
+  ]
+}
 
 /** One closed file of a device of `variant` holding `batches`; returns its path. */
 async function oneFile(dir: string, batches: JournalEntry[][], banner = deviceBanner('P')): Promise<string> {
@@ -301,13 +303,7 @@ t.test('E: no disks, personalised without formatting', async (t) => {
     dir,
     [
       [
-        transition('personalisation', 'fresh', 'personalised', 'PERSONALISE'),
-        {
-          type: LogType.DEVICE_INITED,
-          result: 0,
-          subject: 'M',
-          data: { source: 200, cfg: { user: 'Eve', email: 'eve@example.com' }, instanceid: 'e'.repeat(32), at: 5 },
-        },
+        ...personalisedWithoutFormat({ user: 'Eve', email: 'eve@example.com' }),
         { ...transition('upgrade', 'idle', 'receiving', 'UPLOAD_STARTED', 'fw'), subject: 'U' },
       ],
     ],
@@ -333,15 +329,7 @@ t.test('a wipeout erases the configuration and every key', async (t) => {
   await oneFile(
     dir,
     [
-      [
-        transition('personalisation', 'fresh', 'personalised', 'PERSONALISE'),
-        {
-          type: LogType.DEVICE_INITED,
-          result: 0,
-          subject: 'M',
-          data: { source: 200, cfg: { user: 'Eve' }, instanceid: 'e'.repeat(32), at: 5 },
-        },
-      ],
+      [...personalisedWithoutFormat({ user: 'Eve' })],
       [
         {
           type: LogType.KEY_GENERATION,

@@ -8,18 +8,11 @@ import { LogType } from '../protocol/journal.js'
 import { readAuditJournal, timeline } from '../audit/index.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { fixedClock, KIDS, options, readSet, records, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
+import { runCli } from './helpers/cli-output.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')
 
-async function run(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-  })
-  return { code, stdout, stderr }
-}
+const run = (...argv: string[]) => runCli(main, argv)
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '')
 /** Columns are padded: compare their content. */

@@ -7,6 +7,7 @@ import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { Journal } from '../eventstore/index.js'
 import { LogType } from '../protocol/journal.js'
 import { START, fixedClock, options, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
+import { runCli } from './helpers/cli-output.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')
 
@@ -25,15 +26,7 @@ async function writeJournal(dir: string): Promise<string[]> {
   return media.list()
 }
 
-async function run(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-  })
-  return { code, stdout, stderr }
-}
+const run = (...argv: string[]) => runCli(main, argv)
 
 t.test('verify a good directory', async (t) => {
   const dir = t.testdir()

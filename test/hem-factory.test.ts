@@ -11,19 +11,12 @@ import { openHal, type Hal, type OpenHalOptions, type SignedComponent } from '..
 import { toPem } from '../hal/x509/pem.js'
 import { b64 } from './helpers/base64.js'
 import { makeCa, type TestCa } from './helpers/x509-fixtures.js'
+import { runCli } from './helpers/cli-output.js'
 
 const firmware: SignedComponent = { version: '2.0.0', publicKey: new Uint8Array(32), signature: new Uint8Array(64) }
 type TestContext = { teardown(fn: () => unknown): void; testdir(): string }
 
-async function run(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-  })
-  return { code, stdout, stderr }
-}
+const run = (...argv: string[]) => runCli(main, argv)
 
 async function device(t: TestContext, options: Partial<OpenHalOptions> = {}): Promise<Hal> {
   const hal = await openHal({ variant: 'P', dataDir: t.testdir(), firmware, ...options })

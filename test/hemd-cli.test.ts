@@ -8,6 +8,7 @@ import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { call } from './helpers/http.js'
 import { until } from './helpers/until.js'
 import { auditBin, hemdBin, runHemd, runToEnd } from './helpers/hemd-process.js'
+import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 
 async function auditVerify(dataDir: string, key: string) {
   return runToEnd(auditBin, ['verify', '--key', key, `${dataDir}/journal`])
@@ -105,27 +106,7 @@ t.test('--split runs every service in its own process and stops them all', async
 
 t.test("--tls-cert and --tls-key serve the operator's certificate", async (t) => {
   const dir = t.testdir()
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=operator.example',
-      '-keyout',
-      `${dir}/key.pem`,
-      '-out',
-      `${dir}/cert.pem`,
-    ],
-    { stdio: 'ignore' },
-  )
+  writeSelfSignedCert('operator.example', `${dir}/cert.pem`, `${dir}/key.pem`)
   const hemd = await runHemd(t, [
     '--data',
     `${dir}/data`,

@@ -12,10 +12,11 @@ import type { KeyRecord } from '../protocol/keystore-state.js'
 import { LogResult, LogType, type JournalEntry } from '../protocol/journal.js'
 import { nativeEngine } from '../hal/crypto/index.js'
 import { isStorageFull } from '../hal/errors.js'
-import type { KeySlotMedia, Sealer } from '../hal/index.js'
+import type { Sealer } from '../hal/index.js'
 import { noSpaceError, setSimDiskFull } from '../hal/sim/disk-space.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
 import { testSealer } from './helpers/test-sealer.js'
+import { DelegatingKeySlotMedia } from './helpers/delegating-media.js'
 import { bootDevice } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
 import { Tokens, api, b64, createKey } from './helpers/keys.js'
@@ -120,29 +121,13 @@ t.test(
 )
 
 /** Slots whose writes fail (as ENOSPC) while `failing`, counted; the rest goes to the sim media. */
-class FailingSlots implements KeySlotMedia {
+class FailingSlots extends DelegatingKeySlotMedia {
   failing = false
   writes = 0
-  constructor(private readonly inner: KeySlotMedia) {}
-  get slotCount() {
-    return this.inner.slotCount
-  }
-  get slotSize() {
-    return this.inner.slotSize
-  }
-  readAll() {
-    return this.inner.readAll()
-  }
-  async write(index: number, data: Uint8Array) {
+  override async write(index: number, data: Uint8Array) {
     this.writes++
     if (this.failing) throw noSpaceError('write', 'slots.bin')
     await this.inner.write(index, data)
-  }
-  erase() {
-    return this.inner.erase()
-  }
-  close() {
-    return this.inner.close()
   }
 }
 

@@ -1,8 +1,6 @@
 // The key store checks its callers itself: a bearer token verified with the auth actor's public key,
 // then role and scope. A principal the caller merely claims counts for nothing. Real bus, real HAL, scripted auth.
 import t from 'tap'
-import { ReadModelBus } from '../bus/read-model-bus.js'
-import { inboxPrefix } from '../bus/services.js'
 import type { CommandRequest } from '../protocol/bus-messages.js'
 import { keyOperationScopes } from '../protocol/key-scopes.js'
 import { BEARER_HEADER } from '../protocol/bearer-token.js'
@@ -14,17 +12,10 @@ import { silentLogger } from './helpers/logger.js'
 import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 
 t.test('only a verified token with the right scope and role reaches a key', async (t) => {
-  const { hal, connect, journal, journaled } = await scriptedIdentity(t, 'E', identity(true))
+  const { hal, connect, journal, journaled, gatewayView } = await scriptedIdentity(t, 'E', identity(true))
   const keystore = await KeystoreActor.start({ nc: await connect('keystore'), hal, journal, logger: silentLogger })
   t.teardown(() => keystore.stop())
-  const gateway = new ReadModelBus({
-    nc: await connect('gateway'),
-    devid: hal.devid,
-    services: ['keystore'],
-    inboxPrefix: inboxPrefix('gateway'),
-    logger: silentLogger,
-  })
-  t.teardown(() => gateway.close())
+  const gateway = await gatewayView(['keystore'])
   const ask = (op: string, req: Omit<CommandRequest, 'rid' | 'tls'>) =>
     gateway.request('keystore', op, { rid: `r-${op}`, tls: true, ...req })
   const error = (reply: { body?: unknown }) => (reply.body as { error?: string }).error

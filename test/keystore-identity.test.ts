@@ -1,8 +1,6 @@
 // The keystore follows the auth actor's read model: keys serve a personalised device only, and
 // `inited` turning false (a wipeout) erases the repository. Real bus, real HAL, scripted identity.
 import t from 'tap'
-import { ReadModelBus } from '../bus/read-model-bus.js'
-import { inboxPrefix } from '../bus/services.js'
 import { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import type { KeystoreState } from '../protocol/keystore-state.js'
 import { silentLogger } from './helpers/logger.js'
@@ -10,17 +8,10 @@ import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-i
 import { until } from './helpers/until.js'
 
 t.test('no key service before personalisation; a wipeout erases the repository', async (t) => {
-  const { hal, connect, auth, journal, journaled } = await scriptedIdentity(t, 'E', identity(true))
+  const { hal, connect, auth, journal, journaled, gatewayView } = await scriptedIdentity(t, 'E', identity(true))
   const keystore = await KeystoreActor.start({ nc: await connect('keystore'), hal, journal, logger: silentLogger })
   t.teardown(() => keystore.stop())
-  const gateway = new ReadModelBus({
-    nc: await connect('gateway'),
-    devid: hal.devid,
-    services: ['keystore'],
-    inboxPrefix: inboxPrefix('gateway'),
-    logger: silentLogger,
-  })
-  t.teardown(() => gateway.close())
+  const gateway = await gatewayView(['keystore'])
   const bearer = scriptedBearer('U', 'keymgmt:gen')
 
   const created = await gateway.request('keystore', 'create', {

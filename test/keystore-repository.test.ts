@@ -16,6 +16,7 @@ import type { KeyRecord } from '../protocol/keystore-state.js'
 import { openHal, type KeySlotMedia, type Sealer as HalSealer } from '../hal/index.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
 import { testSealer } from './helpers/test-sealer.js'
+import { DelegatingKeySlotMedia } from './helpers/delegating-media.js'
 import { builtFirmware } from './helpers/device.js'
 
 const DEVID = '0123456789abcdef'
@@ -25,27 +26,14 @@ type Sealer = HalSealer
 
 /** AES-256-GCM as the sim enclave does it (nonce || ciphertext || tag), with a key of the test's own. */
 /** A media that fails the writes (or the erase) a test asks it to, and passes the rest on. */
-class FlakyMedia implements KeySlotMedia {
+class FlakyMedia extends DelegatingKeySlotMedia {
   failWrite: (index: number, data: Uint8Array) => boolean = () => false
   failErase = false
-  constructor(readonly inner: KeySlotMedia) {}
-  get slotCount() {
-    return this.inner.slotCount
-  }
-  get slotSize() {
-    return this.inner.slotSize
-  }
-  readAll() {
-    return this.inner.readAll()
-  }
-  write(index: number, data: Uint8Array) {
+  override write(index: number, data: Uint8Array) {
     return this.failWrite(index, data) ? Promise.reject(new Error('EIO (injected)')) : this.inner.write(index, data)
   }
-  erase() {
+  override erase() {
     return this.failErase ? Promise.reject(new Error('EIO (injected)')) : this.inner.erase()
-  }
-  close() {
-    return this.inner.close()
   }
 }
 

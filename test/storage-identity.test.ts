@@ -3,8 +3,6 @@
 // unformatted again. Real bus, real P HAL, scripted identity.
 import t, { type Test } from 'tap'
 import type { IdentityState } from '../protocol/identity-state.js'
-import { ReadModelBus } from '../bus/read-model-bus.js'
-import { inboxPrefix } from '../bus/services.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { StorageActor } from '../actors/storage/storage-actor.js'
 import type { NbdListen } from '../actors/storage/nbd-server.js'
@@ -22,7 +20,11 @@ function identity(inited: boolean, storage_mode: number, extra: Partial<Identity
 }
 
 async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
-  const { hal, connect, auth, journal, journaled } = await scriptedIdentity(t, 'P', identity(true, storageMode))
+  const { hal, connect, auth, journal, journaled, gatewayView } = await scriptedIdentity(
+    t,
+    'P',
+    identity(true, storageMode),
+  )
   const storage = new StorageActor({
     nc: await connect('storage'),
     hal,
@@ -32,14 +34,7 @@ async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
   })
   await storage.start()
   t.teardown(() => storage.stop())
-  const gateway = new ReadModelBus({
-    nc: await connect('gateway'),
-    devid: hal.devid,
-    services: ['storage'],
-    inboxPrefix: inboxPrefix('gateway'),
-    logger: silentLogger,
-  })
-  t.teardown(() => gateway.close())
+  const gateway = await gatewayView(['storage'])
   await gateway.whenReady()
 
   let rids = 0

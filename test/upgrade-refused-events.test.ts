@@ -2,26 +2,17 @@
 // answered with the contract's status and journals no transition (an install's refusal keeps its
 // UPGRADE audit record, as the contract asks). Real bus and P HAL, the upgrade actor in process.
 import t, { type Test } from 'tap'
-import { ReadModelBus } from '../bus/read-model-bus.js'
-import { inboxPrefix } from '../bus/services.js'
 import { UpgradeActor } from '../actors/upgrade/upgrade-actor.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { silentLogger } from './helpers/logger.js'
 import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
 
 async function setup(t: Test) {
-  const { hal, connect, journal, journaled } = await scriptedIdentity(t, 'P', identity(true))
+  const { hal, connect, journal, journaled, gatewayView } = await scriptedIdentity(t, 'P', identity(true))
   const upgrade = new UpgradeActor({ nc: await connect('upgrade'), hal, journal, logger: silentLogger })
   await upgrade.start()
   t.teardown(() => upgrade.stop())
-  const gateway = new ReadModelBus({
-    nc: await connect('gateway'),
-    devid: hal.devid,
-    services: ['upgrade'],
-    inboxPrefix: inboxPrefix('gateway'),
-    logger: silentLogger,
-  })
-  t.teardown(() => gateway.close())
+  const gateway = await gatewayView(['upgrade'])
   await gateway.whenReady()
   let rids = 0
   const request = (op: string, body: Record<string, unknown> = {}) =>

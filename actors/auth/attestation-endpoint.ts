@@ -1,15 +1,8 @@
-import {
-  type CommandReply,
-  type CommandRequest,
-  decodeBase64,
-  encodeBase64,
-  fail,
-  LogResult,
-  LogType,
-} from '../../protocol/index.js'
+import { base64Field, type CommandReply, type CommandRequest, encodeBase64, fail } from '../../protocol/index.js'
 import { AlreadyProvisionedError } from '../../hal/index.js'
 import { verifyProvisioning } from './verify-provisioning.js'
 import type { AuthContext } from './auth-context.js'
+import { configUpdated } from './config-updated.js'
 
 /**
  * `GET /api/system/config/attestation` (P): `{genuine, csr}` before provisioning, `{crt, genuine}` after.
@@ -34,8 +27,8 @@ export async function provision(actor: AuthContext, req: CommandRequest): Promis
   // The enclave's record counts too: it may have been written without the journal hearing of it.
   if (!actor.provisioning.can({ type: 'PROVISION' }) || enclave.provisioning()) return alreadyProvisioned()
   const body = req.body as { crt?: unknown; genuine?: unknown } | undefined
-  const crt = typeof body?.crt === 'string' ? decodeBase64(body.crt) : undefined
-  const genuine = typeof body?.genuine === 'string' ? decodeBase64(body.genuine) : undefined
+  const crt = base64Field(body?.crt)
+  const genuine = base64Field(body?.genuine)
   if (!crt?.length || !genuine?.length) return fail(400, 'bad_request', '`crt` and `genuine` must be base64')
   const verdict = verifyProvisioning(
     { crt, genuine },
@@ -49,9 +42,7 @@ export async function provision(actor: AuthContext, req: CommandRequest): Promis
     },
   )
   if (!verdict.ok) return fail(verdict.status, verdict.code, verdict.message)
-  await actor.provisioning.send({ type: 'PROVISION' }, [
-    { type: LogType.CONFIG_UPDATED, result: LogResult.OK, data: { source: 200, rid: req.rid, provisioned: true } },
-  ])
+  await actor.provisioning.send({ type: 'PROVISION' }, [configUpdated(200, req.rid, { provisioned: true })])
   try {
     await enclave.provision({ crt, genuine })
   } catch (err) {

@@ -24,7 +24,7 @@ import {
   provisioningVersion,
   reduceConfig,
 } from '../../machines/index.js'
-import { inboxPrefix, type OperationSpec, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
 import { LoginBrake } from './brake.js'
@@ -99,14 +99,9 @@ export class AuthActor implements AuthContext {
       facts.provisioning,
     )
     this.host = new ServiceHost<IdentityState>(o.nc, o.hal.devid, 'auth', operations(this), o.logger)
-    this.followers = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
-      services: ['keystore', 'storage'],
-      inboxPrefix: inboxPrefix('auth'),
-      logger: o.logger,
-      onChange: () => this.followerWatches.forEach((watch) => watch()),
-    })
+    this.followers = followReadModels(o.nc, o.hal.devid, 'auth', ['keystore', 'storage'], o.logger, () =>
+      this.followerWatches.forEach((watch) => watch()),
+    )
   }
 
   get hal(): Hal {

@@ -1,4 +1,4 @@
-import { decodeBase64 } from '../../protocol/index.js'
+import { base64Field } from '../../protocol/index.js'
 
 /**
  * 32 bytes: the Unix time (seconds) little-endian in bytes 0–3, then 28 random bytes. The format
@@ -61,7 +61,7 @@ export class ChallengeBook {
 
   /** True once for a live challenge (any base64 spelling of its bytes); it is gone afterwards either way. */
   consume(jti: unknown, now: number): boolean {
-    const bytes = typeof jti === 'string' ? decodeBase64(jti) : undefined
+    const bytes = base64Field(jti)
     if (bytes?.length !== 32) return false
     const key = Buffer.from(bytes).toString('base64')
     const exp = this.#live.get(key)

@@ -1,18 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import {
-  type CommandReply,
-  type CommandRequest,
-  decodeBase64,
-  encodeBase64,
-  fail,
-  LogResult,
-  LogType,
-} from '../../protocol/index.js'
+import { base64Field, type CommandReply, type CommandRequest, encodeBase64, fail } from '../../protocol/index.js'
 import type { TlsMaterial } from '../../hal/index.js'
 import { nextUts, type ConfigChanges } from '../../machines/index.js'
 import { decodeTlsImport } from './tls-import.js'
 import { journalSubject } from '../host/index.js'
 import type { AuthContext } from './auth-context.js'
+import { configUpdated } from './config-updated.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
 import { formatDisks, genuineOf } from './personalise.js'
 
@@ -71,14 +64,7 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
   const body = (req.body ?? {}) as Record<string, unknown>
   const subject = journalSubject(req.principal)
   const refuse = async (code: string, message: string) => {
-    await actor.journal([
-      {
-        type: LogType.CONFIG_UPDATED,
-        result: LogResult.FAILED,
-        ...subject,
-        data: { source: 406, rid: req.rid, reason: code },
-      },
-    ])
+    await actor.journal([configUpdated(406, req.rid, { reason: code }, subject)])
     return fail(406, code, message)
   }
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
@@ -111,16 +97,8 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
   const secrets = [...(plan.userkey ? ['userkey'] : []), ...(plan.tls ? ['tls'] : [])]
   const updated = Object.keys(plan.changed).length > 0 || secrets.length > 0
   const uts = nextUts(actor.config.uts, actor.now())
-  await actor.journal([
-    {
-      type: LogType.CONFIG_UPDATED,
-      result: LogResult.OK,
-      ...subject,
-      data: updated
-        ? { source: 200, rid: req.rid, changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) }
-        : { source: 200, rid: req.rid },
-    },
-  ])
+  const changes = updated ? { changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) } : {}
+  await actor.journal([configUpdated(200, req.rid, changes, subject)])
   if (plan.userkey) {
     const stored = actor.hal.enclave.credentials()!
     await actor.hal.enclave.setCredentials({ ...stored, user: plan.userkey })
@@ -156,9 +134,9 @@ function planUpdate(actor: AuthContext, body: Record<string, unknown>): UpdatePl
 
 /** The new user key, if its HMAC proves the new passphrase's owner answered this boot's nonce. */
 function checkPassphraseChange(actor: AuthContext, body: Record<string, unknown>): Uint8Array {
-  const userkey = typeof body.userkey === 'string' ? decodeBase64(body.userkey) : undefined
-  const nonce = typeof body.userkey_nonce === 'string' ? decodeBase64(body.userkey_nonce) : undefined
-  const hmac = typeof body.userkey_hmac === 'string' ? decodeBase64(body.userkey_hmac) : undefined
+  const userkey = base64Field(body.userkey)
+  const nonce = base64Field(body.userkey_nonce)
+  const hmac = base64Field(body.userkey_hmac)
   if (userkey?.length !== 32 || nonce?.length !== 32 || hmac?.length !== 32) {
     throw new ConfigRuleError(
       400,
@@ -186,14 +164,7 @@ const WIPEOUT_FOLLOW_MS = 5_000
 
 /** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
 async function wipeout(actor: AuthContext, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
-  await actor.personalisation.send({ type: 'WIPEOUT' }, [
-    {
-      type: LogType.CONFIG_UPDATED,
-      result: LogResult.OK,
-      ...subject,
-      data: { source: 200, rid: req.rid, wipeout: true },
-    },
-  ])
+  await actor.personalisation.send({ type: 'WIPEOUT' }, [configUpdated(200, req.rid, { wipeout: true }, subject)])
   actor.wipedOut = true
   await actor.hal.enclave.wipe()
   await actor.hal.disks?.erase()

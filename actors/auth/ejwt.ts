@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman, timingSafeEqual } from 'node:crypto'
-import { decodeBase64 } from '../../protocol/index.js'
+import { base64Field, decodeBase64 } from '../../protocol/index.js'
 
 /** What went wrong with an eJWT; `status` is the HTTP answer the contract gives for it. */
 export type EjwtErrorCode =
@@ -141,7 +141,7 @@ function commonClaims(payload: Record<string, unknown>, ctx: ClaimsContext): Com
   if (typeof aud !== 'string') throw new EjwtError('bad_claims', '`aud` must be a string')
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new EjwtError('bad_claims', '`exp` must be a number')
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new EjwtError('bad_claims', '`iat` must be a number')
-  const key = typeof iss === 'string' ? decodeBase64(iss) : undefined
+  const key = base64Field(iss)
   if (key?.length !== 32) throw new EjwtError('bad_claims', '`iss` must be base64 of a 32-byte X25519 public key')
   if (aud !== ctx.spk) throw new EjwtError('wrong_audience', "`aud` is not this session's key")
   if (exp < ctx.now) throw new EjwtError('expired', 'the eJWT has expired')

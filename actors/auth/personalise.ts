@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import {
+  base64Field,
   type CommandReply,
   type CommandRequest,
-  decodeBase64,
   encodeBase64,
   fail,
   LogResult,
@@ -140,7 +140,7 @@ function usableKeys(actor: AuthContext, keys: { user: Uint8Array; master: Uint8A
 }
 
 function publicKey(value: unknown, field: string): Uint8Array {
-  const key = typeof value === 'string' ? decodeBase64(value) : undefined
+  const key = base64Field(value)
   if (key?.length !== 32)
     throw new ConfigRuleError(400, 'bad_request', `\`cfg.${field}\` must be base64 of a 32-byte X25519 public key`)
   return key

@@ -1,6 +1,6 @@
 import { createDecipheriv, createPrivateKey } from 'node:crypto'
 import type { Enclave, TlsMaterial } from '../../hal/index.js'
-import { decodeBase64, tlsTransportKey } from '../../protocol/index.js'
+import { base64Field, decodeBase64, tlsTransportKey } from '../../protocol/index.js'
 import { splitDerChain } from './split-der-chain.js'
 
 export type TlsImportCode = 'malformed' | 'undecryptable' | 'bad_chain' | 'unsupported_key' | 'key_mismatch'
@@ -23,7 +23,7 @@ export function decodeTlsImport(
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return malformed('`tls` must be an object {crt, key?, emp?}')
   const { crt, key, emp } = value as Record<string, unknown>
-  const chainBytes = typeof crt === 'string' ? decodeBase64(crt) : undefined
+  const chainBytes = base64Field(crt)
   const certChainDer = chainBytes && splitDerChain(chainBytes)
   if (!certChainDer) return malformed('`tls.crt` must be base64 of one or more DER certificates')
   let material: TlsMaterial = { certChainDer }
@@ -49,7 +49,7 @@ function decryptKey(
   const [ivText, ciphertextText, ...rest] = typeof key === 'string' ? key.split('.') : []
   const iv = ivText === undefined ? undefined : decodeBase64(ivText)
   const ciphertext = ciphertextText === undefined ? undefined : decodeBase64(ciphertextText)
-  const peer = typeof emp === 'string' ? decodeBase64(emp) : undefined
+  const peer = base64Field(emp)
   if (
     rest.length > 0 ||
     iv?.length !== 16 ||

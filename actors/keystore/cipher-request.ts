@@ -1,4 +1,4 @@
-import { decodeBase64, normaliseKid } from '../../protocol/index.js'
+import { base64Field, normaliseKid } from '../../protocol/index.js'
 
 export type CipherMode = 'ECB' | 'CBC' | 'GCM'
 
@@ -70,7 +70,7 @@ export function parseCipherRequest(raw: string, direction: Direction): CipherReq
       if (required) throw bad(`\`${name}\` is required`)
       return undefined
     }
-    const decoded = typeof value === 'string' ? decodeBase64(value) : undefined
+    const decoded = base64Field(value)
     if (!decoded) throw bad(`\`${name}\` must be base64`)
     if (decoded.length > max) throw bad(`\`${name}\` must be at most ${max} bytes`)
     return decoded
@@ -108,7 +108,7 @@ function parsePeer(
     return { extKid }
   }
   if (hasPub) {
-    const publicKey = typeof fields.pubkey === 'string' ? decodeBase64(fields.pubkey) : undefined
+    const publicKey = base64Field(fields.pubkey)
     if (!publicKey || publicKey.length === 0 || publicKey.length > 133)
       throw bad('`pubkey` must be base64 of a public key')
     return { publicKey }

@@ -1,10 +1,11 @@
 import {
   anonymousSearchAllowed,
+  base64Field,
+  decodeBase64,
   checkDescr,
   checkLabel,
   type CommandReply,
   type CommandRequest,
-  decodeBase64,
   encodeBase64,
   fail,
   importedKid,
@@ -136,18 +137,14 @@ export function createKey(actor: KeystoreContext, req: CommandRequest): Promise<
     while (actor.repository.has(kid))
     const now = actor.now()
     const material = generateKeyMaterial(type, actor.engine, actor.random)
-    const record: KeyRecord = {
-      kid,
-      type,
-      label,
-      created: now,
-      updated: now,
-      ...material,
-      ...(mode ? { mode } : {}),
-      ...(descr ? { descr } : {}),
-    }
+    const record = newRecord({ kid, type, label, created: now, updated: now, ...material }, mode, descr)
     return addJournaled(actor, req, record, LogType.KEY_GENERATION)
   })
+}
+
+/** A new key's record: `fields`, then its mode and description when it has them. */
+function newRecord(fields: KeyRecord, mode: KeyRecord['mode'], descr: Uint8Array | undefined): KeyRecord {
+  return { ...fields, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
 }
 
 /** `POST /api/keymgmt/import {label*, pubkey*, type*, mode?, descr?}` → `{kid}`: a public key, KID from its SHA-1. */
@@ -160,23 +157,14 @@ export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<
       throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
     const mode = keyMode(type, body.mode)
     const descr = descrOf(body)
-    const raw = typeof body.pubkey === 'string' ? decodeBase64(body.pubkey) : undefined
+    const raw = base64Field(body.pubkey)
     if (!raw) throw new KeyAttributeError('`pubkey` must be base64')
     const publicKey = normalisePublicKey(type, raw)
     if (!publicKey) throw new KeyAttributeError(`\`pubkey\` is not a ${type} public key`)
     const kid = importedKid(publicKey)
     if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is imported already')
     const now = actor.now()
-    const record: KeyRecord = {
-      kid,
-      type,
-      label,
-      created: now,
-      updated: now,
-      publicKey,
-      ...(mode ? { mode } : {}),
-      ...(descr ? { descr } : {}),
-    }
+    const record = newRecord({ kid, type, label, created: now, updated: now, publicKey }, mode, descr)
     return addJournaled(actor, req, record, LogType.KEY_IMPORT)
   })
 }

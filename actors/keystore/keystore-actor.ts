@@ -20,7 +20,7 @@ import {
   SerialQueue,
   type SystemState,
 } from '../../protocol/index.js'
-import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort } from '../host/index.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
@@ -67,17 +67,17 @@ export class KeystoreActor implements KeystoreContext {
     readonly repository: KeyRepository,
   ) {
     this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
-    this.identity = new ReadModelBus({
-      nc: options.nc,
-      devid: options.hal.devid,
-      services: ['auth', 'system'],
-      inboxPrefix: inboxPrefix('keystore'),
-      logger: options.logger,
-      onChange: () =>
+    this.identity = followReadModels(
+      options.nc,
+      options.hal.devid,
+      'keystore',
+      ['auth', 'system'],
+      options.logger,
+      () =>
         void this.followIdentity().catch((err: Error) =>
           options.logger.error({ err: err.message }, 'erasing the key repository failed; the next boot erases it'),
         ),
-    })
+    )
     this.guard = new BearerGuard({
       identity: () => this.identityState,
       clock: options.hal.clock,

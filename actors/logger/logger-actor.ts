@@ -13,7 +13,7 @@ import {
 } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
 import { timedNonce } from '../auth/index.js'
-import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, journalSubject } from '../host/index.js'
 
 /** Log file ids per list answer (seed §4 rule 3). */
@@ -50,13 +50,7 @@ export class LoggerActor {
   private readonly identity: ReadModelBus
 
   constructor(private readonly o: LoggerActorOptions) {
-    this.identity = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
-      services: ['auth'],
-      inboxPrefix: inboxPrefix('logger'),
-      logger: o.logger,
-    })
+    this.identity = followReadModels(o.nc, o.hal.devid, 'logger', ['auth'], o.logger)
     const guard = new BearerGuard({
       identity: () => this.identity.readModel<IdentityState>('auth'),
       clock: o.hal.clock,

@@ -14,7 +14,7 @@ import {
   type SystemState,
 } from '../../protocol/index.js'
 import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/index.js'
-import { inboxPrefix, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 import { NbdServer, type NbdListen } from './nbd-server.js'
 import { storageScope } from './storage-scope.js'
@@ -80,17 +80,17 @@ export class StorageActor {
       },
       o.logger,
     )
-    this.identity = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
-      services: ['auth', 'system'],
-      inboxPrefix: inboxPrefix('storage'),
-      logger: o.logger,
-      onChange: () =>
+    this.identity = followReadModels(
+      o.nc,
+      o.hal.devid,
+      'storage',
+      ['auth', 'system'],
+      o.logger,
+      () =>
         void this.follow().catch((err: Error) =>
           o.logger.error({ err: err.message }, 'the disks could not follow the identity'),
         ),
-    })
+    )
   }
 
   /** Where the NBD export listens, once started with one. */

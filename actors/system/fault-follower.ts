@@ -9,7 +9,7 @@ import {
   type KeystoreState,
   Subjects,
 } from '../../protocol/index.js'
-import { inboxPrefix, ReadModelBus } from '../../bus/index.js'
+import { followReadModels, type ReadModelBus } from '../../bus/index.js'
 import type { FaultReport } from './health-monitor.js'
 
 export interface FaultFollowerOptions {
@@ -31,14 +31,14 @@ export class FaultFollower {
   private subscription: Subscription | undefined
 
   constructor(private readonly o: FaultFollowerOptions) {
-    this.models = new ReadModelBus({
-      nc: o.nc,
-      devid: o.devid,
-      services: ['auth', 'keystore'],
-      inboxPrefix: inboxPrefix('system'),
-      logger: o.logger,
-      onChange: (service) => void this.follow(service),
-    })
+    this.models = followReadModels(
+      o.nc,
+      o.devid,
+      'system',
+      ['auth', 'keystore'],
+      o.logger,
+      (service) => void this.follow(service),
+    )
   }
 
   /** The identity as the auth service publishes it: its token key checks the bearer tokens of the system's operations. */

@@ -17,7 +17,7 @@ import {
 } from '../../protocol/index.js'
 import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
-import { inboxPrefix, orderSupervisor, ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, orderSupervisor, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, EventRefusedError, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 
 export interface UpgradeActorOptions {
@@ -84,13 +84,7 @@ export class UpgradeActor {
         ),
       },
     }
-    this.models = new ReadModelBus({
-      nc: o.nc,
-      devid: o.hal.devid,
-      services: ['system', 'auth'],
-      inboxPrefix: inboxPrefix('upgrade'),
-      logger: o.logger,
-    })
+    this.models = followReadModels(o.nc, o.hal.devid, 'upgrade', ['system', 'auth'], o.logger)
     // Every step of an upload, check or install is for the principal of a bearer token checked here
     // (none on a fresh device); only the supervisor's confirmation of a trial boot is not.
     const guard = new BearerGuard({

@@ -1,7 +1,7 @@
 // What every hemctl command shares: its io, the connection options, the client they make, and
 // how answers are printed.
 import { readFile, writeFile } from 'node:fs/promises'
-import { type CliIo, type PassphraseSources, readPassphrase, UsageError } from '../index.js'
+import { type CliIo, type Command, parseOptions, type PassphraseSources, readPassphrase, UsageError } from '../index.js'
 import { defaultConfigDir, HemClient, PinStore } from '../../client/index.js'
 
 export interface HemctlIo extends CliIo, PassphraseSources {
@@ -115,4 +115,32 @@ function fields(value: unknown): string {
         `${key}: ${typeof field === 'object' && field !== null ? JSON.stringify(field) : String(field)}\n`,
     )
     .join('')
+}
+
+/** What a command shows: `value` with --json, else `text` (default: one `field: value` line per field). */
+export interface Shown {
+  value: unknown
+  text?: string
+}
+
+/**
+ * A command that takes the connection options and, when `operands` reads them (before connecting,
+ * so that a usage error asks for no login), positionals; it prints what `act` shows.
+ */
+export function clientCommand<A = undefined>(
+  spec: { summary: string; synopsis: string; about: string; operands?: (positionals: string[]) => A },
+  act: (client: HemClient, operands: A) => Promise<Shown>,
+): Command<HemctlIo> {
+  return {
+    summary: spec.summary,
+    usage: usageText(`${spec.synopsis} [CONNECTION OPTIONS]`, spec.about),
+    async run(args, io) {
+      const allowPositionals = spec.operands !== undefined
+      const { values, positionals } = parseOptions({ args, allowPositionals, options: connectionOptions })
+      const operands = spec.operands?.(positionals) as A
+      const shown = await act(await connect(values, io), operands)
+      print(io, values.json, shown.value, shown.text)
+      return 0
+    },
+  }
 }

@@ -6,6 +6,7 @@ import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index
 import { parseOptions, UsageError, type CliIo, type Command } from '../index.js'
 import { NotAcceptableError, type UpgradeKind } from '../../client/index.js'
 import {
+  clientCommand,
   connect,
   connectionOptions,
   onePositional,
@@ -48,36 +49,32 @@ const unlock: Command<HemctlIo> = {
   },
 }
 
-const lock: Command<HemctlIo> = {
-  summary: 'lock Disk N',
-  usage: usageText(
-    'disk lock N [CONNECTION OPTIONS]',
-    'Locks Disk N (0 or 1) of a P device (GET /api/storage/lock, scope storage:diskN).',
-  ),
-  async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
-    const disk = diskOf(positionals)
-    await (await connect(values, io)).lockDisk(disk)
-    print(io, values.json, { disk, mode: 'locked' }, `disk ${disk} locked\n`)
-    return 0
+const lock = clientCommand(
+  {
+    summary: 'lock Disk N',
+    synopsis: 'disk lock N',
+    about: 'Locks Disk N (0 or 1) of a P device (GET /api/storage/lock, scope storage:diskN).',
+    operands: diskOf,
   },
-}
+  async (client, disk) => {
+    await client.lockDisk(disk)
+    return { value: { disk, mode: 'locked' }, text: `disk ${disk} locked\n` }
+  },
+)
 
 // ---- the audit log ----
 
-const list: Command<HemctlIo> = {
-  summary: 'list the log file ids, oldest first (P)',
-  usage: usageText(
-    'logs list [CONNECTION OPTIONS]',
-    'Lists the ids of the log files, oldest first (GET /api/logger/list, scope logger:get; P only).',
-  ),
-  async run(args, io) {
-    const { values } = parseOptions({ args, options: connectionOptions })
-    const ids = await (await connect(values, io)).logFiles()
-    print(io, values.json, ids, ids.map((id) => `${id}\n`).join(''))
-    return 0
+const list = clientCommand(
+  {
+    summary: 'list the log file ids, oldest first (P)',
+    synopsis: 'logs list',
+    about: 'Lists the ids of the log files, oldest first (GET /api/logger/list, scope logger:get; P only).',
   },
-}
+  async (client) => {
+    const ids = await client.logFiles()
+    return { value: ids, text: ids.map((id) => `${id}\n`).join('') }
+  },
+)
 
 /** What the device's journal says is wrong, or that it cannot be had: exit 1. */
 async function finding(io: HemctlIo, name: string, work: () => Promise<number>): Promise<number> {

@@ -2,6 +2,7 @@
 import { parseOptions, UsageError, type Command } from '../index.js'
 import type { CipherAlg, EncryptInput, KeyEntry, KeySpec } from '../../client/index.js'
 import {
+  clientCommand,
   connect,
   connectionOptions,
   onePositional,
@@ -142,48 +143,42 @@ const importKey: Command<HemctlIo> = {
   },
 }
 
-const list: Command<HemctlIo> = {
-  summary: 'list every key: KID, type, label, creation time',
-  usage: usageText(
-    'keys list [CONNECTION OPTIONS]',
-    'Lists every key, page after page (GET /api/keymgmt/list, scope keymgmt:list).',
-  ),
-  async run(args, io) {
-    const { values } = parseOptions({ args, options: connectionOptions })
-    const keys = await (await connect(values, io)).allKeys()
-    print(io, values.json, keys, keyTable(keys))
-    return 0
+const list = clientCommand(
+  {
+    summary: 'list every key: KID, type, label, creation time',
+    synopsis: 'keys list',
+    about: 'Lists every key, page after page (GET /api/keymgmt/list, scope keymgmt:list).',
   },
-}
+  async (client) => {
+    const keys = await client.allKeys()
+    return { value: keys, text: keyTable(keys) }
+  },
+)
 
-const get: Command<HemctlIo> = {
-  summary: "show a key's type, public key, description and update time",
-  usage: usageText(
-    'keys get KID [CONNECTION OPTIONS]',
-    'Shows a key (GET /api/keymgmt/get/KID, scope keymgmt:get): never its private part.',
-  ),
-  async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
-    const kid = kidOf(onePositional(positionals, 'KID'))
-    print(io, values.json, { kid, ...(await (await connect(values, io)).getKey(kid)) })
-    return 0
-  },
-}
+const kidOperand = (positionals: string[]) => kidOf(onePositional(positionals, 'KID'))
 
-const remove: Command<HemctlIo> = {
-  summary: 'delete a key (its slot is overwritten)',
-  usage: usageText(
-    'keys delete KID [CONNECTION OPTIONS]',
-    'Deletes a key (DELETE /api/keymgmt/delete/KID, scope keymgmt:del); its slot is overwritten.',
-  ),
-  async run(args, io) {
-    const { values, positionals } = parseOptions({ args, allowPositionals: true, options: connectionOptions })
-    const kid = kidOf(onePositional(positionals, 'KID'))
-    await (await connect(values, io)).deleteKey(kid)
-    print(io, values.json, { kid, deleted: true }, `deleted ${kid}\n`)
-    return 0
+const get = clientCommand(
+  {
+    summary: "show a key's type, public key, description and update time",
+    synopsis: 'keys get KID',
+    about: 'Shows a key (GET /api/keymgmt/get/KID, scope keymgmt:get): never its private part.',
+    operands: kidOperand,
   },
-}
+  async (client, kid) => ({ value: { kid, ...(await client.getKey(kid)) } }),
+)
+
+const remove = clientCommand(
+  {
+    summary: 'delete a key (its slot is overwritten)',
+    synopsis: 'keys delete KID',
+    about: 'Deletes a key (DELETE /api/keymgmt/delete/KID, scope keymgmt:del); its slot is overwritten.',
+    operands: kidOperand,
+  },
+  async (client, kid) => {
+    await client.deleteKey(kid)
+    return { value: { kid, deleted: true }, text: `deleted ${kid}\n` }
+  },
+)
 
 const update: Command<HemctlIo> = {
   summary: "change a key's label and description",

@@ -2,25 +2,21 @@
 import { readFile } from 'node:fs/promises'
 import { type Command, parseOptions, readPassphrase, UsageError } from '../index.js'
 import { type HemClient, PinStore } from '../../client/index.js'
-import { configDir, connect, connectionOptions, DEFAULT_URL, print, usageText, type HemctlIo } from './context.js'
+import {
+  clientCommand,
+  configDir,
+  connect,
+  connectionOptions,
+  DEFAULT_URL,
+  print,
+  usageText,
+  type HemctlIo,
+} from './context.js'
 import { group } from './group.js'
 
 /** A command that takes the connection options only and prints what `ask` answers. */
-function query(
-  summary: string,
-  synopsis: string,
-  about: string,
-  ask: (client: HemClient) => Promise<unknown>,
-): Command<HemctlIo> {
-  return {
-    summary,
-    usage: usageText(`${synopsis} [CONNECTION OPTIONS]`, about),
-    async run(args, io) {
-      const { values } = parseOptions({ args, options: connectionOptions })
-      print(io, values.json, await ask(await connect(values, io)))
-      return 0
-    },
-  }
+function query(summary: string, synopsis: string, about: string, ask: (client: HemClient) => Promise<unknown>) {
+  return clientCommand({ summary, synopsis, about }, async (client) => ({ value: await ask(client) }))
 }
 
 function wholeNumber(option: string, text: string): number {

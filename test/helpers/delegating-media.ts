@@ -1,4 +1,4 @@
-import type { AppendHandle, JournalMedia } from '../../hal/types.js'
+import type { AppendHandle, JournalMedia, KeySlotMedia } from '../../hal/types.js'
 
 /** A journal media passing everything on to `inner`: a test overrides only what it watches or breaks. */
 export class DelegatingJournalMedia implements JournalMedia {
@@ -35,5 +35,28 @@ export function overrideHandle(
     append: writes.append ?? ((data) => handle.append(data)),
     truncate: writes.truncate ?? ((length) => handle.truncate(length)),
     close: () => handle.close(),
+  }
+}
+
+/** Key slots passing everything on to `inner`: a test overrides only what it counts or breaks. */
+export class DelegatingKeySlotMedia implements KeySlotMedia {
+  constructor(readonly inner: KeySlotMedia) {}
+  get slotCount() {
+    return this.inner.slotCount
+  }
+  get slotSize() {
+    return this.inner.slotSize
+  }
+  readAll() {
+    return this.inner.readAll()
+  }
+  write(index: number, data: Uint8Array) {
+    return this.inner.write(index, data)
+  }
+  erase() {
+    return this.inner.erase()
+  }
+  close() {
+    return this.inner.close()
   }
 }

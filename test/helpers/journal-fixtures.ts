@@ -90,6 +90,15 @@ export interface DeviceJournal {
   marks: Record<'personalised' | 'shutdown' | 'updated', JournalPosition>
 }
 
+/** The configuration the first boot of writeDeviceJournal personalises the device with. */
+export const PERSONALISED_CONFIG = {
+  user: 'Ada',
+  email: 'ada@example.com',
+  hostname: 'hem.example',
+  ip: '192.168.7.1/24',
+  storage_mode: 0x53,
+  storage_disk0size: 131072,
+}
 /**
  * A P device's journal in `dir`, written as hemd writes it, over three boots. Boot 1 (one file,
  * closed): provisioned, personalised, disks formatted, two keys, an upload begun, too hot, shut
@@ -117,14 +126,7 @@ export async function writeDeviceJournal(dir: string, openEnd = false): Promise<
     { type: LogType.CONFIG_UPDATED, result: ok, data: { source: 200, rid: 'r1', provisioned: true } },
   ])
   step(10)
-  const cfg = {
-    user: 'Ada',
-    email: 'ada@example.com',
-    hostname: 'hem.example',
-    ip: '192.168.7.1/24',
-    storage_mode: 0x53,
-    storage_disk0size: 131072,
-  }
+  const cfg = PERSONALISED_CONFIG
   const [, personalised] = await first.append([
     transition('personalisation', 'fresh', 'formatting', 'PERSONALISE'),
     {

@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import type { Device, DeviceOptions } from '../../runtime/types.js'
-import { HemClient, PassphraseKeyCache, buildEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
+import { HemClient, PassphraseKeyCache, buildInitEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
 import { b64 } from './base64.js'
 import { bootDevice } from './device.js'
 import { call, type Answer } from './http.js'
@@ -41,19 +41,8 @@ export async function personalise(
   const challenge = (await call(`${base}/api/auth/init`)).json
   const user = await keys.get(USER_PASS, challenge.eid)
   const master = await keys.get(MASTER_PASS, challenge.eid)
-  const now = Math.floor(Date.now() / 1000)
-  const init = buildEjwt({
-    seed: master.seed,
-    spk: challenge.spk,
-    claims: {
-      jti: challenge.jti,
-      aud: challenge.spk,
-      exp: challenge.exp,
-      iat: now,
-      iss: b64(master.publicKey),
-      cfg: { ...defaultCfg(variant, user, master), ...cfgPatch },
-    },
-  })
+  const cfg = { ...defaultCfg(variant, user, master), ...cfgPatch }
+  const init = buildInitEjwt(master, challenge, cfg, Math.floor(Date.now() / 1000))
   const answer = await call(`${base}/api/auth/init`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -5,6 +5,8 @@ import type { IdentityState } from '../../protocol/identity-state.js'
 import type { SystemState } from '../../protocol/system-state.js'
 import { connectBus } from '../../bus/connection.js'
 import { ServiceHost } from '../../bus/service-host.js'
+import { followReadModels } from '../../bus/follow-read-models.js'
+import type { ReadModelBus } from '../../bus/read-model-bus.js'
 import { BEARER_HEADER } from '../../protocol/bearer-token.js'
 import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../bus/bus-setup.js'
@@ -49,6 +51,8 @@ export interface ScriptedIdentity {
   system: ServiceHost<Pick<SystemState, 'status'>>
   journal: JournalPort
   journaled: JournalEntry[]
+  /** The gateway's view of `services` (their read models, commands to them), closed when the test ends. */
+  gatewayView(services: string[]): Promise<ReadModelBus>
 }
 
 /**
@@ -83,5 +87,10 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
     append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
     status: async () => ({ fileId: '00000000', intact: true }),
   }
-  return { hal, connect, auth, system, journal, journaled }
+  const gatewayView = async (services: string[]) => {
+    const bus = followReadModels(await connect('gateway'), hal.devid, 'gateway', services, silentLogger)
+    t.teardown(() => bus.close())
+    return bus
+  }
+  return { hal, connect, auth, system, journal, journaled, gatewayView }
 }
