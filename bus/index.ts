@@ -21,14 +21,7 @@ export { requestFailure } from './request-failure.js'
 export { ServiceHost, type CommandHandler, type OperationSpec } from './service-host.js'
 export { inboxPrefix } from './services.js'
 export { StreamApi, StreamApiError } from './stream-api.js'
-export {
-  FILE_HEADER,
-  headerPosition,
-  journalMsgId,
-  journalStream,
-  journalStreamConfig,
-  journalSubject,
-  SEQ_HEADER,
-} from './stream-names.js'
+// Where a device's journal lives on the fleet backend: all of it is public.
+export * from './stream-names.js'
 export { orderSupervisor, type SupervisorOrder } from './supervisor-client.js'
 export type { GatewayBus } from './types.js'

@@ -20,19 +20,7 @@ import { passphraseChangeHmac, passphraseKeyFromSeed } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { api } from './helpers/keys.js'
 import { bodyPlan, contentType, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
-import {
-  assertNone,
-  check,
-  DISRUPTIVE,
-  finish,
-  fuzzDevice,
-  outcomeProblems,
-  rightToken,
-  routeKey,
-  statusProblems,
-  wrongToken,
-  type FuzzDevice,
-} from './helpers/fuzz-device.js'
+import * as fuzz from './helpers/fuzz-device.js'
 import { rawExchange, requestHead } from './helpers/raw-http.js'
 
 const SEED = 7_2026
@@ -44,7 +32,7 @@ const RUNS = { body: 150, bodiless: 20 }
 
 const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64')
 
-type Bodies = (fd: FuzzDevice) => Promise<Record<string, unknown>[]>
+type Bodies = (fd: fuzz.FuzzDevice) => Promise<Record<string, unknown>[]>
 
 /** Valid bodies of each route that has a schema; the plans break them. Fresh values where they must be. */
 const VALID: Record<string, Bodies> = {
@@ -101,7 +89,7 @@ const VALID: Record<string, Bodies> = {
 }
 
 /** A passphrase change to a random key, answering this boot's nonce: valid until a plan breaks it. */
-async function passphraseChange(fd: FuzzDevice): Promise<Record<string, unknown>> {
+async function passphraseChange(fd: fuzz.FuzzDevice): Promise<Record<string, unknown>> {
   const { nonce, spk } = (await api(`${fd.owner.base}/api/system/config`, fd.owner.token)).json as {
     nonce: string
     spk: string
@@ -114,10 +102,10 @@ async function passphraseChange(fd: FuzzDevice): Promise<Record<string, unknown>
   }
 }
 
-const decrypted = new WeakMap<FuzzDevice, Promise<Record<string, unknown>[]>>()
+const decrypted = new WeakMap<fuzz.FuzzDevice, Promise<Record<string, unknown>[]>>()
 
 /** Real ciphertexts, made once per device: GCM with the AES key, CBC through ECDH with the X25519 key. */
-function decryptBodies(fd: FuzzDevice): Promise<Record<string, unknown>[]> {
+function decryptBodies(fd: fuzz.FuzzDevice): Promise<Record<string, unknown>[]> {
   let bodies = decrypted.get(fd)
   if (!bodies) {
     bodies = (async () => {
@@ -129,7 +117,11 @@ function decryptBodies(fd: FuzzDevice): Promise<Record<string, unknown>[]> {
       return Promise.all(
         plain.map(async (body) => {
           const sealed = (
-            await api(`${fd.owner.https}/api/crypto/cipher/encrypt`, rightToken(fd, cipherRoute(fd), body.kid), body)
+            await api(
+              `${fd.owner.https}/api/crypto/cipher/encrypt`,
+              fuzz.rightToken(fd, cipherRoute(fd), body.kid),
+              body,
+            )
           ).json
           return { ...body, msg: sealed.ciphertext, iv: sealed.iv, ...(sealed.tag ? { tag: sealed.tag } : {}) }
         }),
@@ -140,10 +132,10 @@ function decryptBodies(fd: FuzzDevice): Promise<Record<string, unknown>[]> {
   return bodies
 }
 
-const cipherRoute = (fd: FuzzDevice) => fd.routes.find((r) => r.path === '/api/crypto/cipher/encrypt')!
+const cipherRoute = (fd: fuzz.FuzzDevice) => fd.routes.find((r) => r.path === '/api/crypto/cipher/encrypt')!
 
 /** Path parameters that name something that exists (or may). */
-function params(fd: FuzzDevice, logId: string): Record<string, string> {
+function params(fd: fuzz.FuzzDevice, logId: string): Record<string, string> {
   return { id: logId, offset: '0', count: '5', kid: fd.kids.aes }
 }
 
@@ -172,7 +164,7 @@ function regressions(route: Route): Input[] {
     'right',
     0,
   ]
-  if (routeKey(route) === 'POST /api/system/config') return [deep, smallOrderUserkey]
+  if (fuzz.routeKey(route) === 'POST /api/system/config') return [deep, smallOrderUserkey]
   return route.body ? [deep] : []
 }
 
@@ -190,12 +182,12 @@ const tokenPlan: fc.Arbitrary<TokenPlan> = fc.oneof(
   },
 )
 
-function authorization(fd: FuzzDevice, route: Route, plan: TokenPlan, kid: unknown): string | undefined {
+function authorization(fd: fuzz.FuzzDevice, route: Route, plan: TokenPlan, kid: unknown): string | undefined {
   // The disruptive routes get only tokens they refuse.
-  if (DISRUPTIVE.has(routeKey(route)) && (plan === 'right' || plan === 'master')) plan = 'wrong'
+  if (fuzz.DISRUPTIVE.has(fuzz.routeKey(route)) && (plan === 'right' || plan === 'master')) plan = 'wrong'
   switch (plan) {
     case 'right':
-      return rightToken(fd, route, typeof kid === 'string' ? kid : fd.kids.aes)
+      return fuzz.rightToken(fd, route, typeof kid === 'string' ? kid : fd.kids.aes)
     case 'none':
       return undefined
     case 'garbage':
@@ -203,7 +195,7 @@ function authorization(fd: FuzzDevice, route: Route, plan: TokenPlan, kid: unkno
     case 'expired':
       return fd.expired
     case 'wrong':
-      return wrongToken(fd, route)
+      return fuzz.wrongToken(fd, route)
     case 'master':
       return fd.master
   }
@@ -211,7 +203,7 @@ function authorization(fd: FuzzDevice, route: Route, plan: TokenPlan, kid: unkno
 
 /** A wipeout would reset the device under the run: a body that asks for one (by any spelling JSON.parse reads so) loses it. */
 function disarm(route: Route, body: Buffer): Buffer {
-  if (routeKey(route) !== 'POST /api/system/config') return body
+  if (fuzz.routeKey(route) !== 'POST /api/system/config') return body
   let parsed: unknown
   try {
     parsed = JSON.parse(body.toString('utf8'))
@@ -228,10 +220,10 @@ function fieldsOf(route: Route): string[] {
   return properties ? Object.keys(properties) : ['x']
 }
 
-async function fuzzRoute(fd: FuzzDevice, route: Route, index: number, logId: string): Promise<void> {
+async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId: string): Promise<void> {
   const path = route.path.replace(/:(\w+)/g, (_, name: string) => params(fd, logId)[name] ?? '0')
-  const valid = VALID[routeKey(route)] ?? (async () => [{}])
-  await check(
+  const valid = VALID[fuzz.routeKey(route)] ?? (async () => [{}])
+  await fuzz.check(
     fc.asyncProperty(
       bodyPlan(fieldsOf(route)),
       contentType,
@@ -254,7 +246,7 @@ async function fuzzRoute(fd: FuzzDevice, route: Route, index: number, logId: str
           steps: [request, { responses: 1 }, requestHead('GET', '/api/system/status', [])],
           responses: 2,
         })
-        const problems = outcomeProblems(outcome)
+        const problems = fuzz.outcomeProblems(outcome)
         const [first, second] = outcome.responses
         const closing = first && (first.status === 408 || first.status === 413)
         if (first && !closing && second?.status !== 200) {
@@ -262,7 +254,7 @@ async function fuzzRoute(fd: FuzzDevice, route: Route, index: number, logId: str
             `the status that followed after a ${first.status} answered ${second ? `${second.status} ${second.body.toString().slice(0, 100)}` : outcome.timedOut ? 'nothing in time' : 'with a close'}`,
           )
         }
-        assertNone([...problems, ...(await statusProblems(fd))], request)
+        fuzz.assertNone([...problems, ...(await fuzz.statusProblems(fd))], request)
       },
     ),
     SEED + index,
@@ -284,8 +276,8 @@ const scopes = [
 ]
 // Both devices log in at once: each login takes the brake's 500 ms, and each device has its own brake.
 const devices = {
-  P: fuzzDevice(t, 'P', { scopes: [...scopes, 'storage:disk0:rw'], keys: true }),
-  E: fuzzDevice(t, 'E', { scopes, keys: true }),
+  P: fuzz.fuzzDevice(t, 'P', { scopes: [...scopes, 'storage:disk0:rw'], keys: true }),
+  E: fuzz.fuzzDevice(t, 'E', { scopes, keys: true }),
 }
 
 for (const variant of ['P', 'E'] as const) {
@@ -296,9 +288,9 @@ for (const variant of ['P', 'E'] as const) {
         ? (await api(`${fd.owner.base}/api/logger/list`, fd.tokens.get('logger:get'))).json
         : { id: ['00000000'] }
     for (const [index, route] of fd.routes.entries()) {
-      if (route.handler.kind === 'upload' || routeKey(route) === 'POST /api/auth/token') continue
-      await t.test(routeKey(route), () => fuzzRoute(fd, route, index, (logList.id as string[])[0]!))
+      if (route.handler.kind === 'upload' || fuzz.routeKey(route) === 'POST /api/auth/token') continue
+      await t.test(fuzz.routeKey(route), () => fuzzRoute(fd, route, index, (logList.id as string[])[0]!))
     }
-    await finish(t, fd)
+    await fuzz.finish(t, fd)
   })
 }

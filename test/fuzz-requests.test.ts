@@ -20,19 +20,7 @@ import { buildEjwt } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { b64 } from './helpers/base64.js'
 import { call } from './helpers/http.js'
-import {
-  assertNone,
-  check,
-  DISRUPTIVE,
-  finish,
-  fuzzDevice,
-  outcomeProblems,
-  rightToken,
-  routeKey,
-  statusProblems,
-  wrongToken,
-  type FuzzDevice,
-} from './helpers/fuzz-device.js'
+import * as fuzz from './helpers/fuzz-device.js'
 import {
   bodyPlan,
   headerSafe,
@@ -226,12 +214,12 @@ const authPlan: fc.Arbitrary<AuthPlan> = fc.oneof(
 )
 
 /** Authorization header values for a plan (none, one, or two headers). */
-function authorization(fd: FuzzDevice, route: Route, plan: AuthPlan): string[] {
-  const right = rightToken(fd, route) ?? fd.owner.token
+function authorization(fd: fuzz.FuzzDevice, route: Route, plan: AuthPlan): string[] {
+  const right = fuzz.rightToken(fd, route) ?? fd.owner.token
   const bearer = (token: string) => [`Bearer ${token}`]
   // The disruptive routes get only tokens they refuse.
   const kind =
-    DISRUPTIVE.has(routeKey(route)) && ['right', 'master', 'scheme', 'suffix', 'twice'].includes(plan.kind)
+    fuzz.DISRUPTIVE.has(fuzz.routeKey(route)) && ['right', 'master', 'scheme', 'suffix', 'twice'].includes(plan.kind)
       ? 'wrong'
       : plan.kind
   switch (kind) {
@@ -242,7 +230,7 @@ function authorization(fd: FuzzDevice, route: Route, plan: AuthPlan): string[] {
     case 'expired':
       return bearer(fd.expired)
     case 'wrong':
-      return bearer(wrongToken(fd, route))
+      return bearer(fuzz.wrongToken(fd, route))
     case 'master':
       return bearer(fd.master)
     case 'garbage':
@@ -292,7 +280,7 @@ const originPlan: fc.Arbitrary<OriginPlan> = fc.oneof(
   },
 )
 
-function origin(fd: FuzzDevice, plan: OriginPlan, secure: boolean): string | undefined {
+function origin(fd: fuzz.FuzzDevice, plan: OriginPlan, secure: boolean): string | undefined {
   const own = `${secure ? 'https' : 'http'}://127.0.0.1`
   if (typeof plan === 'object') return headerSafe(plan.text)
   return {
@@ -430,12 +418,12 @@ interface Built {
 }
 
 /** Fixed path parameters that name things that exist, before any edit replaces them. */
-function concretePath(fd: FuzzDevice, route: Route): string {
+function concretePath(fd: fuzz.FuzzDevice, route: Route): string {
   const values: Record<string, string> = { id: '00000000', offset: '0', count: '5', kid: fd.kids.aes }
   return route.path.replace(/:(\w+)(?=\/|$)/g, (whole, name: string) => values[name] ?? whole)
 }
 
-function build(fd: FuzzDevice, route: Route, p: RequestPlan, secure: boolean): Built {
+function build(fd: fuzz.FuzzDevice, route: Route, p: RequestPlan, secure: boolean): Built {
   const method = p.method ?? route.method
   const path = applyPath(p.edits.some((e) => e.kind === 'param') ? route.path : concretePath(fd, route), p.edits)
   const headers: [string, string][] = []
@@ -497,9 +485,9 @@ function build(fd: FuzzDevice, route: Route, p: RequestPlan, secure: boolean): B
   }
 }
 
-/** Sends one planned request; its problems, with the status check of the device after it. */
+/** Sends one planned request; its problems, with the status fuzz.check of the device after it. */
 async function exchangeProblems(
-  fd: FuzzDevice,
+  fd: fuzz.FuzzDevice,
   route: Route,
   p: RequestPlan,
 ): Promise<{ problems: string[]; bytes: Buffer }> {
@@ -516,7 +504,7 @@ async function exchangeProblems(
     // Not all of it was sent, or more than announced: whatever answer comes must still be sound.
     if (first) problems.push(...answerProblems(first, built.head))
   } else {
-    problems.push(...outcomeProblems(outcome, built.head))
+    problems.push(...fuzz.outcomeProblems(outcome, built.head))
     const closing = first && (first.status === 408 || first.status === 413)
     if (built.whole && first && !closing && second?.status !== 200) {
       problems.push(
@@ -578,9 +566,9 @@ const breakage: fc.Arbitrary<Breakage> = fc.oneof(
   fc.record({ kind: fc.constant('noise' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 300 }) }),
 )
 
-function broken(fd: FuzzDevice, route: Route, b: Breakage): Buffer {
+function broken(fd: fuzz.FuzzDevice, route: Route, b: Breakage): Buffer {
   const path = concretePath(fd, route)
-  const token: [string, string][] = [['Authorization', `Bearer ${rightToken(fd, route) ?? fd.owner.token}`]]
+  const token: [string, string][] = [['Authorization', `Bearer ${fuzz.rightToken(fd, route) ?? fd.owner.token}`]]
   switch (b.kind) {
     case 'method':
       return requestHead(b.method, path, token)
@@ -638,9 +626,13 @@ const slowPlan = (routes: number): fc.Arbitrary<SlowPlan> =>
     rest: fc.boolean(),
   })
 
-async function slowProblems(fd: FuzzDevice, route: Route, p: SlowPlan): Promise<{ problems: string[]; bytes: Buffer }> {
+async function slowProblems(
+  fd: fuzz.FuzzDevice,
+  route: Route,
+  p: SlowPlan,
+): Promise<{ problems: string[]; bytes: Buffer }> {
   const body = Buffer.from('{"x":1}')
-  const token = rightToken(fd, route)
+  const token = fuzz.rightToken(fd, route)
   const head = requestHead(route.method, concretePath(fd, route), [
     ['Content-Length', String(body.length)],
     ...(token ? [['Authorization', `Bearer ${token}`] as [string, string]] : []),
@@ -652,7 +644,7 @@ async function slowProblems(fd: FuzzDevice, route: Route, p: SlowPlan): Promise<
     ...(p.rest ? [body.subarray(split)] : []),
   ]
   const outcome = await rawExchange(route.tls === 'required' ? fd.https : fd.http, { steps, timeoutMs: 3000 })
-  const problems = outcomeProblems(outcome)
+  const problems = fuzz.outcomeProblems(outcome)
   const [first] = outcome.responses
   // The rest of the request may still come: the connection cannot carry another one.
   if (first?.status === 408 && header(first, 'connection') !== 'close') problems.push('a 408 that keeps the connection')
@@ -691,7 +683,7 @@ const loginPlan: fc.Arbitrary<LoginPlan> = fc.oneof(
   fc.record({ kind: fc.constant('body' as const), body: bodyPlan(['auth']) }),
 )
 
-async function loginBody(fd: FuzzDevice, plan: LoginPlan): Promise<Buffer> {
+async function loginBody(fd: fuzz.FuzzDevice, plan: LoginPlan): Promise<Buffer> {
   const challenge = (await call(`${fd.owner.base}/api/auth/token`)).json as {
     jti: string
     spk: string
@@ -737,13 +729,13 @@ const SITE = ['/', '/app.js', '/assets/style.css'].map((path): Route => ({
 }))
 
 /** Every route but the uploads (fuzz-uploads.test.ts), and the app's files; login is fuzzed on its own, at the brake's pace. */
-const fuzzed = (fd: FuzzDevice) => [
-  ...fd.routes.filter((route) => route.handler.kind !== 'upload' && routeKey(route) !== 'POST /api/auth/token'),
+const fuzzed = (fd: fuzz.FuzzDevice) => [
+  ...fd.routes.filter((route) => route.handler.kind !== 'upload' && fuzz.routeKey(route) !== 'POST /api/auth/token'),
   ...SITE,
 ]
 
 /** A small management app, installed through the upgrade routes, so that P's static files are there to fuzz. */
-async function installApp(fd: FuzzDevice, dir: string): Promise<void> {
+async function installApp(fd: fuzz.FuzzDevice, dir: string): Promise<void> {
   mkdirSync(join(dir, 'assets'), { recursive: true })
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>fuzz</title><script src="app.js"></script>')
   writeFileSync(join(dir, 'app.js'), 'console.log("fuzz")')
@@ -759,9 +751,9 @@ async function installApp(fd: FuzzDevice, dir: string): Promise<void> {
   if (installed.status !== 200) throw new Error(`the app install answered ${installed.status}`)
 }
 
-async function fuzzLogin(fd: FuzzDevice): Promise<void> {
-  const route = fd.routes.find((r) => routeKey(r) === 'POST /api/auth/token')!
-  await check(
+async function fuzzLogin(fd: fuzz.FuzzDevice): Promise<void> {
+  const route = fd.routes.find((r) => fuzz.routeKey(r) === 'POST /api/auth/token')!
+  await fuzz.check(
     fc.asyncProperty(loginPlan, async (plan) => {
       const body = await loginBody(fd, plan)
       const request = Buffer.concat([
@@ -772,10 +764,10 @@ async function fuzzLogin(fd: FuzzDevice): Promise<void> {
         body,
       ])
       const outcome = await rawExchange(fd.http, { steps: [request] })
-      const problems = outcomeProblems(outcome)
+      const problems = fuzz.outcomeProblems(outcome)
       const status = outcome.responses[0]?.status
       if (plan.kind === 'valid' && status !== 200) problems.push(`a valid login answered ${status}`)
-      assertNone([...problems, ...(await statusProblems(fd))], request)
+      fuzz.assertNone([...problems, ...(await fuzz.statusProblems(fd))], request)
     }),
     SEED,
     RUNS.login,
@@ -784,7 +776,10 @@ async function fuzzLogin(fd: FuzzDevice): Promise<void> {
 
 const scopes = ['system:upgrade', 'logger:get', 'keymgmt:list', 'keymgmt:get']
 // Both devices log in at once: each login takes the brake's 500 ms, and each device has its own brake.
-const devices = { P: fuzzDevice(t, 'P', { scopes: [...scopes, 'storage:disk0'] }), E: fuzzDevice(t, 'E', { scopes }) }
+const devices = {
+  P: fuzz.fuzzDevice(t, 'P', { scopes: [...scopes, 'storage:disk0'] }),
+  E: fuzz.fuzzDevice(t, 'E', { scopes }),
+}
 
 for (const variant of ['P', 'E'] as const) {
   t.test(`variant ${variant}`, async (t) => {
@@ -797,11 +792,11 @@ for (const variant of ['P', 'E'] as const) {
     )
     const routes = fuzzed(fd)
     for (const [index, route] of routes.entries()) {
-      await t.test(routeKey(route), () =>
-        check(
+      await t.test(fuzz.routeKey(route), () =>
+        fuzz.check(
           fc.asyncProperty(requestPlan, async (p) => {
             const { problems, bytes } = await exchangeProblems(fd, route, p)
-            assertNone([...problems, ...(await statusProblems(fd))], bytes)
+            fuzz.assertNone([...problems, ...(await fuzz.statusProblems(fd))], bytes)
           }),
           SEED + index,
           RUNS.route,
@@ -809,13 +804,13 @@ for (const variant of ['P', 'E'] as const) {
       )
     }
     await t.test('batches of requests at once, across routes', () =>
-      check(
+      fuzz.check(
         fc.asyncProperty(
           fc.array(fc.tuple(fc.nat(routes.length - 1), requestPlan), { minLength: 2, maxLength: 8 }),
           async (batch) => {
             const results = await Promise.all(batch.map(([i, p]) => exchangeProblems(fd, routes[i]!, p)))
-            for (const { problems, bytes } of results) assertNone(problems, bytes)
-            assertNone(await statusProblems(fd), 'GET /api/system/status after the batch')
+            for (const { problems, bytes } of results) fuzz.assertNone(problems, bytes)
+            fuzz.assertNone(await fuzz.statusProblems(fd), 'GET /api/system/status after the batch')
           },
         ),
         SEED,
@@ -823,13 +818,13 @@ for (const variant of ['P', 'E'] as const) {
       ),
     )
     await t.test('requests the HTTP layer cannot parse', () =>
-      check(
+      fuzz.check(
         fc.asyncProperty(fc.nat(routes.length - 1), breakage, async (i, b) => {
           const bytes = broken(fd, routes[i]!, b)
           // uWS leaves most of these unanswered until its idle timeout: a short look is enough.
           const outcome = await rawExchange(fd.http, { steps: [bytes, { pause: 20 }], after: 'destroy' })
           const fives = outcome.responses.filter((r) => r.status >= 500).map((r) => `answered ${r.status}`)
-          assertNone([...fives, ...(await statusProblems(fd))], bytes)
+          fuzz.assertNone([...fives, ...(await fuzz.statusProblems(fd))], bytes)
         }),
         SEED,
         RUNS.malformed,
@@ -842,10 +837,10 @@ for (const variant of ['P', 'E'] as const) {
           200,
           'dosprot 1: 500 ms a request',
         )
-        await check(
+        await fuzz.check(
           fc.asyncProperty(slowPlan(routes.length), async (p) => {
             const { problems, bytes } = await slowProblems(fd, routes[p.route]!, p)
-            assertNone([...problems, ...(await statusProblems(fd))], bytes)
+            fuzz.assertNone([...problems, ...(await fuzz.statusProblems(fd))], bytes)
           }),
           SEED,
           RUNS.slow,
@@ -861,6 +856,6 @@ for (const variant of ['P', 'E'] as const) {
       const err = await login
       if (err) throw err
     })
-    await finish(t, fd)
+    await fuzz.finish(t, fd)
   })
 }

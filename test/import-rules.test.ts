@@ -24,6 +24,9 @@ function tree(files: Record<string, string>): string {
   return dir
 }
 
+/** What the rules find in a tree of these files. */
+const problemsOf = (files: Record<string, string>) => check(tree(files), folders).problems
+
 t.test('the tree keeps every import rule', async (t) => {
   const { problems, modules } = check()
   t.same(problems, [])
@@ -31,12 +34,11 @@ t.test('the tree keeps every import rule', async (t) => {
 })
 
 t.test('a module cycle is caught, type-only ones included', async (t) => {
-  const dir = tree({
+  const problems = problemsOf({
     'protocol/index.ts': "export type { A } from './a.js'\n",
     'protocol/a.ts': "import type { B } from './b.js'\nexport interface A { b?: B }\n",
     'protocol/b.ts': "import type { A } from './a.js'\nexport interface B { a?: A }\n",
   })
-  const { problems } = check(dir, folders)
   t.ok(
     problems.some((p) => p.startsWith('no-circular:')),
     problems.join('\n'),
@@ -44,45 +46,41 @@ t.test('a module cycle is caught, type-only ones included', async (t) => {
 })
 
 t.test('an import against the flow is caught', async (t) => {
-  const dir = tree({
+  const problems = problemsOf({
     'machines/index.ts': "export { m } from './m.js'\n",
     'machines/m.ts': "import { g } from '../gateway/index.js'\nexport const m = g\n",
     'gateway/index.ts': 'export const g = 1\n',
   })
-  const { problems } = check(dir, folders)
   t.ok(problems.includes('machines-imports: machines/m.ts -> gateway/index.ts'), problems.join('\n'))
 })
 
 t.test('hal imports nothing of ours, protocol nothing at all', async (t) => {
-  const dir = tree({
+  const problems = problemsOf({
     'hal/index.ts': "import { p } from '../protocol/index.js'\nexport const h = p\n",
     'protocol/index.ts': "import { h } from '../hal/index.js'\nexport const p = 1\nexport const q = h\n",
   })
-  const { problems } = check(dir, folders)
   t.ok(problems.includes('hal-imports: hal/index.ts -> protocol/index.ts'), problems.join('\n'))
   t.ok(problems.includes('protocol-imports: protocol/index.ts -> hal/index.ts'), problems.join('\n'))
 })
 
 t.test('another folder reaches inside only through index.ts, but a lazy import() may', async (t) => {
-  const dir = tree({
+  const problems = problemsOf({
     'protocol/index.ts': "export { a } from './a.js'\n",
     'protocol/a.ts': 'export const a = 1\n',
     'machines/index.ts':
       "import { a } from '../protocol/a.js'\nexport const m = a\nexport const lazy = () => import('../protocol/a.js')\n",
   })
-  const { problems } = check(dir, folders)
   t.same(problems, ['protocol-through-index: machines/index.ts -> protocol/a.ts'])
 })
 
 t.test('a cycle between two actors is caught though no module cycle exists', async (t) => {
-  const dir = tree({
+  const problems = problemsOf({
     'actors/auth/index.ts': "export { a } from './a.js'\n",
     'actors/auth/a.ts': "import { l } from '../logger/index.js'\nexport const a = l\n",
     'actors/logger/index.ts': "export { l } from './l.js'\n",
     'actors/logger/l.ts': 'export const l = 1\n',
     'actors/logger/uses-auth.ts': "import { a } from '../auth/index.js'\nexport const u = a\n",
   })
-  const { problems } = check(dir, folders)
   t.same(problems, ['unit cycle: actors/auth, actors/logger'])
 })
 
