@@ -63,7 +63,8 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
 
 /**
  * Builds (or takes from the cache) a data dir whose journal holds `journalRecords` records, times
- * the boots of copies of it and the timed exchanges on another (measureTimings), then starts the baselines and hemd (on another copy), each in its
+ * the boots of copies of it and the timed exchanges on another (measureTimings), then starts the baselines and hemd (on
+ * another copy), each in its
  * own process, and runs every scenario once per round, interleaved (a, b, c, …, then again), so
  * that a slow phase of this noisy machine falls on all of them alike. `progress` hears what is
  * going on; `signal` stops the run (every server is stopped all the same).

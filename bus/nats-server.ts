@@ -57,7 +57,8 @@ export class NatsServer {
   }
 
   private async launch(): Promise<void> {
-    // Where setpriv is missing (SETPRIV below), a hemd killed with SIGKILL leaves its nats-server running: stop it, if it really is ours.
+    // Where setpriv is missing (SETPRIV below), a hemd killed with SIGKILL leaves its nats-server running: stop it, if
+    // it really is ours.
     await killOrphan(join(this.options.portsFileDir, PID_FILE), ['nats-server', this.options.configFile])
     await clearPortsFiles(this.options.portsFileDir)
     const [command, args] = serverCommand(this.options.binary ?? 'nats-server', this.options.configFile)

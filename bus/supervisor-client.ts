@@ -5,7 +5,10 @@ import { callService } from './call-service.js'
 
 export type SupervisorOrder = 'reboot' | 'shutdown' | 'upgrade'
 
-/** Asks the supervisor (hemd's main process) to restart or stop the device's services, or to boot newly installed firmware. */
+/**
+ * Asks the supervisor (hemd's main process) to restart or stop the device's services, or to boot newly installed
+ * firmware.
+ */
 export async function orderSupervisor(
   nc: NatsConnection,
   devid: string,

@@ -65,7 +65,10 @@ export function buildLoginEjwt(
   return buildEjwt({ seed: key.seed, spk: challenge.spk, claims })
 }
 
-/** The `init` of POST /api/auth/init: the configuration `cfg`, signed by the master passphrase's key and issued at `iat`. */
+/**
+ * The `init` of POST /api/auth/init: the configuration `cfg`, signed by the master passphrase's key and issued at
+ * `iat`.
+ */
 export function buildInitEjwt(
   master: PassphraseKey,
   challenge: LoginChallenge & { exp: number },

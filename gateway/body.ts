@@ -22,7 +22,9 @@ export function declaredLength(contentLength: string): number | undefined {
   return /^\d{1,15}$/.test(contentLength) ? Number(contentLength) : undefined
 }
 
-/** Reads a body and drops it; resolves once it is all in. Must be called synchronously inside the uWS request handler. */
+/**
+ * Reads a body and drops it; resolves once it is all in. Must be called synchronously inside the uWS request handler.
+ */
 export function dropBody(res: HttpResponse): Promise<void> {
   return new Promise((resolve) => res.onData((_chunk, isLast) => isLast && resolve()))
 }

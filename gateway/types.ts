@@ -107,7 +107,10 @@ export interface GatewayOptions {
   routes?: readonly Route[]
   /** P: the installed management app, served at `/`. */
   webroot?: Pick<WebrootStore, 'current'>
-  /** Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited; `bearer` proves the principal. */
+  /**
+   * Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited; `bearer` proves the
+   * principal.
+   */
   onScopeFailure?(route: Route, principal: Principal, rid: string, bearer: string): void | Promise<void>
 }
 

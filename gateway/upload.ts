@@ -19,7 +19,10 @@ export interface UploadHead {
 
 type UploadHandler = Extract<Route['handler'], { kind: 'upload' }>
 
-/** The body's length from the headers: 411 without one, 413 above the image limit or without a filename, 400 otherwise wrong. */
+/**
+ * The body's length from the headers: 411 without one, 413 above the image limit or without a filename, 400 otherwise
+ * wrong.
+ */
 export function uploadLength(head: UploadHead, handler: UploadHandler): number {
   if (head.transferEncoding !== '' || head.contentLength === '') {
     throw new HttpError(411, 'length_required', 'An upload needs a Content-Length (chunked encoding is not accepted)')

@@ -49,7 +49,9 @@ export class BearerVerifier {
     this.#check = options.check ?? ed25519
   }
 
-  /** The claims of `token` if `publicKey` (base64url, raw 32 bytes) signed it and it has not expired; else undefined. */
+  /**
+   * The claims of `token` if `publicKey` (base64url, raw 32 bytes) signed it and it has not expired; else undefined.
+   */
   verify(token: string, publicKey: string): BearerClaims | undefined {
     if (publicKey !== this.#publicKey) this.#follow(publicKey)
     const now = this.#now()

@@ -58,7 +58,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
             ...(o.backend ? { backend: o.backend } : {}),
             onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
           })
-    // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with --nats).
+    // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with
+    // --nats).
     const access = external ?? bus
     const natsUrl = o.natsUrl ?? access!.url
     if (hal.faults)

@@ -16,7 +16,9 @@ export interface DeviceOptions {
   http?: Endpoint
   /** HTTPS listener; none when undefined. */
   https?: Endpoint
-  /** Export unlocked disks (P) over NBD: loopback TCP or a Unix socket; port 0 picks a free port. None when undefined. */
+  /**
+   * Export unlocked disks (P) over NBD: loopback TCP or a Unix socket; port 0 picks a free port. None when undefined.
+   */
   nbd?: NbdListen
   /** An operator's certificate and key instead of the device's own. */
   tls?: { certFile: string; keyFile: string }

@@ -201,7 +201,10 @@ function authorization(fd: fuzz.FuzzDevice, route: Route, plan: TokenPlan, kid: 
   }
 }
 
-/** A wipeout would reset the device under the run: a body that asks for one (by any spelling JSON.parse reads so) loses it. */
+/**
+ * A wipeout would reset the device under the run: a body that asks for one (by any spelling JSON.parse reads so) loses
+ * it.
+ */
 function disarm(route: Route, body: Buffer): Buffer {
   if (fuzz.routeKey(route) !== 'POST /api/system/config') return body
   let parsed: unknown
@@ -240,7 +243,8 @@ async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId
           ...(bearer === undefined ? [] : [['Authorization', `Bearer ${bearer}`] as [string, string]]),
         ]
         const request = Buffer.concat([requestHead(route.method, path, headers), body])
-        // Over HTTPS where the route needs it, mostly (plain HTTP gets the 418); the other routes mostly over plain HTTP.
+        // Over HTTPS where the route needs it, mostly (plain HTTP gets the 418); the other routes mostly over plain
+        // HTTP.
         const secure = route.tls === 'required' ? transport < 8 : transport < 2
         const outcome = await rawExchange(secure ? fd.https : fd.http, {
           steps: [request, { responses: 1 }, requestHead('GET', '/api/system/status', [])],

@@ -728,7 +728,10 @@ const SITE = ['/', '/app.js', '/assets/style.css'].map((path): Route => ({
   handler: { kind: 'command', service: 'site', op: 'file' },
 }))
 
-/** Every route but the uploads (fuzz-uploads.test.ts), and the app's files; login is fuzzed on its own, at the brake's pace. */
+/**
+ * Every route but the uploads (fuzz-uploads.test.ts), and the app's files; login is fuzzed on its own, at the brake's
+ * pace.
+ */
 const fuzzed = (fd: fuzz.FuzzDevice) => [
   ...fd.routes.filter((route) => route.handler.kind !== 'upload' && fuzz.routeKey(route) !== 'POST /api/auth/token'),
   ...SITE,

@@ -396,7 +396,10 @@ const initPlan = (variant: 'P' | 'E'): fc.Arbitrary<InitPlan> =>
 
 const MARK = '\u0001cfg\u0001'
 
-/** A fresh challenge, a cfg by the plan, the claims written as JSON text (so that any cfg text fits), signed by the master key. */
+/**
+ * A fresh challenge, a cfg by the plan, the claims written as JSON text (so that any cfg text fits), signed by the
+ * master key.
+ */
 async function initBody(base: string, variant: 'P' | 'E', plan: InitPlan): Promise<Buffer> {
   const challenge = (await call(`${base}/api/auth/init`)).json as { jti: string; spk: string; eid: string; exp: number }
   const user = await keys.get(USER_PASS, challenge.eid)

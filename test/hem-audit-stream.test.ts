@@ -28,7 +28,10 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<{ 
   return { code, out }
 }
 
-/** A journal of RECORDS records in one closed file: the messages the mirror would publish, one per record with the comment lines before it. */
+/**
+ * A journal of RECORDS records in one closed file: the messages the mirror would publish, one per record with the
+ * comment lines before it.
+ */
 async function journalMessages(
   dir: string,
 ): Promise<{ messages: Message[]; files: { id: string; bytes: Uint8Array }[] }> {

@@ -85,7 +85,10 @@ async function setup(t: Test, slotCount = 8) {
   return { media, sealer, open, file, slot }
 }
 
-/** A live slot in the repository's format, sealed as it seals, holding any `plaintext`: slots it would never write itself. */
+/**
+ * A live slot in the repository's format, sealed as it seals, holding any `plaintext`: slots it would never write
+ * itself.
+ */
 async function craftedSlot(
   sealer: Sealer,
   index: number,

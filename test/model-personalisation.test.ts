@@ -26,7 +26,10 @@ interface Owner {
   stalled: boolean
 }
 
-/** Disk 0's image taken by a directory: the sim HAL's format fails, as on a broken card, and nothing finishes personalisation until a reboot resumes it. */
+/**
+ * Disk 0's image taken by a directory: the sim HAL's format fails, as on a broken card, and nothing finishes
+ * personalisation until a reboot resumes it.
+ */
 const stallFormat = (d: Owner) => mkdir(join(d.dataDir, 'disks', 'disk0.img'), { recursive: true })
 
 function makeRun(variant: Variant): ModelRun<Owner> {

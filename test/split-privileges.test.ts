@@ -19,7 +19,9 @@ import { call } from './helpers/http.js'
 import { serviceProcesses } from './helpers/service-processes.js'
 import { until } from './helpers/until.js'
 
-/** The password the device gave a service's bus user, read from its nats-server configuration (mode 0600, this user's). */
+/**
+ * The password the device gave a service's bus user, read from its nats-server configuration (mode 0600, this user's).
+ */
 async function busPassword(dataDir: string, service: string): Promise<string> {
   const config = await readFile(join(dataDir, 'run', 'nats', 'nats-server.conf'), 'utf8')
   const user = new RegExp(`user: "${service}", password: "([^"]+)"`).exec(config)
@@ -117,7 +119,8 @@ async function gatewayConfined(t: Test, o: Owned): Promise<void> {
     'none described',
   )
 
-  // What would carry secrets past it: the keystore's commands (plaintexts, imported keys) and the replies to other services.
+  // What would carry secrets past it: the keystore's commands (plaintexts, imported keys) and the replies to other
+  // services.
   t.match(
     await subscribeRefused(gateway, subjects.commands('keystore')),
     /permission/i,

@@ -229,7 +229,9 @@ export class AuthActor implements AuthContext {
     return this.logins.run(run)
   }
 
-  /** The gateway's refusal of a scope or role: FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope. */
+  /**
+   * The gateway's refusal of a scope or role: FAILED_SCOPE_CHECK, result FAILED, source 403, with the token's scope.
+   */
   async denied(req: CommandRequest): Promise<CommandReply> {
     const route = req.body as { method?: unknown; path?: unknown } | undefined
     await this.journal([scopeCheckEntry(req, { route: `${String(route?.method)} ${String(route?.path)}` })])

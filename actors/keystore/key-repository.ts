@@ -55,7 +55,10 @@ export class KeyRepository {
   #states: SlotState[]
   #entries: Map<string, Entry>
   #problems: string[]
-  /** Slots whose bytes on the media are not yet what memory says they hold, and those bytes: written before the next change. */
+  /**
+   * Slots whose bytes on the media are not yet what memory says they hold, and those bytes: written before the next
+   * change.
+   */
   #pending: Map<number, Uint8Array>
   #nextSerial: number
   readonly #queue = new SerialQueue()

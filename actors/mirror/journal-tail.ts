@@ -106,7 +106,10 @@ export class JournalTail {
   }
 }
 
-/** The record a line holds; undefined for a comment, and for a line that does not parse (it travels with the next record, as stored). */
+/**
+ * The record a line holds; undefined for a comment, and for a line that does not parse (it travels with the next
+ * record, as stored).
+ */
 function recordOf(line: Uint8Array): RecordLine | undefined {
   if (line[0] === 0x23) return undefined
   let text: string

@@ -66,7 +66,8 @@ export class StorageActor {
       clock: o.hal.clock,
       journal: o.journal,
     })
-    // Every operation acts for the principal its own check of the bearer token found; the disk is the one its scope names.
+    // Every operation acts for the principal its own check of the bearer token found; the disk is the one its scope
+    // names.
     const access = operationAccess.storage
     this.host = new ServiceHost<StorageState>(
       o.nc,

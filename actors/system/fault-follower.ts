@@ -41,7 +41,9 @@ export class FaultFollower {
     )
   }
 
-  /** The identity as the auth service publishes it: its token key checks the bearer tokens of the system's operations. */
+  /**
+   * The identity as the auth service publishes it: its token key checks the bearer tokens of the system's operations.
+   */
   get identity(): IdentityState | undefined {
     return this.models.readModel<IdentityState>('auth')
   }

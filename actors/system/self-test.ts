@@ -2,7 +2,10 @@ import { type CryptoEngine, type EntropyFailure, runKats, type TestedEntropySour
 import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
 
 export interface SelfTestResult {
-  /** Names of the known-answer tests that failed, `platform:` (node:crypto as the journal and auth use it) or the engine's. */
+  /**
+   * Names of the known-answer tests that failed, `platform:` (node:crypto as the journal and auth use it) or the
+   * engine's.
+   */
   failedKats: string[]
   /** Why the entropy source failed its health tests, on a fresh sample or before. */
   entropy: EntropyFailure | undefined

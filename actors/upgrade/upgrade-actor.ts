@@ -268,7 +268,9 @@ export class UpgradeActor {
     }
   }
 
-  /** `install_fw` / `install_ui`: 200 installed, 406 nothing verified, 409 an install running; all journaled as UPGRADE. */
+  /**
+   * `install_fw` / `install_ui`: 200 installed, 406 nothing verified, 409 an install running; all journaled as UPGRADE.
+   */
   private async install(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
     const verdict = pipeline.verdict

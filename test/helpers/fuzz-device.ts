@@ -44,7 +44,9 @@ export interface FuzzDevice {
 }
 
 export interface FuzzDeviceOptions {
-  /** User tokens to log in for (each login takes the brake's 500 ms); `system:config` comes free with personalisation. */
+  /**
+   * User tokens to log in for (each login takes the brake's 500 ms); `system:config` comes free with personalisation.
+   */
   scopes: string[]
   /** Create the three keys (needs `keymgmt:gen` in `scopes`) and log in for `keymgmt:use:` each. */
   keys?: boolean
@@ -189,7 +191,9 @@ export async function finish(t: Test, fd: FuzzDevice): Promise<void> {
   await stopAndVerify(t, fd.owner.device, fd.errors)
 }
 
-/** Stops the device; it logged no error, and its journal (every record the runs wrote, the refusals included) verifies. */
+/**
+ * Stops the device; it logged no error, and its journal (every record the runs wrote, the refusals included) verifies.
+ */
 export async function stopAndVerify(t: Test, device: Device, errors: string[]): Promise<void> {
   await device.stop()
   const verdict = await verifyDataDir(device.dataDir, device.logPublicKey)

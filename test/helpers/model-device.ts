@@ -25,7 +25,10 @@ async function rebooted(base: string, dataDir: string, before: number): Promise<
   )
 }
 
-/** POST config {wipeout: true} with a system:config token; resolves once the reboot it orders has brought the device back. */
+/**
+ * POST config {wipeout: true} with a system:config token; resolves once the reboot it orders has brought the device
+ * back.
+ */
 export async function wipeout(base: string, dataDir: string, token: string): Promise<void> {
   const before = await boots(dataDir)
   const answer = await api(`${base}/api/system/config`, token, { wipeout: true })

@@ -12,7 +12,10 @@ import { until } from './until.js'
 export interface Walk {
   path: ModelPath
   index: number
-  /** The machine's records up to this step: a driver whose reboot starts the machine again sets it past what it did to get there. */
+  /**
+   * The machine's records up to this step: a driver whose reboot starts the machine again sets it past what it did to
+   * get there.
+   */
   since: number
   /** The model after the step (before the first: the initial snapshot). */
   snapshot: AnyMachineSnapshot

@@ -10,7 +10,9 @@ export interface ExternalNats {
   stop(): Promise<void>
 }
 
-/** A plain nats-server on loopback, as an operator would run one for `--nats URL`; `config` adds to its configuration. */
+/**
+ * A plain nats-server on loopback, as an operator would run one for `--nats URL`; `config` adds to its configuration.
+ */
 export async function startNats(dir: string, port = -1, config?: string): Promise<ExternalNats> {
   const args = ['-a', '127.0.0.1', '-p', String(port), '--ports_file_dir', dir]
   if (config !== undefined) {

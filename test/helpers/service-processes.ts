@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process'
 
-/** The pids of this process's children whose command line names `--service NAME` (a `--split` device's services), by name. */
+/**
+ * The pids of this process's children whose command line names `--service NAME` (a `--split` device's services), by
+ * name.
+ */
 export function serviceProcesses(): Map<string, number> {
   const lines = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
     .stdout.trim()
