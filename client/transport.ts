@@ -72,12 +72,7 @@ export class Transport {
     }
     try {
       const socket = url.protocol === 'https:' ? await this.secureSocket(url) : undefined
-      return await this.exchange(
-        url,
-        { method, headers, ...(socket ? { createConnection: () => socket } : {}) },
-        payload,
-        input.onProgress,
-      )
+      return await this.exchange(url, { method, headers }, socket, payload, input.onProgress)
     } catch (err) {
       if (err instanceof FingerprintMismatchError) throw err
       throw new DeviceUnreachableError(url.origin, { cause: err })
@@ -87,12 +82,18 @@ export class Transport {
   private exchange(
     url: URL,
     options: RequestOptions,
+    socket: TLSSocket | undefined,
     payload: Uint8Array | undefined,
     onProgress?: RequestInput['onProgress'],
   ): Promise<Exchange> {
     return new Promise((resolve, reject) => {
+      // A device going down may close the connection while its certificate is judged: the request
+      // must not be handed a socket whose close it would never hear of (it would wait for ever).
+      if (socket && (socket.destroyed || !socket.writable || socket.readableEnded))
+        return reject(new Error('the device closed the connection'))
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-      const req = send(url, { ...options, timeout: this.o.timeoutMs ?? IDLE_TIMEOUT_MS }, (res) => {
+      const connection = socket ? { createConnection: () => socket } : {}
+      const req = send(url, { ...options, ...connection, timeout: this.o.timeoutMs ?? IDLE_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('end', () =>

@@ -1,8 +1,10 @@
 // The client library (`hemd/client`) against a real device: every call, the token
 // cache and its renewal, typed errors per status, and trust on first use.
 import { generateKeyPairSync } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { createServer as createTlsServer } from 'node:tls'
 import t from 'tap'
 import {
   BadRequestError,
@@ -20,6 +22,7 @@ import { verifyJournal } from '../eventstore/verify-journal.js'
 import { LogType } from '../protocol/journal.js'
 import { bootDevice } from './helpers/device.js'
 import { readJournal } from './helpers/journal.js'
+import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 import { defaultCfg, keys, MASTER_PASS, ownerClient, USER_PASS } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 import { imageOf } from './helpers/upload.js'
@@ -212,6 +215,33 @@ t.test('a TLS handshake that never completes is given up at the client timeout',
     'given up by the handshake timeout, not held',
   )
 })
+
+t.test(
+  'a connection closed while the certificate is judged is an unreachable device, not a request held',
+  async (t) => {
+    const dir = t.testdir()
+    const [certFile, keyFile] = [join(dir, 'cert.pem'), join(dir, 'key.pem')]
+    writeSelfSignedCert('hem.local', certFile, keyFile)
+    // A device going down: it completes the handshake, then closes the connection at once.
+    const closing = createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (s) => s.destroy())
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => closing.close())
+    const { port } = closing.address() as AddressInfo
+    // The pin is read only once the client has seen the close, as when a busy device's reboot wins the race.
+    const pins = new (class extends PinStore {
+      override async get(origin: string) {
+        await until('the client saw the close', () => !process.getActiveResourcesInfo().includes('TLSWrap'))
+        return super.get(origin)
+      }
+    })(join(dir, 'known-devices.json'))
+    const failed = await new HemClient({ url: `https://127.0.0.1:${port}`, pins }).status().then(
+      () => undefined,
+      (err: unknown) => err,
+    )
+    t.type(failed, DeviceUnreachableError)
+    t.match((failed as Error).cause, { message: 'the device closed the connection' })
+  },
+)
 
 t.test(
   'trust on first use: the first certificate is pinned, another one is refused before anything is sent',
