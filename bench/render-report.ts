@@ -37,7 +37,8 @@ export function renderReport(summary: BenchSummary): string {
         `  ${'id'.padEnd(12)}${'median'.padStart(10)}${'max'.padStart(10)}  exchange`,
         ...summary.timings.map(
           (t) =>
-            `  ${t.id.padEnd(12)}${milliseconds(t.medianMs).padStart(10)}${milliseconds(t.maxMs).padStart(10)}  ${t.title}` +
+            `  ${t.id.padEnd(12)}${milliseconds(t.medianMs).padStart(10)}` +
+            `${milliseconds(t.maxMs).padStart(10)}  ${t.title}` +
             (t.detail ? ` (${t.detail})` : ''),
         ),
       ]
@@ -54,7 +55,8 @@ export function renderReport(summary: BenchSummary): string {
     ...(rows.length === 0
       ? []
       : [
-          `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
+          `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}` +
+            `${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
             `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
           ...rows,
           '',

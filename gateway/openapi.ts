@@ -45,8 +45,10 @@ function operation(route: Route): Json {
     required: true,
     schema: { type: 'string' },
   }))
+  const service = route.handler.kind === 'read' ? 'read' : route.handler.service
+  const path = route.path.split('/').slice(2).join('_').replace(/:/g, '')
   return {
-    operationId: `${route.handler.kind === 'read' ? 'read' : route.handler.service}_${route.method.toLowerCase()}_${route.path.split('/').slice(2).join('_').replace(/:/g, '')}`,
+    operationId: `${service}_${route.method.toLowerCase()}_${path}`,
     ...(params.length > 0 ? { parameters: params } : {}),
     ...requestBody(route),
     security: security(route),
@@ -110,7 +112,8 @@ function responses(route: Route): Json {
       ? {}
       : {
           '504': error(
-            `the operation did not finish within its deadline (${DEADLINE_MS[route.deadline ?? 'short'] / 1000} s per command); it may still complete`,
+            'the operation did not finish within its deadline ' +
+              `(${DEADLINE_MS[route.deadline ?? 'short'] / 1000} s per command); it may still complete`,
           ),
         }),
     ...(writes ? { '507': error('the device has no room left to store this') } : {}),

@@ -30,7 +30,8 @@ const CONTENT_TYPES: Record<string, string> = {
 export const STATIC_HEADERS: readonly [string, string][] = [
   [
     'Content-Security-Policy',
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   ],
   ['X-Content-Type-Options', 'nosniff'],
   ['X-Frame-Options', 'DENY'],

@@ -71,7 +71,9 @@ t.test('header and payload keys may come in any order', async (t) => {
   }
   const reversed = Object.fromEntries(Object.entries(claims).reverse())
   t.ok(accepted(buildEjwt({ seed: client.secret, spk, claims: reversed })), 'payload keys reversed')
-  const spaced = `{ "scope" : "keymgmt:list", "iss": "${iss}",\n "exp": ${NOW + 60}, "jti":"${jti}", "iat":${NOW}, "aud":"${spk}" }`
+  const spaced =
+    `{ "scope" : "keymgmt:list", "iss": "${iss}",\n` +
+    ` "exp": ${NOW + 60}, "jti":"${jti}", "iat":${NOW}, "aud":"${spk}" }`
   t.ok(accepted(buildEjwt({ seed: client.secret, spk, payloadJson: spaced })), 'whitespace and another order')
 })
 

@@ -506,7 +506,9 @@ async function slowRequest(
   const body = JSON.stringify({ user: 'Slowpoke' })
   const armed = timers?.delays.length ?? 0
   socket.write(
-    `POST /api/system/config HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 6)}`,
+    `POST /api/system/config HTTP/1.1\r\nHost: ${url.host}\r\n` +
+      `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 6)}`,
   )
   return new Promise((resolve) => {
     let response = ''

@@ -110,7 +110,10 @@ t.test('the units carry the hardening and run what the layout says', async (t) =
   const bus = units['hemd-bus.service']!
   t.match(
     values(bus, 'ExecStartPre')[0],
-    /^\/usr\/bin\/node \/opt\/hemd\/dist\/bin\/hemd\.js bus-config --keep --data \/var\/lib\/hemd .*--out \/run\/hemd-bus/,
+    new RegExp(
+      /^\/usr\/bin\/node \/opt\/hemd\/dist\/bin\/hemd\.js bus-config /.source +
+        /--keep --data \/var\/lib\/hemd .*--out \/run\/hemd-bus/.source,
+    ),
   )
   t.equal(values(bus, 'ExecStart')[0], '/usr/sbin/nats-server -c /run/hemd-bus/nats-server.conf')
   t.equal(values(bus, 'RuntimeDirectory')[0], 'hemd-bus')
@@ -120,7 +123,8 @@ t.test('the units carry the hardening and run what the layout says', async (t) =
   t.match(values(hemd, 'After')[0], /\bhemd-bus\.service\b/)
   t.equal(
     values(hemd, 'ExecStart')[0],
-    `/usr/bin/node ${HEMD_NODE_FLAGS.join(' ')} /opt/hemd/dist/bin/hemd.js --data /var/lib/hemd --variant \${HEMD_VARIANT} --bus /run/hemd-bus $HEMD_OPTS`,
+    `/usr/bin/node ${HEMD_NODE_FLAGS.join(' ')} /opt/hemd/dist/bin/hemd.js ` +
+      `--data /var/lib/hemd --variant \${HEMD_VARIANT} --bus /run/hemd-bus $HEMD_OPTS`,
     'the launcher with the Node flags of its shebang, on the bus of hemd-bus.service',
   )
   t.equal(values(hemd, 'KillMode')[0], 'mixed', 'only the launcher gets SIGTERM: it stops the services in order')

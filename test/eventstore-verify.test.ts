@@ -131,7 +131,8 @@ t.test('a MAC recomputed with K passes the client check but not the chain', asyn
     file: files[0]!.id,
     seq: 9,
     message:
-      'seal does not match the chain: a line between the seal at seq 4 and this seal was changed, inserted, removed or reordered',
+      'seal does not match the chain: ' +
+      'a line between the seal at seq 4 and this seal was changed, inserted, removed or reordered',
   })
   const result = verifyJournal(forged, signer.publicKey)
   t.same(
@@ -163,7 +164,8 @@ t.test('truncation and missing files are caught', async (t) => {
       [
         b,
         3,
-        'file ends with 4 unsealed record(s) and no close, rotate or recovered seal: records were removed from its end, or it is still open',
+        'file ends with 4 unsealed record(s) and no close, rotate or recovered seal: ' +
+          'records were removed from its end, or it is still open',
       ],
       [c, 1, `LINK says ${b} ends at seq 6, but it ends at seq 3: records were removed from its end`],
     ],

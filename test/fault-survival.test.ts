@@ -161,8 +161,10 @@ async function encryptThroughOutage(
 
   const answered = load.where((r) => r.status === 200)
   const unavailable = load.where((r) => r.status === 503)
+  const duringOutage = load.where((r) => r.status === 200 && r.sent >= downAt && r.sent < upAt)
   t.comment(
-    `${answered.length} answered 200 (${load.where((r) => r.status === 200 && r.sent >= downAt && r.sent < upAt).length} sent during the outage), ${unavailable.length} answered 503`,
+    `${answered.length} answered 200 (${duringOutage.length} sent during the outage), ` +
+      `${unavailable.length} answered 503`,
   )
   t.same(
     load.where((r) => r.error !== undefined).map((r) => `lane ${r.lane} #${r.n}: ${r.error}`),

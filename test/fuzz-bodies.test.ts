@@ -254,9 +254,12 @@ async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId
         const [first, second] = outcome.responses
         const closing = first && (first.status === 408 || first.status === 413)
         if (first && !closing && second?.status !== 200) {
-          problems.push(
-            `the status that followed after a ${first.status} answered ${second ? `${second.status} ${second.body.toString().slice(0, 100)}` : outcome.timedOut ? 'nothing in time' : 'with a close'}`,
-          )
+          const answer = second
+            ? `${second.status} ${second.body.toString().slice(0, 100)}`
+            : outcome.timedOut
+              ? 'nothing in time'
+              : 'with a close'
+          problems.push(`the status that followed after a ${first.status} answered ${answer}`)
         }
         fuzz.assertNone([...problems, ...(await fuzz.statusProblems(fd))], request)
       },

@@ -507,9 +507,8 @@ async function exchangeProblems(
     problems.push(...fuzz.outcomeProblems(outcome, built.head))
     const closing = first && (first.status === 408 || first.status === 413)
     if (built.whole && first && !closing && second?.status !== 200) {
-      problems.push(
-        `the status that followed a ${first.status} answered ${second ? second.status : outcome.timedOut ? 'nothing in time' : 'with a close'}`,
-      )
+      const answer = second ? second.status : outcome.timedOut ? 'nothing in time' : 'with a close'
+      problems.push(`the status that followed a ${first.status} answered ${answer}`)
     }
   }
   return { problems, bytes: built.bytes }

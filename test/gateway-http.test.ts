@@ -625,13 +625,15 @@ t.test('CORS: wildcard origins', async (t) => {
 // ---- bodies --------------------------------------------------------------------------------
 
 t.test(
-  '413 when Content-Length exceeds 7300: once the body is in (read and dropped, so a client still sending gets it), then closed',
+  '413 when Content-Length exceeds 7300: ' +
+    'once the body is in (read and dropped, so a client still sending gets it), then closed',
   async (t) => {
     const { http, https, bus } = await start(t)
     for (const secure of [false, true]) {
       const c = await RawClient.connect(secure ? https : http, secure)
       c.write(
-        'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: 7301\r\n\r\n{"n":',
+        'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 7301\r\n\r\n{"n":',
       )
       await sleep(100)
       t.equal(c.take(), '', `${secure ? 'https' : 'http'}: no answer while the body is still coming`)
@@ -651,7 +653,8 @@ t.test(
     const { http } = await start(t)
     const c = await RawClient.connect(http)
     c.write(
-      `POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: ${16 * 1024 * 1024 + 1}\r\n\r\n{"n":`,
+      'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\n' +
+        `Content-Length: ${16 * 1024 * 1024 + 1}\r\n\r\n{"n":`,
     )
     const r = await c.response()
     t.match(r.head, /^HTTP\/1\.1 413 /)
@@ -663,7 +666,8 @@ t.test('413 when a streamed body grows past 7300 bytes', async (t) => {
   const { http, bus } = await start(t)
   const c = await RawClient.connect(http)
   c.write(
-    'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\n' +
+      'Transfer-Encoding: chunked\r\n\r\n',
   )
   const chunk = 'x'.repeat(1000)
   for (let i = 0; i < 8; i++) c.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
@@ -1008,7 +1012,8 @@ t.test('an early 413 still carries the CORS headers of a matching origin', async
   const { http } = await start(t)
   const c = await RawClient.connect(http)
   c.write(
-    `POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nOrigin: https://app.example.com\r\nContent-Length: 9000\r\n\r\n${' '.repeat(9000)}`,
+    'POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nOrigin: https://app.example.com\r\n' +
+      `Content-Length: 9000\r\n\r\n${' '.repeat(9000)}`,
   )
   const r = await c.response()
   t.match(r.head, /^HTTP\/1\.1 413 /)

@@ -282,7 +282,8 @@ t.test('sim commands are checked', async (t) => {
 })
 
 t.test(
-  "a stack overflow in a service's command: 500 for that request, 0x20 raised, held while the temperature comes and goes",
+  "a stack overflow in a service's command: " +
+    '500 for that request, 0x20 raised, held while the temperature comes and goes',
   async (t) => {
     let fault: 'stack' | undefined
     const overflow = (depth: number): number => overflow(depth + 1) + 1

@@ -108,7 +108,10 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
     t.equal(untrusted.code, 1)
     t.match(
       untrusted.stderr,
-      /^hem-audit fetch: cannot reach the device: .*certificate.* \(give --ca FILE, or --insecure for a self-signed certificate\)\n$/,
+      new RegExp(
+        /^hem-audit fetch: cannot reach the device: .*certificate.* /.source +
+          /\(give --ca FILE, or --insecure for a self-signed certificate\)\n$/.source,
+      ),
     )
     const again = await run([
       'fetch',
@@ -141,7 +144,8 @@ t.test('E: the key is saved, but there are no files to fetch', async (t) => {
   t.equal(answer.stdout, '')
   t.equal(
     answer.stderr,
-    `hem-audit fetch: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`,
+    'hem-audit fetch: the device lists no log files: an E device serves only its log key, not its files; ' +
+      `the log key is saved in ${join(out, 'log-key.b64')}\n`,
   )
   t.equal(
     await readFile(join(out, 'log-key.b64'), 'utf8'),

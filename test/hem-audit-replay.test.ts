@@ -64,11 +64,13 @@ t.test(
     t.equal(text.code, 0)
     t.match(
       text.stdout,
-      `at: ${join(dir, `${boots[2]![0]}.log`)}:seq 5 (2023-11-14T22:17:50.000Z), boot 3\nvariant: P\npersonalisation: personalised\n`,
+      `at: ${join(dir, `${boots[2]![0]}.log`)}:seq 5 (2023-11-14T22:17:50.000Z), boot 3\n` +
+        'variant: P\npersonalisation: personalised\n',
     )
     t.match(
       text.stdout,
-      '\nhealth: secure (fls_state 0x00)\ndisks: 0 locked, 1 unformatted\nupgrades: fw idle, ui idle\nconfig:\n  user: "Bob"\n',
+      '\nhealth: secure (fls_state 0x00)\ndisks: 0 locked, 1 unformatted\n' +
+        'upgrades: fw idle, ui idle\nconfig:\n  user: "Bob"\n',
     )
     t.match(text.stdout, '\n  storage_mode: 0x53\n')
     t.match(
@@ -150,7 +152,10 @@ t.test('the newest file of a running device is open: replayed with --allow-open 
   t.equal(refused.code, 1)
   t.match(
     refused.stderr,
-    /^hem-audit replay: the files do not verify; nothing in them is replayed:\n {2}\S+:seq 4: file ends with 5 unsealed record\(s\)/,
+    new RegExp(
+      /^hem-audit replay: the files do not verify; nothing in them is replayed:\n/.source +
+        / {2}\S+:seq 4: file ends with 5 unsealed record\(s\)/.source,
+    ),
   )
   const open = await run('replay', '--json', '--allow-open', '--key', KEY, dir)
   t.equal(open.code, 0)
@@ -201,7 +206,8 @@ t.test('what cannot be trusted or is not known is refused, naming the file and t
   t.equal(incomplete.code, 1)
   t.match(
     incomplete.stderr,
-    `${join(started, `${boots[1]![0]}.log`)}: the history is incomplete: it links to ${boots[0]![0]}, which is not among the files given`,
+    `${join(started, `${boots[1]![0]}.log`)}: the history is incomplete: ` +
+      `it links to ${boots[0]![0]}, which is not among the files given`,
   )
 
   const ready = transition('lifecycle', 'booting', 'running', 'READY')

@@ -149,7 +149,9 @@ t.test('a tls:// backend is checked against --tls-ca', async (t) => {
   const ca = await makeCa('fleet test CA')
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const pem = (label: string, der: Uint8Array) =>
-    `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n')}\n-----END ${label}-----\n`
+    `-----BEGIN ${label}-----\n` +
+    `${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n')}\n` +
+    `-----END ${label}-----\n`
   const files = { ca: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') }
   await writeFile(files.ca, pem('CERTIFICATE', ca.cert))
   await writeFile(

@@ -28,17 +28,20 @@ t.test('one line per event: time, position, who, what, result, facts', async (t)
   t.equal(story.length, 33, 'every record but the plumbing (file keys, links, seals)')
   t.equal(
     story[0],
-    '2023-11-14T22:13:20Z  6553f100:2     device   startup                             OK          slot=A fwv=1.0.0 fls=0x00',
+    '2023-11-14T22:13:20Z  6553f100:2     device   startup                             ' +
+      'OK          slot=A fwv=1.0.0 fls=0x00',
   )
   t.equal(
     story[5],
-    '2023-11-14T22:13:40Z  6553f100:7     master   device personalised                 OK 200      rid=r2 instanceid=ffffffffffffffffffffffffffffffff',
+    '2023-11-14T22:13:40Z  6553f100:7     master   device personalised                 ' +
+      'OK 200      rid=r2 instanceid=ffffffffffffffffffffffffffffffff',
   )
   const told = squeeze(answer.stdout)
   t.match(told, '\n2023-11-14T22:13:40Z 6553f100:a device transition disk 0 locked → rw by UNLOCK_RW OK\n')
   t.match(
     answer.stdout,
-    `\n2023-11-14T22:13:50Z  6553f100:d     user     key generated                       OK 200      kid=${KIDS.aes} type=AES256 rid=r4\n`,
+    '\n2023-11-14T22:13:50Z  6553f100:d     user     key generated                       ' +
+      `OK 200      kid=${KIDS.aes} type=AES256 rid=r4\n`,
   )
   t.match(told, ' 6553f100:f user scope check failed FAILED 403 scope=storage:disk1 rid=r6\n')
   t.match(

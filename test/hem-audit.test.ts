@@ -152,7 +152,8 @@ t.test('verify tells the boots (rotated files, a crash) and the gaps in the file
   t.equal(older.code, 0, 'older files missing is no problem')
   t.match(
     older.stdout,
-    `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, which is not among the files given: older files are missing\n`,
+    `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, ` +
+      'which is not among the files given: older files are missing\n',
   )
   t.match(JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout).summary.gaps, [
     { file: second[0], missing: first, atStart: true },
@@ -163,7 +164,8 @@ t.test('verify tells the boots (rotated files, a crash) and the gaps in the file
   t.equal(between.code, 1, 'files missing between others is')
   t.match(
     between.stdout,
-    `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, which is not among the files given: files between are missing\n`,
+    `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, ` +
+      'which is not among the files given: files between are missing\n',
   )
   t.match(between.stdout, `${join(dir, `${second[4]}.log`)}:seq 1: LINK names previous file ${second[3]}`)
   t.match(

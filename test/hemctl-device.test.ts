@@ -186,7 +186,8 @@ t.test('E: no log files to list or pull; firmware that is no build, then a build
   t.equal(pulled.code, 1)
   t.equal(
     pulled.stderr,
-    `hemctl logs pull: the device lists no log files: an E device serves only its log key, not its files; the log key is saved in ${join(out, 'log-key.b64')}\n`,
+    'hemctl logs pull: the device lists no log files: an E device serves only its log key, not its files; ' +
+      `the log key is saved in ${join(out, 'log-key.b64')}\n`,
   )
   t.same(await readdir(out), ['log-key.b64'])
 
@@ -196,7 +197,10 @@ t.test('E: no log files to list or pull; firmware that is no build, then a build
   t.equal(upgraded.code, 1, 'verified, but refused at install')
   t.match(
     upgraded.stderr,
-    /check verified\nhemctl upgrade fw: GET \/api\/system\/upgrade\/install_fw: the device answered 406 \(.*no bootable build/,
+    new RegExp(
+      /check verified\nhemctl upgrade fw: GET \/api\/system\/upgrade\/install_fw: /.source +
+        /the device answered 406 \(.*no bootable build/.source,
+    ),
   )
 
   const build = join(root, 'build.bin')

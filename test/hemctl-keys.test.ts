@@ -41,7 +41,10 @@ t.test('keys, encrypt and decrypt', async (t) => {
     t.equal(help.code, 0)
     t.match(
       help.stdout,
-      /^Usage: hemctl keys create --label L --type T \[--mode M\] \[--descr-text TEXT \| --descr-b64 B64\] \[CONNECTION OPTIONS\]\n/,
+      new RegExp(
+        /^Usage: hemctl keys create --label L --type T \[--mode M\] /.source +
+          /\[--descr-text TEXT \| --descr-b64 B64\] \[CONNECTION OPTIONS\]\n/.source,
+      ),
     )
     t.match(help.stdout, /\nConnection options:\n/)
     t.match(

@@ -52,7 +52,8 @@ t.test('a second hemd on the same data dir refuses with a clear message', async 
 })
 
 t.test(
-  'after kill -9 the nats-server goes with its runtime and the next start recovers: journal sealed as recovered, all verifies',
+  'after kill -9 the nats-server goes with its runtime and the next start recovers: ' +
+    'journal sealed as recovered, all verifies',
   async (t) => {
     const data = `${t.testdir()}/data`
     const first = await runHemd(t, ['--data', data])

@@ -68,7 +68,8 @@ t.test('another folder reaches inside only through index.ts, but a lazy import()
     'protocol/index.ts': "export { a } from './a.js'\n",
     'protocol/a.ts': 'export const a = 1\n',
     'machines/index.ts':
-      "import { a } from '../protocol/a.js'\nexport const m = a\nexport const lazy = () => import('../protocol/a.js')\n",
+      "import { a } from '../protocol/a.js'\nexport const m = a\n" +
+      "export const lazy = () => import('../protocol/a.js')\n",
   })
   t.same(problems, ['protocol-through-index: machines/index.ts -> protocol/a.ts'])
 })

@@ -140,7 +140,9 @@ t.test('E: the login quirks of several clients; U and M subjects; journaled with
   const esc = (s: string) => s.replace(/\//g, '\\/')
   const scope = 'keymgmt:use:0123456789abcdef0123456789abcdef'
   const iat = Math.floor(Date.now() / 1000) - 4
-  const payloadJson = `{"scope":"${scope}","iss":"${esc(b64(user.publicKey))}","iat":${iat},"exp":${challenge.exp},"aud":"${esc(challenge.spk)}","jti":"${esc(challenge.jti)}"}`
+  const payloadJson =
+    `{"scope":"${scope}","iss":"${esc(b64(user.publicKey))}","iat":${iat},"exp":${challenge.exp},` +
+    `"aud":"${esc(challenge.spk)}","jti":"${esc(challenge.jti)}"}`
   t.match(payloadJson, /\\\//, 'the payload carries `\\/` escapes')
   const auth = buildEjwt({
     seed: user.seed,
@@ -306,53 +308,56 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
 // can come sooner on any machine; how much later a loaded machine answers says nothing. Which
 // minimum each attempt gets (not slowed before the third failure, reset by a success) is the
 // policy's, asserted without a clock in auth-brake.test.ts and below.
-t.test('the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, the owner still let in', async (t) => {
-  const { base, user } = await ownedDevice(t)
-  const wrong = await keys.get('guess 1234', (await challengeOf(base)).eid)
-  const attempt = async (key: PassphraseKey) => {
-    const challenge = await challengeOf(base)
-    const auth = loginEjwt(key, challenge, Math.floor(Date.now() / 1000))
-    return timed(() => postAuth(base, auth))
-  }
+t.test(
+  'the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, ' + 'the owner still let in',
+  async (t) => {
+    const { base, user } = await ownedDevice(t)
+    const wrong = await keys.get('guess 1234', (await challengeOf(base)).eid)
+    const attempt = async (key: PassphraseKey) => {
+      const challenge = await challengeOf(base)
+      const auth = loginEjwt(key, challenge, Math.floor(Date.now() / 1000))
+      return timed(() => postAuth(base, auth))
+    }
 
-  const ok = await attempt(user)
-  t.equal(ok.status, 200)
-  t.ok(ok.ms >= 500, `a success takes ≥ 500 ms (${ok.ms.toFixed(0)})`)
-  for (let i = 1; i <= 3; i++) {
-    const fail = await attempt(wrong)
-    t.equal(fail.status, 401)
-    t.ok(fail.ms >= 500, `failure ${i} takes ≥ 500 ms (${fail.ms.toFixed(0)})`)
-  }
-  const slowed = await attempt(wrong)
-  t.equal(slowed.status, 401)
-  t.ok(slowed.ms >= 1500, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
-  const malformed = await timed(() => postAuth(base, 'not-a-jwt'))
-  t.equal(malformed.status, 400)
-  t.ok(malformed.ms >= 1500, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
-  const success = await attempt(user)
-  t.equal(success.status, 200, 'the owner still gets in')
-  t.ok(success.ms >= 1500, `...slowly (${success.ms.toFixed(0)})`)
-  const afterReset = await attempt(wrong)
-  t.equal(afterReset.status, 401)
-  t.ok(afterReset.ms >= 500, `after the success: ≥ 500 ms (${afterReset.ms.toFixed(0)})`)
+    const ok = await attempt(user)
+    t.equal(ok.status, 200)
+    t.ok(ok.ms >= 500, `a success takes ≥ 500 ms (${ok.ms.toFixed(0)})`)
+    for (let i = 1; i <= 3; i++) {
+      const fail = await attempt(wrong)
+      t.equal(fail.status, 401)
+      t.ok(fail.ms >= 500, `failure ${i} takes ≥ 500 ms (${fail.ms.toFixed(0)})`)
+    }
+    const slowed = await attempt(wrong)
+    t.equal(slowed.status, 401)
+    t.ok(slowed.ms >= 1500, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
+    const malformed = await timed(() => postAuth(base, 'not-a-jwt'))
+    t.equal(malformed.status, 400)
+    t.ok(malformed.ms >= 1500, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
+    const success = await attempt(user)
+    t.equal(success.status, 200, 'the owner still gets in')
+    t.ok(success.ms >= 1500, `...slowly (${success.ms.toFixed(0)})`)
+    const afterReset = await attempt(wrong)
+    t.equal(afterReset.status, 401)
+    t.ok(afterReset.ms >= 500, `after the success: ≥ 500 ms (${afterReset.ms.toFixed(0)})`)
 
-  // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
-  const started = performance.now()
-  const challenges = await Promise.all([1, 2, 3, 4].map(() => challengeOf(base)))
-  const parallel = await Promise.all(
-    challenges.map(async (c) => {
-      const answer = await postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000)))
-      return { status: answer.status, ms: performance.now() - started }
-    }),
-  )
-  t.same(
-    parallel.map((p) => p.status),
-    [401, 401, 401, 401],
-  )
-  const last = Math.max(...parallel.map((p) => p.ms))
-  // One failure is already counted: 500 + 500 + 1500 + 1500, where four at once would take 1500.
-  t.ok(last >= 4000, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
-})
+    // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
+    const started = performance.now()
+    const challenges = await Promise.all([1, 2, 3, 4].map(() => challengeOf(base)))
+    const parallel = await Promise.all(
+      challenges.map(async (c) => {
+        const answer = await postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000)))
+        return { status: answer.status, ms: performance.now() - started }
+      }),
+    )
+    t.same(
+      parallel.map((p) => p.status),
+      [401, 401, 401, 401],
+    )
+    const last = Math.max(...parallel.map((p) => p.ms))
+    // One failure is already counted: 500 + 500 + 1500 + 1500, where four at once would take 1500.
+    t.ok(last >= 4000, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
+  },
+)
 
 t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
   const clock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
@@ -400,7 +405,8 @@ t.test('bearer tokens: invalid, expired and foreign ones are 401 everywhere; wro
   const token = await login(base, 'system:config', USER_PASS, clock.seconds() + 3600)
   const foreign = await login(other.base, 'system:config')
   const [h, p, s] = token.split('.') as [string, string, string]
-  const forged = `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(token), scope: 'keymgmt:gen' })).toString('base64url')}.${s}`
+  const forgedPayload = Buffer.from(JSON.stringify({ ...claimsOf(token), scope: 'keymgmt:gen' })).toString('base64url')
+  const forged = `${h}.${forgedPayload}.${s}`
   const flipped = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BA' : 'AA'}`
   const invalid: [string, Record<string, string>][] = [
     ['garbage', { authorization: 'Bearer garbage' }],

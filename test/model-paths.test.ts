@@ -145,7 +145,8 @@ t.test('drivable, filter and maxSteps narrow what is explored', async (t) => {
   // Three: TEMPERATURE_IN_RANGE that leaves another bit up (failed → failed, locked → locked) needs two bits first.
   t.ok(
     longest <= 3,
-    `maxSteps 1: simple paths of one step, shortest paths extended by one, one through each transition left (${longest})`,
+    'maxSteps 1: simple paths of one step, shortest paths extended by one, ' +
+      `one through each transition left (${longest})`,
   )
 })
 

@@ -69,7 +69,10 @@ t.test('E: personalised straight away; the quirks of several clients are accepte
   const cfg = defaultCfg('E', user, master)
   const iat = Math.floor(Date.now() / 1000) - 3
   // Key order free, escaped slashes, iat a few seconds past, exp equal to the challenge exp.
-  const payloadJson = `{"cfg":${JSON.stringify(cfg).replace(/\//g, '\\/')},"iss":"${b64(master.publicKey).replace(/\//g, '\\/')}","exp":${challenge.exp},"aud":"${challenge.spk.replace(/\//g, '\\/')}","iat":${iat},"jti":"${challenge.jti.replace(/\//g, '\\/')}"}`
+  const esc = (s: string) => s.replace(/\//g, '\\/')
+  const payloadJson =
+    `{"cfg":${esc(JSON.stringify(cfg))},"iss":"${esc(b64(master.publicKey))}","exp":${challenge.exp},` +
+    `"aud":"${esc(challenge.spk)}","iat":${iat},"jti":"${esc(challenge.jti)}"}`
   const init = buildEjwt({
     seed: master.seed,
     spk: challenge.spk,

@@ -160,7 +160,8 @@ t.test('Disk 0 powers up as storage_mode bits 0–1 say; Disk 1 always locked', 
 })
 
 t.test(
-  'a reformat unformats the disks while it runs; a format under a stale handle reopens it; a stopped actor follows nothing',
+  'a reformat unformats the disks while it runs; a format under a stale handle reopens it; ' +
+    'a stopped actor follows nothing',
   async (t) => {
     const { hal, auth, storage, journaled, request, showing } = await setup(t, 0x53, { host: '127.0.0.1', port: 0 })
     const sectors = hal.storage.disk0Sectors

@@ -166,7 +166,8 @@ t.test('checkin: a challenge signed with the log key; a reply is acknowledged an
   t.match(claims, { devid: device.devid, nonce: String, iat: Number })
   t.equal(Buffer.from(claims.nonce, 'base64').length, 32, 'a 32-byte nonce')
   t.ok(claims.iat >= asked && claims.iat <= nowSeconds(), 'iat is now')
-  const tampered = `${Buffer.from(JSON.stringify({ ...claims, devid: '0000000000000000' })).toString('base64url')}.${check.split('.')[1]}`
+  const edited = Buffer.from(JSON.stringify({ ...claims, devid: '0000000000000000' })).toString('base64url')
+  const tampered = `${edited}.${check.split('.')[1]}`
   t.notOk(verifyCheck(tampered, eidSign), 'an edited statement does not verify')
   const second = (await call(`${base}/api/system/checkin`, { headers: bearer(token) })).json.check as string
   t.not(
@@ -297,7 +298,8 @@ function rawPost(port: number, path: string, body: string): Promise<{ head: stri
     })
     socket.on('error', () => undefined)
     socket.write(
-      `POST ${path} HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      `POST ${path} HTTP/1.1\r\nHost: hem.local\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
     )
     socket.write(body)
   })

@@ -72,6 +72,9 @@ function parse(body: unknown): SimCommand | string {
     case 'status':
       return { action }
     default:
-      return `unknown action ${JSON.stringify(action)}: temperature, entropy, disk, corrupt-journal, corrupt-key or status`
+      return (
+        `unknown action ${JSON.stringify(action)}: ` +
+        'temperature, entropy, disk, corrupt-journal, corrupt-key or status'
+      )
   }
 }
