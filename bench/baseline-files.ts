@@ -4,7 +4,7 @@ import uWS, { type HttpResponse } from 'uWebSockets.js'
 import { listenLocal } from './listen-local.js'
 import type { ListeningServer, TlsFiles } from './types.js'
 
-/** The chunk hemd's logger reads journal files in (README, The audit log over the API). */
+/** The chunk hemd's logger reads journal files in (docs/api.md, The audit log over the API). */
 const CHUNK = 128 * 1024
 
 /**

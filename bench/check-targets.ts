@@ -23,15 +23,15 @@ export interface Measured {
 }
 
 const MB = 1024 * 1024
-/** Every login answer takes at least this long by design (README, Limits). */
+/** Every login answer takes at least this long by design (docs/operations.md, Limits). */
 export const LOGIN_FLOOR_MS = 500
-/** ...and at least this long after three failures in a row (the brake, README, Limits). */
+/** ...and at least this long after three failures in a row (the brake, docs/operations.md, Limits). */
 const BRAKED_FLOOR_MS = 1500
 
 type Metric = 'rps' | 'p99'
 
 /**
- * The targets (README, Performance record, says why each is what it is): issue 4's at the
+ * The targets (docs/performance.md says why each is what it is): issue 4's at the
  * bench's connection count (encrypt ≥ 12 % of (a) and ≥ 75 % of (b), p99 ≤ 10 × (a)'s; status
  * ≥ 50 % of the bare GET; RSS ≤ 150 MB), the same for the decrypts against their bare ceilings,
  * the transfers against bare uWS moving the same bytes, the login against its designed floor,

@@ -19,7 +19,7 @@ export interface DecryptRequest {
   pubkey: Buffer | undefined
 }
 
-/** The device's HKDF info prefix (README, Keys and ciphers): "encedo-aes" || ctx, no ctx here. */
+/** The device's HKDF info prefix (docs/api.md, Keys and ciphers): "encedo-aes" || ctx, no ctx here. */
 const HKDF_INFO = Buffer.from('encedo-aes')
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 

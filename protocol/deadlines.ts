@@ -4,9 +4,10 @@
  * service, and a command whose deadline passes is never started (bus/service-host.ts).
  * - `short`: reads and small writes (status, config, key management, ciphers, challenges).
  * - `medium`: work with a deliberate or heavy part: login (the brute-force brake answers no
- *   sooner than 0.5–1.5 s, attempts queue one at a time), self-test, key generation, reboot.
+ *   sooner than 0.5–1.5 s, attempts queue one at a time), personalisation, self-test, reboot,
+ *   shutdown, disk unlock and lock, check-in.
  * - `long`: bulk work on storage: image upload chunks, check and install of an image (writing
- *   a slot), personalisation and configuration (disk format, wipeout), log download.
+ *   a slot), configuration changes (disk format, wipeout), log download.
  */
 export type DeadlineClass = 'short' | 'medium' | 'long'
 

@@ -116,7 +116,7 @@ t.test('a 16 MiB upload: accepted to the byte, one more is refused', async (t) =
   t.ok(image.length <= MAX_IMAGE_BYTES && image.length > MAX_IMAGE_BYTES - 8192, `the image is ${image.length} bytes`)
   const hemd = await runHemd(t, ['--data', join(root, 'data')])
   // What the gateway holds is bounded by a chunk (test/upload-body.test.ts); resident memory is
-  // measured by hand (README), not asserted here: garbage from the copies comes and goes with GC.
+  // measured by hand (docs/performance.md), not asserted here: garbage from the copies comes and goes with GC.
   t.equal((await upload(hemd.httpUrl, 'ui', image)).status, 200)
   await call(`${hemd.httpUrl}/api/system/upgrade/check_ui`)
   await until('verified', async () => (await call(`${hemd.httpUrl}/api/system/upgrade/check_ui`)).status === 200)

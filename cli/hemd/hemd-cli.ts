@@ -40,7 +40,7 @@ Options:
   --split                run each service in its own process
   --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
                          (default -40:85; write --temp-range=-10:60 for a negative MIN)
-  --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug (default info)
+  --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug, trace, silent (default info)
   -h, --help             show this help
 `
 
