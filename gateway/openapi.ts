@@ -92,7 +92,8 @@ function responses(route: Route): Json {
     description,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   })
-  const writes = route.handler.kind === 'command' || route.handler.kind === 'upload'
+  const upload = route.handler.kind === 'upload'
+  const writes = route.handler.kind === 'command' || upload
   return {
     '200': { description: route.handler.kind === 'stream' ? 'the content, with its Content-Length' : 'done' },
     ...(route.body || route.handler.kind === 'upload' || route.path.includes(':')
@@ -103,9 +104,23 @@ function responses(route: Route): Json {
       ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') }
       : {}),
     ...(route.path.includes(':') ? { '404': error('no such resource') } : {}),
-    ...(route.healthy ? { '409': error('the device is in a fail state (fls_state ≠ 0)') } : {}),
+    ...(route.body || upload
+      ? { '408': error('the body did not arrive within http_option_dosprot_mode × 500 ms (when set)') }
+      : {}),
+    ...(route.healthy || upload
+      ? {
+          '409': error(
+            [
+              ...(route.healthy ? ['the device is in a fail state (fls_state ≠ 0)'] : []),
+              ...(upload ? ['an upload, check or install of this kind is running (`busy`)'] : []),
+            ].join('; or '),
+          ),
+        }
+      : {}),
+    ...(upload ? { '411': error('no Content-Length (chunked encoding is not accepted)') } : {}),
     '412': error('the request Origin is not allowed'),
     ...(route.body ? { '413': error('body above the limit') } : {}),
+    ...(upload ? { '413': error('above the image limit, or no filename') } : {}),
     ...(route.tls === 'required' ? { '418': error('served over HTTPS only') } : {}),
     '503': error('a device service is not reachable, or the device is stopping; try again'),
     ...(route.handler.kind === 'read'

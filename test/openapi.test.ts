@@ -41,7 +41,15 @@ t.test('every route, as the gateway treats it', async (t) => {
       route.auth === 'open' ? [] : route.auth === 'token' ? [{ bearer: [] }] : [{ bearer: [] }, {}],
       `${route.path}: security`,
     )
-    t.equal('409' in op.responses, route.healthy === true, `${route.path}: 409 exactly where the fail state gates`)
+    const upload = route.handler.kind === 'upload'
+    t.equal('409' in op.responses, route.healthy === true || upload, `${route.path}: 409 where it can be answered`)
+    t.equal(
+      /fail state/.test(op.responses['409']?.description ?? ''),
+      route.healthy === true,
+      `${route.path}: the fail state's 409 exactly where it gates`,
+    )
+    t.equal('411' in op.responses, upload, `${route.path}: 411 for uploads only`)
+    t.equal('408' in op.responses, upload || route.body !== undefined, `${route.path}: 408 where a body is read`)
     t.equal('418' in op.responses, route.tls === 'required')
     if (route.handler.kind === 'upload')
       t.ok(op.requestBody.content['application/octet-stream'], 'uploads are octet-stream')
