@@ -11,7 +11,7 @@ export interface BearerClaims extends Principal {
 /** Every bearer token starts with exactly these bytes: base64url of `{"typ":"JWT","alg":"EdDSA"}`. */
 export const BEARER_HEADER = Buffer.from('{"typ":"JWT","alg":"EdDSA"}').toString('base64url')
 // Far above any token the auth service mints; refuses junk before it is decoded.
-export const MAX_BEARER_LENGTH = 2048
+const MAX_BEARER_LENGTH = 2048
 const SIGNATURE_BYTES = 64
 const PUBLIC_KEY_BYTES = 32
 const BASE64URL = /^[A-Za-z0-9_-]+$/

@@ -4,7 +4,6 @@ export { base64Field, decodeBase64, encodeBase64 } from './base64.js'
 export {
   BEARER_HEADER,
   BearerVerifier,
-  MAX_BEARER_LENGTH,
   type BearerClaims,
   type BearerVerifierOptions,
   type SignatureCheck,
