@@ -52,6 +52,7 @@ export async function measureTimings(
   const add = (id: TimingId, value: number) => ms.set(id, [...(ms.get(id) ?? []), value])
   let answered = 0
   let unavailable = 0
+  let timedOut = 0
   const hemd = await startHemdTarget(dir, true)
   try {
     for (let round = 1; round <= rounds; round++) {
@@ -75,6 +76,7 @@ export async function measureTimings(
       add('outage-enc', outage.slowestMs)
       answered += outage.answered
       unavailable += outage.unavailable
+      timedOut += outage.timedOut
       step('a reboot with dangling requests')
       add('reboot', await measureRebootWithDanglingRequests(hemd))
     }
@@ -91,7 +93,11 @@ export async function measureTimings(
       medianMs: median(values),
       maxMs: Math.max(...values),
       ...(id === 'outage-enc'
-        ? { detail: `${answered} answered 200, ${unavailable} answered 503 bus_unavailable` }
+        ? {
+            detail:
+              `${answered} answered 200, ${unavailable} answered 503 bus_unavailable, ` +
+              `${timedOut} answered 504 timeout (in flight when the bus dropped)`,
+          }
         : {}),
     }
   })

@@ -8,8 +8,9 @@ export class BusUnavailableError extends Error {
 
 /**
  * A service took the command (it has a responder) but did not answer before the command's
- * deadline; the operation may still complete. Callers answer 504, never 503: a slow operation
- * is not an unreachable service.
+ * deadline, or the connection dropped after the command was sent; the operation may still
+ * complete. Callers answer 504, never 503: a slow operation is not an unreachable service, and
+ * one that may have run must not be retried as if it had not.
  */
 export class BusTimeoutError extends Error {
   override readonly name = 'BusTimeoutError'

@@ -70,16 +70,18 @@ export class NatsServer {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-4096)
     })
-    const spawned = await Promise.race([
-      once(child, 'spawn').then(() => true),
-      once(child, 'error').then(([err]) => {
-        throw new NatsServerError(
-          `cannot run nats-server (${(err as Error).message}); install it with: sudo apt-get install nats-server`,
-          { cause: err },
-        )
-      }),
-    ])
-    if (!spawned) return
+    // An error before 'spawn' means it cannot run. One after (a failed kill) changes nothing, 'exit' tells when it is
+    // gone: the listener stays for good, since an 'error' event nobody listens to is thrown.
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      child.once('spawn', () => resolve(undefined))
+      child.on('error', resolve)
+    })
+    if (failure) {
+      throw new NatsServerError(
+        `cannot run nats-server (${failure.message}); install it with: sudo apt-get install nats-server`,
+        { cause: failure },
+      )
+    }
     this.portValue = await this.waitForPort(child, () => stderr)
     child.once('exit', (code, signal) => this.exited(code, signal))
   }

@@ -25,12 +25,19 @@ export interface ReadModelBusOptions {
   inboxPrefix?: string
   /** Called after a projected read model changed. */
   onChange?(service: string): void
+  /**
+   * Answer a read model only while it is known to be current, as the gateway must (it cannot vouch for a projection
+   * that may have missed events): none while the connection is down, nor after a reconnect until read again. Without
+   * it a service keeps acting on the last state it knows meanwhile: one that forgot it would act on half of what it
+   * follows (the storage service would close its disks for want of the identity, were the fail state read first).
+   */
+  currentOnly?: boolean
 }
 
 /**
- * The gateway's view of the bus: projections of the actors' state events (so reads cost no
- * round trip) and commands as request/reply. While the connection is down, or until a
- * projection is known to be current again after a reconnect, reads and commands are refused.
+ * A view of the bus: projections of the actors' state events (so reads cost no round trip) and
+ * commands as request/reply. While the connection is down commands are refused; after a
+ * reconnect every projection is read again, since an event may have been missed meanwhile.
  */
 export class ReadModelBus {
   private readonly subjects: Subjects
@@ -47,11 +54,11 @@ export class ReadModelBus {
     // One subscription per projected service: a service may only be allowed to read those.
     for (const service of o.services) {
       this.subscriptions.push(
-        o.nc.subscribe(this.subjects.events(service), {
+        o.nc.subscribe(this.subjects.state(service), {
           callback: (err, msg) => {
             if (err) return
             try {
-              this.accept(decode<StateEvent>(msg.data))
+              this.accept(service, decode<StateEvent>(msg.data))
             } catch (e) {
               o.logger.warn({ err: (e as Error).message }, 'undecodable state event')
             }
@@ -60,15 +67,7 @@ export class ReadModelBus {
       )
     }
     void this.resync()
-  }
-
-  /** Called by the connection watcher. */
-  setConnected(connected: boolean): void {
-    this.connected = connected
-    this.epoch += 1
-    this.models.clear()
-    if (connected) void this.resync()
-    else this.mux.failAll('the bus connection dropped')
+    void this.followConnection()
   }
 
   /** Resolves once every projected service's read model is known (the device is ready to answer). */
@@ -82,7 +81,8 @@ export class ReadModelBus {
   }
 
   readModel<S>(service: string): S | undefined {
-    return this.connected ? (this.models.get(service)?.state as S | undefined) : undefined
+    if (this.o.currentOnly && !this.connected) return undefined
+    return this.models.get(service)?.state as S | undefined
   }
 
   /**
@@ -111,12 +111,40 @@ export class ReadModelBus {
     for (const subscription of this.subscriptions) subscription.unsubscribe()
   }
 
-  private accept(event: StateEvent): void {
-    if (this.closed || !this.o.services.includes(event.service) || event.state === undefined) return
-    const known = this.models.get(event.service)
-    if (known && known.boot === event.boot && known.rev >= event.rev) return
-    this.models.set(event.service, event)
-    this.o.onChange?.(event.service)
+  private async followConnection(): Promise<void> {
+    for await (const status of this.o.nc.status()) {
+      if (this.closed) return
+      if (status.type === 'disconnect') this.setConnected(false)
+      else if (status.type === 'reconnect') this.setConnected(true)
+    }
+  }
+
+  private setConnected(connected: boolean): void {
+    this.connected = connected
+    this.epoch += 1
+    if (this.o.currentOnly) this.models.clear()
+    if (connected) void this.resync()
+    else this.mux.failAll('the bus connection dropped')
+  }
+
+  /**
+   * Takes `service`'s state: the service whose subject the event arrived on, or that was asked for it. Never the one
+   * the payload names: the bus lets each service publish on its own subjects only, and a payload naming another (the
+   * identity, with a token key of its own making) is what a compromised service would send; it is dropped.
+   * True once `service`'s state is known, this one or a newer.
+   */
+  private accept(service: string, event: StateEvent): boolean {
+    if (this.closed) return false
+    if (event.service !== service) {
+      this.o.logger.warn({ service }, 'a state event naming another service than its subject: dropped')
+      return false
+    }
+    if (event.state === undefined) return false
+    const known = this.models.get(service)
+    if (known && known.boot === event.boot && known.rev >= event.rev) return true
+    this.models.set(service, event)
+    this.o.onChange?.(service)
+    return true
   }
 
   /** Fetches every projected service's current state; retries until each has answered. */
@@ -129,10 +157,8 @@ export class ReadModelBus {
         [...pending].map(async (service) => {
           try {
             const msg = await this.o.nc.request(this.subjects.command(service, 'state'), encode({}), { timeout: 1000 })
-            const event = decode<StateEvent>(msg.data)
             if (epoch !== this.epoch) return
-            this.accept(event)
-            if (event.state !== undefined) pending.delete(service)
+            if (this.accept(service, decode<StateEvent>(msg.data))) pending.delete(service)
           } catch {
             // not up yet: try again below
           }

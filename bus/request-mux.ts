@@ -6,6 +6,8 @@ interface Pending {
   resolve(data: Uint8Array): void
   reject(error: Error): void
   timer: NodeJS.Timeout
+  /** Handed to the connection: from then on its service may run it, whatever becomes of the reply. */
+  sent: boolean
 }
 
 /**
@@ -32,7 +34,8 @@ export class RequestMux {
 
   /**
    * The reply's payload. BusTimeoutError when a responder took the request but no reply came
-   * within `timeoutMs`; BusUnavailableError on no responder or a closed connection.
+   * within `timeoutMs`, or the connection was lost once it was sent; BusUnavailableError on no
+   * responder, or a connection lost or closed before it was sent.
    */
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     const token = (this.next++).toString(36)
@@ -41,7 +44,7 @@ export class RequestMux {
         this.pending.delete(token)
         reject(new BusTimeoutError(`${subject}: no reply within ${timeoutMs} ms`))
       }, timeoutMs)
-      this.pending.set(token, { subject, resolve, reject, timer })
+      this.pending.set(token, { subject, resolve, reject, timer, sent: false })
       this.outbox.push({ subject, data, token })
       if (this.outbox.length === 1) setImmediate(() => this.send())
     })
@@ -56,8 +59,12 @@ export class RequestMux {
     const batch = this.outbox
     this.outbox = []
     for (const { subject, data, token } of batch) {
+      const pending = this.pending.get(token)
+      // Failed before its turn (a lost connection): its caller was told it never ran, so it must not.
+      if (!pending) continue
       try {
         this.nc.publish(subject, data, { reply: `${this.prefix}.${token}` })
+        pending.sent = true
       } catch (err) {
         this.drop(token)?.reject(new BusUnavailableError(`${subject}: ${(err as Error).message}`, { cause: err }))
       }
@@ -67,11 +74,17 @@ export class RequestMux {
   /**
    * Fails every request still waiting for its reply. The owner calls it when the connection
    * drops: a request or its reply in flight then may be lost with the connection, and a caller
-   * must not wait out the timeout to learn that (the service may still have run it; a 503 says
-   * "try again" all the same).
+   * must not wait out the timeout to learn that. One already sent may have reached its service
+   * and run, or still run: it fails as a timeout, which says so, where "unavailable" (a 503)
+   * would invite a retry that runs it twice. One not sent yet fails as unavailable, and never will be.
    */
   failAll(reason: string, cause?: Error): void {
-    for (const token of [...this.pending.keys()]) this.drop(token)?.reject(new BusUnavailableError(reason, { cause }))
+    for (const [token, { subject, sent }] of [...this.pending]) {
+      const error = sent
+        ? new BusTimeoutError(`${subject}: ${reason} after it was sent; it may still complete`, { cause })
+        : new BusUnavailableError(`${subject}: ${reason}`, { cause })
+      this.drop(token)?.reject(error)
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type CommandReply,
   type CommandRequest,
@@ -30,6 +31,9 @@ export interface OperationSpec {
   exclusive?: boolean
 }
 
+/** The longest a Node timer waits; a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** Hosts one long-lived actor on the bus: its commands in, its state events out. */
 export class ServiceHost<S> {
   private readonly subjects: Subjects
@@ -38,6 +42,8 @@ export class ServiceHost<S> {
   private readonly mailbox = new SerialQueue()
   private rev = 0
   private current: S | undefined
+  /** The commands taken and not yet answered, each with its deadline on the host clock (Infinity without one). */
+  private readonly running = new Map<Promise<void>, number>()
 
   constructor(
     private readonly nc: NatsConnection,
@@ -55,7 +61,7 @@ export class ServiceHost<S> {
     this.subscription = this.nc.subscribe(this.subjects.commands(this.service), {
       callback: (err, msg) => {
         if (err) this.logger.error({ err: err.message, service: this.service }, 'command subscription failed')
-        else void this.dispatch(msg)
+        else this.dispatch(msg)
       },
     })
   }
@@ -80,6 +86,9 @@ export class ServiceHost<S> {
   async stop(): Promise<void> {
     // Without a bus there is nothing to drain; stop listening all the same.
     await this.subscription?.drain().catch(() => this.subscription?.unsubscribe())
+    // The owner closes the connection once this returns: a command begun keeps it open for its reply while its caller
+    // still awaits that, no longer. The exclusive ones change the aggregate, which the owner closes next: all of them.
+    await Promise.all([...this.running].map(([work, deadline]) => this.within(work, deadline)))
     await this.mailbox.idle()
   }
 
@@ -87,30 +96,51 @@ export class ServiceHost<S> {
     return { service: this.service, rev: this.rev, boot: this.boot, state: this.current }
   }
 
-  private async dispatch(msg: Msg): Promise<void> {
+  private dispatch(msg: Msg): void {
     const op = msg.subject.slice(msg.subject.lastIndexOf('.') + 1)
-    if (op === 'state') {
-      msg.respond(encode(this.snapshot()))
-      return
+    if (op === 'state') return this.respond(msg, this.snapshot())
+    // A name every object inherits (`constructor`, `__proto__`) must not pass for an operation.
+    const spec = Object.hasOwn(this.operations, op) ? this.operations[op] : undefined
+    if (!spec) return this.respond(msg, fail(404, 'unknown_operation', `no operation ${op}`))
+    let req: CommandRequest
+    try {
+      // A principal is what a service finds in a bearer token it verified itself (actors/host/bearer-guard.ts),
+      // never what the sender claims: a claimed one is dropped here, before any operation sees it.
+      const { principal: _claimed, ...sent } = decode<CommandRequest>(msg.data)
+      req = sent
+    } catch {
+      return this.respond(msg, fail(400, 'bad_envelope', 'the command envelope cannot be decoded'))
     }
-    const spec = this.operations[op]
-    const reply: CommandReply = spec
-      ? await this.run(spec, msg)
-      : { status: 404, body: { error: 'unknown_operation', message: `no operation ${op}` } }
-    if (msg.reply) msg.respond(encode(reply))
+    const work = this.run(spec, req).then(
+      (reply) => this.respond(msg, reply),
+      (err: Error) => this.logger.error({ service: this.service, rid: req.rid, err: err.message }, 'command failed'),
+    )
+    this.running.set(work, Number.isFinite(req.deadline) ? (req.deadline as number) : Infinity)
+    void work.finally(() => this.running.delete(work))
   }
 
-  private run(spec: OperationSpec, msg: Msg): Promise<CommandReply> {
+  /** A reply the connection refuses (one over the bus's max_payload) is lost: its caller learns it by its deadline. */
+  private respond(msg: Msg, reply: unknown): void {
+    if (!msg.reply) return
+    try {
+      msg.respond(encode(reply))
+    } catch (err) {
+      this.logger.warn({ service: this.service, err: (err as Error).message }, 'a reply could not be sent')
+    }
+  }
+
+  /** Waits for `work` until `deadline` (on the host clock) at most. */
+  private async within(work: Promise<void>, deadline: number): Promise<void> {
+    if (deadline === Infinity) return work
+    const timer = new AbortController()
+    const ms = Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.now()))
+    const passed = sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined)
+    await Promise.race([work, passed])
+    timer.abort()
+  }
+
+  private run(spec: OperationSpec, req: CommandRequest): Promise<CommandReply> {
     const execute = async (): Promise<CommandReply> => {
-      let req: CommandRequest
-      try {
-        // A principal is what a service finds in a bearer token it verified itself (actors/host/bearer-guard.ts),
-        // never what the sender claims: a claimed one is dropped here, before any operation sees it.
-        const { principal: _claimed, ...sent } = decode<CommandRequest>(msg.data)
-        req = sent
-      } catch {
-        return { status: 400, body: { error: 'bad_envelope', message: 'the command envelope cannot be decoded' } }
-      }
       // Checked when its turn comes, not on arrival: an exclusive command may wait behind a slow one.
       // Nobody awaits its answer any more, so it is not begun; one that has begun runs to its end.
       if (deadlinePassed(req.deadline, this.now())) {
@@ -133,6 +163,10 @@ export class ServiceHost<S> {
           return fail(503, 'bus_unavailable', 'A device service is not reachable; try again')
         // Another service took this one's request but answered too late: slow, not out of reach.
         if (err instanceof BusTimeoutError) return fail(504, TIMEOUT_ERROR.error, TIMEOUT_ERROR.message)
+        // A machine refused the event in its state (actors/host/event-refused-error.ts, out of bus/'s reach), and its
+        // host did not answer that case itself: nothing was journaled or changed, the request does not fit the state.
+        if ((err as Error | undefined)?.name === 'EventRefusedError')
+          return fail(409, 'conflict', 'The device cannot do this in its current state')
         return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
       }
     }

@@ -44,8 +44,9 @@ export const services: readonly ServiceSpec[] = [
   // Serves the audit log files: reads the journal media, appends only its own audit entries.
   { name: 'logger', serves: true, calls: ['eventstore'], listens: ['auth'] },
   // Firmware and app upgrades: stages, checks and installs images; orders the upgrade reboot;
-  // reads the system's fail state before it confirms a trial boot.
-  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor', 'system'], listens: ['system', 'auth'] },
+  // reads the system's fail state before it confirms a trial boot (following it asks only `system.state`):
+  // none of the system's commands, above all not a check-in order, which only auth may give.
+  { name: 'upgrade', serves: true, calls: ['eventstore', 'supervisor'], listens: ['system', 'auth'] },
   // The gateway reaches only the services behind routes: never the journal or the supervisor, of the
   // system's operations only those behind routes (not a check-in order, not the simulator's), and of
   // the upgrade's not the supervisor's confirmation of a trial boot.

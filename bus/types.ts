@@ -5,8 +5,8 @@ export interface GatewayBus {
   /**
    * Sends a command with a deadline `budgetMs` from now (protocol/deadlines.ts; `short` when
    * absent) and waits for its reply until then. Rejects with BusTimeoutError (bus/errors.ts) when
-   * the service took the command but did not answer in time, BusUnavailableError when the bus or
-   * the service cannot be reached.
+   * the service took the command but did not answer in time, or the connection dropped once it was
+   * sent (it may have run); BusUnavailableError when the bus or the service cannot be reached.
    */
   request(service: string, op: string, req: CommandRequest, budgetMs?: number): Promise<CommandReply>
 }

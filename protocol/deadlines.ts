@@ -20,10 +20,12 @@ export const DEADLINE_MS: Readonly<Record<DeadlineClass, number>> = {
 /**
  * True once a command's deadline (bus-messages.ts `CommandRequest.deadline`) has passed: nobody
  * waits for its answer any more. A command without one is always awaited; one whose deadline
- * is not a number (NaN, or not a number at all after decoding) counts as passed: fail closed.
+ * is not a finite number (NaN, a numeric string or a BigInt after decoding) counts as passed:
+ * fail closed.
  */
-export function deadlinePassed(deadline: number | undefined, now: number): boolean {
-  return deadline !== undefined && !(now < deadline)
+export function deadlinePassed(deadline: unknown, now: number): boolean {
+  if (deadline === undefined) return false
+  return typeof deadline !== 'number' || !Number.isFinite(deadline) || now >= deadline
 }
 
 /** The 504 answer when a command's reply did not come before its deadline. */

@@ -12,7 +12,7 @@ import {
 } from '../gateway/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
 import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
-import { closeBus, followReadModels, orderHealth, orderSupervisor, type ReadModelBus } from '../bus/index.js'
+import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
 import { JournalMirror } from '../actors/mirror/index.js'
@@ -76,9 +76,8 @@ async function connected(
   ctx: ServiceContext,
   service: DeviceService,
   run: (nc: NatsConnection) => Promise<RunningService>,
-  onConnectionChange?: (up: boolean) => void,
 ): Promise<RunningService> {
-  const nc = await ctx.connect(service, onConnectionChange)
+  const nc = await ctx.connect(service)
   try {
     const running = await run(nc)
     return {
@@ -252,58 +251,58 @@ const runners: Record<DeviceService, (ctx: ServiceContext) => Promise<RunningSer
 const PORT_ATTEMPTS = 5
 
 function runGateway(ctx: ServiceContext): Promise<RunningService> {
-  let readModels: ReadModelBus | undefined
-  return connected(
-    ctx,
-    'gateway',
-    async (nc) => {
-      const bus = followReadModels(nc, ctx.hal.devid, 'gateway', gatewayProjections, ctx.logger)
-      readModels = bus
-      try {
-        await bus.whenReady()
-        const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
-        const start = async () => {
-          // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
-          // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
-          // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
-          const http = ctx.http && (await concretePort(ctx.http))
-          const https = ctx.https && (await concretePort(ctx.https))
-          return startGateway({
-            variant: ctx.hal.variant,
-            bus,
-            clock: ctx.hal.clock,
-            tokens: new IdentityTokens(bus, ctx.hal.clock),
-            onScopeFailure: scopeAudit(bus),
-            ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
-            logger: ctx.logger,
-            ...(http ? { http } : {}),
-            ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
-          })
-        }
-        // A port picked free may be taken by another process before the gateway listens: pick again.
-        const picked = ctx.http?.port === 0 || ctx.https?.port === 0
-        let gateway: Gateway | undefined
-        for (let attempt = 1; !gateway; attempt++) {
-          try {
-            gateway = await start()
-          } catch (err) {
-            if (!(picked && err instanceof ListenError && attempt < PORT_ATTEMPTS)) throw err
-          }
-        }
-        return {
-          gateway,
-          stop: async () => {
-            await gateway.close()
-            bus.close()
-          },
-        }
-      } catch (err) {
-        bus.close()
-        throw err
+  return connected(ctx, 'gateway', async (nc) => {
+    const bus = new ReadModelBus({
+      nc,
+      devid: ctx.hal.devid,
+      services: gatewayProjections,
+      inboxPrefix: inboxPrefix('gateway'),
+      logger: ctx.logger,
+      currentOnly: true,
+    })
+    try {
+      await bus.whenReady()
+      const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
+      const start = async () => {
+        // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
+        // SO_REUSEADDR, so after a reboot its port cannot be listened on again while the connections
+        // it closed linger in TIME_WAIT; a port given to uWS gets the flag, and the reboot its port back.
+        const http = ctx.http && (await concretePort(ctx.http))
+        const https = ctx.https && (await concretePort(ctx.https))
+        return startGateway({
+          variant: ctx.hal.variant,
+          bus,
+          clock: ctx.hal.clock,
+          tokens: new IdentityTokens(bus, ctx.hal.clock),
+          onScopeFailure: scopeAudit(bus),
+          ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
+          logger: ctx.logger,
+          ...(http ? { http } : {}),
+          ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),
+        })
       }
-    },
-    (up) => readModels?.setConnected(up),
-  )
+      // A port picked free may be taken by another process before the gateway listens: pick again.
+      const picked = ctx.http?.port === 0 || ctx.https?.port === 0
+      let gateway: Gateway | undefined
+      for (let attempt = 1; !gateway; attempt++) {
+        try {
+          gateway = await start()
+        } catch (err) {
+          if (!(picked && err instanceof ListenError && attempt < PORT_ATTEMPTS)) throw err
+        }
+      }
+      return {
+        gateway,
+        stop: async () => {
+          await gateway.close()
+          bus.close()
+        },
+      }
+    } catch (err) {
+      bus.close()
+      throw err
+    }
+  })
 }
 
 /** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */

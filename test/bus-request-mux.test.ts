@@ -3,10 +3,17 @@ import { connect } from '@nats-io/transport-node'
 import t from 'tap'
 import { BusTimeoutError, BusUnavailableError } from '../bus/errors.js'
 import { RequestMux } from '../bus/request-mux.js'
+import { ReadModelBus } from '../bus/read-model-bus.js'
+import { Subjects } from '../protocol/subjects.js'
+import { silentLogger } from './helpers/logger.js'
 import { startNats } from './helpers/nats.js'
+import { startTcpProxy } from './helpers/tcp-proxy.js'
+import { until } from './helpers/until.js'
+
+const DEVID = '00112233aabbccdd'
 
 t.test(
-  'replies reach their requests; a silent responder times out, no responder and a closed connection are unavailable',
+  'replies reach their requests; a silent responder times out, none is unavailable; a closed connection ends all',
   async (t) => {
     const nats = await startNats(t.testdir())
     t.teardown(() => nats.stop())
@@ -20,7 +27,8 @@ t.test(
         setTimeout(() => msg.respond(msg.data), delay)
       },
     })
-    responder.subscribe('silent', { callback: () => undefined })
+    let silent = 0
+    responder.subscribe('silent', { callback: () => void silent++ })
     await responder.flush()
     const mux = new RequestMux(client, '_INBOX_test')
 
@@ -37,8 +45,60 @@ t.test(
     await t.rejects(mux.request('silent', Uint8Array.of(0), 200), BusTimeoutError, 'a responder that does not answer')
 
     const pending = mux.request('silent', Uint8Array.of(0), 600_000)
+    await until('the responder has it', () => silent === 2)
     await client.close()
-    await t.rejects(pending, BusUnavailableError, 'a closed connection ends what waits, at once')
+    await t.rejects(pending, BusTimeoutError, 'a closed connection ends what waits, at once: it may have run')
     await t.rejects(mux.request('echo', Uint8Array.of(0), 1000), BusUnavailableError, 'and refuses new requests')
   },
 )
+
+t.test(
+  'a lost connection: a request sent fails as a timeout (it may have run), one not yet sent as unavailable',
+  async (t) => {
+    const nats = await startNats(t.testdir())
+    t.teardown(() => nats.stop())
+    const responder = await connect({ servers: nats.url })
+    t.teardown(() => responder.close())
+    const received: number[] = []
+    responder.subscribe('held', { callback: (_err, msg) => void received.push(msg.data[0]!) })
+    await responder.flush()
+    const client = await connect({ servers: nats.url })
+    t.teardown(() => client.close())
+    const mux = new RequestMux(client, '_INBOX_test')
+
+    // The waits are far longer than tap's own timeout: only failing at once passes.
+    const sent = mux.request('held', Uint8Array.of(1), 600_000)
+    await until('the service has it', () => received.includes(1))
+    const unsent = mux.request('held', Uint8Array.of(2), 600_000)
+    mux.failAll('the bus connection dropped')
+    await t.rejects(sent, BusTimeoutError, 'sent: it may still complete')
+    await t.rejects(unsent, BusUnavailableError, 'not sent: nothing ran')
+    await client.flush()
+    await responder.flush()
+    t.same(received, [1], 'and what was not sent is never sent')
+  },
+)
+
+t.test('the gateway sees its connection drop: what it had sent fails as a timeout at once', async (t) => {
+  const nats = await startNats(t.testdir())
+  t.teardown(() => nats.stop())
+  const service = await connect({ servers: nats.url })
+  t.teardown(() => service.close())
+  const received: number[] = []
+  service.subscribe(new Subjects(DEVID).command('store', 'act'), {
+    callback: (_err, msg) => void received.push(msg.data.length),
+  })
+  await service.flush()
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: nats.port })
+  t.teardown(() => proxy.close())
+  const gateway = await connect({ servers: `nats://127.0.0.1:${proxy.port}`, reconnectTimeWait: 250 })
+  t.teardown(() => gateway.close())
+  const bus = new ReadModelBus({ nc: gateway, devid: DEVID, services: [], logger: silentLogger, currentOnly: true })
+  t.teardown(() => bus.close())
+
+  const pending = bus.request('store', 'act', { rid: 'r', tls: false }, 600_000)
+  await until('the service has it', () => received.length === 1)
+  proxy.cut()
+  await t.rejects(pending, BusTimeoutError, 'a 504, which says it may still complete, not a 503')
+  await t.rejects(bus.request('store', 'act', { rid: 'r2', tls: false }), BusUnavailableError, 'new ones: 503')
+})

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -7,8 +8,10 @@ import { connectBus } from '../bus/connection.js'
 import { decode, encode } from '../protocol/codec.js'
 import { BusUnavailableError } from '../bus/errors.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
+import { followReadModels } from '../bus/follow-read-models.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { Subjects } from '../protocol/subjects.js'
+import type { StateEvent } from '../protocol/bus-messages.js'
 import { inboxPrefix, services } from '../bus/services.js'
 import { gatewayProjections } from '../gateway/device-view.js'
 import { startOwnBus } from '../bus/bus-setup.js'
@@ -16,6 +19,7 @@ import { NatsServer } from '../bus/nats-server.js'
 import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
+import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { distDir } from './helpers/device.js'
 
 const devid = '00112233aabbccdd'
@@ -24,13 +28,8 @@ const subjects = new Subjects(devid)
 async function ownBus(t: Test) {
   const bus = await startOwnBus({ devid, runDir: t.testdir() })
   t.teardown(() => bus.server.stop())
-  const connect = async (service: string, onConnectionChange?: (up: boolean) => void) => {
-    const nc = await connectBus({
-      servers: bus.url,
-      service,
-      credentials: bus.credentials.get(service)!,
-      ...(onConnectionChange ? { onConnectionChange } : {}),
-    })
+  const connect = async (service: string) => {
+    const nc = await connectBus({ servers: bus.url, service, credentials: bus.credentials.get(service)! })
     t.teardown(() => nc.close())
     return nc
   }
@@ -175,6 +174,23 @@ t.test('permissions: each service only where the table lets it', async (t) => {
     gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }),
     "nor the simulator's fault injection",
   )
+
+  // The system takes a check-in order without a token: only auth, which verified the check-in, may give it.
+  const upgrade = await connect('upgrade')
+  const state = decode<StateEvent>((await upgrade.request(subjects.command('system', 'state'), encode({}))).data)
+  t.equal(state.service, 'system', "the upgrade service reads the system's state")
+  await t.rejects(
+    upgrade.request(subjects.command('system', 'checkin'), encode({ rid: 'c', tls: false }), { timeout: 1000 }),
+    'but may not order what only a verified check-in may',
+  )
+})
+
+t.test('only auth may send a check-in order', async (t) => {
+  const allowed = services.filter((spec) => spec.calls.some((call) => call === 'system' || call === 'system.checkin'))
+  t.same(
+    allowed.map((spec) => spec.name),
+    ['auth'],
+  )
 })
 
 t.test('the gateway reads the state events its projections render, and no others', async (t) => {
@@ -196,25 +212,56 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
   host.start()
   t.teardown(() => host.stop())
   host.publishState({ v: 'before' })
-  let reads: ReadModelBus | undefined
-  const gateway = await connect('gateway', (up) => reads?.setConnected(up))
-  reads = new ReadModelBus({
-    nc: gateway,
+  const reads = new ReadModelBus({
+    nc: await connect('gateway'),
     devid,
     services: ['storage'],
     inboxPrefix: inboxPrefix('gateway'),
     logger: silentLogger,
+    currentOnly: true,
   })
-  t.teardown(() => reads!.close())
-  await until('the system state', () => reads!.readModel('storage') !== undefined, 10_000)
+  t.teardown(() => reads.close())
+  await until('the system state', () => reads.readModel('storage') !== undefined, 10_000)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until('no state while the bus is down', () => reads!.readModel('storage') === undefined, 10_000)
+  await until('no state while the bus is down', () => reads.readModel('storage') === undefined, 10_000)
   await t.rejects(reads.request('storage', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
-  await until('the state again', () => reads!.readModel<{ v: string }>('storage')?.v === 'before', 20_000)
+  await until('the state again', () => reads.readModel<{ v: string }>('storage')?.v === 'before', 20_000)
   const reply = await reads.request('storage', 'ping', { rid: 'y', tls: false })
   t.equal(reply.body, 'pong', 'commands work again after nats-server came back')
+})
+
+t.test('a service following a read model reads it again after a reconnect: what it missed is not lost', async (t) => {
+  const { bus, connect } = await ownBus(t)
+  const auth = new ServiceHost<{ token_key: string }>(await connect('auth'), devid, 'auth', {}, silentLogger)
+  auth.start()
+  t.teardown(() => auth.stop())
+  auth.publishState({ token_key: 'first' })
+  // The keystore's connection alone goes through a network that the test cuts.
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: bus.server.port })
+  t.teardown(() => proxy.close())
+  const keystore = await connectBus({
+    servers: `nats://127.0.0.1:${proxy.port}`,
+    service: 'keystore',
+    credentials: bus.credentials.get('keystore')!,
+  })
+  t.teardown(() => keystore.close())
+  const follower = followReadModels(keystore, devid, 'keystore', ['auth'], silentLogger)
+  t.teardown(() => follower.close())
+  await follower.whenReady()
+  const statuses: string[] = []
+  void (async () => {
+    for await (const status of keystore.status()) statuses.push(status.type)
+  })()
+
+  proxy.cut()
+  await until('the keystore disconnected', () => statuses.includes('disconnect'), 10_000)
+  auth.publishState({ token_key: 'second' })
+  t.same(follower.readModel('auth'), { token_key: 'first' }, 'meanwhile the service keeps the last state it knows')
+  proxy.restore()
+  await until('the keystore reconnected', () => statuses.includes('reconnect'), 10_000)
+  await until('the state it missed', () => follower.readModel<{ token_key: string }>('auth')?.token_key === 'second')
 })
 
 t.test('a nats-server that cannot be found is named, with how to install it', async (t) => {
@@ -223,6 +270,24 @@ t.test('a nats-server that cannot be found is named, with how to install it', as
     NatsServer.start({ binary: 'no-such-nats-server', configFile: join(dir, 'nats.conf'), portsFileDir: dir }),
     { name: 'NatsServerError', message: /no-such-nats-server: not found.*apt-get install nats-server/ },
   )
+})
+
+t.test("errors of the nats-server's process after it started are neither thrown nor unhandled", async (t) => {
+  const dir = t.testdir()
+  const configFile = join(dir, 'nats.conf')
+  await writeFile(configFile, `listen: "127.0.0.1:-1"\nports_file_dir: ${JSON.stringify(dir)}\n`)
+  const server = await NatsServer.start({ configFile, portsFileDir: dir })
+  t.teardown(() => server.stop())
+  const rejections: unknown[] = []
+  const collect = (reason: unknown) => void rejections.push(reason)
+  process.on('unhandledRejection', collect)
+  t.teardown(() => void process.off('unhandledRejection', collect))
+  // What kills that fail report (an 'error' event nobody listens to is thrown); the process itself is not touched.
+  const child = (server as unknown as { child: ChildProcess }).child
+  for (const n of [1, 2]) t.doesNotThrow(() => child.emit('error', new Error('kill EPERM')), `error ${n}`)
+  await sleep(50)
+  t.same(rejections, [])
+  t.ok(isProcessAlive(server.pid!), 'the server runs on')
 })
 
 t.test('the nats-server dies with the process that started it, even by kill -9', async (t) => {

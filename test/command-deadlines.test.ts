@@ -8,6 +8,7 @@ import { ServiceHost } from '../bus/service-host.js'
 import { decode, encode } from '../protocol/codec.js'
 import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
 import { Subjects } from '../protocol/subjects.js'
+import { deadlinePassed } from '../protocol/deadlines.js'
 import { silentLogger } from './helpers/logger.js'
 import { startNats } from './helpers/nats.js'
 
@@ -113,6 +114,8 @@ t.test('the service host does not start a command whose deadline has passed', as
   t.same(late.body, { error: 'timeout', message: 'The operation was not started: its deadline had passed' })
   const garbled = await send('act', { rid: 'garbled', tls: false, deadline: Number.NaN })
   t.equal(garbled.status, 504, 'a deadline that is not a number counts as passed')
+  const text = { rid: 'text', tls: false, deadline: String(NOW + 1000) } as unknown as CommandRequest
+  t.equal((await send('act', text)).status, 504, 'and so does a numeric string')
   t.equal((await send('act', { rid: 'due', tls: false, deadline: NOW + 1 })).status, 200)
   t.equal((await send('act', { rid: 'none', tls: false })).status, 200, 'no deadline: always awaited')
   t.same(ran, ['due', 'none'], 'only the commands still awaited ran')
@@ -130,4 +133,13 @@ t.test('the service host does not start a command whose deadline has passed', as
   t.equal((await slow).status, 200, 'begun, so finished')
   t.equal((await queued).status, 504, 'its deadline passed while it waited')
   t.same(ran, ['slow'], 'the queued command did not run')
+})
+
+t.test('a deadline is a finite number, else it has passed (fail closed)', async (t) => {
+  t.notOk(deadlinePassed(undefined, NOW), 'none: always awaited')
+  t.notOk(deadlinePassed(NOW + 1, NOW), 'before it: awaited')
+  t.ok(deadlinePassed(NOW, NOW), 'reached is passed')
+  for (const deadline of [String(NOW + 1000), BigInt(NOW + 1000), Number.NaN, Infinity, null, {}, [NOW + 1000]]) {
+    t.ok(deadlinePassed(deadline, NOW), `${typeof deadline} ${String(deadline)}`)
+  }
 })
