@@ -110,7 +110,7 @@ t.test('a heap above 90% of its limit for three samples in a row raises 0x10', a
       {
         type: LogType.NON_SECURE_STATE,
         result: LogResult.ERROR,
-        data: { fls: 0x10, raised: 0x10, source: 'heap', used: 91, limit: 100 },
+        data: { fls: 0x10, raised: 0x10, source: 'heap', detail: { used: 91, limit: 100 } },
       },
     ],
   )
@@ -152,7 +152,7 @@ t.test('the entropy source: a stuck source found by the sampler raises 0x02 with
   t.match(journaled.at(-1), {
     type: LogType.TRNG_FAILED,
     result: LogResult.ERROR,
-    data: { raised: 2, source: 'continuous', test: 'repetition_count' },
+    data: { raised: 2, source: 'continuous', detail: { test: 'repetition_count' } },
   })
   await hal.faults!.setEntropy('none')
   await health.sample()

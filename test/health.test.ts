@@ -149,7 +149,7 @@ t.test(
     const trng = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.TRNG_FAILED)
     t.match(
       trng,
-      [{ result: LogResult.ERROR, decoded: { fls: 2, raised: 2, test: 'repetition_count' } }],
+      [{ result: LogResult.ERROR, decoded: { fls: 2, raised: 2, detail: { test: 'repetition_count' } } }],
       'TRNG_FAILED, once',
     )
     t.match(
@@ -193,7 +193,7 @@ t.test('a biased entropy source fails the adaptive proportion test', async (t) =
   t.equal((await sim(o, { action: 'entropy', fault: 'biased' })).fls_state, 0x02)
   t.match(
     (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.TRNG_FAILED),
-    [{ decoded: { test: 'adaptive_proportion' } }],
+    [{ decoded: { detail: { test: 'adaptive_proportion' } } }],
   )
   const selftest = await api(`${o.base}/api/system/selftest`, config)
   t.match(selftest, { status: 200, json: { fls_state: 0x02, kat_busy: false } })

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { createKey as createKeyOp, updateKey } from '../actors/keystore/key-management.js'
+import { createKey as createKeyOp, deleteKey, updateKey } from '../actors/keystore/key-management.js'
 import { KeyRepository } from '../actors/keystore/key-repository.js'
 import type { KeystoreActor } from '../actors/keystore/keystore-actor.js'
 import type { KeyRecord } from '../protocol/keystore-state.js'
@@ -135,7 +135,9 @@ class FailingSlots extends DelegatingKeySlotMedia {
 async function keystore(t: Test, slotCount = 8) {
   const media = new FailingSlots(new FileKeySlotMedia(join(t.testdir(), 'keys'), { slotCount }))
   t.teardown(() => media.close())
-  const repository = await KeyRepository.open({ media, sealer: testSealer(), devid: DEVID })
+  const sealer = testSealer()
+  const repository = await KeyRepository.open({ media, sealer, devid: DEVID })
+  const reopen = () => KeyRepository.open({ media, sealer, devid: DEVID })
   const journal = { records: [] as JournalEntry[], failing: false }
   const actor = {
     logger: silentLogger,
@@ -156,7 +158,7 @@ async function keystore(t: Test, slotCount = 8) {
     principal: { sub: 'U', scope: 'keymgmt' },
     body,
   })
-  return { actor, media, repository, journal, request }
+  return { actor, media, repository, reopen, journal, request }
 }
 
 t.test('key management journals a change before it writes: a full journal leaves the slots untouched', async (t) => {
@@ -195,6 +197,37 @@ t.test('a slot write that fails after its record is journaled as failed; the key
     ],
   )
   t.equal(journal.records[0]!.data?.kid, journal.records[1]!.data?.kid, 'the failure names the key the record named')
+})
+
+t.test('a deletion journaled while an earlier failed write is pending: the key is gone all the same', async (t) => {
+  const { actor, media, repository, reopen, journal, request } = await keystore(t)
+  const create = async (label: string) =>
+    ((await createKeyOp(actor, request({ label, type: 'AES256' }))).body as { kid: string }).kid
+  const doomed = await create('doomed')
+  await create('kept')
+  media.failing = true
+  await t.rejects(createKeyOp(actor, request({ label: 'torn', type: 'AES256' })), ENOSPC, 'a write left pending')
+  journal.records.length = 0
+  await t.rejects(deleteKey(actor, request({ kid: doomed })), ENOSPC, 'the failure is answered')
+  t.same(
+    journal.records.map((r) => [r.type, r.result, r.data?.kid]),
+    [[LogType.KEY_DELETE, LogResult.OK, doomed]],
+    'the deletion is journaled, and not undone',
+  )
+  t.notOk(repository.get(doomed), 'the key is unusable at once')
+  t.same(
+    repository.keys().map((key) => key.label),
+    ['kept'],
+  )
+  t.match(await deleteKey(actor, request({ kid: doomed })), { status: 404 }, 'deleted once')
+  media.failing = false
+  await create('next')
+  const after = await reopen()
+  t.ok(after.intact, 'the pending writes went first: the tombstone and the torn slot')
+  t.same(
+    after.keys().map((key) => key.label),
+    ['kept', 'next'],
+  )
 })
 
 t.test('a repository without a slot left refuses a new key or version before anything is journaled', async (t) => {

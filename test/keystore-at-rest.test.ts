@@ -202,7 +202,7 @@ t.test('boot KATs: native failing falls back to noble; both failing raise fls 0x
     const alarm = (await readJournal(o.device.dataDir)).records.filter((r) => r.type === LogType.NON_SECURE_STATE)
     t.equal(alarm.length, 1)
     t.equal(alarm[0]!.decoded?.fls, 0x01)
-    t.match(alarm[0]!.decoded?.failed, [/GCM/])
+    t.match(alarm[0]!.decoded?.detail, { failed: [/GCM/] })
     t.equal(
       (await api(`${o.https}/api/keymgmt/create`, await login(o.base, 'keymgmt:gen'), { label: 'k', type: 'AES256' }))
         .status,

@@ -379,8 +379,14 @@ t.test('an update interrupted before the old version is tombstoned resolves to t
   t.same(recovered.keys(), [updated, other], 'the newer version, in its place in the order')
   t.same(recovered.stats(), repo.stats())
   t.notOk(isTombstone(await slot(0)), 'the tombstone could not be written at open either')
-  await t.rejects(recovered.remove(other.kid), /EIO/, 'a change writes the pending tombstone first, and fails with it')
-  t.ok(recovered.has(other.kid), 'nothing of that change happened')
+  await t.rejects(
+    recovered.add(record('AES128')),
+    /EIO/,
+    'a change writes the pending tombstone first, and fails with it',
+  )
+  t.same(recovered.keys(), [updated, other], 'nothing of that change happened')
+  await t.rejects(recovered.remove(other.kid), /EIO/, 'so does a deletion...')
+  t.notOk(recovered.has(other.kid), '...which is decided all the same: the key is gone from memory')
 
   flaky.failWrite = () => false
   t.ok(await repo.remove(other.kid), 'with the media back the pending tombstone is written first')
@@ -451,10 +457,13 @@ t.test('a failed media write or seal leaves the repository as it was', async (t)
   flaky.failErase = true
   await t.rejects(repo.add(record('AES256')), /EIO/)
   await t.rejects(repo.replace({ ...keys[0]!, label: 'new' }), /EIO/)
-  await t.rejects(repo.remove(keys[1]!.kid), /EIO/)
   await t.rejects(repo.wipe(), /EIO/)
   t.same(snapshot(), before, 'in memory')
   t.same((await open()).keys(), before.keys, 'on the media')
+  // A deletion is the exception: journaled before, it has happened, whatever the media says.
+  await t.rejects(repo.remove(keys[1]!.kid), /EIO/)
+  t.same(repo.keys(), [keys[0]], 'a deleted key is gone from memory though its tombstone failed')
+  t.same((await open()).keys(), before.keys, 'and on the media until the tombstone is retried')
 
   flaky.failWrite = () => false
   flaky.failErase = false
@@ -465,7 +474,8 @@ t.test('a failed media write or seal leaves the repository as it was', async (t)
 
   const later = record('SHA2-256')
   await repo.add(later)
-  t.same(repo.keys(), [...before.keys, later], 'it carries on once the media works')
+  t.same(repo.keys(), [keys[0], later], 'it carries on once the media works')
+  t.same((await open()).keys(), [keys[0], later], 'the pending tombstone written first')
 })
 
 t.test('changes run one at a time, in call order', async (t) => {

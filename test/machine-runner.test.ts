@@ -5,6 +5,7 @@ import { MachineRunner } from '../actors/host/machine-runner.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import { LogType, type JournalEntry } from '../protocol/journal.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
+import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
 
 function memoryJournal(fail = false) {
   const appended: JournalEntry[][] = []
@@ -125,3 +126,52 @@ t.test('matches names the states of the machine itself', async (t) => {
   // @ts-expect-error: a state the lifecycle machine does not have is not a state name at all
   t.notOk(runner.matches('bootin'))
 })
+
+/** A journal that takes a while over each append, as a busy group commit does. */
+function slowJournal() {
+  const appended: JournalEntry[][] = []
+  const port: JournalPort = {
+    append: async (entries) => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      appended.push(entries)
+      return entries.map((_, seq) => ({ file: '00000001', seq }))
+    },
+    status: async () => ({ fileId: '00000001', intact: true }),
+  }
+  return { port, appended }
+}
+
+t.test(
+  'concurrent sends decide one after the other: the second is refused once the first made it impossible',
+  async (t) => {
+    const { port, appended } = slowJournal()
+    const runner = new MachineRunner(
+      { machine: personalisationMachine, version: personalisationVersion },
+      port,
+      undefined,
+      { variant: 'P' },
+    )
+    await runner.send({ type: 'PERSONALISE' })
+    t.ok(runner.matches('formatting'))
+    appended.length = 0
+
+    const wipeout = runner.send({ type: 'WIPEOUT' })
+    t.ok(runner.can({ type: 'FORMAT_DONE' }), 'possible while the wipeout is being journaled...')
+    const formatDone = runner.send({ type: 'FORMAT_DONE' }).then(
+      () => undefined,
+      (err: unknown) => err,
+    )
+    t.same(await wipeout, { from: 'formatting', to: 'fresh', changed: true })
+    t.match(
+      await formatDone,
+      new EventRefusedError('personalisation', undefined, 'fresh', 'FORMAT_DONE'),
+      '...refused once it has been',
+    )
+    t.same(
+      appended.map((records) => records.map((r) => [r.data?.from, r.data?.to, r.data?.event])),
+      [[['formatting', 'fresh', 'WIPEOUT']]],
+      'one transition from formatting: the journal replays',
+    )
+    t.ok(runner.matches('fresh'))
+  },
+)

@@ -7,7 +7,7 @@ import {
   type SnapshotFrom,
   type StateValueFrom,
 } from 'xstate'
-import { LogResult, LogType, type JournalEntry, type TransitionData } from '../../protocol/index.js'
+import { LogResult, LogType, SerialQueue, type JournalEntry, type TransitionData } from '../../protocol/index.js'
 import { stateName, type VersionedMachine } from '../../machines/index.js'
 import { EventRefusedError } from './event-refused-error.js'
 import type { JournalPort } from './journal-port.js'
@@ -28,10 +28,13 @@ export interface StepResult {
  * `{ refused }` result because a host goes on to act (open a disk, write a slot) once `send`
  * returns: a result nobody looked at would let the effects run anyway, a throw fails closed.
  * Hosts that answer a refusal differently from an error catch it, or ask `can` first where the
- * contract wants the refusal answered before other checks.
+ * contract wants the refusal answered before other checks. Sends run one at a time, so a `can`
+ * asked before a send may be stale by its turn: the send asks again, and refuses then. Nothing
+ * may send to a runner from within one of its sends (the journal port): it would wait for ever.
  */
 export class MachineRunner<M extends AnyStateMachine> {
   private current: AnyMachineSnapshot
+  private readonly sends = new SerialQueue()
 
   /** Starts from `snapshot` (rebuilt from the journal) or from the machine's initial state. */
   constructor(
@@ -67,7 +70,13 @@ export class MachineRunner<M extends AnyStateMachine> {
    * An event the machine takes without leaving its state (a self-transition) is no refusal:
    * only the caller's entries are journaled.
    */
-  async send(event: EventFromLogic<M>, entries: JournalEntry[] = [], subject?: string): Promise<StepResult> {
+  send(event: EventFromLogic<M>, entries: JournalEntry[] = [], subject?: string): Promise<StepResult> {
+    // One at a time: each decides from the state the one before it adopted, never from a state
+    // another send is leaving (two transitions "from" one state would not replay).
+    return this.sends.run(() => this.step(event, entries, subject))
+  }
+
+  private async step(event: EventFromLogic<M>, entries: JournalEntry[], subject?: string): Promise<StepResult> {
     if (!this.current.can(event))
       throw new EventRefusedError(this.spec.machine.id, this.spec.instance, this.state, event.type)
     const [next] = transition(this.spec.machine as AnyStateMachine, this.current, event)

@@ -51,7 +51,8 @@ export async function cipher(actor: KeystoreContext, req: CommandRequest, direct
     await journal(LogResult.ERROR, 400, err.kid)
     return fail(400, 'bad_request', err.message)
   }
-  // The gateway checked the scope already; a key store that holds the keys checks again.
+  // The KID is in the body, which the guard does not read (it let any `keymgmt:use:…` through):
+  // this is the one exact check of the scope.
   if (req.principal?.scope.toLowerCase() !== `keymgmt:use:${request.kid}`) return actor.denied(req)
 
   let body: Record<string, string>

@@ -1,5 +1,6 @@
 import {
   anonymousSearchAllowed,
+  authorized,
   base64Field,
   decodeBase64,
   checkDescr,
@@ -13,6 +14,7 @@ import {
   type JournalEntry,
   KeyAttributeError,
   keyMode,
+  keyOperationAccess,
   type KeyRecord,
   keyTypes,
   listedType,
@@ -169,9 +171,11 @@ export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<
   })
 }
 
+const KID_MALFORMED = '`kid` must be 32 hex characters'
+
 function kidParam(req: CommandRequest): string {
   const kid = normaliseKid(req.params?.kid ?? bodyOf(req).kid)
-  if (!kid) throw new KeyAttributeError('`kid` must be 32 hex characters')
+  if (!kid) throw new KeyAttributeError(KID_MALFORMED)
   return kid
 }
 
@@ -181,8 +185,13 @@ function notFound(): CommandReply {
 
 /** `GET /api/keymgmt/get/:kid` → `{type, pubkey?, updated, descr?}`: never private material. */
 export function getKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
-  return guarded(actor, () => {
-    const key = actor.repository.get(kidParam(req))
+  return guarded(actor, async () => {
+    const kid = normaliseKid(req.params?.kid ?? bodyOf(req).kid)
+    // The guard let a `keymgmt:use:…` token through while it could not see the KID (one in the body,
+    // or none): this is the one exact check, before a malformed KID's 400 (the gateway's order).
+    if (!req.principal || !authorized(keyOperationAccess('get'), req.principal, { kid })) return actor.denied(req)
+    if (!kid) return badRequest(KID_MALFORMED)
+    const key = actor.repository.get(kid)
     if (!key) return notFound()
     return {
       status: 200,
@@ -203,7 +212,8 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
     const key = actor.repository.get(kid)
     if (!key) return notFound()
     // Journaled first: a deletion the journal cannot record does not happen. One recorded has
-    // happened: should the tombstone fail, the key is gone all the same and the failure answered.
+    // happened: should its slot not be overwritten, the key is gone all the same (the repository
+    // drops it first and retries the tombstone) and the failure answered.
     await actor.journal([
       {
         type: LogType.KEY_DELETE,
@@ -212,8 +222,17 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
         data: { source: 200, rid: req.rid, kid, type: key.type },
       },
     ])
-    await actor.repository.remove(kid)
-    actor.publish()
+    try {
+      await actor.repository.remove(kid)
+    } catch (err) {
+      actor.logger.error(
+        { err: (err as Error).message, kid },
+        "a deleted key's slot could not be overwritten yet: retried before the next change",
+      )
+      throw err
+    } finally {
+      actor.publish()
+    }
     return { status: 200, body: {} }
   })
 }

@@ -172,15 +172,15 @@ export class KeyRepository {
   }
 
   /**
-   * Deletes a key, overwriting its sealed bytes; false when the KID is not stored. Should the
-   * tombstone fail, the key is gone all the same (callers journaled its end, or never its
-   * start) and the tombstone is retried before the next change; the failure is thrown.
+   * Deletes a key, overwriting its sealed bytes; false when the KID is not stored. Should a
+   * write fail (an earlier failed write, written first, or the tombstone), the key is gone all
+   * the same (callers journaled its end, or never its start) and the tombstone is retried
+   * before the next change; the failure is thrown.
    */
   remove(kid: string): Promise<boolean> {
     return this.#serialised(async () => {
       const entry = this.#entries.get(kid)
       if (!entry) return false
-      await this.#mend()
       this.#states[entry.index] = 'deleted'
       this.#entries.delete(kid)
       this.#pending.set(entry.index, tombstone())

@@ -62,7 +62,8 @@ export class FaultFollower {
           if (Object.hasOwn(FAULT_EVENTS, event.fault))
             this.raise({
               fault: event.fault,
-              source: String(event.service),
+              // The subject, which only that service may publish on (the bus permissions), not what it says it is.
+              source: serviceOf(msg.subject),
               ...(event.detail ? { detail: event.detail } : {}),
             })
         } catch (e) {
@@ -103,4 +104,9 @@ export class FaultFollower {
         this.o.logger.error({ err: err.message, fault: report.fault }, 'a fault could not be journaled'),
       )
   }
+}
+
+/** The service of a fault subject, `hem.<devid>.evt.<service>.fault`. */
+function serviceOf(subject: string): string {
+  return subject.split('.')[3] ?? ''
 }

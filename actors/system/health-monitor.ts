@@ -87,13 +87,15 @@ export class HealthMonitor {
     return this.serially(async () => {
       if (!this.runner.can({ type: report.fault })) return
       const bit = FAULT_EVENTS[report.fault]
-      this.o.logger.error({ fault: report.fault, source: report.source, ...report.detail }, 'fail state raised')
+      // What the reporter found goes under its own key: it cannot stand in for the bits or the source.
+      const detail = report.detail ? { detail: report.detail } : {}
+      this.o.logger.error({ fault: report.fault, source: report.source, ...detail }, 'fail state raised')
       await this.step(
         { type: report.fault },
         {
           type: report.fault === 'ENTROPY_FAILED' ? LogType.TRNG_FAILED : LogType.NON_SECURE_STATE,
           result: LogResult.ERROR,
-          data: { fls: this.fls | bit, raised: bit, source: report.source, ...report.detail },
+          data: { fls: this.fls | bit, raised: bit, source: report.source, ...detail },
         },
       )
     })

@@ -1,0 +1,85 @@
+// A wipeout while the disks of a new owner are formatted: the format's end finds the device fresh
+// again, and that is no failure. The personalisation runner is real; the rest of the auth actor is
+// what formatDisks uses of it.
+import t from 'tap'
+import type { AuthContext } from '../actors/auth/auth-context.js'
+import { formatDisks } from '../actors/auth/personalise.js'
+import type { JournalPort } from '../actors/host/journal-port.js'
+import { MachineRunner } from '../actors/host/machine-runner.js'
+import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
+import type { JournalEntry } from '../protocol/journal.js'
+
+async function formattingDevice() {
+  const transitions: string[] = []
+  const journal: JournalPort = {
+    // Slow, as a busy group commit is: a send waits here while the next one is asked for.
+    append: async (entries: JournalEntry[]) => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      transitions.push(...entries.map((e) => `${e.data?.from} -> ${e.data?.to}`))
+      return entries.map((_, seq) => ({ file: '00000001', seq }))
+    },
+    status: async () => ({ fileId: '00000001', intact: true }),
+  }
+  const personalisation = new MachineRunner(
+    { machine: personalisationMachine, version: personalisationVersion },
+    journal,
+    undefined,
+    { variant: 'P' },
+  )
+  await personalisation.send({ type: 'PERSONALISE' })
+  transitions.length = 0
+  const logged: { level: string; msg: string }[] = []
+  const log = (level: string) => (_: unknown, msg?: string) => void logged.push({ level, msg: msg ?? String(_) })
+  const actor = {
+    hal: {
+      storage: { disk0Sectors: 64 },
+      disks: { format: async (_: number, progress: (percent: number) => void) => progress(100) },
+    },
+    config: {},
+    format: undefined as string | undefined,
+    personalisation,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    publish: () => undefined,
+  }
+  /** As the wipeout of config_set does: the machine first, then the status it shows. */
+  const wipeout = async () => {
+    await personalisation.send({ type: 'WIPEOUT' })
+    actor.format = undefined
+  }
+  return { actor, context: actor as unknown as AuthContext, transitions, logged, wipeout }
+}
+
+t.test('FORMAT_DONE after a wipeout that was being journaled: wiped meanwhile, no failure', async (t) => {
+  const { actor, context, transitions, logged, wipeout } = await formattingDevice()
+  const wiped = wipeout()
+  t.ok(actor.personalisation.can({ type: 'FORMAT_DONE' }), 'the wipeout is not adopted yet')
+  await formatDisks(context)
+  await wiped
+  t.same(transitions, ['formatting -> fresh'], 'only the wipeout is journaled')
+  t.same(
+    logged.filter((l) => l.level === 'error'),
+    [],
+    'no failure logged',
+  )
+  t.equal(actor.format, undefined, 'the status shows no format: neither done nor failed')
+  t.ok(actor.personalisation.matches('fresh'))
+})
+
+t.test('a format that ends after the wipeout has been made finishes nothing and shows no format', async (t) => {
+  const { actor, context, transitions, logged, wipeout } = await formattingDevice()
+  let formatted!: () => void
+  actor.hal.disks.format = async (_, progress) => {
+    await new Promise<void>((resolve) => (formatted = resolve))
+    progress(100)
+  }
+  const formatting = formatDisks(context)
+  await wipeout()
+  formatted()
+  await formatting
+  t.same(transitions, ['formatting -> fresh'])
+  t.same(
+    logged.filter((l) => l.level === 'error'),
+    [],
+  )
+  t.equal(actor.format, undefined, 'a wiped device has no formatted disks to show')
+})
