@@ -166,15 +166,21 @@ export async function forwardUpload(
           { ...base, body: { upload, offset, data: piece.data } },
           budgetMs,
         )
-        if (stored.status !== 200) return { reply: stored, complete: piece.last }
+        if (stored.status !== 200) {
+          // The service may still hold the upload (a refused token, a chunk it was too slow for): it must not linger.
+          await abort()
+          return { reply: stored, complete: piece.last }
+        }
         offset += piece.data.length
       }
       if (piece.last) break
     }
+    const end = await bus.request(handler.service, 'upload_end', { ...base, body: { upload } }, budgetMs)
+    // An end the journal did not take leaves the upload open.
+    if (end.status !== 200) await abort()
+    return { reply: end, complete: true }
   } catch (err) {
     await abort()
     throw err
   }
-  const end = await bus.request(handler.service, 'upload_end', { ...base, body: { upload } }, budgetMs)
-  return { reply: end, complete: true }
 }

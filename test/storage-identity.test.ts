@@ -8,6 +8,7 @@ import { StorageActor } from '../actors/storage/storage-actor.js'
 import type { NbdListen } from '../actors/storage/nbd-server.js'
 import type { StorageState } from '../protocol/storage-state.js'
 import { LogType, type TransitionData } from '../protocol/journal.js'
+import { BusUnavailableError } from '../bus/errors.js'
 import { silentLogger } from './helpers/logger.js'
 import { NbdTestClient } from './helpers/nbd-client.js'
 import { identity as scriptedState, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
@@ -25,10 +26,15 @@ async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
     'P',
     identity(true, storageMode),
   )
+  let journaling = true
   const storage = new StorageActor({
     nc: await connect('storage'),
     hal,
-    journal,
+    journal: {
+      append: (entries) =>
+        journaling ? journal.append(entries) : Promise.reject(new BusUnavailableError('the journal is out of reach')),
+      status: () => journal.status(),
+    },
     logger: silentLogger,
     ...(nbd ? { nbd } : {}),
   })
@@ -46,7 +52,8 @@ async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
     until(what, () => JSON.stringify(modes()) === JSON.stringify(expected))
   const transitions = () =>
     journaled.filter((e) => e.type === LogType.TRANSITION).map((e) => e.data as unknown as TransitionData)
-  return { hal, auth, storage, journaled, request, shown, showing, transitions }
+  const setJournaling = (on: boolean) => void (journaling = on)
+  return { hal, auth, storage, journaled, request, shown, showing, transitions, setJournaling }
 }
 
 const errorOf = (reply: CommandReply) => (reply.body as { error?: string } | undefined)?.error
@@ -191,3 +198,30 @@ t.test(
     t.equal(journaled.length, before, 'a stopped actor no longer follows the identity')
   },
 )
+
+t.test('a mode change the journal does not take leaves the disk as it was, its export serving', async (t) => {
+  const { hal, auth, storage, request, showing, transitions, setJournaling } = await setup(t, 0x53, {
+    host: '127.0.0.1',
+    port: 0,
+  })
+  await hal.disks!.format(hal.storage.disk0Sectors, () => undefined)
+  auth.publishState(identity(true, 0x53))
+  await showing('formatted', ['rw', '-'])
+  const client = await NbdTestClient.connect(storage.nbdAddress!)
+  t.teardown(() => client.close())
+  t.notOk('error' in (await client.go('disk0')))
+  const before = transitions().length
+
+  setJournaling(false)
+  t.equal((await request('unlock_ro', 'storage:disk0')).status, 503, 'the journal is out of reach')
+  t.equal(await client.write(0, Buffer.alloc(512, 7)), 0, 'the writable handle still serves')
+  t.equal(transitions().length, before, 'nothing journaled')
+  setJournaling(true)
+  t.equal((await request('unlock_ro', 'storage:disk0')).status, 200, 'once the journal is back, the change is made')
+  await showing('read-only', ['ro', '-'])
+  const reader = await NbdTestClient.connect(storage.nbdAddress!)
+  t.teardown(() => reader.close())
+  t.notOk('error' in (await reader.go('disk0')))
+  t.same((await reader.read(0, 512)).data, Buffer.alloc(512, 7), 'what was written through the old handle')
+  t.not(await reader.write(0, Buffer.alloc(512)), 0, 'the new handle is read-only')
+})

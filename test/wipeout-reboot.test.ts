@@ -1,16 +1,20 @@
 // A wipeout's reboot: it waits for the key store and the disks to follow the wipeout, and no longer
-// than its time limit for a service that never does.
+// than its time limit for a service that never does; an erasure that fails does not hold it back.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { AuthActor } from '../actors/auth/auth-actor.js'
+import { updateConfig } from '../actors/auth/config-endpoint.js'
+import { initChallenge, personalise } from '../actors/auth/personalise.js'
 import { ServiceHost } from '../bus/service-host.js'
+import { buildInitEjwt } from '../client/index.js'
 import { LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
 import { silentLogger } from './helpers/logger.js'
 import { wipeout } from './helpers/model-device.js'
-import { login, owned } from './helpers/owner.js'
+import { defaultCfg, keys, login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
 import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
 import { captureTimers } from './helpers/timers.js'
+import { until } from './helpers/until.js'
 
 // The wipeout rebooted 50 ms after it answered, whether or not the disks had followed it: their
 // ERASED records landed in the wipeout's boot or, when the storage service heard late, the next.
@@ -77,4 +81,44 @@ t.test('wipeoutFollowed waits for the keystore and the storage service, or for i
   storage.publishState({ inited: false })
   await waiting
   t.ok(followed, 'both followed')
+})
+
+// An erasure that threw skipped the rest: the old owner's configuration stayed in memory, the
+// read model still said personalised, and no reboot was ordered.
+t.test('a wipeout whose erasure fails is applied all the same, and reboots', async (t) => {
+  const { hal, connect, journal } = await scriptedIdentity(t, 'E', identity(false))
+  for (const service of ['keystore', 'storage']) {
+    const host = new ServiceHost<{ inited: boolean }>(await connect(service), hal.devid, service, {}, silentLogger)
+    host.start()
+    host.publishState({ inited: false })
+  }
+  let rebooted = false
+  const actor = new AuthActor(
+    {
+      nc: await connect('auth'),
+      hal,
+      journal,
+      history: { records: [], intact: true, problems: [] },
+      logger: silentLogger,
+      reboot: async () => void (rebooted = true),
+      checkinOrder: async () => {},
+    },
+    () => ({}),
+  )
+  t.teardown(() => actor.stop())
+  const challenge = initChallenge(actor).body as { exp: number; spk: string; jti: string; eid: string }
+  const user = await keys.get(USER_PASS, challenge.eid)
+  const master = await keys.get(MASTER_PASS, challenge.eid)
+  const init = buildInitEjwt(master, challenge, defaultCfg('E', user, master), Math.floor(Date.now() / 1000))
+  t.equal((await personalise(actor, { rid: 'init', tls: true, body: { init } })).status, 200)
+  t.equal(actor.config.user, 'Ada')
+
+  t.capture(hal.enclave, 'wipe', async () => {
+    throw new Error('the enclave write failed')
+  })
+  const wipe = { rid: 'wipe', tls: true, principal: { sub: 'U', scope: 'system:config' }, body: { wipeout: true } }
+  await t.rejects(updateConfig(actor, wipe), /the enclave write failed/, 'the failure is the answer')
+  t.not(actor.config.user, 'Ada', "the old owner's configuration is gone")
+  t.equal(actor.host.state?.inited, false, 'the read model shows the device wiped')
+  await until('rebooted', () => rebooted)
 })

@@ -166,14 +166,19 @@ const WIPEOUT_FOLLOW_MS = 5_000
 async function wipeout(actor: AuthContext, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
   await actor.personalisation.send({ type: 'WIPEOUT' }, [configUpdated(200, req.rid, { wipeout: true }, subject)])
   actor.wipedOut = true
-  await actor.hal.enclave.wipe()
-  await actor.hal.disks?.erase()
-  actor.applyConfig({ kind: 'wiped' })
-  actor.format = undefined
-  actor.publish()
-  void actor
-    .wipeoutFollowed(WIPEOUT_FOLLOW_MS)
-    .then(() => actor.reboot())
-    .catch((err: Error) => actor.logger.error({ err: err.message }, 'reboot after wipeout failed'))
+  try {
+    // Each is tried whatever the other does; a failure is the answer, once the wipeout is applied.
+    const erased = await Promise.allSettled([actor.hal.enclave.wipe(), actor.hal.disks?.erase()])
+    for (const result of erased) if (result.status === 'rejected') throw result.reason
+  } finally {
+    // Journaled, so in force whatever failed: the old owner's configuration goes, and the reboot follows.
+    actor.applyConfig({ kind: 'wiped' })
+    actor.format = undefined
+    actor.publish()
+    void actor
+      .wipeoutFollowed(WIPEOUT_FOLLOW_MS)
+      .then(() => actor.reboot())
+      .catch((err: Error) => actor.logger.error({ err: err.message }, 'reboot after wipeout failed'))
+  }
   return { status: 200, body: { updated: true, reboot_required: true } }
 }

@@ -8,6 +8,7 @@ import {
   LogResult,
   LogType,
 } from '../../protocol/index.js'
+import { EventRefusedError } from '../host/index.js'
 import type { AuthContext } from './auth-context.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
@@ -40,7 +41,8 @@ export function initChallenge(actor: AuthContext): CommandReply {
 
 /**
  * `POST /api/auth/init {init}`: the master-signed eJWT with `cfg` makes the device its
- * owner's. Journaled (the transition and DEVICE_INITED) before the keys are stored.
+ * owner's. The keys are stored before the transition and DEVICE_INITED are journaled: a device
+ * personalised without them would let nobody in, for good.
  */
 export async function personalise(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   const refused = refusal(actor)
@@ -64,15 +66,26 @@ export async function personalise(actor: AuthContext, req: CommandRequest): Prom
 
     const instanceid = randomBytes(16).toString('hex')
     const at = actor.now()
-    await actor.personalisation.send({ type: 'PERSONALISE' }, [
-      {
-        type: LogType.DEVICE_INITED,
-        result: LogResult.OK,
-        subject: 'M',
-        data: { source: 200, rid: req.rid, cfg: changes, instanceid, at },
-      },
-    ])
+    // Harmless while the machine is fresh: nobody logs in to a fresh device (see AuthActor.fresh).
     await actor.hal.enclave.setCredentials(keys)
+    try {
+      await actor.personalisation.send({ type: 'PERSONALISE' }, [
+        {
+          type: LogType.DEVICE_INITED,
+          result: LogResult.OK,
+          subject: 'M',
+          data: { source: 200, rid: req.rid, cfg: changes, instanceid, at },
+        },
+      ])
+    } catch (err) {
+      // Unless the journal fails to verify at a later boot: then stored keys count as an owner's.
+      await actor.hal.enclave
+        .wipe()
+        .catch((wipeErr: Error) =>
+          actor.logger.error({ err: wipeErr.message }, 'the keys of a failed personalisation stay stored'),
+        )
+      throw err
+    }
     actor.applyConfig({ kind: 'personalised', cfg: changes, instanceid, at })
     if (actor.personalisation.matches('formatting')) void formatDisks(actor)
     actor.publish()
@@ -106,14 +119,30 @@ export async function formatDisks(actor: AuthContext): Promise<void> {
       actor.format = `status${percent}`
       actor.publish()
     })
-    // A reformat (a new Disk 0 size) of a personalised device has no personalisation to finish.
-    if (actor.personalisation.can({ type: 'FORMAT_DONE' })) await actor.personalisation.send({ type: 'FORMAT_DONE' })
-    actor.format = 'done'
+    // A device wiped out meanwhile shows no format, as the wipeout leaves it.
+    actor.format = (await formatDone(actor)) ? 'done' : undefined
+    if (actor.format === undefined) actor.logger.info('the device was wiped out while its disks were formatted')
   } catch (err) {
     actor.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
     actor.format = 'failed'
   }
   actor.publish()
+}
+
+/** Finishes personalisation where it waits for the disks; false when a wipeout came first. */
+async function formatDone(actor: AuthContext): Promise<boolean> {
+  const { personalisation } = actor
+  if (personalisation.matches('fresh')) return false
+  // A reformat (a new Disk 0 size) of a personalised device has no personalisation to finish.
+  if (!personalisation.can({ type: 'FORMAT_DONE' })) return true
+  try {
+    await personalisation.send({ type: 'FORMAT_DONE' })
+    return true
+  } catch (err) {
+    // Refused although it was possible just before: only a wipeout (queued first) leaves `formatting`.
+    if (err instanceof EventRefusedError) return false
+    throw err
+  }
 }
 
 /** Attestation data: the factory's once provisioned, the enclave's own statement before. */

@@ -220,24 +220,31 @@ export class StorageActor {
     })
   }
 
-  /** Opens the HAL handle first, so that a disk the HAL cannot open never shows as unlocked. */
+  /**
+   * Opens the HAL handle first, so that a disk the HAL cannot open never shows as unlocked, and
+   * closes the one it replaces only once the change is journaled: else the disk stays as it was.
+   */
   private async open(disk: DiskNumber, mode: DiskMode, req?: CommandRequest): Promise<void> {
     const target = this.disks[disk]!
-    if (target.handle?.mode !== mode || target.handle.locked) {
-      await this.close(target)
+    const old = target.handle
+    let handle = old
+    if (handle?.mode !== mode || handle.locked) {
       const cipher =
         disk === 1
           ? disk1Cipher(this.identity.readModel<IdentityState>('auth')?.storage_mode ?? DEFAULT_STORAGE_MODE)
           : undefined
-      target.handle = await this.o.hal.disks!.open(disk, mode, cipher)
+      handle = await this.o.hal.disks!.open(disk, mode, cipher)
     }
     try {
       await target.runner.send(unlockEvent(mode), [], journalSubject(req?.principal).subject)
     } catch (err) {
-      await this.close(target)
+      if (handle !== old) await handle.close()
       throw err
     }
-    if (target.handle) this.nbd?.serve(exportName(disk), target.handle)
+    target.handle = handle
+    // Serving the new handle withdraws the old one's export.
+    this.nbd?.serve(exportName(disk), handle)
+    if (handle !== old) await old?.close()
   }
 
   private async close(disk: Disk): Promise<void> {

@@ -5,6 +5,7 @@ import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict, loadFirmwa
 import {
   type CommandReply,
   type CommandRequest,
+  DEADLINE_MS,
   fail,
   type IdentityState,
   type JournalEntry,
@@ -12,6 +13,7 @@ import {
   type LogResultNumber,
   LogType,
   operationAccess,
+  SerialQueue,
   type SystemState,
   type UpgradeState,
 } from '../../protocol/index.js'
@@ -27,10 +29,15 @@ export interface UpgradeActorOptions {
   logger: Logger
 }
 
+/** How long an open upload may wait for its next chunk: its client is gone, or its token expired mid-upload. */
+const UPLOAD_IDLE_MS = 2 * DEADLINE_MS.long
+
 interface Upload {
   id: string
   size: number
   writer: StagingWriter
+  /** The idle limit (UPLOAD_IDLE_MS), restarted by every command for the upload. */
+  idle?: NodeJS.Timeout
 }
 
 type UpgradeEventType = Parameters<MachineRunner<typeof upgradeMachine>['send']>[0]['type']
@@ -46,6 +53,11 @@ interface Pipeline {
   upload?: Upload
   verdict?: ImageVerdict
   checking?: Promise<void>
+  /**
+   * The outcome of a check or an install that the journal did not take: the machine waits in
+   * `checking` or `installing`, which no command moves, so it is journaled before the next one.
+   */
+  unjournaled?: () => Promise<void>
 }
 
 /**
@@ -62,6 +74,8 @@ export class UpgradeActor {
   private readonly models: ReadModelBus
   private uploads = 0
   private fwUpgrade = false
+  /** Chunks, ends and aborts, and the idle limit's drops: one at a time, as each may abort the writer. */
+  private readonly uploadSteps = new SerialQueue()
 
   constructor(private readonly o: UpgradeActorOptions) {
     this.pipelines = {
@@ -94,6 +108,8 @@ export class UpgradeActor {
     })
     const guarded = (handler: (req: CommandRequest) => Promise<CommandReply>, exclusive: boolean) =>
       guard.operation(operationAccess.upgrade, handler, exclusive)
+    const uploadStep = (handler: (req: CommandRequest) => Promise<CommandReply>) =>
+      guarded(this.uploadStep(handler), true)
     const ops = Object.fromEntries(
       (['fw', 'ui'] as const).flatMap((kind) => [
         [`upload_begin_${kind}`, guarded((req) => this.begin(kind, req), true)],
@@ -108,9 +124,9 @@ export class UpgradeActor {
       'upgrade',
       {
         ...ops,
-        upload_chunk: guarded((req) => this.chunk(req), true),
-        upload_end: guarded((req) => this.end(req), true),
-        upload_abort: guarded((req) => this.abort(req), true),
+        upload_chunk: uploadStep((req) => this.chunk(req)),
+        upload_end: uploadStep((req) => this.end(req)),
+        upload_abort: uploadStep((req) => this.abort(req)),
         confirm: { handler: (req) => this.confirm(req), exclusive: true },
       },
       o.logger,
@@ -147,6 +163,8 @@ export class UpgradeActor {
   async stop(): Promise<void> {
     this.models.close()
     await this.host.stop()
+    for (const pipeline of Object.values(this.pipelines)) clearTimeout(pipeline.upload?.idle)
+    await this.uploadSteps.idle()
     for (const pipeline of Object.values(this.pipelines)) {
       await pipeline.checking
       await pipeline.upload?.writer.abort().catch(() => undefined)
@@ -158,24 +176,30 @@ export class UpgradeActor {
     const size = (req.body as { size?: unknown } | undefined)?.size
     if (!Number.isSafeInteger(size) || (size as number) < 1)
       return fail(400, 'bad_request', 'The upload size is missing')
-    // Asked before staging is opened for the new upload: that discards what is staged.
-    if (pipeline.busy || !pipeline.runner.can({ type: 'UPLOAD_STARTED' })) {
-      return fail(
-        409,
-        'busy',
-        `An upload, check or install of the ${kind === 'fw' ? 'firmware' : 'management app'} is running`,
-      )
-    }
+    if (pipeline.busy) return running(kind)
     pipeline.busy = true
     try {
-      const writer = await this.o.hal.staging.begin(kind)
+      await this.settle(kind)
+      // Asked before staging is opened for the new upload: that discards what is staged.
+      if (!pipeline.runner.can({ type: 'UPLOAD_STARTED' })) return running(kind)
+      let writer: StagingWriter
+      try {
+        writer = await this.o.hal.staging.begin(kind)
+      } catch (err) {
+        return storageFailure(err, this.o.logger)
+      }
       pipeline.verdict = undefined
-      const id = `${kind}-${++this.uploads}`
-      pipeline.upload = { id, size: size as number, writer }
-      await this.step(kind, 'UPLOAD_STARTED', req)
-      return { status: 200, body: { upload: id } }
-    } catch (err) {
-      return storageFailure(err, this.o.logger)
+      try {
+        await this.step(kind, 'UPLOAD_STARTED', req)
+      } catch (err) {
+        // No upload without its record; the journal's failure is the answer (bus/service-host.ts maps it).
+        await writer.abort().catch(() => undefined)
+        throw err
+      }
+      const upload: Upload = { id: `${kind}-${++this.uploads}`, size: size as number, writer }
+      pipeline.upload = upload
+      this.watch(kind, upload)
+      return { status: 200, body: { upload: upload.id } }
     } finally {
       pipeline.busy = false
     }
@@ -197,8 +221,9 @@ export class UpgradeActor {
     try {
       await upload.writer.write(data)
     } catch (err) {
+      const reply = storageFailure(err, this.o.logger)
       await this.drop(kind, req)
-      return storageFailure(err, this.o.logger)
+      return reply
     }
     return { status: 200 }
   }
@@ -214,11 +239,13 @@ export class UpgradeActor {
     try {
       await upload.writer.finish()
     } catch (err) {
+      const reply = storageFailure(err, this.o.logger)
       await this.drop(kind, req)
-      return storageFailure(err, this.o.logger)
+      return reply
     }
-    this.pipelines[kind].upload = undefined
+    // Journaled first: an upload whose end the journal did not take stays open for an abort (or the idle limit).
     await this.step(kind, 'UPLOAD_FINISHED', req)
+    this.closeUpload(kind)
     return { status: 200 }
   }
 
@@ -232,6 +259,7 @@ export class UpgradeActor {
   private async check(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
     const { runner } = pipeline
+    await this.settle(kind)
     if (await this.took(kind, 'CHECK_STARTED', req)) {
       pipeline.checking = this.runCheck(kind).catch((err: Error) =>
         this.o.logger.error({ kind, err: err.message }, 'the image check failed to run'),
@@ -253,9 +281,12 @@ export class UpgradeActor {
       message: `the staged image could not be read: ${err.message}`,
     }))
     pipeline.verdict = verdict
-    // Outside the mailbox, but safe: while `checking` no command moves this machine.
-    await this.step(kind, verdict.ok ? 'CHECK_PASSED' : 'CHECK_FAILED', undefined)
-    pipeline.checking = undefined
+    try {
+      // Outside the mailbox, but safe: while `checking` no command moves this machine.
+      await this.outcome(kind, verdict.ok ? 'CHECK_PASSED' : 'CHECK_FAILED', undefined)
+    } finally {
+      pipeline.checking = undefined
+    }
   }
 
   private async verify(kind: UpgradeKind): Promise<ImageVerdict> {
@@ -273,7 +304,6 @@ export class UpgradeActor {
    */
   private async install(kind: UpgradeKind, req: CommandRequest): Promise<CommandReply> {
     const pipeline = this.pipelines[kind]
-    const verdict = pipeline.verdict
     // An install holds `busy` from before INSTALL_STARTED until after its outcome: `installing` included.
     if (pipeline.busy) {
       await this.audit(req, LogResult.ERROR, 409, kind)
@@ -281,6 +311,8 @@ export class UpgradeActor {
     }
     pipeline.busy = true
     try {
+      await this.settle(kind)
+      const verdict = pipeline.verdict
       // The verdict is set before the check's outcome is journaled: the machine decides whether it is in force.
       if (!verdict?.ok || !(await this.took(kind, 'INSTALL_STARTED', req))) {
         await this.audit(req, LogResult.ERROR, 406, kind)
@@ -291,12 +323,16 @@ export class UpgradeActor {
         installed = await this.unpack(kind, verdict.sha256)
       } catch (err) {
         const refused = err instanceof RefusedAtInstall
-        await this.step(kind, 'INSTALL_FAILED', req, [auditEntry(req, LogResult.ERROR, refused ? 406 : 500, kind)])
-        return refused ? fail(406, 'not_verified', err.message) : storageFailure(err, this.o.logger)
+        const reply = refused ? fail(406, 'not_verified', err.message) : storageFailure(err, this.o.logger)
+        await this.outcome(kind, 'INSTALL_FAILED', req, [auditEntry(req, LogResult.ERROR, refused ? 406 : 500, kind)])
+        return reply
       }
       pipeline.verdict = undefined
-      await this.step(kind, 'INSTALL_FINISHED', req, [auditEntry(req, LogResult.OK, 200, kind, installed)])
-      await this.o.hal.staging.discard(kind)
+      await this.outcome(kind, 'INSTALL_FINISHED', req, [auditEntry(req, LogResult.OK, 200, kind, installed)])
+      // The install stands: a staged copy left behind only takes space, and the next upload or boot discards it.
+      await this.o.hal.staging
+        .discard(kind)
+        .catch((err: Error) => this.o.logger.error({ kind, err: err.message }, 'the installed image stays staged'))
     } finally {
       pipeline.busy = false
     }
@@ -385,12 +421,81 @@ export class UpgradeActor {
     return undefined
   }
 
-  private async drop(kind: UpgradeKind, req: CommandRequest): Promise<void> {
-    const pipeline = this.pipelines[kind]
-    const upload = pipeline.upload
-    pipeline.upload = undefined
-    await upload?.writer.abort().catch(() => undefined)
+  /** The upload stays open until UPLOAD_FAILED is journaled: an abort or the idle limit drops it again. */
+  private async drop(kind: UpgradeKind, req: CommandRequest | undefined): Promise<void> {
+    await this.pipelines[kind].upload?.writer.abort().catch(() => undefined)
     await this.step(kind, 'UPLOAD_FAILED', req)
+    this.closeUpload(kind)
+  }
+
+  private closeUpload(kind: UpgradeKind): void {
+    const pipeline = this.pipelines[kind]
+    clearTimeout(pipeline.upload?.idle)
+    pipeline.upload = undefined
+  }
+
+  /** A chunk, end or abort: each restarts the idle limit of the upload it names, while that stays open. */
+  private uploadStep(handler: (req: CommandRequest) => Promise<CommandReply>) {
+    return (req: CommandRequest) =>
+      this.uploadSteps.run(async () => {
+        const found = this.uploadById((req.body as { upload?: unknown } | undefined)?.upload)
+        clearTimeout(found?.upload.idle)
+        try {
+          return await handler(req)
+        } finally {
+          if (found && this.pipelines[found.kind].upload === found.upload) this.watch(found.kind, found.upload)
+        }
+      })
+  }
+
+  /**
+   * Arms the idle limit of an open upload. A client that stops (gone, or its token expired: then it
+   * cannot even abort) would otherwise hold the pipeline in `receiving`, where no new upload starts.
+   */
+  private watch(kind: UpgradeKind, upload: Upload): void {
+    clearTimeout(upload.idle)
+    const idle = setTimeout(() => {
+      this.uploadSteps
+        .run(async () => {
+          // A command restarted the limit while this drop waited for its turn, or ended the upload.
+          if (upload.idle !== idle || this.pipelines[kind].upload !== upload) return
+          this.o.logger.warn({ kind, upload: upload.id }, 'an upload waited too long for its next chunk: dropped')
+          await this.drop(kind, undefined)
+        })
+        .catch((err: Error) => {
+          this.o.logger.error({ kind, err: err.message }, 'an idle upload could not be dropped; trying again later')
+          if (this.pipelines[kind].upload === upload) this.watch(kind, upload)
+        })
+    }, UPLOAD_IDLE_MS)
+    idle.unref()
+    upload.idle = idle
+  }
+
+  /** Journals the outcome of a check or an install; one the journal refuses is kept for `settle`. */
+  private outcome(
+    kind: UpgradeKind,
+    type: UpgradeEventType,
+    req: CommandRequest | undefined,
+    entries?: JournalEntry[],
+  ) {
+    return this.journalOutcome(kind, () => this.step(kind, type, req, entries))
+  }
+
+  /** Journals an outcome the journal refused before, if any: the machine is stuck until it is. */
+  private async settle(kind: UpgradeKind): Promise<void> {
+    const unjournaled = this.pipelines[kind].unjournaled
+    if (unjournaled) await this.journalOutcome(kind, unjournaled)
+  }
+
+  private async journalOutcome(kind: UpgradeKind, record: () => Promise<void>): Promise<void> {
+    const pipeline = this.pipelines[kind]
+    pipeline.unjournaled = undefined
+    try {
+      await record()
+    } catch (err) {
+      if (!(err instanceof EventRefusedError)) pipeline.unjournaled = record
+      throw err
+    }
   }
 
   private step(
@@ -447,6 +552,11 @@ function auditEntry(
     ...journalSubject(req.principal),
     data: { source, rid: req.rid, kind, ...installed },
   }
+}
+
+function running(kind: UpgradeKind): CommandReply {
+  const what = kind === 'fw' ? 'firmware' : 'management app'
+  return fail(409, 'busy', `An upload, check or install of the ${what} is running`)
 }
 
 function noTrial(): CommandReply {

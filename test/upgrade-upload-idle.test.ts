@@ -1,0 +1,80 @@
+// An upload that waits too long for its next chunk is dropped: a client that went away, or whose
+// token expired mid-upload (it cannot even abort then), must not hold the pipeline in `receiving`,
+// where every new upload is 409, until a reboot. Real bus and P HAL, the upgrade actor in process;
+// the idle limit's timers are held for the test to fire.
+import t, { type Test } from 'tap'
+import { UpgradeActor } from '../actors/upgrade/upgrade-actor.js'
+import type { JournalPort } from '../actors/host/journal-port.js'
+import { BusUnavailableError } from '../bus/errors.js'
+import { DEADLINE_MS } from '../protocol/deadlines.js'
+import { LogType, type TransitionData } from '../protocol/journal.js'
+import { silentLogger } from './helpers/logger.js'
+import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
+import { captureTimers } from './helpers/timers.js'
+import { until } from './helpers/until.js'
+
+const IDLE_MS = 2 * DEADLINE_MS.long
+
+async function setup(t: Test) {
+  const limits = captureTimers(t, IDLE_MS).held
+  const scripted = await scriptedIdentity(t, 'P', identity(true))
+  const { hal, connect, journaled, gatewayView } = scripted
+  let journaling = true
+  const journal: JournalPort = {
+    append: async (entries) => {
+      if (!journaling) throw new BusUnavailableError('the journal is out of reach')
+      return scripted.journal.append(entries)
+    },
+    status: () => scripted.journal.status(),
+  }
+  const upgrade = new UpgradeActor({ nc: await connect('upgrade'), hal, journal, logger: silentLogger })
+  await upgrade.start()
+  t.teardown(() => upgrade.stop())
+  const gateway = await gatewayView(['upgrade'])
+  await gateway.whenReady()
+  let rids = 0
+  const request = (op: string, body: Record<string, unknown>, bearer = scriptedBearer('U', 'system:config')) =>
+    gateway.request('upgrade', op, { rid: `r${++rids}`, tls: true, bearer, body })
+  const events = () =>
+    journaled.filter((e) => e.type === LogType.TRANSITION).map((e) => (e.data as unknown as TransitionData).event)
+  const state = () => gateway.readModel<{ ui: string }>('upgrade')?.ui
+  return { limits, request, events, state, setJournaling: (on: boolean) => void (journaling = on) }
+}
+
+t.test('an upload without a chunk for the idle limit is dropped; each chunk restarts the limit', async (t) => {
+  const { limits, request, events, state } = await setup(t)
+  const begun = await request('upload_begin_ui', { size: 64 })
+  const upload = (begun.body as { upload: string }).upload
+  t.equal(limits.length, 1, 'the upload arms its idle limit')
+  t.equal((await request('upload_chunk', { upload, offset: 0, data: Buffer.alloc(8) })).status, 200)
+  t.equal(limits.length, 2, 'a chunk restarts it')
+
+  limits[0]!()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal((await request('upload_chunk', { upload, offset: 8, data: Buffer.alloc(8) })).status, 200, 'not the old one')
+
+  // The token expires: neither a chunk nor an abort gets through; the limit still frees the pipeline.
+  const expired = scriptedBearer('U', 'system:config', Math.floor(Date.now() / 1000) - 60)
+  t.equal((await request('upload_chunk', { upload, offset: 16, data: Buffer.alloc(8) }, expired)).status, 401)
+  t.equal((await request('upload_abort', { upload }, expired)).status, 401)
+  t.match(await request('upload_begin_ui', { size: 64 }), { status: 409 }, 'the pipeline is held')
+  t.equal(limits.length, 3, 'refused commands restart nothing')
+  limits.at(-1)!()
+  await until('dropped', () => state() === 'idle')
+  t.same(events(), ['UPLOAD_STARTED', 'UPLOAD_FAILED'], 'journaled as any dropped upload')
+  t.equal((await request('upload_chunk', { upload, offset: 16, data: Buffer.alloc(8) })).status, 404)
+  t.equal((await request('upload_begin_ui', { size: 64 })).status, 200, 'a new upload starts')
+})
+
+t.test('a drop the journal does not take is tried again after another idle limit', async (t) => {
+  const { limits, request, events, state, setJournaling } = await setup(t)
+  await request('upload_begin_ui', { size: 64 })
+  setJournaling(false)
+  limits[0]!()
+  await until('armed again', () => limits.length === 2)
+  t.equal(state(), 'receiving')
+  setJournaling(true)
+  limits[1]!()
+  await until('dropped', () => state() === 'idle')
+  t.same(events(), ['UPLOAD_STARTED', 'UPLOAD_FAILED'])
+})
