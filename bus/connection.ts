@@ -6,8 +6,6 @@ export interface BusConnectOptions {
   servers: string
   service: string
   credentials?: NatsUserCredentials
-  /** Called with true when (re)connected and false when the connection drops. */
-  onConnectionChange?: (connected: boolean) => void
 }
 
 /**
@@ -29,17 +27,7 @@ export async function connectBus(o: BusConnectOptions): Promise<NatsConnection> 
     noAsyncTraces: true,
     ...(o.credentials ? { user: o.credentials.user, pass: o.credentials.pass } : {}),
   })
-  if (o.onConnectionChange) watchConnection(nc, o.onConnectionChange)
   return nc
-}
-
-function watchConnection(nc: NatsConnection, onChange: (connected: boolean) => void): void {
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect') onChange(false)
-      else if (status.type === 'reconnect') onChange(true)
-    }
-  })()
 }
 
 /** Drains a connection (pending work finishes) and falls back to closing it when the bus is gone. */

@@ -42,7 +42,7 @@ export interface ServiceContext {
   hal: Hal
   logger: Logger
   firmwareVersion: string
-  connect(service: string, onConnectionChange?: (up: boolean) => void): Promise<NatsConnection>
+  connect(service: string): Promise<NatsConnection>
   /** The journal when the eventstore runs in this process; otherwise reached over the bus. */
   journal?: JournalPort
   http?: Endpoint

@@ -34,13 +34,12 @@ export async function runServiceChild(name: string): Promise<number> {
       hal,
       logger,
       firmwareVersion: firmware.version,
-      connect: (svc, onConnectionChange) => {
+      connect: (svc) => {
         const credentials = svc === 'mirror' ? config.mirror?.credentials : config.credentials
         return connectBus({
           servers: config.natsUrl,
           service: svc,
           ...(credentials ? { credentials } : {}),
-          ...(onConnectionChange ? { onConnectionChange } : {}),
         })
       },
       ...(config.http ? { http: config.http } : {}),

@@ -247,13 +247,12 @@ async function startInProcess(
     ...(journalOpening ? { journalOpening } : {}),
     logger: o.logger,
     firmwareVersion: o.firmware.version,
-    connect: (service, onConnectionChange) => {
+    connect: (service) => {
       const credentials = bus?.credentials.get(service)
       return connectBus({
         servers: natsUrl,
         service,
         ...(credentials ? { credentials } : {}),
-        ...(onConnectionChange ? { onConnectionChange } : {}),
       })
     },
     ...(o.http ? { http: o.http } : {}),
