@@ -2,40 +2,19 @@
 // them leaves the device fresh (personalised without keys, nobody could ever log in), and a journal
 // that refuses the personalisation leaves no keys behind. The auth actor in process, real P HAL.
 import t, { type Test } from 'tap'
-import { AuthActor } from '../actors/auth/auth-actor.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
 import { initChallenge, personalise } from '../actors/auth/personalise.js'
 import { BusUnavailableError } from '../bus/errors.js'
 import { buildInitEjwt } from '../client/index.js'
 import { LogType } from '../protocol/journal.js'
-import { silentLogger } from './helpers/logger.js'
+import { authActorOn } from './helpers/auth-actor.js'
 import { defaultCfg, keys, MASTER_PASS, USER_PASS } from './helpers/owner.js'
-import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity, refusingJournal, scriptedIdentity } from './helpers/scripted-identity.js'
 
 async function setup(t: Test) {
   const scripted = await scriptedIdentity(t, 'E', identity(false))
   const { hal, connect, journaled } = scripted
   let journaling = true
-  const journal: JournalPort = {
-    append: async (entries) => {
-      if (!journaling) throw new BusUnavailableError('the journal is out of reach')
-      return scripted.journal.append(entries)
-    },
-    status: () => scripted.journal.status(),
-  }
-  const actor = new AuthActor(
-    {
-      nc: await connect('auth'),
-      hal,
-      journal,
-      history: { records: [], intact: true, problems: [] },
-      logger: silentLogger,
-      reboot: async () => {},
-      checkinOrder: async () => {},
-    },
-    () => ({}),
-  )
-  t.teardown(() => actor.stop())
+  const actor = await authActorOn(t, { hal, connect }, { journal: refusingJournal(scripted, () => !journaling) })
   const init = async () => {
     const challenge = initChallenge(actor).body as { exp: number; spk: string; jti: string; eid: string }
     const user = await keys.get(USER_PASS, challenge.eid)

@@ -6,14 +6,11 @@ import t, { type Test } from 'tap'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { UpgradeActor } from '../actors/upgrade/upgrade-actor.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
-import { BusUnavailableError } from '../bus/errors.js'
 import type { StagingWriter } from '../hal/types.js'
 import { LogResult, LogType, type JournalEntry, type TransitionData } from '../protocol/journal.js'
-import { silentLogger } from './helpers/logger.js'
-import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity, refusingJournal, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 import { until } from './helpers/until.js'
+import { upgradeActorOn } from './helpers/upgrade-actor.js'
 import { imageOf } from './helpers/upload.js'
 
 /** A management-app image for P (t.testdir() would be the HAL's folder). */
@@ -29,27 +26,18 @@ const eventOf = (entries: JournalEntry[]) =>
 
 async function setup(t: Test) {
   const scripted = await scriptedIdentity(t, 'P', identity(true))
-  const { hal, connect, journaled, gatewayView } = scripted
+  const { hal, journaled } = scripted
   /** The transition events the journal refuses (all records while `refuseAll`); what it refused. */
   const refuse = new Set<string>()
   const refused: string[] = []
   let refuseAll = false
-  const journal: JournalPort = {
-    append: async (entries) => {
-      const events = eventOf(entries)
-      if (refuseAll || events.some((event) => refuse.has(event))) {
-        refused.push(...events)
-        throw new BusUnavailableError('the journal is out of reach')
-      }
-      return scripted.journal.append(entries)
-    },
-    status: () => scripted.journal.status(),
-  }
-  const upgrade = new UpgradeActor({ nc: await connect('upgrade'), hal, journal, logger: silentLogger })
-  await upgrade.start()
-  t.teardown(() => upgrade.stop())
-  const gateway = await gatewayView(['upgrade'])
-  await gateway.whenReady()
+  const journal = refusingJournal(scripted, (entries) => {
+    const events = eventOf(entries)
+    if (!refuseAll && !events.some((event) => refuse.has(event))) return false
+    refused.push(...events)
+    return true
+  })
+  const { gateway } = await upgradeActorOn(t, scripted, journal)
   const bearer = scriptedBearer('U', 'system:config')
   let rids = 0
   const request = (op: string, body: Record<string, unknown> = {}) =>

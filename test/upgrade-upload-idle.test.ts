@@ -3,35 +3,25 @@
 // where every new upload is 409, until a reboot. Real bus and P HAL, the upgrade actor in process;
 // the idle limit's timers are held for the test to fire.
 import t, { type Test } from 'tap'
-import { UpgradeActor } from '../actors/upgrade/upgrade-actor.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
-import { BusUnavailableError } from '../bus/errors.js'
 import { DEADLINE_MS } from '../protocol/deadlines.js'
 import { LogType, type TransitionData } from '../protocol/journal.js'
-import { silentLogger } from './helpers/logger.js'
-import { identity, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity, refusingJournal, scriptedBearer, scriptedIdentity } from './helpers/scripted-identity.js'
 import { captureTimers } from './helpers/timers.js'
 import { until } from './helpers/until.js'
+import { upgradeActorOn } from './helpers/upgrade-actor.js'
 
 const IDLE_MS = 2 * DEADLINE_MS.long
 
 async function setup(t: Test) {
   const limits = captureTimers(t, IDLE_MS).held
   const scripted = await scriptedIdentity(t, 'P', identity(true))
-  const { hal, connect, journaled, gatewayView } = scripted
+  const { journaled } = scripted
   let journaling = true
-  const journal: JournalPort = {
-    append: async (entries) => {
-      if (!journaling) throw new BusUnavailableError('the journal is out of reach')
-      return scripted.journal.append(entries)
-    },
-    status: () => scripted.journal.status(),
-  }
-  const upgrade = new UpgradeActor({ nc: await connect('upgrade'), hal, journal, logger: silentLogger })
-  await upgrade.start()
-  t.teardown(() => upgrade.stop())
-  const gateway = await gatewayView(['upgrade'])
-  await gateway.whenReady()
+  const { gateway } = await upgradeActorOn(
+    t,
+    scripted,
+    refusingJournal(scripted, () => !journaling),
+  )
   let rids = 0
   const request = (op: string, body: Record<string, unknown>, bearer = scriptedBearer('U', 'system:config')) =>
     gateway.request('upgrade', op, { rid: `r${++rids}`, tls: true, bearer, body })

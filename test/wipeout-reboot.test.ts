@@ -2,19 +2,27 @@
 // than its time limit for a service that never does; an erasure that fails does not hold it back.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { AuthActor } from '../actors/auth/auth-actor.js'
 import { updateConfig } from '../actors/auth/config-endpoint.js'
 import { initChallenge, personalise } from '../actors/auth/personalise.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { buildInitEjwt } from '../client/index.js'
 import { LogType } from '../protocol/journal.js'
+import { authActorOn } from './helpers/auth-actor.js'
 import { readJournal } from './helpers/journal.js'
 import { silentLogger } from './helpers/logger.js'
 import { wipeout } from './helpers/model-device.js'
 import { defaultCfg, keys, login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
-import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
+import { identity, scriptedIdentity, type ScriptedIdentity } from './helpers/scripted-identity.js'
 import { captureTimers } from './helpers/timers.js'
 import { until } from './helpers/until.js'
+
+/** Stands in for a service that follows the identity: its read model says whether it still holds anything. */
+async function follower({ hal, connect }: Pick<ScriptedIdentity, 'hal' | 'connect'>, service: string, inited: boolean) {
+  const host = new ServiceHost<{ inited: boolean }>(await connect(service), hal.devid, service, {}, silentLogger)
+  host.start()
+  host.publishState({ inited })
+  return host
+}
 
 // The wipeout rebooted 50 ms after it answered, whether or not the disks had followed it: their
 // ERASED records landed in the wipeout's boot or, when the storage service heard late, the next.
@@ -42,26 +50,11 @@ t.test('wipeoutFollowed waits for the keystore and the storage service, or for i
   const limits = captureTimers(t, LIMIT).held
 
   const { hal, connect, journal } = await scriptedIdentity(t, 'P', identity(true))
-  const follower = async (service: string) => {
-    const host = new ServiceHost<{ inited: boolean }>(await connect(service), hal.devid, service, {}, silentLogger)
-    host.start()
-    host.publishState({ inited: true })
-    return host
-  }
-  const [keystore, storage] = [await follower('keystore'), await follower('storage')]
-  const actor = new AuthActor(
-    {
-      nc: await connect('auth'),
-      hal,
-      journal,
-      history: { records: [], intact: true, problems: [] },
-      logger: silentLogger,
-      reboot: async () => {},
-      checkinOrder: async () => {},
-    },
-    () => ({}),
-  )
-  t.teardown(() => actor.stop())
+  const [keystore, storage] = [
+    await follower({ hal, connect }, 'keystore', true),
+    await follower({ hal, connect }, 'storage', true),
+  ]
+  const actor = await authActorOn(t, { hal, connect }, { journal })
 
   // Neither follower has erased anything: only the limit ends this wait.
   let limited = false
@@ -87,25 +80,9 @@ t.test('wipeoutFollowed waits for the keystore and the storage service, or for i
 // read model still said personalised, and no reboot was ordered.
 t.test('a wipeout whose erasure fails is applied all the same, and reboots', async (t) => {
   const { hal, connect, journal } = await scriptedIdentity(t, 'E', identity(false))
-  for (const service of ['keystore', 'storage']) {
-    const host = new ServiceHost<{ inited: boolean }>(await connect(service), hal.devid, service, {}, silentLogger)
-    host.start()
-    host.publishState({ inited: false })
-  }
+  for (const service of ['keystore', 'storage']) await follower({ hal, connect }, service, false)
   let rebooted = false
-  const actor = new AuthActor(
-    {
-      nc: await connect('auth'),
-      hal,
-      journal,
-      history: { records: [], intact: true, problems: [] },
-      logger: silentLogger,
-      reboot: async () => void (rebooted = true),
-      checkinOrder: async () => {},
-    },
-    () => ({}),
-  )
-  t.teardown(() => actor.stop())
+  const actor = await authActorOn(t, { hal, connect }, { journal, reboot: async () => void (rebooted = true) })
   const challenge = initChallenge(actor).body as { exp: number; spk: string; jti: string; eid: string }
   const user = await keys.get(USER_PASS, challenge.eid)
   const master = await keys.get(MASTER_PASS, challenge.eid)

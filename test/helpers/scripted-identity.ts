@@ -8,6 +8,7 @@ import { ServiceHost } from '../../bus/service-host.js'
 import { followReadModels } from '../../bus/follow-read-models.js'
 import type { ReadModelBus } from '../../bus/read-model-bus.js'
 import { BEARER_HEADER } from '../../protocol/bearer-token.js'
+import { BusUnavailableError } from '../../bus/errors.js'
 import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../bus/bus-setup.js'
 import type { JournalEntry } from '../../protocol/journal.js'
@@ -93,4 +94,18 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
     return bus
   }
   return { hal, connect, auth, system, journal, journaled, gatewayView }
+}
+
+/** The scripted journal, except that it refuses, as a journal out of reach does, every append `refuses` picks. */
+export function refusingJournal(
+  { journal }: Pick<ScriptedIdentity, 'journal'>,
+  refuses: (entries: JournalEntry[]) => boolean,
+): JournalPort {
+  return {
+    append: async (entries) => {
+      if (refuses(entries)) throw new BusUnavailableError('the journal is out of reach')
+      return journal.append(entries)
+    },
+    status: () => journal.status(),
+  }
 }
