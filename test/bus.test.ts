@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import type { NatsConnection } from '@nats-io/transport-node'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
@@ -34,6 +35,19 @@ async function ownBus(t: Test) {
     return nc
   }
   return { bus, connect }
+}
+
+/** `service`'s host on `nc` with `operations`, started, stopped when the test ends. */
+function serve<S>(
+  t: Test,
+  nc: NatsConnection,
+  service: string,
+  operations: ConstructorParameters<typeof ServiceHost>[3],
+) {
+  const host = new ServiceHost<S>(nc, devid, service, operations, silentLogger)
+  host.start()
+  t.teardown(() => host.stop())
+  return host
 }
 
 t.test('subjects are scoped to the device and validated', async (t) => {
@@ -112,17 +126,7 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
 t.test('permissions: each service only where the table lets it', async (t) => {
   const { connect } = await ownBus(t)
   const journalNc = await connect('eventstore')
-  const journalHost = new ServiceHost(
-    journalNc,
-    devid,
-    'eventstore',
-    {
-      append: { handler: () => ({ status: 200, body: 'appended' }) },
-    },
-    silentLogger,
-  )
-  journalHost.start()
-  t.teardown(() => journalHost.stop())
+  serve(t, journalNc, 'eventstore', { append: { handler: () => ({ status: 200, body: 'appended' }) } })
   const system = await connect('system')
   await journalNc.flush()
   const ok = decode<{ status: number }>(
@@ -145,18 +149,10 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   await until('a subscription error', () => errors.length > 0, 10_000)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')
 
-  const systemHost = new ServiceHost(
-    system,
-    devid,
-    'system',
-    {
-      selftest: { handler: () => ({ status: 200 }) },
-      checkin: { handler: () => ({ status: 200 }) },
-    },
-    silentLogger,
-  )
-  systemHost.start()
-  t.teardown(() => systemHost.stop())
+  serve(t, system, 'system', {
+    selftest: { handler: () => ({ status: 200 }) },
+    checkin: { handler: () => ({ status: 200 }) },
+  })
   // The server must have its subscriptions before the gateway asks (else: no responders).
   await system.flush()
   t.equal(
@@ -200,17 +196,9 @@ t.test('the gateway reads the state events its projections render, and no others
 
 t.test('the bus down: commands and reads refused, then everything recovers', async (t) => {
   const { bus, connect } = await ownBus(t)
-  const host = new ServiceHost<{ v: string }>(
-    await connect('storage'),
-    devid,
-    'storage',
-    {
-      ping: { handler: () => ({ status: 200, body: 'pong' }) },
-    },
-    silentLogger,
-  )
-  host.start()
-  t.teardown(() => host.stop())
+  const host = serve<{ v: string }>(t, await connect('storage'), 'storage', {
+    ping: { handler: () => ({ status: 200, body: 'pong' }) },
+  })
   host.publishState({ v: 'before' })
   const reads = new ReadModelBus({
     nc: await connect('gateway'),
@@ -234,9 +222,7 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
 
 t.test('a service following a read model reads it again after a reconnect: what it missed is not lost', async (t) => {
   const { bus, connect } = await ownBus(t)
-  const auth = new ServiceHost<{ token_key: string }>(await connect('auth'), devid, 'auth', {}, silentLogger)
-  auth.start()
-  t.teardown(() => auth.stop())
+  const auth = serve<{ token_key: string }>(t, await connect('auth'), 'auth', {})
   auth.publishState({ token_key: 'first' })
   // The keystore's connection alone goes through a network that the test cuts.
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: bus.server.port })

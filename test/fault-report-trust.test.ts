@@ -5,16 +5,16 @@ import t from 'tap'
 import type { Logger } from 'pino'
 import { FaultFollower } from '../actors/system/fault-follower.js'
 import { HealthMonitor, type FaultReport } from '../actors/system/health-monitor.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
 import { openHal } from '../hal/index.js'
 import { encode } from '../protocol/codec.js'
 import { FLS } from '../protocol/fail-state.js'
-import { LogType, type JournalEntry } from '../protocol/journal.js'
+import { LogType } from '../protocol/journal.js'
 import { Subjects } from '../protocol/subjects.js'
 import { builtFirmware } from './helpers/device.js'
 import { identity, scriptedIdentity } from './helpers/scripted-identity.js'
 import { silentLogger } from './helpers/logger.js'
 import { until } from './helpers/until.js'
+import { recordingJournal } from './helpers/journal.js'
 
 const forged = { fls: 0, raised: 0, cleared: FLS.STACK, source: 'sensor' }
 
@@ -43,11 +43,7 @@ t.test("a fault's source is the subject it came on, not the service its payload 
 t.test("a reporter's detail is kept apart from the bits and the source, in the journal and the log", async (t) => {
   const hal = await openHal({ variant: 'E', dataDir: t.testdir(), firmware: await builtFirmware() })
   t.teardown(() => hal.close())
-  const journaled: JournalEntry[] = []
-  const journal: JournalPort = {
-    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
-    status: async () => ({ fileId: '00000000', intact: true }),
-  }
+  const { journal, journaled } = recordingJournal()
   const logged: Record<string, unknown>[] = []
   const logger = { error: (fields: Record<string, unknown>) => void logged.push(fields) } as unknown as Logger
   const health = new HealthMonitor({

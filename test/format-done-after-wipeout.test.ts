@@ -5,9 +5,8 @@ import t from 'tap'
 import type { AuthContext } from '../actors/auth/auth-context.js'
 import { formatDisks } from '../actors/auth/personalise.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
-import { MachineRunner } from '../actors/host/machine-runner.js'
-import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
 import type { JournalEntry } from '../protocol/journal.js'
+import { personalisationRunner } from './helpers/runners.js'
 
 async function formattingDevice() {
   const transitions: string[] = []
@@ -20,12 +19,7 @@ async function formattingDevice() {
     },
     status: async () => ({ fileId: '00000001', intact: true }),
   }
-  const personalisation = new MachineRunner(
-    { machine: personalisationMachine, version: personalisationVersion },
-    journal,
-    undefined,
-    { variant: 'P' },
-  )
+  const personalisation = personalisationRunner(journal)
   await personalisation.send({ type: 'PERSONALISE' })
   transitions.length = 0
   const logged: { level: string; msg: string }[] = []

@@ -4,12 +4,12 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate'
 import { HealthMonitor, type HeapReading } from '../actors/system/health-monitor.js'
 import { faultOf } from '../bus/fault-of.js'
 import { EntropyError, EntropyHealthError, openHal } from '../hal/index.js'
-import type { JournalPort } from '../actors/host/journal-port.js'
-import { LogResult, LogType, type JournalEntry } from '../protocol/journal.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { FAULT_EVENTS, FLS } from '../protocol/fail-state.js'
 import { healthMachine, SELF_CLEARING, type HealthEvent } from '../machines/health.js'
 import { builtFirmware } from './helpers/device.js'
 import { silentLogger } from './helpers/logger.js'
+import { recordingJournal } from './helpers/journal.js'
 
 function run(events: HealthEvent['type'][]): AnyMachineSnapshot {
   let snapshot = initialTransition(healthMachine)[0] as AnyMachineSnapshot
@@ -69,11 +69,7 @@ t.test("a check-in's lock and shutdown are terminal for the boot", async (t) => 
 async function monitor(t: Test, heap: () => HeapReading) {
   const hal = await openHal({ variant: 'E', dataDir: t.testdir(), firmware: await builtFirmware() })
   t.teardown(() => hal.close())
-  const journaled: JournalEntry[] = []
-  const journal: JournalPort = {
-    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
-    status: async () => ({ fileId: '00000000', intact: true }),
-  }
+  const { journal, journaled } = recordingJournal()
   let changes = 0
   const health = new HealthMonitor({
     hal,

@@ -5,7 +5,7 @@ import { MachineRunner } from '../actors/host/machine-runner.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import { LogType, type JournalEntry } from '../protocol/journal.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
-import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
+import { personalisationRunner } from './helpers/runners.js'
 
 function memoryJournal(fail = false) {
   const appended: JournalEntry[][] = []
@@ -145,12 +145,7 @@ t.test(
   'concurrent sends decide one after the other: the second is refused once the first made it impossible',
   async (t) => {
     const { port, appended } = slowJournal()
-    const runner = new MachineRunner(
-      { machine: personalisationMachine, version: personalisationVersion },
-      port,
-      undefined,
-      { variant: 'P' },
-    )
+    const runner = personalisationRunner(port)
     await runner.send({ type: 'PERSONALISE' })
     t.ok(runner.matches('formatting'))
     appended.length = 0

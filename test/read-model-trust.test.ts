@@ -28,6 +28,21 @@ async function ownBus(t: Test): Promise<(service: string) => Promise<NatsConnect
   }
 }
 
+/** `service` on the bus, its read model `state` published. */
+async function publishing(
+  t: Test,
+  connect: (service: string) => Promise<NatsConnection>,
+  service: string,
+  state: Record<string, unknown>,
+) {
+  const nc = await connect(service)
+  const host = new ServiceHost<Record<string, unknown>>(nc, devid, service, {}, silentLogger)
+  host.start()
+  t.teardown(() => host.stop())
+  host.publishState(state)
+  return { nc, host }
+}
+
 /** A logger whose lines the test reads. */
 function capturingLogger() {
   const lines: { level: number; msg: string; raw: string }[] = []
@@ -37,17 +52,9 @@ function capturingLogger() {
 
 t.test("a state event counts for the subject's service, whatever its payload names", async (t) => {
   const connect = await ownBus(t)
-  const authNc = await connect('auth')
-  const auth = new ServiceHost<Record<string, unknown>>(authNc, devid, 'auth', {}, silentLogger)
-  auth.start()
-  t.teardown(() => auth.stop())
-  auth.publishState(GENUINE)
+  const { nc: authNc, host: auth } = await publishing(t, connect, 'auth', GENUINE)
   // A compromised system service: it may publish only on its own subjects, but anything there.
-  const systemNc = await connect('system')
-  const system = new ServiceHost<Record<string, unknown>>(systemNc, devid, 'system', {}, silentLogger)
-  system.start()
-  t.teardown(() => system.stop())
-  system.publishState({ fls_state: 0, mark: 0 })
+  const { nc: systemNc, host: system } = await publishing(t, connect, 'system', { fls_state: 0, mark: 0 })
   await authNc.flush()
   await systemNc.flush()
 
@@ -81,11 +88,7 @@ t.test("a state event counts for the subject's service, whatever its payload nam
 
 t.test('a state read again counts only when the service asked for it answers as itself', async (t) => {
   const connect = await ownBus(t)
-  const systemNc = await connect('system')
-  const system = new ServiceHost<Record<string, unknown>>(systemNc, devid, 'system', {}, silentLogger)
-  system.start()
-  t.teardown(() => system.stop())
-  system.publishState({ fls_state: 0 })
+  const { nc: systemNc } = await publishing(t, connect, 'system', { fls_state: 0 })
   // Auth's state, asked for by every follower, answered first as another service's (and late, so that the
   // system's own answer is in before it), then as its own.
   const authNc = await connect('auth')

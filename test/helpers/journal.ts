@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { decodeRecordData, readLines, verifyJournal } from '../../eventstore/index.js'
-import { type RecordLine, type VerifyResult } from '../../protocol/journal.js'
+import type { JournalPort } from '../../actors/host/journal-port.js'
+import { type JournalEntry, type RecordLine, type VerifyResult } from '../../protocol/journal.js'
 
 export interface JournalFiles {
   files: { id: string; bytes: Uint8Array }[]
@@ -30,4 +31,14 @@ export async function verifyDataDir(
 ): Promise<VerifyResult> {
   const { files } = await readJournal(dataDir)
   return verifyJournal(files, publicKey, { allowOpenTail })
+}
+
+/** A journal port that keeps what it is given, in memory, always intact. */
+export function recordingJournal(): { journal: JournalPort; journaled: JournalEntry[] } {
+  const journaled: JournalEntry[] = []
+  const journal: JournalPort = {
+    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
+    status: async () => ({ fileId: '00000000', intact: true }),
+  }
+  return { journal, journaled }
 }

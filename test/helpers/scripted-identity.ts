@@ -16,6 +16,7 @@ import { openHal } from '../../hal/index.js'
 import type { Hal } from '../../hal/types.js'
 import type { Variant } from '../../protocol/device.js'
 import { builtFirmware } from './device.js'
+import { recordingJournal } from './journal.js'
 import { silentLogger } from './logger.js'
 
 /** The scripted auth actor's token key: `scriptedBearer` signs with it, `identity` publishes its public half. */
@@ -83,11 +84,7 @@ export async function scriptedIdentity(t: Test, variant: Variant, initial: Ident
   )
   system.start()
   system.publishState({ status: { fls_state: 0, temp: 36 } })
-  const journaled: JournalEntry[] = []
-  const journal: JournalPort = {
-    append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
-    status: async () => ({ fileId: '00000000', intact: true }),
-  }
+  const { journal, journaled } = recordingJournal()
   const gatewayView = async (services: string[]) => {
     const bus = followReadModels(await connect('gateway'), hal.devid, 'gateway', services, silentLogger)
     t.teardown(() => bus.close())
