@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type CommandReply,
   type CommandRequest,
+  DEADLINE_MS,
   deadlinePassed,
   decode,
   encode,
@@ -31,9 +32,6 @@ export interface OperationSpec {
   exclusive?: boolean
 }
 
-/** The longest a Node timer waits; a longer one would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1
-
 /** Hosts one long-lived actor on the bus: its commands in, its state events out. */
 export class ServiceHost<S> {
   private readonly subjects: Subjects
@@ -42,7 +40,10 @@ export class ServiceHost<S> {
   private readonly mailbox = new SerialQueue()
   private rev = 0
   private current: S | undefined
-  /** The commands taken and not yet answered, each with its deadline on the host clock (Infinity without one). */
+  /**
+   * The commands taken and not yet answered, each with how long a stop waits for it: its deadline on the host clock,
+   * and never beyond the longest deadline, whatever (or nothing) the sender stamped.
+   */
   private readonly running = new Map<Promise<void>, number>()
 
   constructor(
@@ -115,7 +116,8 @@ export class ServiceHost<S> {
       (reply) => this.respond(msg, reply),
       (err: Error) => this.logger.error({ service: this.service, rid: req.rid, err: err.message }, 'command failed'),
     )
-    this.running.set(work, Number.isFinite(req.deadline) ? (req.deadline as number) : Infinity)
+    const longest = this.now() + DEADLINE_MS.long
+    this.running.set(work, Number.isFinite(req.deadline) ? Math.min(req.deadline as number, longest) : longest)
     void work.finally(() => this.running.delete(work))
   }
 
@@ -131,10 +133,8 @@ export class ServiceHost<S> {
 
   /** Waits for `work` until `deadline` (on the host clock) at most. */
   private async within(work: Promise<void>, deadline: number): Promise<void> {
-    if (deadline === Infinity) return work
     const timer = new AbortController()
-    const ms = Math.min(MAX_TIMER_MS, Math.max(0, deadline - this.now()))
-    const passed = sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined)
+    const passed = sleep(Math.max(0, deadline - this.now()), undefined, { signal: timer.signal }).catch(() => undefined)
     await Promise.race([work, passed])
     timer.abort()
   }
