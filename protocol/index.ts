@@ -39,16 +39,26 @@ export { keyOperationScopes, type KeyOperation } from './key-scopes.js'
 export { anonymousSearchAllowed, parseDescrPattern } from './key-search.js'
 export {
   canAgree,
+  canSign,
   checkDescr,
   checkLabel,
-  importedKid,
+  digests,
+  gotType,
+  isAsymmetric,
+  isDigest,
   isKeyType,
+  isKind,
   KeyAttributeError,
   keyMode,
   keyTypes,
   listedType,
   normaliseKid,
+  publicKeyKid,
+  type Digest,
+  type KeyKind,
+  type KeyMode,
   type KeyType,
+  type KeyTypeOf,
 } from './key-types.js'
 export type { KeyRecord, KeystoreState, RepoStats } from './keystore-state.js'
 export { logTypeName, logTypePhrase, parseLogType } from './log-type-names.js'

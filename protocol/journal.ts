@@ -37,6 +37,10 @@ export const LogType = {
   CRYPTO_ENCRYPT: 36,
   CRYPTO_DECRYPT: 37,
   CRYPTO_ECDH: 38,
+  CRYPTO_MLKEM_ENCAPS: 39,
+  CRYPTO_MLKEM_DECAPS: 40,
+  CRYPTO_MLDSA_SIGN: 41,
+  CRYPTO_MLDSA_VERIFY: 42,
   /** Extension: second record of every file, links it to the previous file's last chain head. */
   LINK: 0x80,
   /** Extension: Ed25519 signature over the chain head (periodic, at close, after recovery). */

@@ -2,6 +2,7 @@
 export const keyOperationScopes = {
   create: ['keymgmt:gen'],
   import: ['keymgmt:imp'],
+  derive: ['keymgmt:derive', 'keymgmt:gen'],
   list: ['keymgmt:list'],
   get: ['keymgmt:get', 'keymgmt:use:<kid>'],
   delete: ['keymgmt:del'],
@@ -9,6 +10,17 @@ export const keyOperationScopes = {
   search: ['keymgmt:search'],
   encrypt: ['keymgmt:use:<kid>'],
   decrypt: ['keymgmt:use:<kid>'],
+  sign: ['keymgmt:use:<kid>'],
+  verify: ['keymgmt:use:<kid>'],
+  hmac: ['keymgmt:use:<kid>'],
+  hmac_verify: ['keymgmt:use:<kid>'],
+  ecdh: ['keymgmt:use:<kid>'],
+  wrap: ['keymgmt:use:<kid>'],
+  unwrap: ['keymgmt:use:<kid>'],
+  mlkem_encaps: ['keymgmt:use:<kid>'],
+  mlkem_decaps: ['keymgmt:use:<kid>'],
+  mldsa_sign: ['keymgmt:use:<kid>'],
+  mldsa_verify: ['keymgmt:use:<kid>'],
 } as const satisfies Record<string, readonly string[]>
 
 export type KeyOperation = keyof typeof keyOperationScopes

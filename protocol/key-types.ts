@@ -1,24 +1,68 @@
 import { createHash } from 'node:crypto'
 
-/** The key types of the device family (device-contract §3), with what each can do. */
-export const keyTypes = {
-  AES128: { kind: 'aes', bytes: 16 },
-  AES192: { kind: 'aes', bytes: 24 },
-  AES256: { kind: 'aes', bytes: 32 },
-  CURVE25519: { kind: 'ecdh', curve: 'CURVE25519' },
-  CURVE448: { kind: 'ecdh', curve: 'CURVE448' },
-  ED25519: { kind: 'eddsa' },
-  ED448: { kind: 'eddsa' },
-  SECP256R1: { kind: 'ec', curve: 'SECP256R1' },
-  SECP384R1: { kind: 'ec', curve: 'SECP384R1' },
-  SECP521R1: { kind: 'ec', curve: 'SECP521R1' },
-  SECP256K1: { kind: 'ec', curve: 'SECP256K1' },
-  'SHA2-256': { kind: 'hmac', bytes: 32 },
-  'SHA2-384': { kind: 'hmac', bytes: 48 },
-  'SHA2-512': { kind: 'hmac', bytes: 64 },
-} as const satisfies Record<string, { kind: 'aes' | 'ecdh' | 'eddsa' | 'ec' | 'hmac'; bytes?: number; curve?: string }>
+/** The digests of HMAC keys and of the ECDH modes' `alg` (crypto-contract §1, §4). */
+export const digests = {
+  'SHA2-256': { bytes: 32 },
+  'SHA2-384': { bytes: 48 },
+  'SHA2-512': { bytes: 64 },
+  'SHA3-256': { bytes: 32 },
+  'SHA3-384': { bytes: 48 },
+  'SHA3-512': { bytes: 64 },
+} as const
 
+export type Digest = keyof typeof digests
+
+export function isDigest(value: unknown): value is Digest {
+  return typeof value === 'string' && Object.hasOwn(digests, value)
+}
+
+/**
+ * The 23 key types of the device family (crypto-contract §1) and what each is. `bytes` is the
+ * secret of a symmetric key; `publicKey` the bytes `get` shows; `derived` the bytes a derive
+ * makes of the shared secret (absent: not derivable).
+ */
+export const keyTypes = {
+  AES128: { kind: 'aes', bytes: 16, derived: 16 },
+  AES192: { kind: 'aes', bytes: 24, derived: 24 },
+  AES256: { kind: 'aes', bytes: 32, derived: 32 },
+  'SHA2-256': { kind: 'hmac', bytes: 32, digest: 'SHA2-256', derived: 32 },
+  'SHA2-384': { kind: 'hmac', bytes: 48, digest: 'SHA2-384', derived: 48 },
+  'SHA2-512': { kind: 'hmac', bytes: 64, digest: 'SHA2-512', derived: 64 },
+  'SHA3-256': { kind: 'hmac', bytes: 32, digest: 'SHA3-256', derived: 32 },
+  'SHA3-384': { kind: 'hmac', bytes: 48, digest: 'SHA3-384', derived: 48 },
+  'SHA3-512': { kind: 'hmac', bytes: 64, digest: 'SHA3-512', derived: 64 },
+  CURVE25519: { kind: 'ecdh', curve: 'CURVE25519', publicKey: 32, derived: 32 },
+  CURVE448: { kind: 'ecdh', curve: 'CURVE448', publicKey: 56, derived: 56 },
+  ED25519: { kind: 'eddsa', curve: 'ED25519', publicKey: 32, derived: 32 },
+  ED448: { kind: 'eddsa', curve: 'ED448', publicKey: 57, derived: 57 },
+  SECP256R1: { kind: 'ec', curve: 'SECP256R1', publicKey: 33, derived: 32 },
+  SECP384R1: { kind: 'ec', curve: 'SECP384R1', publicKey: 49, derived: 48 },
+  SECP521R1: { kind: 'ec', curve: 'SECP521R1', publicKey: 67, derived: 66 },
+  SECP256K1: { kind: 'ec', curve: 'SECP256K1', publicKey: 33, derived: 32 },
+  // The private part of a post-quantum key is its seed (FIPS 203 d‖z, FIPS 204 ξ), expanded on use.
+  MLKEM512: { kind: 'mlkem', publicKey: 800, seed: 64, ciphertext: 768 },
+  MLKEM768: { kind: 'mlkem', publicKey: 1184, seed: 64, ciphertext: 1088 },
+  MLKEM1024: { kind: 'mlkem', publicKey: 1568, seed: 64, ciphertext: 1568 },
+  MLDSA44: { kind: 'mldsa', publicKey: 1312, seed: 32, signature: 2420 },
+  MLDSA65: { kind: 'mldsa', publicKey: 1952, seed: 32, signature: 3309 },
+  MLDSA87: { kind: 'mldsa', publicKey: 2592, seed: 32, signature: 4627 },
+} as const satisfies Record<string, KeyTypeInfo>
+
+interface KeyTypeInfo {
+  kind: KeyKind
+  bytes?: number
+  digest?: Digest
+  curve?: string
+  publicKey?: number
+  seed?: number
+  ciphertext?: number
+  signature?: number
+  derived?: number
+}
+
+export type KeyKind = 'aes' | 'hmac' | 'ecdh' | 'eddsa' | 'ec' | 'mlkem' | 'mldsa'
 export type KeyType = keyof typeof keyTypes
+export type KeyTypeOf<K extends KeyKind> = { [T in KeyType]: (typeof keyTypes)[T]['kind'] extends K ? T : never }[KeyType]
 
 /** `mode` of the NIST and k1 curves: what the key may be used for. */
 export type KeyMode = 'ECDH' | 'ExDSA' | 'ECDH,ExDSA'
@@ -27,16 +71,31 @@ export function isKeyType(value: unknown): value is KeyType {
   return typeof value === 'string' && Object.hasOwn(keyTypes, value)
 }
 
-/** `mode` as the contract allows it: only for the NIST/k1 curves, ECDH by default. */
-export function keyMode(type: KeyType, mode: unknown): KeyMode | undefined {
-  if (keyTypes[type].kind !== 'ec') return mode === undefined ? undefined : invalid()
-  if (mode === undefined) return 'ECDH'
-  if (mode === 'ECDH' || mode === 'ExDSA' || mode === 'ECDH,ExDSA') return mode
-  return invalid()
+export function isKind<K extends KeyKind>(type: KeyType, kind: K): type is KeyTypeOf<K> {
+  return keyTypes[type].kind === kind
 }
 
-function invalid(): never {
-  throw new KeyAttributeError('`mode` must be ECDH, ExDSA or ECDH,ExDSA, and only for SECP* keys')
+/** Whether the type holds a public key (asymmetric): its KID is then the SHA-1 of that key. */
+export function isAsymmetric(type: KeyType): boolean {
+  return 'publicKey' in keyTypes[type]
+}
+
+/**
+ * `mode` as crypto-contract §1 reads it: honoured only for SECP types, where it is a
+ * comma-separated set of the flags `ECDH` and `ExDSA` in either order, and a string without
+ * either flag (the JS SDK sends the type name) counts as absent, which means ECDH. Every other
+ * type ignores it, whatever it says. JSON null is absent; only a SECP `mode` that is not a string
+ * is refused (400).
+ */
+export function keyMode(type: KeyType, mode: unknown): KeyMode | undefined {
+  if (keyTypes[type].kind !== 'ec') return undefined
+  if (mode === undefined || mode === null) return 'ECDH'
+  if (typeof mode !== 'string') throw new KeyAttributeError('`mode` must be a string such as ECDH, ExDSA or ECDH,ExDSA')
+  const flags = new Set(mode.split(',').map((flag) => flag.trim()))
+  const ecdh = flags.has('ECDH')
+  const exdsa = flags.has('ExDSA')
+  if (ecdh && exdsa) return 'ECDH,ExDSA'
+  return exdsa ? 'ExDSA' : 'ECDH'
 }
 
 /** Whether a key of this type (and mode) can take part in an ECDH. */
@@ -45,19 +104,44 @@ export function canAgree(type: KeyType, mode: KeyMode | undefined): boolean {
   return kind === 'ecdh' || (kind === 'ec' && mode !== 'ExDSA')
 }
 
-/**
- * The `type` a key list shows: flags, then the usage, then the algorithm, e.g.
- * `ATT,PKEY,ECDH,CURVE25519` or `ATT,PKEY,AES256`. PKEY marks a key with private material
- * (generated on the device), as opposed to an imported public key.
- */
-export function listedType(type: KeyType, mode: KeyMode | undefined, hasPrivate: boolean): string {
+/** Whether a key of this type (and mode) can make or check ECDSA or EdDSA signatures. */
+export function canSign(type: KeyType, mode: KeyMode | undefined): boolean {
   const { kind } = keyTypes[type]
-  const usage = kind === 'ecdh' ? 'ECDH' : kind === 'eddsa' ? 'ExDSA' : kind === 'ec' ? mode : undefined
-  return ['ATT', ...(hasPrivate ? ['PKEY'] : []), ...(usage ? [usage] : []), type].join(',')
+  return kind === 'eddsa' || (kind === 'ec' && mode !== undefined && mode !== 'ECDH')
 }
 
-/** KID of an imported public key: the first 16 bytes of SHA-1 of the raw key, as 32 lowercase hex. */
-export function importedKid(rawPublicKey: Uint8Array): string {
+function usageFlags(type: KeyType, mode: KeyMode | undefined): string[] {
+  switch (keyTypes[type].kind) {
+    case 'ecdh':
+      return ['ECDH']
+    case 'eddsa':
+      return ['ExDSA']
+    case 'ec':
+      return [mode ?? 'ECDH']
+    case 'mlkem':
+    case 'mldsa':
+      return ['PQC']
+    default:
+      return []
+  }
+}
+
+/**
+ * The `type` a key list shows (crypto-contract §1): `ATT,PKEY` for a key made on the device
+ * (created or derived), then its usage flags, then the algorithm, e.g. `ATT,PKEY,ECDH,CURVE25519`
+ * or `ATT,PKEY,AES256`; an imported public key has neither `ATT` nor `PKEY` (`PQC,MLKEM768`).
+ */
+export function listedType(type: KeyType, mode: KeyMode | undefined, hasPrivate: boolean): string {
+  return [...(hasPrivate ? ['ATT', 'PKEY'] : []), ...usageFlags(type, mode), type].join(',')
+}
+
+/** The `type` of `get`: the bare algorithm of an asymmetric key, `ATT,<alg>` of a symmetric one. */
+export function gotType(type: KeyType): string {
+  return isAsymmetric(type) ? type : `ATT,${type}`
+}
+
+/** KID of an asymmetric key: the first 16 bytes of SHA-1 of the public key `get` shows, as 32 lowercase hex. */
+export function publicKeyKid(rawPublicKey: Uint8Array): string {
   return createHash('sha1').update(rawPublicKey).digest('hex').slice(0, 32)
 }
 

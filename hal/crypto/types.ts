@@ -1,4 +1,12 @@
 export type Curve = 'CURVE25519' | 'CURVE448' | 'SECP256R1' | 'SECP384R1' | 'SECP521R1' | 'SECP256K1'
+export type SecCurve = Exclude<Curve, 'CURVE25519' | 'CURVE448'>
+export type EdCurve = 'ED25519' | 'ED448'
+/** RFC 8032's variants: Ed25519 pure (no context), with context, prehashed; Ed448 pure (with context) and prehashed. */
+export type EdAlgorithm = 'Ed25519' | 'Ed25519ctx' | 'Ed25519ph' | 'Ed448' | 'Ed448ph'
+export type Digest = 'SHA2-256' | 'SHA2-384' | 'SHA2-512' | 'SHA3-256' | 'SHA3-384' | 'SHA3-512'
+export type EcdsaDigest = 'SHA2-256' | 'SHA2-384' | 'SHA2-512'
+export type MlKemVariant = 'MLKEM512' | 'MLKEM768' | 'MLKEM1024'
+export type MlDsaVariant = 'MLDSA44' | 'MLDSA65' | 'MLDSA87'
 
 /** `n` bytes from a random source (the HAL entropy source's `read`, or a seeded one in tests). */
 export type RandomSource = (n: number) => Uint8Array
@@ -16,7 +24,7 @@ export interface GcmSealed {
 }
 
 /**
- * The AES, ECDH and HKDF primitives the device needs. Every method validates its arguments
+ * The classical primitives the device needs (AES, ECDH, HKDF, ECDSA, EdDSA, HMAC, key wrap). Every method validates its arguments
  * (CryptoInputError) before touching key material, and both engines answer identically.
  */
 export interface CryptoEngine {
@@ -45,4 +53,72 @@ export interface CryptoEngine {
   generateKeyPair(curve: Curve, random: RandomSource): KeyPair
   /** RFC 5869 with SHA-256; an absent salt means 32 zero bytes. */
   hkdfSha256(ikm: Uint8Array, salt: Uint8Array | undefined, info: Uint8Array, length: number): Uint8Array
+  /**
+   * The public key of a private scalar, as generateKeyPair returns it (derived keys need it). An
+   * X25519/X448 scalar is clamped by the curve; a SEC scalar must be in [1, n) (CryptoInputError).
+   */
+  publicKey(curve: Curve, privateKey: Uint8Array): Uint8Array
+  /** ECDSA over `digest(message)`, the signature DER-encoded (ECDSA-Sig-Value). */
+  ecdsaSign(curve: SecCurve, privateKey: Uint8Array, digest: EcdsaDigest, message: Uint8Array): Uint8Array
+  /** False for a wrong or malformed signature; the public key is compressed or uncompressed SEC1. */
+  ecdsaVerify(
+    curve: SecCurve,
+    publicKey: Uint8Array,
+    digest: EcdsaDigest,
+    message: Uint8Array,
+    signature: Uint8Array,
+  ): boolean
+  /** RFC 8032 public key of a 32-byte (Ed25519) or 57-byte (Ed448) seed. */
+  eddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array
+  /** Raw 64- or 114-byte signature. `context` at most 255 bytes; Ed25519ctx needs a non-empty one, Ed25519 none. */
+  eddsaSign(algorithm: EdAlgorithm, seed: Uint8Array, message: Uint8Array, context: Uint8Array): Uint8Array
+  /** False for a wrong or malformed signature, or a public key that is not a point. */
+  eddsaVerify(
+    algorithm: EdAlgorithm,
+    publicKey: Uint8Array,
+    message: Uint8Array,
+    signature: Uint8Array,
+    context: Uint8Array,
+  ): boolean
+  digest(digest: Digest, data: Uint8Array): Uint8Array
+  hmac(digest: Digest, key: Uint8Array, message: Uint8Array): Uint8Array
+  /** RFC 3394 (not 5649): `data` 16 bytes or more, a multiple of 8; `iv` 8 bytes, A6A6A6A6A6A6A6A6 when absent. */
+  aesKeyWrap(kek: Uint8Array, data: Uint8Array, iv?: Uint8Array): Uint8Array
+  /** AuthenticationError when the integrity check fails. */
+  aesKeyUnwrap(kek: Uint8Array, wrapped: Uint8Array, iv?: Uint8Array): Uint8Array
+}
+
+/**
+ * FIPS 203 ML-KEM and FIPS 204 ML-DSA (one implementation, @noble/post-quantum: node:crypto
+ * has neither). Keys are kept as their seeds and expanded when used.
+ */
+export interface PostQuantum {
+  /** `seed` is d‖z, 64 bytes. */
+  mlKemKeyPair(variant: MlKemVariant, seed: Uint8Array): { publicKey: Uint8Array; secretKey: Uint8Array }
+  /** CryptoInputError when the encapsulation key fails FIPS 203's modulus check. */
+  mlKemEncapsulate(
+    variant: MlKemVariant,
+    publicKey: Uint8Array,
+    random: RandomSource,
+  ): { cipherText: Uint8Array; sharedSecret: Uint8Array }
+  /** CryptoInputError on a ciphertext of the wrong length (a wrong one of the right length decapsulates implicitly). */
+  mlKemDecapsulate(variant: MlKemVariant, secretKey: Uint8Array, cipherText: Uint8Array): Uint8Array
+  /** `seed` is ξ, 32 bytes. */
+  mlDsaKeyPair(variant: MlDsaVariant, seed: Uint8Array): { publicKey: Uint8Array; secretKey: Uint8Array }
+  /** Pure ML-DSA with `context` (at most 255 bytes), hedged with 32 bytes of `random`. */
+  mlDsaSign(
+    variant: MlDsaVariant,
+    secretKey: Uint8Array,
+    message: Uint8Array,
+    context: Uint8Array,
+    random: RandomSource,
+  ): Uint8Array
+  /** False for a wrong or malformed signature or public key. */
+  mlDsaVerify(
+    variant: MlDsaVariant,
+    publicKey: Uint8Array,
+    message: Uint8Array,
+    signature: Uint8Array,
+    context: Uint8Array,
+  ): boolean
 }
