@@ -3,7 +3,7 @@
 
 import { isKeyType, keyMode, type KeyType, listedType, LogResult, LogType } from '../protocol/index.js'
 
-/** One key as `GET /api/keymgmt/list` shows it: its listed type, and Unix seconds. */
+/** One key as `GET /api/keymgmt/list` shows it: its listed type (crypto-contract §1), and Unix seconds. */
 export interface KeyMetadata {
   type: string
   created: number
@@ -23,6 +23,14 @@ export class MalformedKeyRecordError extends Error {
 
 const KID = /^[0-9a-f]{32}$/
 
+const KEY_CHANGES: ReadonlySet<number> = new Set([
+  LogType.KEY_GENERATION,
+  LogType.KEY_IMPORT,
+  LogType.KEY_DERIVE,
+  LogType.KEY_ATTRIBUTES_CHANGED,
+  LogType.KEY_DELETE,
+])
+
 /**
  * The keystore journals a change, then makes it; should the change fail, a second record of the
  * same type with result ERROR says it did not happen, so the last change of each key is kept
@@ -35,14 +43,10 @@ export class KeyCatalogue {
 
   apply(record: KeyRecordView): void {
     const { type, result } = record
-    if (
-      type !== LogType.KEY_GENERATION &&
-      type !== LogType.KEY_IMPORT &&
-      type !== LogType.KEY_ATTRIBUTES_CHANGED &&
-      type !== LogType.KEY_DELETE
-    )
-      return
+    if (!KEY_CHANGES.has(type)) return
     const data = record.decoded ?? {}
+    // A derive that failed is journaled under the same type, naming its source key or none: it changed no key.
+    if (type === LogType.KEY_DERIVE && !isKeyType(data.type)) return
     const kid = typeof data.kid === 'string' && KID.test(data.kid) ? data.kid : undefined
     if (!kid) throw new MalformedKeyRecordError('the key record names no kid')
     if (result === LogResult.ERROR) return this.revert(kid, type)
@@ -55,7 +59,8 @@ export class KeyCatalogue {
       this.keys.set(kid, { ...before, updated: at })
     } else {
       if (!isKeyType(data.type)) throw new MalformedKeyRecordError('the key record names no key type')
-      const listed = listedType(data.type, modeOf(data.type, data.mode), type === LogType.KEY_GENERATION)
+      // Made on the device (created or derived): `ATT,PKEY,…`; imported: the public key alone.
+      const listed = listedType(data.type, modeOf(data.type, data.mode), type !== LogType.KEY_IMPORT)
       this.keys.set(kid, { type: listed, created: at, updated: at })
     }
     this.undo.set(kid, { type, before })
@@ -81,10 +86,15 @@ export class KeyCatalogue {
   }
 }
 
+/** The mode as the keystore journals it: only on SECP keys, spelled as `keyMode` spells it; absent is the default. */
 function modeOf(type: KeyType, mode: unknown): ReturnType<typeof keyMode> {
+  let read: ReturnType<typeof keyMode>
   try {
-    return keyMode(type, mode)
+    read = keyMode(type, mode)
   } catch (err) {
     throw new MalformedKeyRecordError(`the key record's mode does not fit a ${type} key`, { cause: err })
   }
+  if (mode !== undefined && read !== mode)
+    throw new MalformedKeyRecordError(`the key record's mode does not fit a ${type} key`)
+  return read
 }

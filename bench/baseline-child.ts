@@ -4,6 +4,7 @@ import { serveBusBaseline } from './baseline-bus.js'
 import { serveCryptoBaseline } from './baseline-crypto.js'
 import { serveDownloadBaseline, serveUploadBaseline } from './baseline-files.js'
 import { serveGetBaseline } from './baseline-get.js'
+import { servePrimitivesBaseline } from './baseline-primitives.js'
 import type { BaselineConfig } from './baseline-process.js'
 import type { ListeningServer } from './types.js'
 
@@ -13,6 +14,8 @@ function serve(): Promise<ListeningServer> {
   switch (config.kind) {
     case 'crypto':
       return serveCryptoBaseline(config.tls, config.keys!)
+    case 'primitives':
+      return servePrimitivesBaseline(config.tls)
     case 'bus':
       return serveBusBaseline(config.tls, config.workDir)
     case 'get':

@@ -13,6 +13,7 @@ import { measure } from './measure.js'
 import { measureTimings, type TimingResult } from './measure-timings.js'
 import { medianSample } from './median-sample.js'
 import { preflight } from './preflight.js'
+import { PRIMITIVE_LOADS } from './primitive-loads.js'
 import { benchScenarios, isLoadGroup, type Group, type LoadGroup, type ScenarioInputs } from './scenarios.js'
 import type { BaselineKind, LoadSettings, Sample, TlsFiles } from './types.js'
 import { uiImage } from './upload-image.js'
@@ -55,6 +56,9 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
   encrypt: ['crypto', 'bus'],
   decrypt: ['crypto'],
   ecdh: ['crypto'],
+  sign: ['primitives'],
+  hmac: ['primitives'],
+  pqc: ['primitives'],
   status: ['get'],
   login: [],
   download: ['download'],
@@ -220,6 +224,12 @@ async function hemdInputs(
   const logPath = join(workDir, `${logId!}.log`)
   await copyFile(join(workDir, 'hemd', 'journal', `${logId!}.log`), logPath)
   const loginScope = `keymgmt:use:${hemd.kid}`
+  const primitives: Inputs['primitives'] = {}
+  // One key each, of the type the operation needs; one at a time, as logins are served.
+  for (const p of PRIMITIVE_LOADS.filter((p) => groups.includes(p.group))) {
+    const { kid } = await client.createKey({ label: `bench-${p.id}`, ...p.key })
+    primitives[p.id] = { kid, token: await client.token(`keymgmt:use:${kid}`) }
+  }
   return {
     aes: { kid: hemd.kid, token: hemd.token },
     ecdh: { kid: ecdhKid, token: await client.token(`keymgmt:use:${ecdhKid}`) },
@@ -228,6 +238,7 @@ async function hemdInputs(
       hemd: decryptRequestBody(ecdhKid, ecdhAesKey(peer.privateKey, devicePublic), peer.publicRaw),
       bare: decryptRequestBody(ecdhKid, ecdhAesKey(peer.privateKey, bench.x25519.publicRaw), peer.publicRaw),
     },
+    primitives,
     login: async () => void (await client.token(loginScope, true)),
     logFile: { id: logId!, bytes: (await stat(logPath)).size, token: await client.token('logger:get'), path: logPath },
     upload: {

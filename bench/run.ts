@@ -9,9 +9,11 @@ const USAGE = `Usage: node dist/bench/run.js [--duration SECONDS] [--connections
 
 Measures, interleaved and in one run, hemd (variant P, its journal holding --journal-records
 records) against a baseline in its own process for each: encrypt (a: uWS + node:crypto, b: uWS ->
-NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), status (a bare
-uWS GET), login (against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS
-moving the same bytes); then hemd's peak RSS and its boot to ready replaying that journal.
+NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), sign (Ed25519,
+ECDSA P-256), hmac (HMAC-SHA-256), pqc (ML-KEM-768 encaps, ML-DSA-65 sign; each of these against
+the same primitive of the device's engines behind bare uWS), status (a bare uWS GET), login
+(against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS moving the same
+bytes); then hemd's peak RSS and its boot to ready replaying that journal.
 The group timings times, once per round on a hemd of its own, the login brake's answers, a 10 MB
 eJWT's refusal, a stalled upload's 408 (dosprot 1), the slowest encrypt while the device's
 nats-server is killed and restarted, and a reboot with two requests waiting for their bodies.

@@ -1,4 +1,5 @@
 import { encryptRequestBody } from './encrypt-request.js'
+import { PRIMITIVE_LOADS, type PrimitiveGroup, type PrimitiveId } from './primitive-loads.js'
 import { postImage } from './upload-image.js'
 import type { Scenario } from './types.js'
 
@@ -12,6 +13,9 @@ export const GROUPS = [
   'encrypt',
   'decrypt',
   'ecdh',
+  'sign',
+  'hmac',
+  'pqc',
   'status',
   'login',
   'download',
@@ -35,6 +39,7 @@ export interface ScenarioInputs {
   /** Base URLs of the baselines that run (per group) and of hemd. */
   urls: {
     crypto?: string
+    primitives?: string
     bus?: string
     get?: string
     download?: string
@@ -49,6 +54,8 @@ export interface ScenarioInputs {
   /** Decrypt bodies, each sealed with its server's own key (hemd's, or the bench's for the bare ceiling). */
   decryptBodies: { hemd: string; bare: string }
   ecdhBodies: { hemd: string; bare: string }
+  /** The key of each single-primitive load whose group runs, and a token for it. */
+  primitives: Partial<Record<PrimitiveId, { kid: string; token: string }>>
   /** One whole login (challenge, key, eJWT, token); throws unless it succeeded. */
   login(): Promise<void>
   /** The journal file downloaded, and a `logger:get` token. */
@@ -73,6 +80,24 @@ export function benchScenarios(groups: readonly LoadGroup[], inputs: ScenarioInp
     body,
     ...(connections ? { connections } : {}),
   })
+  const primitives = (group: PrimitiveGroup): Scenario[] =>
+    PRIMITIVE_LOADS.filter((p) => p.group === group).flatMap((p) => {
+      const { kid, token } = inputs.primitives[p.id]!
+      const body = p.body(kid)
+      return [
+        {
+          id: `${p.id}-bare`,
+          title: `bare: uWS + the device's engine, ${p.what} (HTTPS)`,
+          load: post(urls.primitives! + p.path, token, body),
+        },
+        {
+          id: `${p.id}-hemd`,
+          hemd: true,
+          title: `hemd POST ${p.path}, ${p.what} (HTTPS, journaled)`,
+          load: post(urls.hemdHttps + p.path, token, body),
+        },
+      ]
+    })
   const scenarios: Record<LoadGroup, () => Scenario[]> = {
     encrypt: () => {
       const body = encryptRequestBody(inputs.aes.kid)
@@ -121,6 +146,9 @@ export function benchScenarios(groups: readonly LoadGroup[], inputs: ScenarioInp
         load: post(urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd),
       },
     ],
+    sign: () => primitives('sign'),
+    hmac: () => primitives('hmac'),
+    pqc: () => primitives('pqc'),
     status: () => {
       const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
       return [

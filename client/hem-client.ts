@@ -1,4 +1,5 @@
 // The whole device API for a program: typed calls, typed errors, and logins it makes itself.
+import * as body from './crypto-input.js'
 import { buildInitEjwt, buildLoginEjwt } from './ejwt-builder.js'
 import { refusal, UnexpectedAnswerError } from './errors.js'
 import { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
@@ -227,14 +228,24 @@ export class HemClient {
 
   // ---- keys ----
 
-  createKey(input: T.KeySpec): Promise<{ kid: string }> {
-    return this.authorizedJson('keymgmt:gen', 'POST', '/api/keymgmt/create', { json: withDescr(input) })
+  /** Any of the 23 types; `mode` matters only for the SECP curves. */
+  async createKey(input: T.KeySpec): Promise<{ kid: string }> {
+    return this.authorizedJson('keymgmt:gen', 'POST', '/api/keymgmt/create', { json: body.keySpecBody(input) })
   }
 
-  importKey(input: T.KeySpec & { pubkey: Uint8Array }): Promise<{ kid: string }> {
+  /** A public key of any asymmetric type: raw, SEC1 (compressed or not) for the SECP curves. */
+  async importKey(input: T.KeySpec & { pubkey: Uint8Array }): Promise<{ kid: string }> {
     return this.authorizedJson('keymgmt:imp', 'POST', '/api/keymgmt/import', {
-      json: { ...withDescr(input), pubkey: b64(input.pubkey) },
+      json: { ...body.keySpecBody(input), pubkey: b64(input.pubkey) },
     })
+  }
+
+  /**
+   * A new key made in the device from an ECDH of `kid` with the peer (scope `keymgmt:derive`);
+   * the same derive twice makes the same key, which the device refuses (406) while it exists.
+   */
+  async deriveKey(input: T.DeriveInput): Promise<{ kid: string }> {
+    return this.authorizedJson('keymgmt:derive', 'POST', '/api/keymgmt/derive', { json: body.deriveBody(input) })
   }
 
   /** One page (at most 15 keys) from `offset`. */
@@ -251,14 +262,17 @@ export class HemClient {
     }
   }
 
-  getKey(kid: string): Promise<T.KeyDetails> {
-    return this.authorizedJson('keymgmt:get', 'GET', `/api/keymgmt/get/${kidPath(kid)}`)
+  /** With `use`, asked with the key's own scope `keymgmt:use:<kid>` (a program that holds only that one). */
+  getKey(kid: string, o: { use?: boolean } = {}): Promise<T.KeyDetails> {
+    const path = `/api/keymgmt/get/${kidPath(kid)}`
+    return this.authorizedJson(o.use ? `keymgmt:use:${kid}` : 'keymgmt:get', 'GET', path)
   }
 
   async deleteKey(kid: string): Promise<void> {
     await this.authorized('keymgmt:del', 'DELETE', `/api/keymgmt/delete/${kidPath(kid)}`)
   }
 
+  /** Sets the label and the description: without `descr` the key's description is cleared (crypto-contract §2). */
   async updateKey(kid: string, label: string, descr?: Uint8Array): Promise<void> {
     await this.authorized('keymgmt:upd', 'POST', '/api/keymgmt/update', {
       json: { kid, label, ...(descr ? { descr: b64(descr) } : {}) },
@@ -302,6 +316,87 @@ export class HemClient {
       { json },
     )
     return bytes(plaintext)!
+  }
+
+  // ---- signatures, MACs, agreement, key wrap, post-quantum (scope keymgmt:use:<kid>) ----
+
+  /** ECDSA (DER) or EdDSA (raw) signature of `msg`. */
+  async sign(input: T.SignInput): Promise<Uint8Array> {
+    return this.useKey(input.kid, 'exdsa/sign', body.signBody(input), 'sign')
+  }
+
+  /** Whether the signature verifies (a device's 406 is false; named so beside the upgrade check's `verify`). */
+  async verifySignature(input: T.VerifyInput): Promise<boolean> {
+    return this.verdict(input.kid, 'exdsa/verify', body.verifyBody(input))
+  }
+
+  async hmac(input: T.HmacInput): Promise<Uint8Array> {
+    return this.useKey(input.kid, 'hmac/hash', body.hmacBody(input), 'mac')
+  }
+
+  /** Whether `mac` is the message's (compared in the device, in constant time). */
+  async hmacVerify(input: T.HmacVerifyInput): Promise<boolean> {
+    return this.verdict(input.kid, 'hmac/verify', body.hmacVerifyBody(input))
+  }
+
+  /** The shared secret with the peer: its first 32 bytes, or with `alg` that digest of all of it. */
+  async ecdh(input: T.EcdhInput): Promise<Uint8Array> {
+    return this.useKey(input.kid, 'ecdh', body.ecdhBody(input), 'ecdh')
+  }
+
+  /** RFC 3394 key wrap: 8 bytes longer than `msg`. */
+  async wrap(input: T.WrapInput): Promise<Uint8Array> {
+    return this.useKey(input.kid, 'cipher/wrap', body.wrapBody(input, 'wrap'), 'wrapped')
+  }
+
+  /** The wrapped key, once its integrity check passes (else NotAcceptableError). */
+  async unwrap(input: T.WrapInput): Promise<Uint8Array> {
+    return this.useKey(input.kid, 'cipher/unwrap', body.wrapBody(input, 'unwrap'), 'unwrapped')
+  }
+
+  /** A fresh shared secret and its ciphertext for the holder of an ML-KEM key (or of its private part). */
+  async mlKemEncapsulate(kid: string): Promise<T.Encapsulated> {
+    const json = { kid: body.checkKid(kid) }
+    const answer = await this.useKeyJson(kid, 'pqc/mlkem/encaps', json, ['alg', 'ss', 'ct'])
+    return { alg: answer.alg, sharedSecret: decoded(answer.ss), ciphertext: decoded(answer.ct) }
+  }
+
+  async mlKemDecapsulate(kid: string, ciphertext: Uint8Array): Promise<T.Decapsulated> {
+    const answer = await this.useKeyJson(kid, 'pqc/mlkem/decaps', body.decapsBody(kid, ciphertext), ['alg', 'ss'])
+    return { alg: answer.alg, sharedSecret: decoded(answer.ss) }
+  }
+
+  async mlDsaSign(input: T.MlDsaSignInput): Promise<T.MlDsaSigned> {
+    const answer = await this.useKeyJson(input.kid, 'pqc/mldsa/sign', body.mlDsaSignBody(input), ['alg', 'sign'])
+    return { alg: answer.alg, signature: decoded(answer.sign) }
+  }
+
+  async mlDsaVerify(input: T.MlDsaVerifyInput): Promise<boolean> {
+    return this.verdict(input.kid, 'pqc/mldsa/verify', body.mlDsaVerifyBody(input))
+  }
+
+  /** A crypto route's answer fields, each a string, with the token of the key's scope. */
+  private async useKeyJson<F extends string>(
+    kid: string,
+    route: string,
+    json: Record<string, string>,
+    fields: readonly F[],
+  ): Promise<Record<F, string>> {
+    const answer = parse((await this.authorized(`keymgmt:use:${kid}`, 'POST', `/api/crypto/${route}`, { json })).bytes)
+    const missing = fields.find((f) => typeof (answer as Record<string, unknown> | undefined)?.[f] !== 'string')
+    if (missing !== undefined)
+      throw new UnexpectedAnswerError(`POST /api/crypto/${route}: the answer has no ${missing} string`)
+    return answer as Record<F, string>
+  }
+
+  private async useKey(kid: string, route: string, json: Record<string, string>, field: string): Promise<Uint8Array> {
+    return decoded((await this.useKeyJson(kid, route, json, [field]))[field]!)
+  }
+
+  /** A verify route: 200 (empty) is true, 406 false, anything else throws. */
+  private async verdict(kid: string, route: string, json: Record<string, string>): Promise<boolean> {
+    const answer = await this.authorized(`keymgmt:use:${kid}`, 'POST', `/api/crypto/${route}`, { json }, [200, 406])
+    return answer.status === 200
   }
 
   // ---- disks (P) ----
@@ -426,9 +521,11 @@ function tokenExpiry(token: string): number | undefined {
   }
 }
 
-function withDescr<K extends T.KeySpec>(input: K): Record<string, unknown> {
-  const { descr, ...rest } = input
-  return { ...rest, ...(descr ? { descr: b64(descr) } : {}) }
+/** A base64 field of a success answer; one that is not base64 is no answer of the API. */
+function decoded(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
+    throw new UnexpectedAnswerError('the device sent a field that is not base64')
+  return bytes(text)!
 }
 
 function cipherBody(input: T.EncryptInput): Record<string, unknown> {

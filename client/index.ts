@@ -16,6 +16,7 @@ export {
   UnavailableError,
   UnexpectedAnswerError,
 } from './errors.js'
+export { CryptoInputError, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { PinStore, defaultConfigDir } from './pin-store.js'
 export { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
 export type * from './types.js'

@@ -10,18 +10,12 @@ export function bearerToken(header: string): string | undefined {
 }
 
 /**
- * The principal behind a request's Authorization header (`''` when absent). A header that is
- * present but not a valid bearer token is refused on every route, open ones included.
+ * The principal behind a request's Authorization header (`''` when absent, and then none). A
+ * header that is present but not a valid bearer token is refused on every route, open ones
+ * included, and before anything else (crypto-contract §0, step 1).
  */
-export async function authenticate(
-  header: string,
-  needed: boolean,
-  tokens: TokenVerifier,
-): Promise<Principal | undefined> {
-  if (header === '') {
-    if (needed) throw new HttpError(401, 'token_required', 'This request needs a bearer token')
-    return undefined
-  }
+export async function authenticate(header: string, tokens: TokenVerifier): Promise<Principal | undefined> {
+  if (header === '') return undefined
   const token = bearerToken(header)
   const principal = token === undefined ? undefined : await tokens.verify(token)
   if (!principal) throw new HttpError(401, 'invalid_token', 'The bearer token is invalid or has expired')

@@ -113,6 +113,11 @@ export function tryParseJsonObject(raw: Buffer): Record<string, unknown> | undef
   }
 }
 
+/** The body without its top-level null fields. */
+export function withoutNulls(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null))
+}
+
 export function validateBody(body: Record<string, unknown>, check: TypeCheck<TSchema>): void {
   const error = check.Errors(body).First()
   if (error) throw new HttpError(400, 'invalid_body', `${error.path || 'body'}: ${error.message}`)

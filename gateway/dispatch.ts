@@ -20,6 +20,7 @@ import {
   readBody,
   tryParseJsonObject,
   validateBody,
+  withoutNulls,
 } from './body.js'
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
 import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
@@ -41,7 +42,8 @@ interface RequestHead {
 
 /**
  * The path of every request: body (bounded, timed) -> device state known -> CORS -> OPTIONS ->
- * route -> TLS -> bearer -> scope/role (audited) -> body schema -> read or command.
+ * route -> bearer, TLS, fail state, scope/role (audited) in the order `admit` gives -> body schema
+ * -> read or command.
  */
 export class Dispatcher {
   private readonly router: Router
@@ -122,10 +124,13 @@ export class Dispatcher {
     const actorChecked = route.bodyCheck === 'actor'
     // An actor-checked body (a cipher request) is parsed once, by the actor: its KID is checked there,
     // against the token's scope, where the key is known.
-    const json = route.body && !actorChecked ? parseJsonObject(raw) : undefined
-    const principal = await this.admit(exchange, head, known, match, () => tryParseJsonObject(raw), json)
+    const parsed = route.body && !actorChecked ? tryParseJsonObject(raw) : undefined
+    const principal = await this.admit(exchange, head, known, match, () => tryParseJsonObject(raw), parsed)
+    // Malformed is refused only once the caller may ask at all (crypto-contract §0): parsed again for the reason.
+    const object = route.body && !actorChecked ? (parsed ?? parseJsonObject(raw)) : undefined
+    const json = object && route.nullIsAbsent ? withoutNulls(object) : object
     const check = this.schemas.get(route)
-    if (json && check && !actorChecked) validateBody(json, check)
+    if (json && check) validateBody(json, check)
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
     if (route.handler.kind === 'stream')
@@ -213,7 +218,12 @@ export class Dispatcher {
     return device
   }
 
-  /** TLS, bearer, scope and role (a refusal audited), fail state: the principal, if any, that may go on. */
+  /**
+   * Who may go on, first refusal wins. The key and crypto routes (the HTTPS-only ones) take
+   * crypto-contract §0's order: a bad token 401, plain HTTP 418, the device's state 409 (before
+   * the scope: status shows it to anyone), no token 401, scope or role 403 (audited). The other
+   * `healthy` routes keep the seed's: a wrong scope is refused, and journaled, in any state.
+   */
   private async admit(
     exchange: Exchange,
     head: RequestHead,
@@ -223,19 +233,19 @@ export class Dispatcher {
     anonymousBody: () => Record<string, unknown> | undefined,
     json: Record<string, unknown> | undefined,
   ): Promise<Principal | undefined> {
-    if (route.tls === 'required' && !head.tls)
-      throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
-    const anonymous = head.authorization === '' && route.anonymous?.(anonymousBody(), device.identity) === true
-    const needed =
-      (route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited)
-    const principal = await authenticate(head.authorization, needed, this.options.tokens)
-    if (principal && !authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
+    const principal = await authenticate(head.authorization, this.options.tokens)
+    const keyRoute = route.tls === 'required'
+    if (keyRoute && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
+    if (keyRoute) refuseUnready(route, device)
+    if (!principal) {
+      const anonymous = route.anonymous?.(anonymousBody(), device.identity) === true
+      if ((route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited))
+        throw new HttpError(401, 'token_required', 'This request needs a bearer token')
+    } else if (!authorized(route, principal, { ...json, ...params }, route.bodyCheck === 'actor')) {
       await this.options.onScopeFailure?.(route, principal, exchange.rid, bearerToken(head.authorization)!)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
-    if (route.healthy && deviceFailState(device) !== 0) {
-      throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
-    }
+    if (!keyRoute) refuseUnready(route, device)
     return principal
   }
 
@@ -319,6 +329,18 @@ function caller(head: RequestHead, principal: Principal | undefined): { bearer?:
 /** How long each command of the route may take. */
 function budgetOf(route: Route): number {
   return DEADLINE_MS[route.deadline ?? 'short']
+}
+
+/**
+ * The 409 of a `healthy` route the device cannot serve now: in a fail state, or, for a route
+ * that needs an owner's token, before there is an owner (the key store could not serve it either).
+ */
+function refuseUnready(route: Route, device: DeviceView): void {
+  if (!route.healthy) return
+  if (deviceFailState(device) !== 0)
+    throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
+  if (route.auth === 'token' && !device.identity.inited)
+    throw new HttpError(409, 'not_personalised', 'The device is not personalised')
 }
 
 function stopping(): HttpError {

@@ -6,6 +6,14 @@ const UPLOAD_LIMIT = 16 * 1024 * 1024
 
 type Json = Record<string, unknown>
 
+/** Key operations that cannot fail but for a KID that names no key (404): the rest answer 406 when they fail. */
+const KEY_LOOKUPS = new Set(['list', 'get', 'delete', 'search'])
+
+/** The key store's operation behind a route, if it is one. */
+function keyOperation(route: Route): string | undefined {
+  return route.handler.kind === 'command' && route.handler.service === 'keystore' ? route.handler.op : undefined
+}
+
 /**
  * The API as the route table defines it, as an OpenAPI 3.0 document: paths, methods, bearer
  * security, body schemas (TypeBox schemas are JSON Schema) and every status the gateway's rules
@@ -22,7 +30,11 @@ export function openApiDocument(routes: readonly Route[], version: string): Json
     info: {
       title: 'hemd device API',
       version,
-      description: 'The device-local JSON-over-HTTP API of a hemd hardware security module (variants P and E).',
+      description:
+        'The device-local JSON-over-HTTP API of a hemd hardware security module (variants P and E). ' +
+        'The key-management and crypto routes check in this order, first refusal wins: a present but invalid ' +
+        'or expired token 401, plain HTTP 418, a fail state or a device not personalised 409, no token 401, ' +
+        'a wrong scope or role 403, a malformed body 400, the operation failing 406.',
     },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
@@ -81,6 +93,13 @@ function requestBody(route: Route): Json {
   }
 }
 
+/** The 409 of a gated route: a key route also needs an owner, and says so before the token's scope. */
+function failState(route: Route): string {
+  return route.tls === 'required'
+    ? 'the device is in a fail state (fls_state ≠ 0) or not personalised (before the scope is checked)'
+    : 'the device is in a fail state (fls_state ≠ 0)'
+}
+
 function security(route: Route): Json[] {
   if (route.auth === 'open') return []
   // `token-unless-fresh`: no token while the device is not personalised.
@@ -94,8 +113,18 @@ function responses(route: Route): Json {
   })
   const upload = route.handler.kind === 'upload'
   const writes = route.handler.kind === 'command' || upload
+  const op = keyOperation(route)
+  // crypto-contract §0: the verify endpoints answer success with an empty body.
+  const verify = op?.endsWith('verify') === true
   return {
-    '200': { description: route.handler.kind === 'stream' ? 'the content, with its Content-Length' : 'done' },
+    '200': {
+      description:
+        route.handler.kind === 'stream'
+          ? 'the content, with its Content-Length'
+          : verify
+            ? 'verified (empty body)'
+            : 'done',
+    },
     ...(route.body || route.handler.kind === 'upload' || route.path.includes(':')
       ? { '400': error('malformed request') }
       : {}),
@@ -103,7 +132,16 @@ function responses(route: Route): Json {
     ...(route.scopes || route.roles
       ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') }
       : {}),
-    ...(route.path.includes(':') ? { '404': error('no such resource') } : {}),
+    ...(route.path.includes(':') || op === 'update' ? { '404': error('no such resource') } : {}),
+    ...(op !== undefined && !KEY_LOOKUPS.has(op)
+      ? {
+          '406': error(
+            verify
+              ? 'the signature or MAC does not verify, or the key cannot be used (unknown kid, wrong type)'
+              : 'the operation failed (an unusable or unknown key, a duplicate, a full repository)',
+          ),
+        }
+      : {}),
     ...(route.body || upload
       ? { '408': error('the body did not arrive within http_option_dosprot_mode × 500 ms (when set)') }
       : {}),
@@ -111,7 +149,7 @@ function responses(route: Route): Json {
       ? {
           '409': error(
             [
-              ...(route.healthy ? ['the device is in a fail state (fls_state ≠ 0)'] : []),
+              ...(route.healthy ? [failState(route)] : []),
               ...(upload ? ['an upload, check or install of this kind is running (`busy`)'] : []),
             ].join('; or '),
           ),

@@ -80,12 +80,17 @@ export interface Route {
    * (the schema then only documents it). For login, whose every answer the brake must delay.
    */
   bodyCheck?: 'actor'
+  /** A top-level JSON null counts as an absent field (crypto-contract §0: the SDKs send `"descr": null`). */
+  nullIsAbsent?: true
   /**
    * For `auth: 'token'` routes: a request without an Authorization header may go without a token
    * when this says so of its body (key search by a `^` prefix while `allow_keysearch` is on).
    */
   anonymous?(body: Readonly<Record<string, unknown>> | undefined, identity: IdentityState): boolean
-  /** Refused with 409 while the device is in a fail state (fls_state ≠ 0). */
+  /**
+   * Refused with 409 while the device is in a fail state (fls_state ≠ 0), and before it is
+   * personalised when it needs a token; an HTTPS-only (key) route refuses so before the scope check.
+   */
   healthy?: true
   /**
    * How long each command this route sends may take (protocol/deadlines.ts); `short` when absent.

@@ -34,9 +34,21 @@ export {
   CryptoInputError,
   nativeEngine,
   nobleEngine,
+  postQuantum,
   runKats,
+  runPostQuantumKats,
+  type ChooseEngineOptions,
   type CryptoEngine,
+  type Curve,
+  type Digest,
+  type EcdsaDigest,
+  type EdAlgorithm,
+  type EdCurve,
+  type MlDsaVariant,
+  type MlKemVariant,
+  type PostQuantum,
   type RandomSource,
+  type SecCurve,
 } from './crypto/index.js'
 export { startupTest } from './health-tested-entropy.js'
 export { abandonTrial, chooseBoot, commitTrial, slotDir } from './sim/boot-slots.js'

@@ -333,6 +333,7 @@ export interface JournalMedia {
  */
 export interface KeySlotMedia {
   readonly slotCount: number
+  /** 4096 on the device: the largest sealed record (an ML-DSA-87 key, about 2.9 KB) fits with room to spare. */
   readonly slotSize: number
   /** Every slot's bytes in slot order; a slot never written (or erased) reads as zeros. */
   readAll(): Promise<Uint8Array[]>

@@ -62,7 +62,9 @@ interface KeyTypeInfo {
 
 export type KeyKind = 'aes' | 'hmac' | 'ecdh' | 'eddsa' | 'ec' | 'mlkem' | 'mldsa'
 export type KeyType = keyof typeof keyTypes
-export type KeyTypeOf<K extends KeyKind> = { [T in KeyType]: (typeof keyTypes)[T]['kind'] extends K ? T : never }[KeyType]
+export type KeyTypeOf<K extends KeyKind> = {
+  [T in KeyType]: (typeof keyTypes)[T]['kind'] extends K ? T : never
+}[KeyType]
 
 /** `mode` of the NIST and k1 curves: what the key may be used for. */
 export type KeyMode = 'ECDH' | 'ExDSA' | 'ECDH,ExDSA'

@@ -14,6 +14,16 @@ const SCENARIOS = [
   'dec-hemd',
   'ecdh-bare',
   'ecdh-hemd',
+  'eddsa-bare',
+  'eddsa-hemd',
+  'ecdsa-bare',
+  'ecdsa-hemd',
+  'hmac-bare',
+  'hmac-hemd',
+  'mlkem-bare',
+  'mlkem-hemd',
+  'mldsa-bare',
+  'mldsa-hemd',
   'd-bare',
   'd-hemd',
   'login',
@@ -31,6 +41,10 @@ const TARGETS = [
   'decrypt p99 / bare decrypt p99',
   'ECDH decrypt req/s / bare ECDH',
   'ECDH decrypt p99 / bare ECDH p99',
+  ...['Ed25519 sign', 'ECDSA P-256 sign', 'HMAC-SHA-256', 'ML-KEM-768 encaps', 'ML-DSA-65 sign'].flatMap((what) => [
+    `${what} req/s / bare`,
+    `${what} p99 / bare p99`,
+  ]),
   'status req/s / bare GET',
   'login p50 / the 500 ms floor',
   'log download MB/s / bare file',
@@ -67,7 +81,7 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
     '1',
     // The timings have a run of their own below.
     '--only',
-    'encrypt,decrypt,ecdh,status,login,download,upload,boot',
+    'encrypt,decrypt,ecdh,sign,hmac,pqc,status,login,download,upload,boot',
   ])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   for (const id of SCENARIOS) {

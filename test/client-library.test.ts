@@ -76,7 +76,7 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
   t.match(kid, /^[0-9a-f]{32}$/)
   t.match(await client.getKey(kid), { type: /AES256/ })
   t.match(await client.listKeys(), { total: 1, list: [{ kid, label: 'pay' }] })
-  await client.updateKey(kid, 'payments')
+  await client.updateKey(kid, 'payments', descr)
   t.same(
     (await client.allKeys()).map((k) => k.label),
     ['payments'],
@@ -85,6 +85,9 @@ t.test('a whole session on P: personalise, keys, ciphers, disks, logs, config, u
     (await client.searchKeys(`^${Buffer.from('payments').toString('base64')}`)).list.map((k) => k.kid),
     [kid],
   )
+  await client.updateKey(kid, 'payments')
+  t.notOk((await client.getKey(kid)).descr, 'an update without descr clears it')
+  await client.updateKey(kid, 'payments', descr)
   await t.rejects(client.createKey({ label: 'x', type: 'AES999' }), BadRequestError, 'an unknown type: 400')
   await t.rejects(client.getKey('0'.repeat(32)), NotFoundError, 'an unknown kid: 404')
   t.throws(() => client.getKey('../etc'), RangeError, 'a kid is checked before it is sent')

@@ -62,7 +62,7 @@ t.test('a corrupted journal keeps the owner, the keys and the disks; it takes no
     { rethrow: true },
   )
   t.equal((await status()).inited, false, 'no owner any more')
-  const slots = await readFile(join(o.device.dataDir, 'keys', 'slots.bin'))
+  const slots = await readFile(join(o.device.dataDir, 'keys', 'slots-4096.bin'))
   t.ok(
     slots.every((b) => b === 0),
     'the wipeout erased the keys',

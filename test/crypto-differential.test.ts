@@ -1,16 +1,16 @@
 // Differential tests: on seeded random inputs, native and noble must give the same bytes or
 // the same named error. fast-check's fixed seeds make every run the same run.
-import { ECDH, createHash } from 'node:crypto'
+import { ECDH } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { p256, p384, p521 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import fc from 'fast-check'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { CURVES } from '../hal/crypto/curves.js'
-import { nativeEngine as native, nobleEngine as noble, type Curve, type RandomSource } from '../hal/crypto/index.js'
+import { nativeEngine as native, nobleEngine as noble, type Curve } from '../hal/crypto/index.js'
+import { bytes, check, hex, outcome, seededRandom } from './helpers/engine-properties.js'
 
 const RUNS = 200
-const SEED = 0x5eed
 
 const SEC = {
   SECP256R1: { noble: p256, openssl: 'prime256v1' },
@@ -31,44 +31,14 @@ const ECDH_RUNS: Record<Curve, number> = {
   SECP256K1: 40,
 }
 
-const hex = (data: Uint8Array) => Buffer.from(data).toString('hex')
-const bytes = (minLength: number, maxLength = minLength) => fc.uint8Array({ minLength, maxLength })
 const aesKey = fc.constantFrom(16, 24, 32).chain((length) => bytes(length))
 const aad = fc.option(bytes(0, 64), { nil: undefined })
-
-/** A deterministic byte stream (SHA-256 in counter mode), so key generation can redraw. */
-function seededRandom(seed: Uint8Array): RandomSource {
-  let counter = 0
-  return (n) => {
-    const out = new Uint8Array(n)
-    for (let at = 0; at < n; at += 32) {
-      const block = createHash('sha256').update(seed).update(String(counter++)).digest()
-      out.set(block.subarray(0, Math.min(32, n - at)), at)
-    }
-    return out
-  }
-}
 
 /** SEC1 uncompressed form, computed by OpenSSL and by noble, which must agree. */
 function uncompressed(curve: SecCurve, publicKey: Uint8Array): Uint8Array {
   const openssl = ECDH.convertKey(publicKey, SEC[curve].openssl, undefined, undefined, 'uncompressed') as Buffer
   assert.equal(hex(SEC[curve].noble.Point.fromBytes(publicKey).toBytes(false)), hex(openssl))
   return openssl
-}
-
-/** The bytes, or the error's name: what two engines must agree on. */
-function outcome(run: () => Uint8Array): string {
-  try {
-    return hex(run())
-  } catch (err) {
-    return (err as Error).name
-  }
-}
-
-function check<Ts extends unknown[]>(t: Test, runs: number, property: fc.IProperty<Ts>) {
-  const details = fc.check(property, { seed: SEED, numRuns: runs })
-  t.notOk(details.failed, (details.failed && fc.defaultReportMessage(details)) || `${runs} cases agree`)
-  t.equal(details.numRuns, runs, 'every case ran')
 }
 
 t.test('ECB: all key sizes, 0 to 6 blocks', async (t) => {

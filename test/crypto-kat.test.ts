@@ -1,9 +1,23 @@
-// The known-answer tests: both engines pass them, a broken engine fails exactly the ones its
-// fault touches, and chooseEngine falls back to noble when native fails.
+// The known-answer tests: both engines and the post-quantum implementation pass them, a broken
+// one fails exactly the ones its fault touches, and chooseEngine falls back to noble when native
+// fails and counts post-quantum failures whichever engine it picks.
 import t from 'tap'
-import { chooseEngine, KAT_NAMES, nativeEngine, nobleEngine, runKats, type CryptoEngine } from '../hal/crypto/index.js'
+import {
+  chooseEngine,
+  KAT_NAMES,
+  nativeEngine,
+  nobleEngine,
+  POST_QUANTUM_KAT_NAMES,
+  postQuantum as defaultPostQuantum,
+  runKats,
+  runPostQuantumKats,
+  SHARED_KAT_NAMES,
+  type CryptoEngine,
+  type PostQuantum,
+} from '../hal/crypto/index.js'
 
 const flipFirstByte = (data: Uint8Array) => Uint8Array.of(data[0]! ^ 0x01, ...data.subarray(1))
+const flipLastByte = (data: Uint8Array) => Uint8Array.of(...data.subarray(0, -1), data.at(-1)! ^ 0x01)
 
 /** Engines with one deliberate fault each, wrapping a sound one. */
 const broken = {
@@ -44,6 +58,43 @@ const broken = {
       throw new Error('no entropy')
     },
   }),
+  publicKey: (e: CryptoEngine): CryptoEngine => ({ ...e, publicKey: (...args) => flipLastByte(e.publicKey(...args)) }),
+  // The last byte of a DER signature is the low byte of s.
+  ecdsaSign: (e: CryptoEngine): CryptoEngine => ({ ...e, ecdsaSign: (...args) => flipLastByte(e.ecdsaSign(...args)) }),
+  ecdsaVerifyAll: (e: CryptoEngine): CryptoEngine => ({ ...e, ecdsaVerify: () => true }),
+  eddsaPublicKey: (e: CryptoEngine): CryptoEngine => ({
+    ...e,
+    eddsaPublicKey: (...args) => flipFirstByte(e.eddsaPublicKey(...args)),
+  }),
+  eddsaSign: (e: CryptoEngine): CryptoEngine => ({ ...e, eddsaSign: (...args) => flipFirstByte(e.eddsaSign(...args)) }),
+  eddsaVerifyAll: (e: CryptoEngine): CryptoEngine => ({ ...e, eddsaVerify: () => true }),
+  digest: (e: CryptoEngine): CryptoEngine => ({ ...e, digest: (...args) => flipFirstByte(e.digest(...args)) }),
+  hmac: (e: CryptoEngine): CryptoEngine => ({ ...e, hmac: (...args) => flipFirstByte(e.hmac(...args)) }),
+  keyWrap: (e: CryptoEngine): CryptoEngine => ({ ...e, aesKeyWrap: (...args) => flipLastByte(e.aesKeyWrap(...args)) }),
+  // RFC 3394 without its integrity check: decrypt and keep whatever comes out.
+  unwrapNoCheck: (e: CryptoEngine): CryptoEngine => ({
+    ...e,
+    aesKeyUnwrap: (kek, wrapped, iv) => {
+      try {
+        return e.aesKeyUnwrap(kek, wrapped, iv)
+      } catch {
+        return new Uint8Array(wrapped.length - 8)
+      }
+    },
+  }),
+}
+
+/** Post-quantum implementations with one deliberate fault each. */
+const brokenPq = {
+  decapsulate: (pq: PostQuantum): PostQuantum => ({
+    ...pq,
+    mlKemDecapsulate: (...args) => flipFirstByte(pq.mlKemDecapsulate(...args)),
+  }),
+  verifyAll: (pq: PostQuantum): PostQuantum => ({ ...pq, mlDsaVerify: () => true }),
+  keyPair: (pq: PostQuantum): PostQuantum => ({
+    ...pq,
+    mlKemKeyPair: (...args) => ({ ...pq.mlKemKeyPair(...args), secretKey: new Uint8Array(0) }),
+  }),
 }
 
 t.test('every KAT passes on both engines', async (t) => {
@@ -66,6 +117,22 @@ t.test('the KATs cover every standard vector set the device relies on', async (t
     'RFC 5903 §8.3 ECDH P-521',
     'ECDH secp256k1',
     ...['A.1', 'A.2', 'A.3'].map((s) => `RFC 5869 ${s} HKDF-SHA256`),
+    ...['1', '2', '3'].map((n) => `RFC 8032 §7.1 Ed25519 test ${n}`),
+    'RFC 8032 §7.2 Ed25519ctx',
+    'RFC 8032 §7.3 Ed25519ph',
+    'RFC 8032 §7.4 Ed448 test 1',
+    'RFC 8032 §7.4 Ed448 test 3, context',
+    'RFC 8032 §7.5 Ed448ph',
+    ...['P-256,SHA-256', 'P-384,SHA-384', 'P-521,SHA-512'].map((s) => `FIPS 186-3 SigVer [${s}] (valid)`),
+    'secp256k1 SigGen',
+    ...['SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'].map((curve) => `ECDSA ${curve} `),
+    ...['256', '384', '512'].map((bits) => `SHA2-${bits}("abc")`),
+    ...['256', '384', '512'].map((bits) => `SHA3-${bits}("abc")`),
+    ...[1, 2, 4, 6].flatMap((n) => ['256', '384', '512'].map((bits) => `RFC 4231 test case ${n} HMAC-SHA2-${bits}`)),
+    ...['256', '384', '512'].map((bits) => `NIST HMAC_SHA3-${bits} sample 1 HMAC-SHA3-${bits}`),
+    ...['4.1', '4.2', '4.3', '4.4', '4.5', '4.6'].flatMap((s) => [`RFC 3394 §${s}`]),
+    'Key wrap with an 8-byte IV',
+    'SP 800-38F KW-AD AES-128 COUNT 1 (FAIL) is refused',
   ]
   for (const prefix of expected)
     t.ok(
@@ -77,7 +144,17 @@ t.test('the KATs cover every standard vector set the device relies on', async (t
     'a GCM vector with a non-96-bit IV',
   )
   t.equal(new Set(KAT_NAMES).size, KAT_NAMES.length, 'names are unique')
-  t.equal(KAT_NAMES.length, 61)
+  for (const section of ['4.1', '4.6'])
+    for (const direction of ['wrap', 'unwrap'])
+      t.ok(
+        KAT_NAMES.includes(
+          `RFC 3394 §${section} ${section === '4.1' ? 128 : 256} bits of key data with a ${
+            section === '4.1' ? 128 : 256
+          }-bit KEK ${direction}`,
+        ),
+        `RFC 3394 §${section} ${direction}`,
+      )
+  t.equal(KAT_NAMES.length, 146)
 })
 
 t.test('a broken engine fails exactly the KATs its fault touches', async (t) => {
@@ -89,6 +166,16 @@ t.test('a broken engine fails exactly the KATs its fault touches', async (t) => 
     ['ecdh', (name) => name.endsWith(' shared secret')],
     ['hkdf', (name) => name.startsWith('RFC 5869')],
     ['throwing', (name) => name.endsWith(' public keys')],
+    ['publicKey', (name) => name.endsWith(' public key of the private key') || name.endsWith(' public key of d')],
+    ['ecdsaSign', (name) => name.includes(' sign then verify ')],
+    ['ecdsaVerifyAll', (name) => name.endsWith(' changed)') || name.includes(' sign then verify ')],
+    ['eddsaPublicKey', (name) => name.startsWith('RFC 8032') && name.endsWith(' public key')],
+    ['eddsaSign', (name) => name.startsWith('RFC 8032') && name.endsWith(' sign')],
+    ['eddsaVerifyAll', (name) => name.startsWith('RFC 8032') && name.endsWith('refuse a flipped bit')],
+    ['digest', (name) => name.includes('("abc")')],
+    ['hmac', (name) => name.includes(' HMAC-SHA')],
+    ['keyWrap', (name) => name.endsWith(' wrap')],
+    ['unwrapNoCheck', (name) => /^(RFC 3394|SP 800-38F).* is refused$/.test(name)],
   ]
   for (const [fault, touched] of cases) {
     const result = runKats(broken[fault](nativeEngine))
@@ -101,41 +188,104 @@ t.test('chooseEngine uses native when its KATs pass', async (t) => {
   const choice = chooseEngine()
   t.equal(choice.engine, nativeEngine)
   t.same(choice.failed, [])
-  t.same(choice.kats, { native: { ok: true, failed: [] }, noble: { ok: true, failed: [] } })
+  t.same(choice.kats, {
+    native: { ok: true, failed: [] },
+    noble: { ok: true, failed: [] },
+    postQuantum: { ok: true, failed: [] },
+  })
 })
 
-t.test('chooseEngine falls back to noble when native fails a KAT', async (t) => {
-  const native = broken.hkdf(nativeEngine)
-  const choice = chooseEngine({ native, noble: nobleEngine })
-  t.equal(choice.engine, nobleEngine)
-  t.same(choice.failed, [], 'noble passes, so no fls bit')
+t.test('the post-quantum KATs pass, every parameter set, and boot runs one set per scheme', async (t) => {
+  t.same(runPostQuantumKats(defaultPostQuantum, { every: true }), { ok: true, failed: [] })
+  t.equal(POST_QUANTUM_KAT_NAMES.length, 15, '3 ML-KEM KATs and 2 ML-DSA KATs per parameter set')
+  const boot = runPostQuantumKats(brokenPq.verifyAll(defaultPostQuantum))
+  t.same(boot.failed, ['MLDSA65 deterministic sign, verify, and refuse a flipped bit'])
+})
+
+t.test('a broken post-quantum implementation fails exactly the KATs its fault touches', async (t) => {
+  const cases: [keyof typeof brokenPq, (name: string) => boolean][] = [
+    ['decapsulate', (name) => name.includes(' decapsulate')],
+    ['verifyAll', (name) => name.includes(' deterministic sign')],
+    // The encapsulate and decapsulate KATs use only the public key, or the secret key: both touched but keyGen.
+    ['keyPair', (name) => name.startsWith('MLKEM') && !name.includes(' encapsulate')],
+  ]
+  for (const [fault, touched] of cases) {
+    const result = runPostQuantumKats(brokenPq[fault](defaultPostQuantum), { every: true })
+    t.same(result.failed, POST_QUANTUM_KAT_NAMES.filter(touched), fault)
+  }
+})
+
+t.test('chooseEngine counts post-quantum failures whichever engine it picks', async (t) => {
+  const postQuantum = brokenPq.decapsulate(defaultPostQuantum)
+  const expected = ['MLKEM768 decapsulate, and reject a flipped bit implicitly']
+  const native = chooseEngine(undefined, () => {}, { postQuantum })
+  t.equal(native.engine, nativeEngine)
+  t.same(native.failed, expected, 'the device raises fls 0x01')
+  t.same(native.kats.postQuantum?.failed, expected)
+  const noble = chooseEngine({ native: broken.hmac(nativeEngine), noble: nobleEngine }, () => {}, { postQuantum })
+  t.equal(noble.engine, nobleEngine)
+  t.same(noble.failed, expected)
+})
+
+t.test('the KATs of code the engines share are the EdDSA variants native hands to noble', async (t) => {
   t.same(
-    choice.kats.native.failed,
-    KAT_NAMES.filter((name) => name.startsWith('RFC 5869')),
+    [...SHARED_KAT_NAMES],
+    KAT_NAMES.filter(
+      (name) =>
+        /^RFC 8032 §7\.[2-5] /.test(name) &&
+        !/§7\.4 Ed448 test 1 /.test(name) &&
+        (name.endsWith(' sign') || name.endsWith(' refuse a flipped bit')),
+    ),
   )
-  t.equal(choice.kats.noble?.ok, true)
+  t.same(runKats(broken.eddsaSign(nativeEngine), { shared: false }).failed, [
+    'RFC 8032 §7.1 Ed25519 test 1 sign',
+    'RFC 8032 §7.1 Ed25519 test 2 sign',
+    'RFC 8032 §7.1 Ed25519 test 3 sign',
+    'RFC 8032 §7.4 Ed448 test 1 sign',
+  ])
 })
 
-t.test("chooseEngine may defer noble's KATs when native passes, never when it fails", async (t) => {
+t.test('with onLateFailure, shared and post-quantum KATs run later and report there', async (t) => {
   const deferred: (() => void)[] = []
-  const choice = chooseEngine({ native: nativeEngine, noble: broken.ecdh(nobleEngine) }, (run) => deferred.push(run))
+  const late: string[][] = []
+  const noble = broken.eddsaSign(broken.hkdf(nobleEngine))
+  const choice = chooseEngine({ native: nativeEngine, noble }, (run) => deferred.push(run), {
+    postQuantum: brokenPq.verifyAll(defaultPostQuantum),
+    onLateFailure: (failed) => late.push(failed),
+  })
   t.equal(choice.engine, nativeEngine)
-  t.equal(choice.kats.noble, undefined, 'not run yet')
-  t.equal(deferred.length, 1)
+  t.same(choice.failed, [], 'nothing failed yet')
+  t.same(choice.kats, { native: { ok: true, failed: [] } }, 'only the native engine ran')
   deferred[0]!()
-  t.equal(choice.kats.noble?.ok, false, 'run later, with its result')
-  const fallback = chooseEngine({ native: broken.hkdf(nativeEngine), noble: nobleEngine }, () => t.fail('not deferred'))
-  t.equal(fallback.engine, nobleEngine)
+  const expected = [
+    ...KAT_NAMES.filter((name) => SHARED_KAT_NAMES.has(name) && name.endsWith(' sign')),
+    'MLDSA65 deterministic sign, verify, and refuse a flipped bit',
+  ]
+  t.same(late, [expected], "noble's failures in its own code (HKDF) are not the device's")
+  t.same(choice.failed, expected, 'and they join the choice')
+  t.equal(choice.kats.noble?.ok, false)
 })
 
-t.test('chooseEngine reports the failures of noble when both fail', async (t) => {
-  const noble = broken.ecdh(nobleEngine)
-  const choice = chooseEngine({ native: broken.gcmTag(nativeEngine), noble })
-  t.equal(choice.engine, noble)
-  t.same(
-    choice.failed,
-    KAT_NAMES.filter((name) => name.endsWith(' shared secret')),
-    'the device raises fls 0x01',
-  )
-  t.equal(choice.kats.native.ok, false)
+t.test('settle runs the deferred KATs at once, and only once', async (t) => {
+  const deferred: (() => void)[] = []
+  const late: string[][] = []
+  const choice = chooseEngine(undefined, (run) => deferred.push(run), {
+    postQuantum: brokenPq.verifyAll(defaultPostQuantum),
+    onLateFailure: (failed) => late.push(failed),
+  })
+  t.same(late, [], 'deferred')
+  choice.settle()
+  t.equal(late.length, 1, 'a user of the deferred code ran its KATs first')
+  t.ok(choice.failed.includes('MLDSA65 deterministic sign, verify, and refuse a flipped bit'))
+  deferred[0]!()
+  choice.settle()
+  t.equal(late.length, 1, 'the timer and a second user do not run them again')
+})
+
+t.test('with onLateFailure and nothing broken, nothing is reported', async (t) => {
+  const late: string[][] = []
+  const choice = chooseEngine(undefined, undefined, { onLateFailure: (failed) => late.push(failed) })
+  t.same(late, [])
+  t.same(choice.failed, [])
+  t.equal(choice.kats.postQuantum?.ok, true)
 })

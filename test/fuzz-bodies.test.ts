@@ -15,13 +15,15 @@ import { x25519 } from '@noble/curves/ed25519.js'
 import { p256 } from '@noble/curves/nist.js'
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { passphraseChangeHmac, passphraseKeyFromSeed } from '../client/index.js'
 import type { Route } from '../gateway/types.js'
 import { api } from './helpers/keys.js'
 import { bodyPlan, contentType, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
 import * as fuzz from './helpers/fuzz-device.js'
-import { rawExchange, requestHead } from './helpers/raw-http.js'
+import { readJournal } from './helpers/journal.js'
+import { header, rawExchange, requestHead } from './helpers/raw-http.js'
+import { LogResult } from '../protocol/journal.js'
 
 const SEED = 7_2026
 /**
@@ -68,7 +70,7 @@ const VALID: Record<string, Bodies> = {
       mode: 'ECDH',
     },
   ],
-  'POST /api/keymgmt/update': async (fd) => [{ kid: fd.kids.spare, label: 'updated', descr: b64('new descr') }],
+  'POST /api/keymgmt/update': async (fd) => [{ kid: fd.kids.aes, label: 'updated', descr: b64('new descr') }],
   'POST /api/keymgmt/search': async () => [
     { descr: `^${b64('fuzz d')}` },
     { descr: b64('descr'), offset: 0, limit: 5 },
@@ -85,7 +87,99 @@ const VALID: Record<string, Bodies> = {
     },
     { alg: 'AES192-ECB', kid: fd.kids.aes, msg: b64(randomBytes(32)) },
   ],
-  'POST /api/crypto/cipher/decrypt': async (fd) => decryptBodies(fd),
+  'POST /api/crypto/cipher/decrypt': (fd) => decryptBodies(fd),
+  'POST /api/keymgmt/derive': async (fd) => [
+    // Deterministic: a fresh peer, else the repeat's KID clashes (406).
+    { kid: fd.kids.x25519, label: 'fuzz-derived', type: 'AES256', pubkey: x25519Peer() },
+    { kid: fd.kids.p256, label: 'fuzz-derived-ec', type: 'SECP256R1', mode: 'ExDSA', pubkey: p256Peer() },
+    { kid: fd.kids.x25519, label: 'fuzz-derived-hmac', type: 'SHA3-256', pubkey: x25519Peer(), descr: b64('d') },
+  ],
+  'POST /api/crypto/exdsa/sign': async (fd) => signBodies(fd),
+  'POST /api/crypto/exdsa/verify': made('verify', async (fd) =>
+    Promise.all(signBodies(fd).map(async (body) => ({ ...body, sign: (await operate(fd, 'exdsa/sign', body)).sign }))),
+  ),
+  'POST /api/crypto/hmac/hash': async (fd) => hmacBodies(fd),
+  'POST /api/crypto/hmac/verify': made('hmac', async (fd) =>
+    Promise.all(hmacBodies(fd).map(async (body) => ({ ...body, mac: (await operate(fd, 'hmac/hash', body)).mac }))),
+  ),
+  'POST /api/crypto/ecdh': async (fd) => [
+    { kid: fd.kids.x25519, pubkey: x25519Peer() },
+    { kid: fd.kids.p256, pubkey: p256Peer(), alg: 'SHA3-384' },
+    { kid: fd.kids.x25519, ext_kid: fd.kids.x25519 },
+  ],
+  'POST /api/crypto/cipher/wrap': async (fd) => wrapBodies(fd),
+  'POST /api/crypto/cipher/unwrap': made('unwrap', async (fd) =>
+    Promise.all(
+      wrapBodies(fd).map(async (body) => ({ ...body, msg: (await operate(fd, 'cipher/wrap', body)).wrapped })),
+    ),
+  ),
+  'POST /api/crypto/pqc/mlkem/encaps': async (fd) => [{ kid: fd.kids.mlkem }],
+  'POST /api/crypto/pqc/mlkem/decaps': made('decaps', async (fd) => [
+    { kid: fd.kids.mlkem, ct: (await operate(fd, 'pqc/mlkem/encaps', { kid: fd.kids.mlkem })).ct },
+  ]),
+  'POST /api/crypto/pqc/mldsa/sign': async (fd) => mldsaBodies(fd),
+  'POST /api/crypto/pqc/mldsa/verify': made('mldsa', async (fd) =>
+    Promise.all(
+      mldsaBodies(fd).map(async (body) => ({ ...body, sign: (await operate(fd, 'pqc/mldsa/sign', body)).sign })),
+    ),
+  ),
+}
+
+const x25519Peer = () => b64(x25519.getPublicKey(randomBytes(32)))
+const p256Peer = () => b64(p256.getPublicKey(p256.utils.randomSecretKey(), true))
+
+/** Messages of the limits of crypto-contract §3: 1 and 2048 bytes, and one between. */
+const MESSAGES = [b64(randomBytes(1)), b64('a message to sign'), b64(randomBytes(2048))]
+
+const signBodies = (fd: fuzz.FuzzDevice) => [
+  { kid: fd.kids.ed25519, alg: 'Ed25519', msg: MESSAGES[1] },
+  { kid: fd.kids.ed25519, alg: 'Ed25519ctx', msg: MESSAGES[0], ctx: b64(randomBytes(255)) },
+  { kid: fd.kids.ed448, alg: 'Ed448ph', msg: MESSAGES[2], ctx: b64('ctx') },
+  { kid: fd.kids.p256, alg: 'SHA384WithECDSA', msg: MESSAGES[1] },
+]
+
+const hmacBodies = (fd: fuzz.FuzzDevice) => [
+  { kid: fd.kids.hmac, msg: MESSAGES[2] },
+  { kid: fd.kids.x25519, msg: MESSAGES[1], pubkey: b64(x25519.getPublicKey(PEER_SEED)), alg: 'SHA3-256' },
+  { kid: fd.kids.p256, msg: MESSAGES[0], ext_kid: fd.kids.p256, alg: 'SHA2-512' },
+]
+
+const wrapBodies = (fd: fuzz.FuzzDevice) => [
+  { kid: fd.kids.aes, msg: b64(randomBytes(32)) },
+  { kid: fd.kids.aes, msg: b64(randomBytes(24)), alg: 'AES128', iv: b64(randomBytes(8)) },
+  { kid: fd.kids.x25519, msg: b64(randomBytes(16)), pubkey: b64(x25519.getPublicKey(PEER_SEED)), ctx: b64('k') },
+]
+
+// Short messages: an ML-DSA-87 signature (4627 bytes) and a 2048-byte message are more than a body may hold.
+const mldsaBodies = (fd: fuzz.FuzzDevice) => [
+  { kid: fd.kids.mldsa, msg: MESSAGES[1] },
+  { kid: fd.kids.mldsa, msg: MESSAGES[0], ctx: b64(randomBytes(255)) },
+]
+
+/** One peer for the bodies made once (a MAC, a wrapped key) that must verify or unwrap on every run. */
+const PEER_SEED = randomBytes(32)
+
+/** The answer of a key-store operation that must succeed (the fuzzing's valid bodies depend on it). */
+async function operate(
+  fd: fuzz.FuzzDevice,
+  op: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, string>> {
+  const route = fd.routes.find((r) => r.path === `/api/crypto/${op}`)!
+  const answer = await api(`${fd.owner.https}${route.path}`, fuzz.rightToken(fd, route, body.kid as string), body)
+  if (answer.status !== 200) throw new Error(`${op} answered ${answer.status} ${answer.text}`)
+  return answer.json
+}
+
+/** Bodies made with the device's own answers, once per device and kind. */
+function made(kind: string, make: Bodies): Bodies {
+  const cache = new WeakMap<fuzz.FuzzDevice, Promise<Record<string, unknown>[]>>()
+  return (fd) => {
+    let bodies = cache.get(fd)
+    if (!bodies)
+      cache.set(fd, (bodies = make(fd).catch((err: Error) => Promise.reject(new Error(`${kind}: ${err.message}`)))))
+    return bodies
+  }
 }
 
 /** A passphrase change to a random key, answering this boot's nonce: valid until a plan breaks it. */
@@ -102,41 +196,24 @@ async function passphraseChange(fd: fuzz.FuzzDevice): Promise<Record<string, unk
   }
 }
 
-const decrypted = new WeakMap<fuzz.FuzzDevice, Promise<Record<string, unknown>[]>>()
-
-/** Real ciphertexts, made once per device: GCM with the AES key, CBC through ECDH with the X25519 key. */
-function decryptBodies(fd: fuzz.FuzzDevice): Promise<Record<string, unknown>[]> {
-  let bodies = decrypted.get(fd)
-  if (!bodies) {
-    bodies = (async () => {
-      const peer = b64(x25519.getPublicKey(randomBytes(32)))
-      const plain = [
-        { alg: 'AES256-GCM', kid: fd.kids.aes, msg: b64('a secret'), aad: b64('aad') },
-        { alg: 'AES256-CBC', kid: fd.kids.x25519, pubkey: peer, ctx: b64('ctx'), msg: b64('another secret') },
-      ]
-      return Promise.all(
-        plain.map(async (body) => {
-          const sealed = (
-            await api(
-              `${fd.owner.https}/api/crypto/cipher/encrypt`,
-              fuzz.rightToken(fd, cipherRoute(fd), body.kid),
-              body,
-            )
-          ).json
-          return { ...body, msg: sealed.ciphertext, iv: sealed.iv, ...(sealed.tag ? { tag: sealed.tag } : {}) }
-        }),
-      )
-    })()
-    decrypted.set(fd, bodies)
-  }
-  return bodies
-}
-
-const cipherRoute = (fd: fuzz.FuzzDevice) => fd.routes.find((r) => r.path === '/api/crypto/cipher/encrypt')!
+/** Real ciphertexts: GCM with the AES key, CBC through ECDH with the X25519 key. */
+const decryptBodies = made('decrypt', async (fd) => {
+  const plain = [
+    { alg: 'AES256-GCM', kid: fd.kids.aes, msg: b64('a secret'), aad: b64('aad') },
+    { alg: 'AES256-CBC', kid: fd.kids.x25519, pubkey: x25519Peer(), ctx: b64('ctx'), msg: b64('another secret') },
+  ]
+  return Promise.all(
+    plain.map(async (body) => {
+      const sealed = await operate(fd, 'cipher/encrypt', body)
+      return { ...body, msg: sealed.ciphertext, iv: sealed.iv, ...(sealed.tag ? { tag: sealed.tag } : {}) }
+    }),
+  )
+})
 
 /** Path parameters that name something that exists (or may). */
 function params(fd: fuzz.FuzzDevice, logId: string): Record<string, string> {
-  return { id: logId, offset: '0', count: '5', kid: fd.kids.aes }
+  // The spare: DELETE /api/keymgmt/delete/:kid deletes it, and the later routes still have their keys.
+  return { id: logId, offset: '0', count: '5', kid: fd.kids.spare }
 }
 
 type TokenPlan = 'right' | 'none' | 'garbage' | 'expired' | 'wrong' | 'master'
@@ -218,12 +295,48 @@ function disarm(route: Route, body: Buffer): Buffer {
   return Buffer.from(JSON.stringify(rest))
 }
 
+/**
+ * What a key or crypto route may answer a caller, by crypto-contract §0's order (413, a body over
+ * the limit, comes before it): a bad token 401, plain HTTP 418, no token 401 (a search may be
+ * anonymous), a wrong scope or role 403, then 400 or 406 from the key store (403 too: a body's
+ * KID other than the token's), 404 for a stored key's record.
+ */
+function allowedStatuses(route: Route, plan: TokenPlan, secure: boolean): number[] | undefined {
+  if (!/^\/api\/(keymgmt|crypto)\//.test(route.path)) return undefined
+  const admitted = (): number[] => {
+    if (plan === 'garbage' || plan === 'expired') return [401]
+    if (!secure) return [418]
+    if (plan === 'none') return route.anonymous ? [200, 400, 401] : [401]
+    if (plan === 'wrong' || plan === 'master') return [403]
+    // An operation's unknown key is its 406; a record's (get, delete, update) is 404.
+    const operation = route.path.startsWith('/api/crypto/') || route.path === '/api/keymgmt/derive'
+    return [200, 400, 403, 406, ...(operation ? [] : [404])]
+  }
+  return [...admitted(), 413]
+}
+
 function fieldsOf(route: Route): string[] {
   const properties = (route.body as { properties?: Record<string, unknown> } | undefined)?.properties
   return properties ? Object.keys(properties) : ['x']
 }
 
-async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId: string): Promise<void> {
+/** A crypto operation or derive: every 200, 400 and 406 is journaled with its status (crypto-contract §0). */
+const isOperation = (route: Route) => route.path.startsWith('/api/crypto/') || route.path === '/api/keymgmt/derive'
+const RESULT_OF: Record<number, number> = { 200: LogResult.OK, 400: LogResult.ERROR, 406: LogResult.FAILED }
+
+/** The operations a device answered: the status of each request id, and the statuses each route gave. */
+interface Answered {
+  byRid: Map<string, number>
+  byRoute: Map<string, Set<number>>
+}
+
+async function fuzzRoute(
+  fd: fuzz.FuzzDevice,
+  route: Route,
+  index: number,
+  logId: string,
+  answered: Answered,
+): Promise<void> {
   const path = route.path.replace(/:(\w+)/g, (_, name: string) => params(fd, logId)[name] ?? '0')
   const valid = VALID[fuzz.routeKey(route)] ?? (async () => [{}])
   await fuzz.check(
@@ -252,6 +365,14 @@ async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId
         })
         const problems = fuzz.outcomeProblems(outcome)
         const [first, second] = outcome.responses
+        const rid = first && header(first, 'x-request-id')
+        if (rid && isOperation(route) && first.status in RESULT_OF) {
+          answered.byRid.set(rid, first.status)
+          answered.byRoute.set(route.path, (answered.byRoute.get(route.path) ?? new Set()).add(first.status))
+        }
+        const allowed = allowedStatuses(route, bearer === undefined ? 'none' : token, secure)
+        if (first && allowed && !allowed.includes(first.status))
+          problems.push(`answered ${first.status}, where crypto-contract §0 allows ${allowed.join(', ')}`)
         const closing = first && (first.status === 408 || first.status === 413)
         if (first && !closing && second?.status !== 200) {
           const answer = second
@@ -267,6 +388,32 @@ async function fuzzRoute(fd: fuzz.FuzzDevice, route: Route, index: number, logId
     SEED + index,
     route.body ? RUNS.body : RUNS.bodiless,
     regressions(route),
+  )
+}
+
+/**
+ * Each operation succeeded and was refused as malformed at least once, and each answer is one
+ * record with the request's id, its status as `source` and the result that status means.
+ */
+async function journaledAsAnswered(t: Test, fd: fuzz.FuzzDevice, answered: Answered): Promise<void> {
+  for (const route of fd.routes.filter(isOperation)) {
+    const seen = answered.byRoute.get(route.path) ?? new Set()
+    t.ok(seen.has(200) && seen.has(400), `${route.path}: answered 200 and 400 (got ${[...seen].join(', ')})`)
+  }
+  const records = new Map<string, { result: number; source: unknown }[]>()
+  for (const record of (await readJournal(fd.owner.device.dataDir)).records) {
+    const rid = record.decoded?.rid
+    if (typeof rid === 'string' && answered.byRid.has(rid))
+      records.set(rid, [...(records.get(rid) ?? []), { result: record.result, source: record.decoded?.source }])
+  }
+  const wrong = [...answered.byRid].filter(([rid, status]) => {
+    const own = records.get(rid) ?? []
+    return own.length !== 1 || own[0]!.source !== status || own[0]!.result !== RESULT_OF[status]
+  })
+  t.same(
+    wrong.slice(0, 5).map(([rid, status]) => ({ rid, status, records: records.get(rid) })),
+    [],
+    `each of ${answered.byRid.size} operations answered 200, 400 or 406 is one record stating it`,
   )
 }
 
@@ -294,10 +441,13 @@ for (const variant of ['P', 'E'] as const) {
       variant === 'P'
         ? (await api(`${fd.owner.base}/api/logger/list`, fd.tokens.get('logger:get'))).json
         : { id: ['00000000'] }
+    const logId = (logList.id as string[])[0]!
+    const answered: Answered = { byRid: new Map(), byRoute: new Map() }
     for (const [index, route] of fd.routes.entries()) {
       if (route.handler.kind === 'upload' || fuzz.routeKey(route) === 'POST /api/auth/token') continue
-      await t.test(fuzz.routeKey(route), () => fuzzRoute(fd, route, index, (logList.id as string[])[0]!))
+      await t.test(fuzz.routeKey(route), () => fuzzRoute(fd, route, index, logId, answered))
     }
     await fuzz.finish(t, fd)
+    await journaledAsAnswered(t, fd, answered)
   })
 }

@@ -137,6 +137,8 @@ const tokens = new Map<string, Principal>([
   ['user-disk0', { sub: 'U', scope: 'storage:disk0' }],
   ['user-kid', { sub: 'U', scope: `keymgmt:use:${KID}` }],
   ['master-kid', { sub: 'M', scope: `keymgmt:use:${KID}` }],
+  ['user-gen', { sub: 'U', scope: 'keymgmt:gen' }],
+  ['master-gen', { sub: 'M', scope: 'keymgmt:gen' }],
 ])
 
 /** An open route of both variants over HTTP or HTTPS to the `test` service, unless `extra` says otherwise. */
@@ -168,6 +170,22 @@ const testRoutes: Route[] = [
   }),
   testRoute('GET', '/api/test/key/:kid', 'key', { auth: 'token', scopes: ['keymgmt:get', 'keymgmt:use:<kid>'] }),
   testRoute('GET', '/api/test/fresh', 'fresh', { auth: 'token-unless-fresh' }),
+  // As the key routes, storage and attestation are: fail-state gated, HTTPS only for keys.
+  testRoute('POST', '/api/test/keys', 'keys', {
+    auth: 'token',
+    scopes: ['keymgmt:gen'],
+    roles: ['U', 'ExtAuth'],
+    tls: 'required',
+    healthy: true,
+    body: Type.Object({ label: Type.String() }),
+  }),
+  testRoute('GET', '/api/test/disk', 'disk', {
+    auth: 'token',
+    scopes: ['storage'],
+    roles: ['U', 'ExtAuth'],
+    healthy: true,
+  }),
+  testRoute('GET', '/api/test/attest', 'attest', { auth: 'token-unless-fresh', healthy: true }),
 ]
 
 interface Setup {
@@ -777,6 +795,72 @@ t.test('418 for a TLS-only route over plain HTTP', async (t) => {
   t.strictSame(plain.json, { error: 'tls_required', message: 'This resource is served over HTTPS only' })
   t.equal((await ask(https, { path: '/api/test/secure', tls: true })).status, 200)
 })
+
+t.test('a key route checks in crypto-contract §0 order: bad token, HTTP, state, no token, scope, body', async (t) => {
+  const healthy = await start(t)
+  const failed = await start(t, { state: systemState('P', { status: { fls_state: 0x04 } }) })
+  const fresh = await start(t, { state: systemState('P', { status: { inited: false } }) })
+  const keys = async (on: Started, tls: boolean, token?: string, body = '{"label":"k"}') => {
+    const a = await ask(tls ? on.https : on.http, {
+      method: 'POST',
+      path: '/api/test/keys',
+      tls,
+      body,
+      headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+    })
+    return `${a.status} ${a.json?.error}`
+  }
+  t.equal(await keys(failed, false, 'nope'), '401 invalid_token', '1. a bad token, before plain HTTP and the state')
+  t.equal(await keys(fresh, true, 'nope', '{'), '401 invalid_token', '1. ... and before a malformed body')
+  t.equal(await keys(failed, false, 'user-config'), '418 tls_required', '2. plain HTTP, before the state and scope')
+  t.equal(await keys(fresh, false), '418 tls_required', '2. ... and before a missing token')
+  t.equal(await keys(failed, true, 'user-config'), '409 device_fault', '3. the fail state, before a wrong scope')
+  t.equal(await keys(failed, true, 'master-gen'), '409 device_fault', '3. ... and before the master role')
+  t.equal(await keys(failed, true), '409 device_fault', '3. ... and before a missing token')
+  t.equal(await keys(failed, true, 'user-gen', '{'), '409 device_fault', '3. ... and before a malformed body')
+  t.equal(await keys(fresh, true), '409 not_personalised', '3. not personalised, before a missing token')
+  t.equal(await keys(fresh, true, 'user-config'), '409 not_personalised', '3. ... and before a wrong scope')
+  t.same([...failed.scopeFailures, ...fresh.scopeFailures], [], 'a refusal for the state audits no scope')
+  t.equal(await keys(healthy, true), '401 token_required', '4. no token')
+  t.equal(await keys(healthy, true, 'user-config', '{'), '403 forbidden', '4. a wrong scope, before a malformed body')
+  t.equal(await keys(healthy, true, 'master-gen'), '403 forbidden', '4. the master role')
+  t.equal(healthy.scopeFailures.length, 2, 'each 403 reported for the journal')
+  t.equal(await keys(healthy, true, 'user-gen', '{'), '400 malformed_json', '5. a malformed body')
+  t.equal(await keys(healthy, true, 'user-gen', '{}'), '400 invalid_body', '5. a body against the schema')
+  t.same(
+    [healthy, failed, fresh].map((on) => on.bus.requests.length),
+    [0, 0, 0],
+    'nothing refused reached the service',
+  )
+  t.equal(await keys(healthy, true, 'user-gen'), '200 undefined', 'the rest goes on (6. is the service’s)')
+})
+
+t.test(
+  'storage and attestation keep the seed’s order: a wrong scope is refused and audited in any state',
+  async (t) => {
+    const failed = await start(t, { state: systemState('P', { status: { fls_state: 0x04 } }) })
+    const disk = async (token?: string) => {
+      const a = await ask(failed.http, {
+        path: '/api/test/disk',
+        headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+      })
+      return `${a.status} ${a.json?.error}`
+    }
+    t.equal(await disk(), '401 token_required')
+    t.equal(await disk('user-config'), '403 forbidden', 'a wrong scope: 403, whatever the state')
+    t.equal(failed.scopeFailures.length, 1, 'and reported for the journal')
+    t.equal(await disk('master-kid'), '403 forbidden', 'the master role too')
+    t.equal(await disk('user-disk0'), '409 device_fault', 'a right scope meets the fail state')
+    t.equal((await ask(failed.http, { path: '/api/test/attest' })).status, 401, 'attestation: a token first')
+    t.equal(
+      (await ask(failed.http, { path: '/api/test/attest', headers: { Authorization: 'Bearer user-config' } })).status,
+      409,
+    )
+    const fresh = await start(t, { state: systemState('P', { status: { inited: false } }) })
+    t.equal((await ask(fresh.http, { path: '/api/test/attest' })).status, 200, 'a fresh device attests without a token')
+    t.equal(failed.bus.requests.length, 0)
+  },
+)
 
 t.test('403 for a wrong scope or role, reported to onScopeFailure', async (t) => {
   const { http, bus, scopeFailures } = await start(t)

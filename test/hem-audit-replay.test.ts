@@ -94,7 +94,7 @@ t.test('--at a record or a time: the state as of then', async (t) => {
     lifecycle: 'stopped',
     keys: {
       [KIDS.aes]: { ...AES, updated: AES.created },
-      [KIDS.ec]: { type: 'ATT,ExDSA,SECP256R1', created: AES.created, updated: AES.created },
+      [KIDS.ec]: { type: 'ExDSA,SECP256R1', created: AES.created, updated: AES.created },
     },
   }
   const position = `${marks.shutdown.file}:${marks.shutdown.seq.toString(16)}`

@@ -135,11 +135,11 @@ t.test('keys, encrypt and decrypt', async (t) => {
     listed.stdout,
     new RegExp(`\\n${aes}  ATT,PKEY,AES256 +invoices-2027 +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n`),
   )
-  t.match(listed.stdout, new RegExp(`\\n${peerKid}  ATT,ECDH,CURVE25519 +peer `))
+  t.match(listed.stdout, new RegExp(`\\n${peerKid}  ECDH,CURVE25519 +peer `))
 
   const got = await hemctl(['keys', 'get', ecdh])
   t.equal(got.code, 0, got.stderr)
-  t.match(got.stdout, new RegExp(`^kid: ${ecdh}\ntype: ATT,PKEY,ECDH,CURVE25519\npubkey: \\S{44}\n`))
+  t.match(got.stdout, new RegExp(`^kid: ${ecdh}\ntype: CURVE25519\npubkey: \\S{44}\n`))
 
   const byText = await hemctl(['keys', 'search', '--text', 'invoice:', '--json'])
   t.equal(byText.code, 0, byText.stderr)
@@ -239,5 +239,23 @@ t.test('keys, encrypt and decrypt', async (t) => {
     const gone = await hemctl(['keys', 'get', peerKid])
     t.equal(gone.code, 1, 'an unknown kid')
     t.match(gone.stderr, new RegExp(`^hemctl keys get: GET /api/keymgmt/get/${peerKid}: the device answered 404`))
+  })
+
+  await t.test('keys create: the new types, with the mode the family SDKs send', async (t) => {
+    const cases: [string[], string][] = [
+      [['--type', 'SHA3-512', '--mode', 'SHA3-512'], 'ATT,PKEY,SHA3-512'],
+      [['--type', 'MLKEM1024'], 'ATT,PKEY,PQC,MLKEM1024'],
+      [['--type', 'MLDSA87', '--mode', 'MLDSA87'], 'ATT,PKEY,PQC,MLDSA87'],
+      [['--type', 'SECP256K1', '--mode', 'SECP256K1'], 'ATT,PKEY,ECDH,SECP256K1'],
+      [['--type', 'ED448', '--mode', 'ExDSA'], 'ATT,PKEY,ExDSA,ED448'],
+    ]
+    const help = await hemctl(['keys', 'create', '--help'])
+    t.match(help.stdout, /MLKEM512, MLKEM768, MLKEM1024 \(ML-KEM\); MLDSA44, MLDSA65, MLDSA87 \(ML-DSA\)/)
+    for (const [flags, listed] of cases) {
+      const made = await hemctl(['keys', 'create', '--label', 'new type', ...flags])
+      t.equal(made.code, 0, made.stderr)
+      const kid = made.stdout.trim()
+      t.match((await hemctl(['keys', 'list'])).stdout, new RegExp(`\\n${kid}  ${listed} +new type `), flags.join(' '))
+    }
   })
 })

@@ -126,7 +126,7 @@ class FailingSlots extends DelegatingKeySlotMedia {
   writes = 0
   override async write(index: number, data: Uint8Array) {
     this.writes++
-    if (this.failing) throw noSpaceError('write', 'slots.bin')
+    if (this.failing) throw noSpaceError('write', 'slots-4096.bin')
     await this.inner.write(index, data)
   }
 }
@@ -258,13 +258,13 @@ async function tornAtBoot(t: Test, tear: (slots: Buffer[], donor: Buffer) => voi
   const donor = await createKey(o.https, gen, { label: 'donor', type: 'AES256' })
   await o.device.stop()
 
-  const path = join(o.device.dataDir, 'keys', 'slots.bin')
+  const path = join(o.device.dataDir, 'keys', 'slots-4096.bin')
   const bytes = await readFile(path)
-  const slots = Array.from({ length: bytes.length / 512 }, (_, i) => bytes.subarray(i * 512, (i + 1) * 512))
+  const slots = Array.from({ length: bytes.length / 4096 }, (_, i) => bytes.subarray(i * 4096, (i + 1) * 4096))
   t.equal(slots.length, 2, 'the victim in slot 0, the donor in slot 1')
-  const padded = Buffer.alloc(1024 * 512)
-  slots.forEach((slot, i) => slot.copy(padded, i * 512))
-  const all = Array.from({ length: 1024 }, (_, i) => padded.subarray(i * 512, (i + 1) * 512))
+  const padded = Buffer.alloc(1024 * 4096)
+  slots.forEach((slot, i) => slot.copy(padded, i * 4096))
+  const all = Array.from({ length: 1024 }, (_, i) => padded.subarray(i * 4096, (i + 1) * 4096))
   tear(all, recordOf(all[1]!))
   await writeFile(path, padded)
 

@@ -58,7 +58,7 @@ t.test('keys are sealed at rest, survive a reboot, and a wipeout erases them', a
   const sealingKey = join(o.device.dataDir, 'enclave', 'sealing.key')
   const files = await filesUnder(o.device.dataDir, (path) => path === sealingKey)
   t.ok(
-    files.some((f) => f.endsWith(join('keys', 'slots.bin'))),
+    files.some((f) => f.endsWith(join('keys', 'slots-4096.bin'))),
     'the repository is among the files scanned',
   )
   let found = false
@@ -104,7 +104,7 @@ t.test('keys are sealed at rest, survive a reboot, and a wipeout erases them', a
     freeespace: 1024,
     fragmentation: 0,
   })
-  const slots = await readFile(join(back.device.dataDir, 'keys', 'slots.bin')).catch(() => Buffer.alloc(0))
+  const slots = await readFile(join(back.device.dataDir, 'keys', 'slots-4096.bin')).catch(() => Buffer.alloc(0))
   t.ok(
     slots.every((b) => b === 0),
     'every slot is zeroed',
@@ -147,7 +147,7 @@ async function integrityFailure(t: Test, damage: (dataDir: string) => Promise<vo
 
 t.test('a flipped bit in a key slot is found at boot', (t) =>
   integrityFailure(t, async (dataDir) => {
-    const path = join(dataDir, 'keys', 'slots.bin')
+    const path = join(dataDir, 'keys', 'slots-4096.bin')
     const bytes = await readFile(path)
     const used = bytes.findIndex((b, i) => i > 40 && b !== 0)
     bytes[used + 20]! ^= 0x01
@@ -241,7 +241,7 @@ t.test('with --split only the keystore process opens the key repository', async 
     'system',
     'upgrade',
   ])
-  const slots = join(o.device.dataDir, 'keys', 'slots.bin')
+  const slots = join(o.device.dataDir, 'keys', 'slots-4096.bin')
   for (const [name, pid] of services)
     t.equal(
       await opens(pid, slots),

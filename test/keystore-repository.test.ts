@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Packr } from 'msgpackr'
 import t, { type Test } from 'tap'
@@ -14,13 +14,13 @@ import { decodeKeyRecord, encodeKeyRecord } from '../actors/keystore/key-record-
 import { keyTypes, type KeyType } from '../protocol/key-types.js'
 import type { KeyRecord } from '../protocol/keystore-state.js'
 import { openHal, type KeySlotMedia, type Sealer as HalSealer } from '../hal/index.js'
-import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
+import { FileKeySlotMedia, KEY_SLOT_FILE } from '../hal/sim/key-slot-media.js'
 import { testSealer } from './helpers/test-sealer.js'
 import { DelegatingKeySlotMedia } from './helpers/delegating-media.js'
 import { builtFirmware } from './helpers/device.js'
 
 const DEVID = '0123456789abcdef'
-const SLOT = 512
+const SLOT = 4096
 
 type Sealer = HalSealer
 
@@ -59,6 +59,13 @@ function record(type: KeyType, extra: Partial<KeyRecord> & { imported?: boolean 
     SECP384R1: [48, 49],
     SECP521R1: [66, 67],
     SECP256K1: [32, 33],
+    // Post-quantum keys keep their seed (FIPS 203 d‖z, FIPS 204 ξ).
+    MLKEM512: [64, 800],
+    MLKEM768: [64, 1184],
+    MLKEM1024: [64, 1568],
+    MLDSA44: [32, 1312],
+    MLDSA65: [32, 1952],
+    MLDSA87: [32, 2592],
   }
   if (info.kind === 'aes' || info.kind === 'hmac') return { ...base, secret: random(info.bytes), ...fields }
   const [secret, pub] = sizes[type]!
@@ -80,7 +87,7 @@ async function setup(t: Test, slotCount = 8) {
   const sealer = testSealer()
   const open = (options: { media?: KeySlotMedia; devid?: string; sealer?: Sealer } = {}) =>
     KeyRepository.open({ media, sealer, devid: DEVID, ...options })
-  const file = () => readFile(join(dir, 'slots.bin'))
+  const file = () => readFile(join(dir, KEY_SLOT_FILE))
   const slot = async (index: number) => (await media.readAll())[index]!
   return { media, sealer, open, file, slot }
 }
@@ -134,11 +141,14 @@ t.test('every key type survives a reopen, in creation order, with or without sec
   const repo = await open()
   t.ok(repo.intact)
   t.same(repo.keys(), [])
+  const importedX25519 = record('CURVE25519', { imported: true })
+  const withoutAMode = withoutMode(record('SECP521R1', { imported: true }))
   const records = [
     ...Object.keys(keyTypes).map((type) => record(type as KeyType)),
-    record('CURVE25519', { imported: true }),
+    importedX25519,
     record('ED448', { imported: true }),
-    withoutMode(record('SECP521R1', { imported: true })),
+    withoutAMode,
+    record('MLDSA87', { imported: true }),
     record('AES256', { descr: Uint8Array.of(1, 2, 3), label: ' ~printable~ ' }),
     record('SHA2-512', { descr: new Uint8Array(64).fill(0xff), created: 0, updated: 2 ** 40 }),
   ]
@@ -154,8 +164,8 @@ t.test('every key type survives a reopen, in creation order, with or without sec
   t.same(reopened.problems, [])
   t.same(reopened.keys(), records, 'the same records in the same order after a reboot')
   t.notOk(reopened.get(records[1]!.kid)?.publicKey, 'a symmetric key has no public key')
-  t.notOk(reopened.get(records[14]!.kid)?.secret, 'an imported public key has no secret')
-  t.notOk('mode' in reopened.get(records[16]!.kid)!, 'an absent mode stays absent')
+  t.notOk(reopened.get(importedX25519.kid)?.secret, 'an imported public key has no secret')
+  t.notOk('mode' in reopened.get(withoutAMode.kid)!, 'an absent mode stays absent')
 })
 
 t.test('creation order holds when keys are removed, slots reused and keys replaced', async (t) => {
@@ -250,7 +260,7 @@ t.test('key material is never in the file in plaintext, and a deleted key leaves
   for (const key of keys) await repo.add(key)
   const stored = await file()
   for (const key of keys)
-    t.notOk(stored.includes(Buffer.from(key.secret!)), `the ${key.type} secret is not in slots.bin`)
+    t.notOk(stored.includes(Buffer.from(key.secret!)), `the ${key.type} secret is not in the slot file`)
   const sealedSlot = Buffer.from(await slot(1))
   await repo.remove(keys[1]!.kid)
   t.same(
@@ -546,7 +556,7 @@ t.test('with the sim HAL: sealed by the enclave, bound to the device', async (t)
   const repo = await open(rebooted)
   t.ok(repo.intact)
   t.same(repo.keys(), [key], 'after a reboot')
-  t.notOk((await readFile(join(dir, 'a', 'keys', 'slots.bin'))).includes(Buffer.from(key.secret!)))
+  t.notOk((await readFile(join(dir, 'a', 'keys', 'slots-4096.bin'))).includes(Buffer.from(key.secret!)))
   const stolen = await rebooted.keySlots.readAll()
   await rebooted.close()
 
@@ -591,4 +601,77 @@ t.test('the record codec reads back exactly what it wrote and nothing else', asy
       `${what}: no key bytes in the error`,
     )
   }
+})
+
+t.test('the codec knows the material sizes of every type, the post-quantum secret being the seed', async (t) => {
+  for (const type of Object.keys(keyTypes) as KeyType[]) {
+    const key = record(type)
+    t.same(decodeKeyRecord(encodeKeyRecord(key)), key, `${type} reads back`)
+    const longer = { ...key, secret: Uint8Array.from([...key.secret!, 0]) }
+    t.type(
+      catching(() => encodeKeyRecord(longer)),
+      KeyRecordFormatError,
+      `${type}: a secret one byte too long`,
+    )
+    if (key.publicKey) {
+      const shorter = { ...key, publicKey: key.publicKey.subarray(1) }
+      t.type(
+        catching(() => encodeKeyRecord(shorter)),
+        KeyRecordFormatError,
+        `${type}: a public key one byte short`,
+      )
+    }
+  }
+  t.type(
+    catching(() => encodeKeyRecord({ ...record('MLKEM768'), secret: random(2400) })),
+    KeyRecordFormatError,
+    'an expanded ML-KEM secret key is not what is stored',
+  )
+  t.type(
+    catching(() => encodeKeyRecord({ ...record('ED25519'), mode: 'ExDSA' })),
+    KeyRecordFormatError,
+    'a mode on a key that has none',
+  )
+  const packr = new Packr({ useRecords: false })
+  t.type(
+    catching(() => decodeKeyRecord(packr.pack({ ...record('SECP256R1'), mode: 'ExDSA,ECDH' }))),
+    KeyRecordFormatError,
+    'a mode spelled otherwise than the keystore spells it',
+  )
+})
+
+t.test('the largest record (ML-DSA-87, longest label and descr) fits a 4096-byte slot under 4095 bytes', async (t) => {
+  const { open, slot } = await setup(t, 2)
+  const repo = await open()
+  const key = record('MLDSA87', { label: '~'.repeat(32), descr: new Uint8Array(64).fill(0xff) })
+  await repo.add(key)
+  const bytes = await slot(0)
+  const used = bytes.findLastIndex((byte) => byte !== 0) + 1
+  t.ok(used <= 4095, `${used} bytes of the slot used`)
+  t.ok(used > 2592, 'the public key is in it')
+  t.same((await open()).keys(), [key])
+})
+
+t.test('a repository on the 512-byte slots of before opens the same after the move to 4096-byte slots', async (t) => {
+  const dir = t.testdir()
+  const sealer = testSealer()
+  const legacy = new FileKeySlotMedia(dir, { slotCount: 1024, slotSize: 512 })
+  const before = await KeyRepository.open({ media: legacy, sealer, devid: DEVID })
+  const keys = [record('AES256'), record('SECP256R1'), record('ED448', { descr: Uint8Array.of(7) })]
+  for (const key of keys) await before.add(key)
+  await before.remove(keys[0]!.kid)
+  await before.replace({ ...keys[1]!, label: 'renamed', updated: 1_700_000_001 })
+  const stats = before.stats()
+  await legacy.close()
+  // What hemd left before slots grew: the same slots, 512 bytes each, in slots.bin.
+  await rename(join(dir, KEY_SLOT_FILE), join(dir, 'slots.bin'))
+
+  const media = new FileKeySlotMedia(dir)
+  t.teardown(() => media.close())
+  const after = await KeyRepository.open({ media, sealer, devid: DEVID })
+  t.ok(after.intact, 'every slot opens at its index')
+  t.same(after.keys(), [{ ...keys[1]!, label: 'renamed', updated: 1_700_000_001 }, keys[2]], 'the same keys, in order')
+  t.same(after.stats(), stats, 'the same slots: live, deleted and free')
+  await after.add(record('MLDSA87'))
+  t.same((await KeyRepository.open({ media, sealer, devid: DEVID })).keys().length, 3, 'and an ML-DSA-87 key fits')
 })

@@ -48,6 +48,14 @@ t.test('every route, as the gateway treats it', async (t) => {
       route.healthy === true,
       `${route.path}: the fail state's 409 exactly where it gates`,
     )
+    // crypto-contract §0: 406 when an operation fails; a key is only looked up by list, get, delete and search.
+    const operation = /^\/api\/(crypto\/|keymgmt\/(create|import|derive|update)$)/.test(route.path)
+    t.equal('406' in op.responses, operation, `${route.path}: 406 exactly where an operation can fail`)
+    t.equal(
+      op.responses['200'].description === 'verified (empty body)',
+      /^\/api\/crypto\/.*\/verify$/.test(route.path),
+      `${route.path}: a verify endpoint's 200 has an empty body`,
+    )
     t.equal('411' in op.responses, upload, `${route.path}: 411 for uploads only`)
     t.equal('408' in op.responses, upload || route.body !== undefined, `${route.path}: 408 where a body is read`)
     t.equal('418' in op.responses, route.tls === 'required')

@@ -2,6 +2,11 @@
 // auth rules of the contract (§2.3, §2.4) and the seed (§5, §6), generated from `routeTable`
 // so that a route added later is covered without new test code.
 //
+// The key-management and crypto routes check in crypto-contract §0's order (a bad token 401, plain
+// HTTP 418, the fail state or no owner 409 even for a wrong scope, no token 401, scope or role
+// 403); storage and attestation in the seed's (401, 403 journaled in any state, then 409). The
+// personalised devices are put in a fail state (a temperature fault) for a last pass.
+//
 // Routes whose success would disturb the rest of the run are called only with tokens that must
 // be refused (no token, invalid token, wrong scope, wrong role); their success is tested elsewhere:
 //   GET /api/system/reboot    restarts every service, and every token dies with it
@@ -12,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { routeTable } from '../gateway/routes.js'
 import type { Role } from '../protocol/scopes.js'
@@ -64,6 +70,29 @@ const LOGIN_ROLES: LoginRole[] = ['U', 'M']
 const ALL: Role[] = ['U', 'M', 'ExtAuth']
 
 const keyOf = (route: Route) => `${route.method} ${route.path}`
+
+/** Device contract §1: the key-management and crypto endpoints, the ones in crypto-contract §0's order. */
+const isKeyRoute = (route: Route) => /^\/api\/(keymgmt|crypto)\//.test(route.path)
+
+/** The LOG_TYPE under which every 200, 400 and 406 of an operation is journaled (crypto-contract §0, §2, §3). */
+const OPERATION_LOG: Record<string, number> = {
+  'POST /api/keymgmt/derive': LogType.KEY_DERIVE,
+  'POST /api/crypto/cipher/encrypt': LogType.CRYPTO_ENCRYPT,
+  'POST /api/crypto/cipher/decrypt': LogType.CRYPTO_DECRYPT,
+  'POST /api/crypto/cipher/wrap': LogType.CRYPTO_WRAP,
+  'POST /api/crypto/cipher/unwrap': LogType.CRYPTO_UNWRAP,
+  'POST /api/crypto/exdsa/sign': LogType.CRYPTO_EXDSA_SIGN,
+  'POST /api/crypto/exdsa/verify': LogType.CRYPTO_EXDSA_VERIFY,
+  'POST /api/crypto/hmac/hash': LogType.CRYPTO_HMAC_HASH,
+  'POST /api/crypto/hmac/verify': LogType.CRYPTO_HMAC_VERIFY,
+  'POST /api/crypto/ecdh': LogType.CRYPTO_ECDH,
+  'POST /api/crypto/pqc/mlkem/encaps': LogType.CRYPTO_MLKEM_ENCAPS,
+  'POST /api/crypto/pqc/mlkem/decaps': LogType.CRYPTO_MLKEM_DECAPS,
+  'POST /api/crypto/pqc/mldsa/sign': LogType.CRYPTO_MLDSA_SIGN,
+  'POST /api/crypto/pqc/mldsa/verify': LogType.CRYPTO_MLDSA_VERIFY,
+}
+const RESULT_OF: Record<number, number> = { 200: LogResult.OK, 400: LogResult.ERROR, 406: LogResult.FAILED }
+
 const fill = (scope: string) => scope.replace(/<(\w+)>$/, (_, name: string) => sample(name))
 
 /** The contract's matching, written independently of protocol/scopes.ts: prefix on `:`, exact for `<kid>`. */
@@ -108,9 +137,9 @@ function minimalBody(route: Route): Record<string, unknown> {
   }
 }
 
-/** The request for a route: sample path parameters, a body that passes the route's schema. */
-function send(device: Device, route: Route, token?: string): Promise<Answer> {
-  const base = route.tls === 'required' ? device.httpsUrl! : device.httpUrl!
+/** The request for a route (over HTTPS if it needs it, unless `plain`): sample path parameters, a schema's body. */
+function send(device: Device, route: Route, token?: string, plain = false): Promise<Answer> {
+  const base = route.tls === 'required' && !plain ? device.httpsUrl! : device.httpUrl!
   const headers: Record<string, string> = token === undefined ? {} : bearer(token)
   let body: string | undefined
   if (route.body) {
@@ -157,13 +186,23 @@ async function recordsOf(device: Device, answer: Answer) {
   )
 }
 
-/** Whatever the request journaled states the status it was answered with. */
-async function journaledAs(t: Test, device: Device, answer: Answer, what: string): Promise<void> {
+/**
+ * Whatever the request journaled states the status it was answered with; an operation's 200, 400
+ * or 406 is one record of its LOG_TYPE, with the result that status means.
+ */
+async function journaledAs(t: Test, device: Device, route: Route, answer: Answer, what: string): Promise<void> {
   t.match(answer.headers['x-request-id'], /^[0-9a-f]{16}$/, `${what}: X-Request-Id`)
-  for (const record of await recordsOf(device, answer)) {
+  const records = await recordsOf(device, answer)
+  for (const record of records) {
     if (record.decoded?.source !== undefined)
       t.equal(record.decoded.source, answer.status, `${what}: record ${record.type} states the answer's status`)
   }
+  const type = OPERATION_LOG[keyOf(route)]
+  if (type === undefined) return
+  t.ok(answer.status in RESULT_OF, `${what}: the operation answers 200, 400 or 406 (got ${answer.status})`)
+  const own = records.filter((r) => r.type === type)
+  t.equal(own.length, 1, `${what}: one record of LOG_TYPE ${type}`)
+  t.match(own[0], { result: RESULT_OF[answer.status], decoded: { source: answer.status } }, `${what}: as answered`)
 }
 
 interface Personalised {
@@ -281,6 +320,17 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
       t.equal(answer.json?.error, 'invalid_token', `${name}, ${label}: error body`)
       t.same(await recordsOf(device, answer), [], `${name}, ${label}: nothing journaled`)
     }
+    if (route.tls === 'required') {
+      for (const [label, plainToken, expected] of [
+        ['invalid token', foreign, 401],
+        ['expired token', expired, 401],
+        ['no token', undefined, 418],
+        ['wrong scope', route.scopes && token('U', wrongScopeFor(route)), 418],
+      ] as const) {
+        const answer = await send(device, route, plainToken, true)
+        t.equal(answer.status, expected, `${name}, ${label} over plain HTTP → ${expected}`)
+      }
+    }
 
     const anonymous = await send(device, route)
     if (route.auth === 'open') {
@@ -309,8 +359,41 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
         if (expected !== undefined) t.equal(answer.status, expected, `${what} → ${expected} (by design)`)
         else notRefused(t, answer, what)
         await noAudit(what)
-        await journaledAs(t, device, answer, what)
+        await journaledAs(t, device, route, answer, what)
       }
+    }
+  }
+
+  await sendSimCommand(device.dataDir, { action: 'temperature', celsius: 95 })
+  const failed = await eventually(async () => (await call(`${device.httpUrl}/api/system/status`)).json.fls_state === 4)
+  t.ok(failed, `${variant}: in a fail state (0x04, a temperature fault)`)
+  for (const route of routeTable.filter((r) => r.healthy && r.variants.includes(variant))) {
+    const name = `${variant} ${keyOf(route)}, fail state`
+    const roles = route.roles ?? ALL
+    const right = rightScopesFor(route)[0]!
+    t.equal((await send(device, route, foreign)).status, 401, `${name}, invalid token → 401`)
+    if (isKeyRoute(route)) {
+      const callers: [string, string | undefined][] = [
+        ['no token', undefined],
+        ['wrong scope', token('U', wrongScopeFor(route))],
+        ...LOGIN_ROLES.map((role): [string, string] => [`role ${role} with a right scope`, token(role, right)]),
+      ]
+      for (const [label, callerToken] of callers) {
+        const answer = await send(device, route, callerToken)
+        t.equal(answer.status, 409, `${name}, ${label} → 409`)
+        t.equal(answer.json?.error, 'device_fault', `${name}, ${label}: error body`)
+        t.same(await recordsOf(device, answer), [], `${name}, ${label}: nothing journaled`)
+      }
+      t.equal((await send(device, route, undefined, true)).status, 418, `${name}, plain HTTP → 418`)
+      await noAudit(`${name}, every caller`)
+      continue
+    }
+    // Storage and attestation: the seed's order.
+    t.equal((await send(device, route)).status, 401, `${name}, no token → 401`)
+    if (route.scopes) await refused(`${name}, wrong scope`, route, 'U', wrongScopeFor(route))
+    for (const role of LOGIN_ROLES) {
+      if (!roles.includes(role)) await refused(`${name}, role ${role}`, route, role, right)
+      else t.equal((await send(device, route, token(role, right))).status, 409, `${name}, ${role} right scope → 409`)
     }
   }
 }
@@ -332,8 +415,13 @@ async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void
       continue
     }
     t.equal((await send(device, route, garbage)).status, 401, `${name}, invalid token → 401`)
+    if (route.tls === 'required') {
+      t.equal((await send(device, route, garbage, true)).status, 401, `${name}, invalid token over HTTP → 401`)
+      t.equal((await send(device, route, undefined, true)).status, 418, `${name}, no token over HTTP → 418`)
+    }
     const answer = await send(device, route)
-    const expected = FRESH_WITHOUT_TOKEN[key] ?? (route.auth === 'token' ? 401 : undefined)
+    // No owner, no key: a key route's 409 comes before the missing token's 401 (crypto-contract §0).
+    const expected = FRESH_WITHOUT_TOKEN[key] ?? (isKeyRoute(route) ? 409 : route.auth === 'token' ? 401 : undefined)
     if (expected !== undefined)
       t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text.slice(0, 120)})`)
     else notRefused(t, answer, `${name}, no token`)
@@ -348,6 +436,10 @@ t.test('the route table is what this matrix assumes', async (t) => {
     t.ok(route.variants.length > 0, `${key}: a variant`)
     if (route.auth === 'open') t.notOk(route.scopes ?? route.roles, `${key}: an open route lists no scopes or roles`)
     if (route.scopes) t.ok(route.scopes.length > 0, `${key}: scopes, when given, are not empty`)
+    t.equal(route.tls === 'required', isKeyRoute(route), `${key}: HTTPS only exactly if a key or crypto route`)
+    if (isKeyRoute(route)) t.ok(route.healthy, `${key}: a key route is fail-state gated`)
+    const operation = /^\/api\/crypto\//.test(route.path) || route.path === '/api/keymgmt/derive'
+    t.equal(keyOf(route) in OPERATION_LOG, operation, `${key}: an operation's LOG_TYPE is known exactly if it is one`)
   }
   for (const key of [...DISRUPTIVE, ...Object.keys(REFUSED_WHEN_PERSONALISED), ...Object.keys(FRESH_WITHOUT_TOKEN)]) {
     t.ok(

@@ -9,7 +9,8 @@ import {
   type CommandRequest,
   encodeBase64,
   fail,
-  importedKid,
+  gotType,
+  isAsymmetric,
   isKeyType,
   type JournalEntry,
   KeyAttributeError,
@@ -22,9 +23,10 @@ import {
   LogType,
   normaliseKid,
   parseDescrPattern,
+  publicKeyKid,
   wholeNumber,
 } from '../../protocol/index.js'
-import { isStorageFull } from '../../hal/index.js'
+import { CryptoInputError, isStorageFull } from '../../hal/index.js'
 import { journalSubject } from '../host/index.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
@@ -62,8 +64,13 @@ async function guarded(actor: KeystoreContext, run: () => Promise<CommandReply> 
   }
 }
 
+/** A JSON null counts as an absent field (crypto-contract §0: clients send `"descr": null`). */
+function absent(value: unknown): value is undefined | null {
+  return value === undefined || value === null
+}
+
 function descrOf(body: Body): Uint8Array | undefined {
-  return body.descr === undefined ? undefined : checkDescr(body.descr, decodeBase64)
+  return absent(body.descr) ? undefined : checkDescr(body.descr, decodeBase64)
 }
 
 function typeOf(body: Body) {
@@ -102,7 +109,7 @@ async function journaled(actor: KeystoreContext, entry: JournalEntry, change: ()
 }
 
 /** Stores a new key, journaled first; a repository without a slot left refuses it before anything is journaled. */
-async function addJournaled(
+export async function addJournaled(
   actor: KeystoreContext,
   req: CommandRequest,
   record: KeyRecord,
@@ -126,22 +133,44 @@ async function addJournaled(
   return { status: 200, body: { kid: record.kid } }
 }
 
-/** `POST /api/keymgmt/create {label*, type*, mode?, descr?}` → `{kid}`. */
+/**
+ * `POST /api/keymgmt/create {label*, type*, mode?, descr?}` → `{kid}`. An asymmetric key's KID is
+ * that of its public key, so a clash with a stored key (the same key imported) is refused (406).
+ */
 export function createKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
-  return guarded(actor, () => {
+  return guarded(actor, async () => {
     const body = bodyOf(req)
     const label = checkLabel(body.label)
     const type = typeOf(body)
     const mode = keyMode(type, body.mode)
     const descr = descrOf(body)
-    let kid: string
-    do kid = Buffer.from(actor.random(16)).toString('hex')
-    while (actor.repository.has(kid))
-    const now = actor.now()
-    const material = generateKeyMaterial(type, actor.engine, actor.random)
-    const record = newRecord({ kid, type, label, created: now, updated: now, ...material }, mode, descr)
-    return addJournaled(actor, req, record, LogType.KEY_GENERATION)
+    let material: ReturnType<typeof generateKeyMaterial>
+    try {
+      material = generateKeyMaterial(type, actor.engine, actor.random)
+    } catch (err) {
+      // An engine's refusal (its message names no key bytes); an entropy failure is the device's fault, not this key's.
+      if (!(err instanceof CryptoInputError)) throw err
+      actor.logger.error({ err: err.message, type }, 'key generation failed')
+      return fail(406, 'generation_failed', `A ${type} key could not be generated`)
+    }
+    try {
+      const kid = material.publicKey ? publicKeyKid(material.publicKey) : freshKid(actor)
+      if (actor.repository.has(kid)) throw new DuplicateKeyError(kid)
+      const now = actor.now()
+      const record = newRecord({ kid, type, label, created: now, updated: now, ...material }, mode, descr)
+      return await addJournaled(actor, req, record, LogType.KEY_GENERATION)
+    } finally {
+      material.secret.fill(0)
+    }
   })
+}
+
+/** A random KID (symmetric keys) that no stored key has. */
+export function freshKid(actor: KeystoreContext): string {
+  let kid: string
+  do kid = Buffer.from(actor.random(16)).toString('hex')
+  while (actor.repository.has(kid))
+  return kid
 }
 
 /** A new key's record: `fields`, then its mode and description when it has them. */
@@ -149,22 +178,25 @@ function newRecord(fields: KeyRecord, mode: KeyRecord['mode'], descr: Uint8Array
   return { ...fields, ...(mode ? { mode } : {}), ...(descr ? { descr } : {}) }
 }
 
-/** `POST /api/keymgmt/import {label*, pubkey*, type*, mode?, descr?}` → `{kid}`: a public key, KID from its SHA-1. */
+/**
+ * `POST /api/keymgmt/import {label*, pubkey*, type*, mode?, descr?}` → `{kid}`: a public key of any
+ * asymmetric type, KID from its SHA-1. A malformed request is 400; a key that is not one of the
+ * type (length, point, modulus) or is stored already is 406: the operation failed.
+ */
 export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
     const body = bodyOf(req)
     const label = checkLabel(body.label)
     const type = typeOf(body)
-    if (keyTypes[type].kind === 'aes' || keyTypes[type].kind === 'hmac')
-      throw new KeyAttributeError('Only public keys can be imported: `type` must be an elliptic-curve type')
+    if (!isAsymmetric(type)) throw new KeyAttributeError('Only public keys can be imported: `type` must be asymmetric')
     const mode = keyMode(type, body.mode)
     const descr = descrOf(body)
     const raw = base64Field(body.pubkey)
     if (!raw) throw new KeyAttributeError('`pubkey` must be base64')
     const publicKey = normalisePublicKey(type, raw)
-    if (!publicKey) throw new KeyAttributeError(`\`pubkey\` is not a ${type} public key`)
-    const kid = importedKid(publicKey)
-    if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is imported already')
+    if (!publicKey) return fail(406, 'bad_public_key', `\`pubkey\` is not a ${type} public key`)
+    const kid = publicKeyKid(publicKey)
+    if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is stored already')
     const now = actor.now()
     const record = newRecord({ kid, type, label, created: now, updated: now, publicKey }, mode, descr)
     return addJournaled(actor, req, record, LogType.KEY_IMPORT)
@@ -196,7 +228,7 @@ export function getKey(actor: KeystoreContext, req: CommandRequest): Promise<Com
     return {
       status: 200,
       body: {
-        type: listed(key),
+        type: gotType(key.type),
         ...(key.publicKey ? { pubkey: encodeBase64(key.publicKey) } : {}),
         updated: key.updated,
         ...(key.descr ? { descr: encodeBase64(key.descr) } : {}),
@@ -237,7 +269,10 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
   })
 }
 
-/** `POST /api/keymgmt/update {kid*, label*, descr?}`: a missing `descr` keeps the old one. */
+/**
+ * `POST /api/keymgmt/update {kid*, label*, descr?}`: the label and description are replaced, so an
+ * absent `descr` clears it (crypto-contract §2). `updated` always moves forward, even within a second.
+ */
 export function updateKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, async () => {
     const body = bodyOf(req)
@@ -246,7 +281,13 @@ export function updateKey(actor: KeystoreContext, req: CommandRequest): Promise<
     const descr = descrOf(body)
     const key = actor.repository.get(kid)
     if (!key) return notFound()
-    const updated: KeyRecord = { ...key, label, updated: actor.now(), ...(descr ? { descr } : {}) }
+    const { descr: _replaced, ...kept } = key
+    const updated: KeyRecord = {
+      ...kept,
+      label,
+      updated: Math.max(actor.now(), key.updated + 1),
+      ...(descr ? { descr } : {}),
+    }
     // A new version needs a spare slot: refused before anything is journaled.
     if (!actor.repository.hasRoom()) throw new RepositoryFullError()
     const entry: JournalEntry = {
@@ -276,7 +317,7 @@ function entry(key: KeyRecord) {
 }
 
 function pageOf(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback
+  if (absent(value)) return fallback
   const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value
   const number = typeof text === 'string' ? wholeNumber(text) : undefined
   if (number === undefined || number < min)
@@ -284,9 +325,10 @@ function pageOf(value: unknown, name: string, fallback: number, min: number): nu
   return number
 }
 
-function page(keys: KeyRecord[], offset: number, count: number) {
+/** A page of `keys`; `total` counts every valid key in the repository, also for a search (crypto-contract §2). */
+function page(actor: KeystoreContext, keys: readonly KeyRecord[], offset: number, count: number) {
   const list = keys.slice(offset, offset + Math.min(count, PAGE)).map(entry)
-  return { offset, total: keys.length, listed: list.length, list }
+  return { offset, total: actor.repository.keys().length, listed: list.length, list }
 }
 
 /** `GET /api/keymgmt/list[/:offset[/:count]]`, at most 15 keys per page, oldest first. */
@@ -294,7 +336,7 @@ export function listKeys(actor: KeystoreContext, req: CommandRequest): Promise<C
   return guarded(actor, () => {
     const offset = pageOf(req.params?.offset, 'offset', 0, 0)
     const count = pageOf(req.params?.count, 'count', PAGE, 1)
-    const { offset: o, total, listed: n, list } = page(actor.repository.keys(), offset, count)
+    const { offset: o, total, listed: n, list } = page(actor, actor.repository.keys(), offset, count)
     return { status: 200, body: { offset: o, deleted: actor.repository.stats().deleted, total, listed: n, list } }
   })
 }
@@ -308,9 +350,9 @@ function matches(descr: Uint8Array | undefined, pattern: ReturnType<typeof parse
 }
 
 /**
- * `POST /api/keymgmt/search {descr*, offset?, limit?}`. Without a token (the gateway let it
- * through only for a `^`-anchored pattern while `allow_keysearch` is on) the same rules are
- * checked again here.
+ * `POST /api/keymgmt/search {descr*, offset?, limit?}`: no match is an empty list, not an error.
+ * Without a token (the gateway let it through only for a `^`-anchored pattern while
+ * `allow_keysearch` is on) the same rules are checked again here.
  */
 export function searchKeys(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, () => {
@@ -324,6 +366,7 @@ export function searchKeys(actor: KeystoreContext, req: CommandRequest): Promise
     return {
       status: 200,
       body: page(
+        actor,
         actor.repository.keys().filter((key) => matches(key.descr, pattern)),
         offset,
         limit,

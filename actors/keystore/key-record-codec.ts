@@ -10,6 +10,7 @@ import {
   isKeyType,
   type KeyAttributeError,
   keyMode,
+  type KeyMode,
   type KeyRecord,
   type KeyType,
   keyTypes,
@@ -54,7 +55,7 @@ function checkedRecord(value: unknown): KeyRecord {
   const record: KeyRecord = {
     kid,
     type,
-    ...(mode === undefined ? {} : { mode: attribute(() => keyMode(type, mode)) }),
+    ...(mode === undefined ? {} : { mode: storedMode(type, mode) }),
     label: attribute(() => checkLabel(label)),
     ...(descr === undefined ? {} : { descr: bytes('descr', descr, (n) => n <= MAX_DESCR, `at most ${MAX_DESCR}`) }),
     created: seconds('created', created),
@@ -81,13 +82,23 @@ function materialSizes(type: KeyType): { secret: number; publicKey: number | und
     case 'hmac':
       return { secret: info.bytes, publicKey: undefined }
     case 'ecdh':
-      return { secret: CURVES[info.curve].size, publicKey: CURVES[info.curve].size }
     case 'ec':
-      return { secret: CURVES[info.curve].size, publicKey: CURVES[info.curve].size + 1 }
+      return { secret: CURVES[info.curve].size, publicKey: info.publicKey }
     case 'eddsa':
-      // RFC 8032: a 32-byte seed and key for Ed25519, 57 for Ed448.
-      return type === 'ED25519' ? { secret: 32, publicKey: 32 } : { secret: 57, publicKey: 57 }
+      // RFC 8032: the seed is as long as the public key.
+      return { secret: info.publicKey, publicKey: info.publicKey }
+    case 'mlkem':
+    case 'mldsa':
+      // The FIPS 203/204 seed, expanded on use.
+      return { secret: info.seed, publicKey: info.publicKey }
   }
+}
+
+/** A mode as the keystore stores it: only on SECP keys, and spelled as `keyMode` spells it. */
+function storedMode(type: KeyType, mode: unknown): KeyMode {
+  const read = attribute(() => keyMode(type, mode))
+  if (read === undefined || read !== mode) throw new KeyRecordFormatError(`\`mode\` is not one of a ${type} key`)
+  return read
 }
 
 /** The keystore's own attribute rule, failing as a record format error. */

@@ -6,6 +6,7 @@ import {
   type Hal,
   nativeEngine,
   nobleEngine,
+  postQuantum,
   type RandomSource,
 } from '../../hal/index.js'
 import {
@@ -22,6 +23,7 @@ import {
 } from '../../protocol/index.js'
 import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort } from '../host/index.js'
+import { ExpandedKeys } from './crypto-expanded-keys.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
@@ -47,8 +49,8 @@ export interface KeystoreActorOptions {
 }
 
 /**
- * The key repository and everything that uses key material: key management, encrypt and
- * decrypt. The only service that unseals keys, so with `--split` the only process holding them.
+ * The key repository and everything that uses key material: key management, derive and the
+ * crypto operations. The only service that unseals keys, so with `--split` the only process holding them.
  * It follows the auth actor's read model: keys serve only a personalised device, and a
  * wipeout (seen as `inited` turning false) destroys them.
  */
@@ -56,8 +58,11 @@ export class KeystoreActor implements KeystoreContext {
   readonly host: ServiceHost<KeystoreState>
   readonly random: RandomSource
   readonly guard: BearerGuard
+  readonly pqc = postQuantum
+  readonly expanded = new ExpandedKeys()
   private readonly identity: ReadModelBus
   private fls = 0
+  private settleKats: () => void = () => undefined
   private katFailures: string[] = []
   private followed: boolean | undefined
 
@@ -94,26 +99,29 @@ export class KeystoreActor implements KeystoreContext {
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
   static async start(o: KeystoreActorOptions): Promise<KeystoreActor> {
-    const choice = chooseEngine(o.engines ?? { native: nativeEngine, noble: nobleEngine }, (run) =>
-      setTimeout(() => {
-        run()
-        if (choice.kats.noble?.ok === false)
-          o.logger.warn({ failed: choice.kats.noble.failed }, 'the fallback crypto engine (noble) fails its self-tests')
-      }, FALLBACK_KATS_DELAY_MS).unref(),
+    let actor: KeystoreActor | undefined
+    const choice = chooseEngine(
+      o.engines ?? { native: nativeEngine, noble: nobleEngine },
+      (run) =>
+        setTimeout(() => {
+          run()
+          if (choice.kats.noble?.ok === false)
+            o.logger.warn(
+              { failed: choice.kats.noble.failed },
+              'the fallback crypto engine (noble) fails its self-tests',
+            )
+        }, FALLBACK_KATS_DELAY_MS).unref(),
+      { onLateFailure: (failed) => actor?.katsFailed(failed, true) },
     )
     const repository = await KeyRepository.open({
       media: o.hal.keySlots,
       sealer: o.hal.enclave.sealer('keys'),
       devid: o.hal.devid,
     })
-    const actor = new KeystoreActor(o, choice.engine, repository)
+    actor = new KeystoreActor(o, choice.engine, repository)
+    actor.settleKats = choice.settle
     const problems: JournalEntry[] = []
-    // The health machine journals it (NON_SECURE_STATE), with the failed KATs from the read model.
-    if (choice.failed.length > 0) {
-      actor.fls |= FLS_KAT
-      actor.katFailures = choice.failed
-      o.logger.error({ engine: choice.engine.name, failed: choice.failed }, 'crypto self-tests failed')
-    }
+    if (choice.failed.length > 0) actor.katsFailed(choice.failed, false)
     if (!repository.intact) {
       actor.fls |= FLS_INTEGRITY
       o.logger.error({ problems: repository.problems.slice(0, 8) }, 'the key repository does not verify')
@@ -139,11 +147,14 @@ export class KeystoreActor implements KeystoreContext {
   async stop(): Promise<void> {
     this.identity.close()
     await this.host.stop()
+    this.expanded.retain(() => false)
     // A slot torn by a full disk is put back now if it can be, so that the next boot finds no bad record.
     await this.repository.mend().catch(() => undefined)
   }
 
+  /** After every change of the repository: also where the expanded keys of deleted (or wiped) keys go. */
   publish(): void {
+    this.expanded.retain((kid) => this.repository.has(kid))
     this.host.publishState({
       fls: this.fls,
       engine: this.engine.name,
@@ -165,8 +176,20 @@ export class KeystoreActor implements KeystoreContext {
     return this.identity.readModel<IdentityState>('auth')
   }
 
-  /** Why keys cannot be served now (409, or 503 while the identity is unknown), or undefined when they can. */
+  /** The health machine journals it (NON_SECURE_STATE), with the failed KATs from the read model. */
+  private katsFailed(failed: string[], late: boolean): void {
+    this.fls |= FLS_KAT
+    this.katFailures = [...this.katFailures, ...failed]
+    this.options.logger.error({ engine: this.engine.name, failed }, 'crypto self-tests failed')
+    if (late) this.publish()
+  }
+
+  /**
+   * Why keys cannot be served now (409, or 503 while the identity is unknown), or undefined when they can.
+   * The KATs deferred at boot run first, if they have not yet: no key is used on code that has not passed them.
+   */
   unavailable(): CommandReply | undefined {
+    this.settleKats()
     const identity = this.identityState
     if (!identity) return fail(503, 'bus_unavailable', 'The device identity is not known yet; try again')
     if (!identity.inited) return fail(409, 'not_personalised', 'The device is not personalised')

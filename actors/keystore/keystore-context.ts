@@ -1,12 +1,16 @@
 import type { Logger } from 'pino'
-import type { CryptoEngine, RandomSource } from '../../hal/index.js'
+import type { CryptoEngine, PostQuantum, RandomSource } from '../../hal/index.js'
 import type { CommandReply, CommandRequest, IdentityState, JournalEntry } from '../../protocol/index.js'
 import type { BearerGuard } from '../host/index.js'
+import type { ExpandedKeys } from './crypto-expanded-keys.js'
 import type { KeyRepository } from './key-repository.js'
 
-/** What the key store's operations (key management, ciphers) may use of it: not the actor itself. */
+/** What the key store's operations (key management, crypto) may use of it: not the actor itself. */
 export interface KeystoreContext {
   readonly engine: CryptoEngine
+  readonly pqc: PostQuantum
+  /** Expanded post-quantum secret keys of stored keys; wiped as their keys go (on `publish`). */
+  readonly expanded: ExpandedKeys
   readonly repository: KeyRepository
   readonly random: RandomSource
   /** Its own check of the caller's bearer token. */

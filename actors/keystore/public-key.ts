@@ -6,32 +6,51 @@ import { keyTypes, type KeyType } from '../../protocol/index.js'
 
 const SEC = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 } as const
 const EDDSA = { ED25519: ed25519, ED448: ed448 } as const
-const MONTGOMERY_BYTES = { CURVE25519: 32, CURVE448: 56 } as const
+
+// FIPS 203: an encapsulation key is k·256 12-bit coefficients (384·k bytes), then the 32-byte seed ρ.
+const ML_KEM_Q = 3329
+const ML_KEM_RHO = 32
 
 /**
- * A public key of `type` in the form the device stores and shows (raw for X25519/X448/Ed*,
+ * A public key of `type` in the form the device stores and shows (raw for X25519, X448, Ed* and ML-*,
  * compressed SEC1 for the SECP curves; uncompressed SEC1 is accepted and compressed), or
- * undefined when the bytes are not a valid public key of that type. Points off the curve are
- * refused here, so that they never reach an ECDH.
+ * undefined when the bytes are not a valid public key of that type: a wrong length, a point
+ * off the curve (SECP, Ed*), or an ML-KEM key failing FIPS 203's modulus check. Such keys are
+ * refused here, so that they never reach an operation.
  */
 export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array | undefined {
-  const { kind } = keyTypes[type]
+  const spec = keyTypes[type]
   try {
-    if (kind === 'ecdh')
-      return bytes.length === MONTGOMERY_BYTES[type as keyof typeof MONTGOMERY_BYTES]
-        ? Uint8Array.from(bytes)
-        : undefined
-    if (kind === 'eddsa') {
-      EDDSA[type as keyof typeof EDDSA].Point.fromBytes(bytes)
-      return Uint8Array.from(bytes)
-    }
-    if (kind === 'ec') {
-      const point = SEC[type as keyof typeof SEC].Point.fromBytes(bytes)
-      point.assertValidity()
-      return point.toBytes(true)
+    switch (spec.kind) {
+      case 'ec': {
+        const point = SEC[spec.curve].Point.fromBytes(bytes)
+        point.assertValidity()
+        return point.toBytes(true)
+      }
+      case 'eddsa':
+        if (bytes.length !== spec.publicKey) return undefined
+        EDDSA[spec.curve].Point.fromBytes(bytes)
+        return Uint8Array.from(bytes)
+      case 'mlkem':
+        return bytes.length === spec.publicKey && mlKemModulusHolds(bytes) ? Uint8Array.from(bytes) : undefined
+      case 'ecdh':
+      case 'mldsa':
+        // Every X25519/X448 u-coordinate is valid (RFC 7748), and so is every ML-DSA t1 encoding (FIPS 204).
+        return bytes.length === spec.publicKey ? Uint8Array.from(bytes) : undefined
+      default:
+        return undefined
     }
   } catch {
     return undefined
   }
-  return undefined
+}
+
+/** FIPS 203 §7.2: every 12-bit coefficient of the encapsulation key is below q. */
+function mlKemModulusHolds(key: Uint8Array): boolean {
+  const end = key.length - ML_KEM_RHO
+  for (let i = 0; i < end; i += 3) {
+    const [a, b, c] = [key[i]!, key[i + 1]!, key[i + 2]!]
+    if ((a | ((b & 0x0f) << 8)) >= ML_KEM_Q || ((b >> 4) | (c << 4)) >= ML_KEM_Q) return false
+  }
+  return true
 }

@@ -1,4 +1,11 @@
-import { type CryptoEngine, type EntropyFailure, runKats, type TestedEntropySource } from '../../hal/index.js'
+import {
+  type CryptoEngine,
+  type EntropyFailure,
+  postQuantum,
+  runKats,
+  runPostQuantumKats,
+  type TestedEntropySource,
+} from '../../hal/index.js'
 import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, sign } from 'node:crypto'
 
 export interface SelfTestResult {
@@ -79,6 +86,7 @@ export function runSelfTest(engine: CryptoEngine, entropy: TestedEntropySource):
       })
       .map(([name]) => `platform:${name}`),
     ...runKats(engine).failed.map((name) => `${engine.name}:${name}`),
+    ...runPostQuantumKats(postQuantum).failed.map((name) => `post-quantum:${name}`),
   ]
   if (!entropy.failure) {
     try {

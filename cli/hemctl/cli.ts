@@ -1,12 +1,18 @@
 // hemctl: the command-line client of a device, on the client library.
 import { commandsUsage, runCommandLine, type Command, type CommandLine } from '../index.js'
 import type { HemctlIo } from './context.js'
+import { cryptoCommands } from './crypto-commands.js'
 import { hemctlFailure } from './failure.js'
 import { deviceCommands } from './device-commands.js'
 import { keyCommands } from './key-commands.js'
 import { systemCommands } from './system-commands.js'
 
-const commands: Record<string, Command<HemctlIo>> = { ...systemCommands, ...keyCommands, ...deviceCommands }
+const commands: Record<string, Command<HemctlIo>> = {
+  ...systemCommands,
+  ...keyCommands,
+  ...cryptoCommands,
+  ...deviceCommands,
+}
 
 const cli: CommandLine<HemctlIo> = {
   program: 'hemctl',

@@ -1,5 +1,6 @@
 // hemctl's exit statuses: scripts tell a refusal from an unreachable device from a bad passphrase.
 import {
+  CryptoInputError,
   DeviceRefusedError,
   DeviceUnreachableError,
   FingerprintMismatchError,
@@ -21,12 +22,19 @@ export const EXIT = {
   FINGERPRINT: 5,
 } as const
 
+/** What hemctl finds wrong in what the device answered (a signature that does not verify): exit 1, as a refusal. */
+export class CommandFailure extends Error {
+  override name = 'CommandFailure'
+}
+
 export function hemctlFailure(err: unknown): { message: string; exit: number } | undefined {
   if (err instanceof FingerprintMismatchError) return { message: err.message, exit: EXIT.FINGERPRINT }
   if (err instanceof UnauthorizedError || err instanceof ForbiddenError)
     return { message: err.message, exit: EXIT.DENIED }
-  if (err instanceof DeviceRefusedError || err instanceof UnexpectedAnswerError)
+  if (err instanceof DeviceRefusedError || err instanceof UnexpectedAnswerError || err instanceof CommandFailure)
     return { message: err.message, exit: EXIT.REFUSED }
+  // The client's checks of crypto-contract §3 (a message over 2048 bytes...): the user's input, as a usage error.
+  if (err instanceof CryptoInputError) return { message: err.message, exit: EXIT.USAGE }
   if (err instanceof DeviceUnreachableError) {
     const code = String((err.cause as { code?: unknown })?.code)
     const hint = /CERT|SIGNATURE|SELF_SIGNED/.test(code)

@@ -9,30 +9,11 @@ import {
   print,
   readBytes,
   usageText,
-  writeBytes,
   type HemctlIo,
 } from './context.js'
+import { readInput, writeOutput } from './data-io.js'
 import { group } from './group.js'
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
-const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'))
-
-function kidOf(text: string, what = 'KID'): string {
-  if (!/^[0-9a-f]{32}$/.test(text)) throw new UsageError(`${what}: '${text.slice(0, 64)}' is not a KID (32 hex digits)`)
-  return text
-}
-
-function required(value: string | undefined, option: string): string {
-  if (value === undefined) throw new UsageError(`${option} is needed`)
-  return value
-}
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-
-function fromBase64(text: string, what: string): Uint8Array {
-  if (!BASE64.test(text)) throw new UsageError(`${what} is not base64`)
-  return new Uint8Array(Buffer.from(text, 'base64'))
-}
+import { b64, fromBase64, kidOf, PEER_USAGE, peerOf, peerOptions, required, utf8 } from './operands.js'
 
 // ---- keys ----
 
@@ -40,9 +21,12 @@ const descrOptions = { 'descr-text': { type: 'string' }, 'descr-b64': { type: 's
 const DESCR_USAGE = `  --descr-text TEXT  a description (at most 64 bytes, searchable): TEXT's UTF-8 bytes
   --descr-b64 B64    a description given as base64 bytes`
 const SPEC_USAGE = `  --label L          the key's label (1-32 printable ASCII characters)
-  --type T           AES128, AES192, AES256, CURVE25519, CURVE448, ED25519, ED448, SECP256R1,
-                     SECP384R1, SECP521R1, SECP256K1, SHA2-256, SHA2-384, SHA2-512
-  --mode M           for the SECP curves: ECDH (default), ExDSA or ECDH,ExDSA
+  --type T           AES128, AES192, AES256 (ciphers, key wrap); SHA2-256, SHA2-384, SHA2-512,
+                     SHA3-256, SHA3-384, SHA3-512 (HMAC); CURVE25519, CURVE448 (ECDH); ED25519,
+                     ED448 (EdDSA); SECP256R1, SECP384R1, SECP521R1, SECP256K1 (ECDH, ECDSA);
+                     MLKEM512, MLKEM768, MLKEM1024 (ML-KEM); MLDSA44, MLDSA65, MLDSA87 (ML-DSA)
+  --mode M           for the SECP curves: ECDH (default), ExDSA or ECDH,ExDSA (any other type
+                     ignores it)
 ${DESCR_USAGE}`
 
 function descrOf(values: {
@@ -118,8 +102,9 @@ const importKey: Command<HemctlIo> = {
   usage: usageText(
     'keys import --label L --type T (--pubkey-file FILE | --pubkey-b64 B64) [--mode M] ' +
       '[--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
-    'Stores an elliptic-curve public key (POST /api/keymgmt/import, scope keymgmt:imp): raw for\n' +
-      'X25519, X448, Ed25519 and Ed448, SEC1 (compressed or not) for the SECP curves. Prints its KID.',
+    'Stores a public key (POST /api/keymgmt/import, scope keymgmt:imp) of an asymmetric type: raw for\n' +
+      'X25519, X448, Ed25519, Ed448, ML-KEM and ML-DSA, SEC1 (compressed or not) for the SECP curves.\n' +
+      'Prints its KID.',
     `  --pubkey-file FILE the public key's raw bytes\n  --pubkey-b64 B64   the public key as base64\n${SPEC_USAGE}`,
   ),
   async run(args, io) {
@@ -139,6 +124,31 @@ const importKey: Command<HemctlIo> = {
     const pubkey = file !== undefined ? await readBytes(file) : fromBase64(encoded!, '--pubkey-b64')
     const { kid } = await (await connect(values, io)).importKey({ ...spec, pubkey })
     print(io, values.json, { kid }, `${kid}\n`)
+    return 0
+  },
+}
+
+const derive: Command<HemctlIo> = {
+  summary: 'make a key from an ECDH of a key with a peer; prints its KID',
+  usage: usageText(
+    'keys derive --kid KID --label L --type T (--peer-kid KID | --pubkey-b64 B64 | --pubkey-file FILE) ' +
+      '[--mode M] [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
+    `Derives a new key in the device (POST /api/keymgmt/derive, scope keymgmt:derive): the ECDH
+secret of --kid (CURVE25519, CURVE448 or a SECP key with ECDH) and the peer, through
+HKDF-SHA256 (info "encedo-<TYPE>"), becomes the new key's secret or private scalar. The same
+derive twice makes the same key, which the device refuses (exit 1) while it exists. Any type
+but ML-KEM and ML-DSA. Prints its KID.`,
+    `  --kid KID          the source key (it never leaves the device)\n${PEER_USAGE}\n${SPEC_USAGE}`,
+  ),
+  async run(args, io) {
+    const { values } = parseOptions({
+      args,
+      options: { ...connectionOptions, ...specOptions, ...peerOptions, kid: { type: 'string' } },
+    })
+    const kid = kidOf(required(values.kid, '--kid'), '--kid')
+    const input = { kid, ...specOf(values), ...(await peerOf(values, true)) }
+    const { kid: derived } = await (await connect(values, io)).deriveKey(input)
+    print(io, values.json, { kid: derived }, `${derived}\n`)
     return 0
   },
 }
@@ -184,7 +194,8 @@ const update: Command<HemctlIo> = {
   summary: "change a key's label and description",
   usage: usageText(
     'keys update KID --label L [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
-    "Changes a key's label, and its description if one is given (POST /api/keymgmt/update, scope keymgmt:upd).",
+    "Sets a key's label and description (POST /api/keymgmt/update, scope keymgmt:upd); without\n" +
+      '--descr-text or --descr-b64 the description is cleared.',
     `  --label L          the new label\n${DESCR_USAGE}`,
   ),
   async run(args, io) {
@@ -295,32 +306,6 @@ function optional(text: string | undefined, what: string): Uint8Array | undefine
   return text === undefined ? undefined : fromBase64(text, what)
 }
 
-/** More than any cipher request holds (2048 bytes of plaintext, its envelope): stdin is not read past it. */
-const MAX_INPUT = 64 * 1024
-
-async function readInput(io: HemctlIo, file: string | undefined): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new UsageError(`the input is larger than ${MAX_INPUT} bytes; the device encrypts at most 2048 bytes at a time`)
-  if (file !== undefined) {
-    const bytes = await readBytes(file)
-    if (bytes.length > MAX_INPUT) throw tooLarge()
-    return bytes
-  }
-  const chunks: Uint8Array[] = []
-  let length = 0
-  for await (const chunk of io.stdin) {
-    length += chunk.length
-    if (length > MAX_INPUT) throw tooLarge()
-    chunks.push(chunk)
-  }
-  return new Uint8Array(Buffer.concat(chunks))
-}
-
-async function writeOutput(io: HemctlIo, file: string | undefined, data: Uint8Array | string): Promise<void> {
-  if (file !== undefined) return writeBytes(file, data)
-  io.stdout.write(data)
-}
-
 const encrypt: Command<HemctlIo> = {
   summary: 'encrypt a file or stdin with a key of the device',
   usage: usageText(
@@ -401,13 +386,14 @@ const decrypt: Command<HemctlIo> = {
 }
 
 export const keyCommands: Record<string, Command<HemctlIo>> = {
-  keys: group('hemctl keys', 'create, list, show, change, delete, import and search keys', {
+  keys: group('hemctl keys', 'create, list, show, change, delete, import, derive and search keys', {
     create,
     list,
     get,
     update,
     delete: remove,
     import: importKey,
+    derive,
     search,
   }),
   encrypt,

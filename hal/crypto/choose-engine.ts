@@ -1,32 +1,74 @@
-import { runKats, type KatResult } from './kats.js'
+import { runKats, SHARED_KAT_NAMES, type KatResult } from './kats.js'
 import { nativeEngine } from './native-engine.js'
 import { nobleEngine } from './noble-engine.js'
-import type { CryptoEngine } from './types.js'
+import { postQuantum as defaultPostQuantum } from './post-quantum.js'
+import { runPostQuantumKats } from './pq-kats.js'
+import type { CryptoEngine, PostQuantum } from './types.js'
 
 export interface EngineChoice {
   engine: CryptoEngine
-  /** The KAT failures of `engine`; non-empty means the device must raise fls bit 0x01. */
+  /**
+   * The KAT failures of `engine` and of the code it shares with noble and the post-quantum
+   * implementation; non-empty means the device must raise fls bit 0x01. Late failures (see
+   * `onLateFailure`) are appended.
+   */
   failed: string[]
-  /** noble's result appears once its KATs have run (later, when `later` deferred them). */
-  kats: { native: KatResult; noble?: KatResult }
+  /** noble's and the post-quantum results appear once their KATs have run (`later`, if deferred). */
+  kats: { native: KatResult; noble?: KatResult; postQuantum?: KatResult }
+  /**
+   * Runs now what went to `later`, unless it has run: whoever is about to use the code those
+   * KATs cover calls it first, so that nothing runs on code that has not passed its KATs.
+   */
+  settle(): void
+}
+
+export interface ChooseEngineOptions {
+  postQuantum?: PostQuantum
+  /**
+   * Given, the KATs of the code one implementation serves whichever engine is chosen (ML-KEM,
+   * ML-DSA, and the EdDSA variants native hands to noble) go to `later` with noble's, and their
+   * failures come here; absent, they run now. Their first run costs about 0.5 s of pure-JS JIT
+   * and table building, ten times the native engine's own KATs.
+   */
+  onLateFailure?: (failed: string[]) => void
 }
 
 /**
  * Runs the KATs on both engines (at boot) and picks native, the fast one, when it passes;
  * otherwise noble, even if noble fails too, since it is the only other choice. When native
- * passes, noble's KATs (about 0.4 s of pure-JS curve arithmetic) only tell whether the fallback
- * is sound, so they may go to `later`, off the boot's critical path.
+ * passes, noble's KATs only tell whether the fallback is sound, so they may go to `later`, off
+ * the boot's critical path. A failure in shared code, which the chosen engine runs, counts as
+ * the engine's own.
  */
 export function chooseEngine(
   engines: { native: CryptoEngine; noble: CryptoEngine } = { native: nativeEngine, noble: nobleEngine },
   later: (run: () => void) => void = (run) => run(),
+  { postQuantum = defaultPostQuantum, onLateFailure }: ChooseEngineOptions = {},
 ): EngineChoice {
-  const native = runKats(engines.native)
+  const native = runKats(engines.native, { shared: onLateFailure === undefined })
   if (!native.ok) {
     const noble = runKats(engines.noble)
-    return { engine: engines.noble, failed: noble.failed, kats: { native, noble } }
+    const pq = runPostQuantumKats(postQuantum)
+    const failed = [...noble.failed, ...pq.failed]
+    return { engine: engines.noble, failed, kats: { native, noble, postQuantum: pq }, settle: () => undefined }
   }
-  const choice: EngineChoice = { engine: engines.native, failed: [], kats: { native } }
-  later(() => (choice.kats.noble = runKats(engines.noble)))
+  const choice: EngineChoice = { engine: engines.native, failed: [], kats: { native }, settle: () => undefined }
+  if (onLateFailure === undefined) {
+    choice.kats.postQuantum = runPostQuantumKats(postQuantum)
+    choice.failed.push(...choice.kats.postQuantum.failed)
+  }
+  let settled = false
+  choice.settle = () => {
+    if (settled) return
+    settled = true
+    const noble = (choice.kats.noble = runKats(engines.noble))
+    if (onLateFailure === undefined) return
+    const pq = (choice.kats.postQuantum = runPostQuantumKats(postQuantum))
+    const failed = [...noble.failed.filter((name) => SHARED_KAT_NAMES.has(name)), ...pq.failed]
+    if (failed.length === 0) return
+    choice.failed.push(...failed)
+    onLateFailure(failed)
+  }
+  later(choice.settle)
   return choice
 }

@@ -1,6 +1,7 @@
 import { bytesToBigInt, type CurveInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
 import type { RandomSource } from './types.js'
+import { drawBytes } from './validate.js'
 
 // A sound source is rejected at most with probability 2^-32 per draw (P-256); 64 failures
 // in a row mean the source is broken, not unlucky.
@@ -12,13 +13,8 @@ const MAX_DRAWS = 64
  * multiplication); the SEC curves reject and redraw scalars outside [1, n-1], without bias.
  */
 export function drawPrivateKey(info: CurveInfo, random: RandomSource): Uint8Array {
-  if (typeof random !== 'function') throw new CryptoInputError('random must be a function')
   for (let draw = 0; draw < MAX_DRAWS; draw++) {
-    const bytes = random(info.size)
-    if (!(bytes instanceof Uint8Array) || bytes.length !== info.size) {
-      throw new CryptoInputError(`random source must return ${info.size} bytes`)
-    }
-    const key = Uint8Array.from(bytes)
+    const key = Uint8Array.from(drawBytes(random, info.size))
     if (info.kind === 'montgomery') return key
     key[0] = key[0]! & info.topByteMask
     const scalar = bytesToBigInt(key)

@@ -2,14 +2,23 @@ import {
   checkAesKey,
   checkBlocks,
   checkBytes,
+  checkDigest,
+  checkEcdsaDigest,
+  checkEdAlgorithm,
+  checkEdCurve,
   checkGcmNonce,
   checkGcmTag,
   checkHkdf,
   checkIv,
+  checkKeyWrapIv,
+  checkLength,
   checkOptionalBytes,
   checkPrivateKey,
   checkPublicKey,
+  checkSemiblocks,
   curveInfo,
+  ED_SIZES,
+  secCurveInfo,
 } from './validate.js'
 import type { CryptoEngine } from './types.js'
 
@@ -71,6 +80,66 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
     hkdfSha256(ikm, salt, info, length) {
       checkHkdf(ikm, salt, info, length)
       return engine.hkdfSha256(ikm, salt, info, length)
+    },
+    publicKey(curve, privateKey) {
+      checkPrivateKey(curveInfo(curve), privateKey)
+      return engine.publicKey(curve, privateKey)
+    },
+    ecdsaSign(curve, privateKey, digest, message) {
+      checkPrivateKey(secCurveInfo(curve), privateKey)
+      checkEcdsaDigest(digest)
+      checkBytes(message, 'message')
+      return engine.ecdsaSign(curve, privateKey, digest, message)
+    },
+    ecdsaVerify(curve, publicKey, digest, message, signature) {
+      checkPublicKey(secCurveInfo(curve), publicKey)
+      checkEcdsaDigest(digest)
+      checkBytes(message, 'message')
+      checkBytes(signature, 'signature')
+      return engine.ecdsaVerify(curve, publicKey, digest, message, signature)
+    },
+    eddsaPublicKey(curve, seed) {
+      checkEdCurve(curve)
+      checkLength(seed, 'EdDSA seed', ED_SIZES[curve].key)
+      return engine.eddsaPublicKey(curve, seed)
+    },
+    eddsaSign(algorithm, seed, message, context) {
+      const curve = checkEdAlgorithm(algorithm, context)
+      checkLength(seed, 'EdDSA seed', ED_SIZES[curve].key)
+      checkBytes(message, 'message')
+      return engine.eddsaSign(algorithm, seed, message, context)
+    },
+    eddsaVerify(algorithm, publicKey, message, signature, context) {
+      const curve = checkEdAlgorithm(algorithm, context)
+      checkLength(publicKey, 'EdDSA public key', ED_SIZES[curve].key)
+      checkBytes(message, 'message')
+      checkBytes(signature, 'signature')
+      // A signature of the wrong length is a wrong signature, not a wrong call.
+      if (signature.length !== ED_SIZES[curve].signature) return false
+      return engine.eddsaVerify(algorithm, publicKey, message, signature, context)
+    },
+    digest(digest, data) {
+      checkDigest(digest)
+      checkBytes(data, 'data')
+      return engine.digest(digest, data)
+    },
+    hmac(digest, key, message) {
+      checkDigest(digest)
+      checkBytes(key, 'HMAC key')
+      checkBytes(message, 'message')
+      return engine.hmac(digest, key, message)
+    },
+    aesKeyWrap(kek, data, iv) {
+      checkAesKey(kek)
+      checkSemiblocks(data, 'key data', 2)
+      checkKeyWrapIv(iv)
+      return engine.aesKeyWrap(kek, data, iv)
+    },
+    aesKeyUnwrap(kek, wrapped, iv) {
+      checkAesKey(kek)
+      checkSemiblocks(wrapped, 'wrapped key', 3)
+      checkKeyWrapIv(iv)
+      return engine.aesKeyUnwrap(kek, wrapped, iv)
     },
   }
 }

@@ -1,7 +1,23 @@
 // The public face of the crypto engines: the interface, both engines, their KATs and the choice.
-export type { CryptoEngine, Curve, GcmSealed, KeyPair, RandomSource } from './types.js'
+export type {
+  CryptoEngine,
+  Curve,
+  Digest,
+  EcdsaDigest,
+  EdAlgorithm,
+  EdCurve,
+  GcmSealed,
+  KeyPair,
+  MlDsaVariant,
+  MlKemVariant,
+  PostQuantum,
+  RandomSource,
+  SecCurve,
+} from './types.js'
 export { AuthenticationError, CipherError, CryptoInputError } from './errors.js'
 export { nativeEngine } from './native-engine.js'
 export { nobleEngine } from './noble-engine.js'
-export { KAT_NAMES, runKats, type KatResult } from './kats.js'
-export { chooseEngine, type EngineChoice } from './choose-engine.js'
+export { postQuantum } from './post-quantum.js'
+export { KAT_NAMES, runKats, SHARED_KAT_NAMES, type KatResult } from './kats.js'
+export { POST_QUANTUM_KAT_NAMES, runPostQuantumKats } from './pq-kats.js'
+export { chooseEngine, type ChooseEngineOptions, type EngineChoice } from './choose-engine.js'

@@ -1,4 +1,4 @@
-// ECDH and key generation on node:crypto (OpenSSL). Inputs arrive already checked.
+// ECDH, public keys and key generation on node:crypto (OpenSSL). Inputs arrive already checked.
 import { createECDH, createPrivateKey, createPublicKey, diffieHellman, type KeyObject } from 'node:crypto'
 import { CURVES, isMontgomery, type MontgomeryCurve, type SecCurve } from './curves.js'
 import { drawPrivateKey } from './draw-private-key.js'
@@ -7,7 +7,7 @@ import type { Curve, KeyPair, RandomSource } from './types.js'
 
 const JWK_CURVE: Record<MontgomeryCurve, string> = { CURVE25519: 'X25519', CURVE448: 'X448' }
 
-const OPENSSL_NAME: Record<SecCurve, string> = {
+export const OPENSSL_NAME: Record<SecCurve, string> = {
   SECP256R1: 'prime256v1',
   SECP384R1: 'secp384r1',
   SECP521R1: 'secp521r1',
@@ -30,7 +30,7 @@ function montgomeryPublic(curve: MontgomeryCurve, key: Uint8Array): KeyObject {
   return createPublicKey({ key: jwk, format: 'jwk' })
 }
 
-function secEcdh(curve: SecCurve, privateKey: Uint8Array) {
+export function secEcdh(curve: SecCurve, privateKey: Uint8Array) {
   const ecdh = createECDH(OPENSSL_NAME[curve])
   ecdh.setPrivateKey(privateKey)
   return ecdh
@@ -57,12 +57,15 @@ export function nativeEcdh(curve: Curve, privateKey: Uint8Array, peerPublicKey: 
   }
 }
 
-export function nativeGenerateKeyPair(curve: Curve, random: RandomSource): KeyPair {
-  const privateKey = drawPrivateKey(CURVES[curve], random)
+export function nativePublicKey(curve: Curve, privateKey: Uint8Array): Uint8Array {
   if (isMontgomery(curve)) {
     const { x } = createPublicKey(montgomeryPrivate(curve, privateKey)).export({ format: 'jwk' })
-    return { privateKey, publicKey: new Uint8Array(Buffer.from(x ?? '', 'base64url')) }
+    return new Uint8Array(Buffer.from(x ?? '', 'base64url'))
   }
-  const publicKey = secEcdh(curve, privateKey).getPublicKey(null, 'compressed')
-  return { privateKey, publicKey: new Uint8Array(publicKey) }
+  return new Uint8Array(secEcdh(curve, privateKey).getPublicKey(null, 'compressed'))
+}
+
+export function nativeGenerateKeyPair(curve: Curve, random: RandomSource): KeyPair {
+  const privateKey = drawPrivateKey(CURVES[curve], random)
+  return { privateKey, publicKey: nativePublicKey(curve, privateKey) }
 }

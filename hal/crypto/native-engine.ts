@@ -1,14 +1,36 @@
 // The node:crypto (OpenSSL, AES-NI) engine: the one the device uses when its KATs pass.
-import { createCipheriv, createDecipheriv, hkdfSync, type Cipher, type Decipher } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  type Cipher,
+  type Decipher,
+} from 'node:crypto'
 import { AuthenticationError, CipherError } from './errors.js'
 import { guardInputs } from './guard-inputs.js'
-import { nativeEcdh, nativeGenerateKeyPair } from './native-ecdh.js'
+import { nativeEcdh, nativeGenerateKeyPair, nativePublicKey } from './native-ecdh.js'
+import {
+  nativeEcdsaSign,
+  nativeEcdsaVerify,
+  nativeEddsaPublicKey,
+  nativeEddsaSign,
+  nativeEddsaVerify,
+  NODE_DIGEST,
+} from './native-signatures.js'
+import { DEFAULT_IV } from './rfc3394.js'
 import type { CryptoEngine } from './types.js'
 
 const TAG_LENGTH = 16
 
 function algorithm<M extends string>(key: Uint8Array, mode: M) {
   return `aes-${(key.length * 8) as 128 | 192 | 256}-${mode}` as const
+}
+
+/** OpenSSL names RFC 3394 by its OID's name. */
+function wrapAlgorithm(kek: Uint8Array) {
+  return `id-aes${kek.length * 8}-wrap`
 }
 
 /** Copied out, not a view: small Buffers are slices of a shared pool that must not leak out. */
@@ -59,5 +81,27 @@ export const nativeEngine: CryptoEngine = guardInputs({
   generateKeyPair: nativeGenerateKeyPair,
   hkdfSha256(ikm, salt, info, length) {
     return new Uint8Array(hkdfSync('sha256', ikm, salt ?? new Uint8Array(0), info, length))
+  },
+  publicKey: nativePublicKey,
+  ecdsaSign: nativeEcdsaSign,
+  ecdsaVerify: nativeEcdsaVerify,
+  eddsaPublicKey: nativeEddsaPublicKey,
+  eddsaSign: nativeEddsaSign,
+  eddsaVerify: nativeEddsaVerify,
+  digest(digest, data) {
+    return new Uint8Array(createHash(NODE_DIGEST[digest]).update(data).digest())
+  },
+  hmac(digest, key, message) {
+    return new Uint8Array(createHmac(NODE_DIGEST[digest], key).update(message).digest())
+  },
+  aesKeyWrap(kek, data, iv) {
+    return run(createCipheriv(wrapAlgorithm(kek), kek, iv ?? DEFAULT_IV), data)
+  },
+  aesKeyUnwrap(kek, wrapped, iv) {
+    try {
+      return run(createDecipheriv(wrapAlgorithm(kek), kek, iv ?? DEFAULT_IV), wrapped)
+    } catch (cause) {
+      throw new AuthenticationError('key unwrap failed: integrity check', { cause })
+    }
   },
 })

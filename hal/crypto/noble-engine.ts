@@ -5,12 +5,17 @@ import { x448 } from '@noble/curves/ed448.js'
 import { p256, p384, p521 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js'
+import { sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js'
+import type { CHash } from '@noble/hashes/utils.js'
 import { CURVES, isMontgomery, type MontgomeryCurve, type SecCurve } from './curves.js'
 import { drawPrivateKey } from './draw-private-key.js'
 import { AuthenticationError, CipherError, CryptoInputError } from './errors.js'
 import { guardInputs } from './guard-inputs.js'
-import type { CryptoEngine, Curve } from './types.js'
+import { nobleEddsaPublicKey, nobleEddsaSign, nobleEddsaVerify } from './noble-eddsa.js'
+import { unwrap, wrap } from './rfc3394.js'
+import type { CryptoEngine, Curve, Digest } from './types.js'
 
 const TAG_LENGTH = 16
 
@@ -20,6 +25,24 @@ const SEC: Record<SecCurve, typeof p256> = {
   SECP384R1: p384,
   SECP521R1: p521,
   SECP256K1: secp256k1,
+}
+
+const HASH: Record<Digest, CHash> = {
+  'SHA2-256': sha256,
+  'SHA2-384': sha384,
+  'SHA2-512': sha512,
+  'SHA3-256': sha3_256,
+  'SHA3-384': sha3_384,
+  'SHA3-512': sha3_512,
+}
+
+function publicKey(curve: Curve, privateKey: Uint8Array): Uint8Array {
+  return isMontgomery(curve) ? MONTGOMERY[curve].getPublicKey(privateKey) : SEC[curve].getPublicKey(privateKey, true)
+}
+
+/** One AES block under `key`; the key schedule is recomputed per block, cheap next to a wrap's use. */
+function aesBlock(key: Uint8Array, direction: 'encrypt' | 'decrypt') {
+  return (block: Uint8Array) => ecb(key, { disablePadding: true })[direction](block)
 }
 
 function sharedSecret(curve: Curve, privateKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array {
@@ -71,12 +94,38 @@ export const nobleEngine: CryptoEngine = guardInputs({
   },
   generateKeyPair(curve, random) {
     const privateKey = drawPrivateKey(CURVES[curve], random)
-    const publicKey = isMontgomery(curve)
-      ? MONTGOMERY[curve].getPublicKey(privateKey)
-      : SEC[curve].getPublicKey(privateKey, true)
-    return { privateKey, publicKey }
+    return { privateKey, publicKey: publicKey(curve, privateKey) }
   },
   hkdfSha256(ikm, salt, info, length) {
     return hkdf(sha256, ikm, salt, info, length)
+  },
+  publicKey,
+  // RFC 6979 deterministic nonces, and high S left as it comes, as OpenSSL leaves it.
+  ecdsaSign(curve, privateKey, digest, message) {
+    return SEC[curve].sign(HASH[digest](message), privateKey, { prehash: false, lowS: false, format: 'der' })
+  },
+  ecdsaVerify(curve, publicKey, digest, message, signature) {
+    const options = { prehash: false, lowS: false, format: 'der' } as const
+    try {
+      return SEC[curve].verify(signature, HASH[digest](message), publicKey, options)
+    } catch {
+      // A public key that is not a point, or DER noble cannot parse.
+      return false
+    }
+  },
+  eddsaPublicKey: nobleEddsaPublicKey,
+  eddsaSign: nobleEddsaSign,
+  eddsaVerify: nobleEddsaVerify,
+  digest(digest, data) {
+    return HASH[digest](data)
+  },
+  hmac(digest, key, message) {
+    return hmac(HASH[digest], key, message)
+  },
+  aesKeyWrap(kek, data, iv) {
+    return wrap(aesBlock(kek, 'encrypt'), data, iv)
+  },
+  aesKeyUnwrap(kek, wrapped, iv) {
+    return unwrap(aesBlock(kek, 'decrypt'), wrapped, iv)
   },
 })

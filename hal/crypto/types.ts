@@ -24,8 +24,9 @@ export interface GcmSealed {
 }
 
 /**
- * The classical primitives the device needs (AES, ECDH, HKDF, ECDSA, EdDSA, HMAC, key wrap). Every method validates its arguments
- * (CryptoInputError) before touching key material, and both engines answer identically.
+ * The classical primitives the device needs (AES, ECDH, HKDF, ECDSA, EdDSA, HMAC, key wrap).
+ * Every method validates its arguments (CryptoInputError) before touching key material, and
+ * both engines answer identically.
  */
 export interface CryptoEngine {
   readonly name: 'native' | 'noble'

@@ -1,6 +1,7 @@
 // Boundary checks shared by both engines, so that both reject exactly the same inputs.
 import { CURVES, bytesToBigInt, isCurve, type CurveInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
+import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
 
 const AES_KEY_SIZES = [16, 24, 32]
 const BLOCK = 16
@@ -16,7 +17,7 @@ export function checkBytes(value: unknown, name: string): asserts value is Uint8
   if (!(value instanceof Uint8Array)) throw new CryptoInputError(`${name} must be a Uint8Array`)
 }
 
-function checkLength(value: unknown, name: string, length: number): asserts value is Uint8Array {
+export function checkLength(value: unknown, name: string, length: number): asserts value is Uint8Array {
   checkBytes(value, name)
   if (value.length !== length) {
     throw new CryptoInputError(`${name} must be ${length} bytes, got ${value.length}`)
@@ -93,6 +94,74 @@ export function checkPublicKey(info: CurveInfo, key: unknown): asserts key is Ui
   }
 }
 
+/** A SEC curve, for ECDSA: X25519/X448 keys cannot sign. */
+export function secCurveInfo(curve: unknown): CurveInfo & { kind: 'weierstrass' } {
+  const info = curveInfo(curve)
+  if (info.kind !== 'weierstrass') throw new CryptoInputError('ECDSA needs a SEC curve, not X25519/X448')
+  return info
+}
+
+const DIGESTS: readonly Digest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512', 'SHA3-256', 'SHA3-384', 'SHA3-512']
+const ECDSA_DIGESTS: readonly EcdsaDigest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512']
+
+export function checkDigest(digest: unknown): asserts digest is Digest {
+  checkName(digest, DIGESTS, 'digest')
+}
+
+export function checkEcdsaDigest(digest: unknown): asserts digest is EcdsaDigest {
+  checkName(digest, ECDSA_DIGESTS, 'ECDSA digest')
+}
+
+/** RFC 8032 sizes: the seed and the public key are equal in length, the signature twice that. */
+export const ED_SIZES: Readonly<Record<EdCurve, { key: number; signature: number }>> = {
+  ED25519: { key: 32, signature: 64 },
+  ED448: { key: 57, signature: 114 },
+}
+
+const ED_CURVE: Readonly<Record<EdAlgorithm, EdCurve>> = {
+  Ed25519: 'ED25519',
+  Ed25519ctx: 'ED25519',
+  Ed25519ph: 'ED25519',
+  Ed448: 'ED448',
+  Ed448ph: 'ED448',
+}
+
+export function edCurveOf(algorithm: EdAlgorithm): EdCurve {
+  return ED_CURVE[algorithm]
+}
+
+export function checkEdCurve(curve: unknown): asserts curve is EdCurve {
+  checkName(curve, Object.keys(ED_SIZES) as EdCurve[], 'EdDSA curve')
+}
+
+/**
+ * The variant and its context, returning the variant's curve. Pure Ed25519 has no context
+ * input, so one given to it is ignored (the device ignores `ctx` there, crypto contract §4);
+ * Ed25519ctx without a context would be Ed25519 in disguise, which RFC 8032 §5.1 rules out.
+ */
+export function checkEdAlgorithm(algorithm: unknown, context: unknown): EdCurve {
+  checkName(algorithm, Object.keys(ED_CURVE) as EdAlgorithm[], 'EdDSA algorithm')
+  checkContext(context)
+  if (algorithm === 'Ed25519ctx' && context.length === 0) {
+    throw new CryptoInputError('Ed25519ctx needs a non-empty context')
+  }
+  return edCurveOf(algorithm)
+}
+
+const SEMIBLOCK = 8
+
+/** RFC 3394 works on 64-bit semiblocks, at least `min` of them (2 of key data, 3 once wrapped). */
+export function checkSemiblocks(data: unknown, name: string, min: number): asserts data is Uint8Array {
+  checkBytes(data, name)
+  if (data.length % SEMIBLOCK !== 0 || data.length < min * SEMIBLOCK) {
+    throw new CryptoInputError(`${name} must be a multiple of 8 bytes, at least ${min * SEMIBLOCK}, got ${data.length}`)
+  }
+}
+
+export function checkKeyWrapIv(iv: unknown): asserts iv is Uint8Array | undefined {
+  if (iv !== undefined) checkLength(iv, 'key wrap IV', SEMIBLOCK)
+}
+
 export function checkHkdf(ikm: unknown, salt: unknown, info: unknown, length: unknown): void {
   checkBytes(ikm, 'HKDF ikm')
   checkOptionalBytes(salt, 'HKDF salt')
@@ -102,5 +171,32 @@ export function checkHkdf(ikm: unknown, salt: unknown, info: unknown, length: un
   }
   if (typeof length !== 'number' || !Number.isInteger(length) || length < 1 || length > HKDF_LENGTH_MAX) {
     throw new CryptoInputError(`HKDF length must be an integer from 1 to ${HKDF_LENGTH_MAX}`)
+  }
+}
+
+/** RFC 8032 and FIPS 204 carry the context's length in one byte. */
+const CONTEXT_MAX = 255
+
+export function checkContext(context: unknown): asserts context is Uint8Array {
+  checkBytes(context, 'context')
+  if (context.length > CONTEXT_MAX) {
+    throw new CryptoInputError(`context must be at most ${CONTEXT_MAX} bytes, got ${context.length}`)
+  }
+}
+
+/** `n` bytes from `random`, checked: a source that answers anything else is refused, not trusted. */
+export function drawBytes(random: unknown, n: number): Uint8Array {
+  if (typeof random !== 'function') throw new CryptoInputError('random must be a function')
+  const bytes: unknown = random(n)
+  if (!(bytes instanceof Uint8Array) || bytes.length !== n) {
+    throw new CryptoInputError(`random source must return ${n} bytes`)
+  }
+  return bytes
+}
+
+/** A value of a closed set of names; the value is not echoed (a swapped argument could be a key). */
+export function checkName<T extends string>(value: unknown, names: readonly T[], what: string): asserts value is T {
+  if (typeof value !== 'string' || !(names as readonly string[]).includes(value)) {
+    throw new CryptoInputError(`unknown ${what}; expected one of ${names.join(', ')}`)
   }
 }

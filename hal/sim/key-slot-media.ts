@@ -1,15 +1,25 @@
-// Key slots as one sparse file `<dir>/slots.bin`: slot i lives at i * slotSize, so a slot that
-// was never written reads as zeros without taking space. On a full disk (the data dir's, see
+// Key slots as one sparse file `<dir>/slots-4096.bin`: slot i lives at i * slotSize, so a slot
+// that was never written reads as zeros without taking space. On a full disk (the data dir's, see
 // disk-space.ts) a write tears: the first half of the record lands over the slot, then ENOSPC.
+//
+// Slots were 512 bytes in `slots.bin` until ML-DSA-87 keys (a 2592-byte public key) needed more.
+// Such a file is migrated before first use: slot i is copied to slot i of the new file (the seal
+// binds the slot's index and header, not its size), which is written whole and renamed into
+// place, then the old file is zeroed and removed. A crash before the rename leaves the old file
+// as it was; a crash after it leaves both, and the next use only zeroes and removes the old one.
 
 import { constants } from 'node:fs'
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises'
+import { access, mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { HalCorruptError } from '../errors.js'
 import type { KeySlotMedia } from '../types.js'
-import { syncDirectory } from './atomic-file.js'
+import { syncDirectory, writeFileAtomic } from './atomic-file.js'
 import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
+
+/** The file of the current geometry, and that of the 512-byte slots it replaced. */
+export const KEY_SLOT_FILE = 'slots-4096.bin'
+const LEGACY = { file: 'slots.bin', slotSize: 512 } as const
 
 export interface KeySlotGeometry {
   slotCount?: number
@@ -28,37 +38,53 @@ export class FileKeySlotMedia implements KeySlotMedia {
   readonly #path: string
   readonly #space: SimDiskSpace
   #file: Promise<FileHandle> | undefined
+  #migrated: Promise<void> | undefined
 
   constructor(
     dir: string,
-    { slotCount = 1024, slotSize = 512, space = new SimDiskSpace(dirname(dir)) }: KeySlotMediaOptions = {},
+    { slotCount = 1024, slotSize = 4096, space = new SimDiskSpace(dirname(dir)) }: KeySlotMediaOptions = {},
   ) {
     if (!Number.isSafeInteger(slotCount) || slotCount < 1) throw new RangeError('slotCount must be a positive integer')
     if (!Number.isSafeInteger(slotSize) || slotSize < 1) throw new RangeError('slotSize must be a positive integer')
     this.slotCount = slotCount
     this.slotSize = slotSize
     this.#dir = dir
-    this.#path = join(dir, 'slots.bin')
+    this.#path = join(dir, KEY_SLOT_FILE)
     this.#space = space
   }
 
   async readAll(): Promise<Uint8Array[]> {
-    let stored: Buffer
+    await this.migrated()
+    const size = this.slotCount * this.slotSize
+    // Read straight into the slots' memory: at 4 MiB a second copy is most of a boot's cost here.
+    const whole = new Uint8Array(size)
+    let file: FileHandle
     try {
-      stored = await readFile(this.#path)
+      file = await open(this.#path, 'r')
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw err
-      stored = Buffer.alloc(0)
+      return this.split(whole)
     }
-    const size = this.slotCount * this.slotSize
-    // Bytes past the last slot mean the file was made for another geometry: reading it as this
-    // one would misplace every slot.
-    if (stored.length > size)
-      throw new HalCorruptError(
-        `${this.#path} is ${stored.length} bytes, more than ${this.slotCount} slots of ${this.slotSize}`,
-      )
-    const whole = new Uint8Array(size)
-    whole.set(stored)
+    try {
+      const { size: stored } = await file.stat()
+      // Bytes past the last slot mean the file was made for another geometry: reading it as this
+      // one would misplace every slot.
+      if (stored > size)
+        throw new HalCorruptError(
+          `${this.#path} is ${stored} bytes, more than ${this.slotCount} slots of ${this.slotSize}`,
+        )
+      for (let at = 0; at < stored;) {
+        const { bytesRead } = await file.read(whole, at, stored - at, at)
+        if (bytesRead === 0) break
+        at += bytesRead
+      }
+    } finally {
+      await file.close()
+    }
+    return this.split(whole)
+  }
+
+  private split(whole: Uint8Array): Uint8Array[] {
     return Array.from({ length: this.slotCount }, (_, i) => whole.subarray(i * this.slotSize, (i + 1) * this.slotSize))
   }
 
@@ -69,6 +95,7 @@ export class FileKeySlotMedia implements KeySlotMedia {
     if (!(data instanceof Uint8Array)) throw new TypeError('key slot data must be a Uint8Array')
     if (data.length > this.slotSize)
       throw new RangeError(`key slot data is ${data.length} bytes, more than the ${this.slotSize} of a slot`)
+    await this.migrated()
     const slot = new Uint8Array(this.slotSize)
     slot.set(data)
     const file = await this.handle()
@@ -78,6 +105,7 @@ export class FileKeySlotMedia implements KeySlotMedia {
   }
 
   async erase(): Promise<void> {
+    await this.migrated()
     const file = await this.handle()
     const { size } = await file.stat()
     // Truncating alone would hand the old blocks back to the file system with the sealed keys
@@ -97,6 +125,51 @@ export class FileKeySlotMedia implements KeySlotMedia {
       (handle) => handle.close(),
       () => undefined,
     )
+  }
+
+  /** The legacy file migrated, once per media; a migration that failed is tried again on the next use. */
+  private migrated(): Promise<void> {
+    this.#migrated ??= this.migrate().catch((err: unknown) => {
+      this.#migrated = undefined
+      throw err
+    })
+    return this.#migrated
+  }
+
+  private async migrate(): Promise<void> {
+    const legacy = join(this.#dir, LEGACY.file)
+    let old: Buffer
+    try {
+      old = await readFile(legacy)
+    } catch (err) {
+      // No old file, or no directory yet (which the first write reports).
+      if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return
+      throw err
+    }
+    if (!(await exists(this.#path))) {
+      if (this.slotSize < LEGACY.slotSize || old.length > this.slotCount * LEGACY.slotSize)
+        throw new HalCorruptError(
+          `${legacy} (${old.length} bytes) does not fit ${this.slotCount} slots of ${this.slotSize}`,
+        )
+      // A crash during an earlier attempt may have left its temporary file.
+      for (const name of await readdir(this.#dir))
+        if (name.startsWith(`${KEY_SLOT_FILE}.`) && name.endsWith('.tmp')) await unlink(join(this.#dir, name))
+      const slots = Math.ceil(old.length / LEGACY.slotSize)
+      const image = new Uint8Array(slots * this.slotSize)
+      for (let i = 0; i < slots; i++)
+        image.set(old.subarray(i * LEGACY.slotSize, (i + 1) * LEGACY.slotSize), i * this.slotSize)
+      await writeFileAtomic(this.#path, image, 0o600)
+    }
+    // As erase does: the old blocks go back to the file system only once the sealed records are gone from them.
+    const file = await open(legacy, 'r+')
+    try {
+      await this.#space.write(file, new Uint8Array(old.length), 0, legacy)
+      await this.#space.datasync(file, legacy)
+    } finally {
+      await file.close()
+    }
+    await unlink(legacy)
+    await syncDirectory(this.#dir)
   }
 
   private handle(): Promise<FileHandle> {
@@ -120,5 +193,15 @@ export class FileKeySlotMedia implements KeySlotMedia {
       await file.close()
       throw err
     }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path)
+    return true
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false
+    throw err
   }
 }

@@ -35,12 +35,41 @@ export interface FuzzDevice {
   master: string
   /** A user token that has expired. */
   expired: string
-  /** Keys the key and cipher routes name: an AES-256 and an X25519 key, and one that may be deleted. */
-  kids: { aes: string; x25519: string; spare: string }
+  /** Keys the key and crypto routes name, one of each kind they serve, and one that may be deleted. */
+  kids: FuzzKids
   /** The device's TLS certificate (DER): a real certificate to mutate. */
   certDer: Buffer
   /** Every line the device logged at level error or above (a 500, a failed command). */
   errors: string[]
+}
+
+/** A fuzz device's keys by use; `spare` (AES-128) may be deleted, the others each have a use token. */
+export interface FuzzKids {
+  aes: string
+  x25519: string
+  /** SECP256R1 with both flags: ECDSA and ECDH. */
+  p256: string
+  ed25519: string
+  ed448: string
+  /** SHA2-256: HMAC. */
+  hmac: string
+  mlkem: string
+  mldsa: string
+  spare: string
+}
+
+/** What each key is created as. */
+const KEY_TYPES: Record<keyof FuzzKids, Record<string, unknown>> = {
+  aes: { type: 'AES256' },
+  x25519: { type: 'CURVE25519', descr: Buffer.from('fuzz descr').toString('base64') },
+  p256: { type: 'SECP256R1', mode: 'ECDH,ExDSA' },
+  ed25519: { type: 'ED25519', mode: 'ExDSA' },
+  ed448: { type: 'ED448' },
+  hmac: { type: 'SHA2-256' },
+  mlkem: { type: 'MLKEM768' },
+  // The largest: its verify body (~6.7 KB) is the API's largest, near the 7300-byte limit.
+  mldsa: { type: 'MLDSA87' },
+  spare: { type: 'AES128' },
 }
 
 export interface FuzzDeviceOptions {
@@ -48,7 +77,7 @@ export interface FuzzDeviceOptions {
    * User tokens to log in for (each login takes the brake's 500 ms); `system:config` comes free with personalisation.
    */
   scopes: string[]
-  /** Create the three keys (needs `keymgmt:gen` in `scopes`) and log in for `keymgmt:use:` each. */
+  /** Create the keys (needs `keymgmt:gen` in `scopes`) and log in for `keymgmt:use:` each but the spare. */
   keys?: boolean
 }
 
@@ -75,21 +104,15 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
   const expired = await login(owner.base, 'logger:get', USER_PASS, expiry)
   for (const scope of options.scopes) tokens.set(scope, await login(owner.base, scope))
   const master = await login(owner.base, 'system:config', MASTER_PASS)
-  // KIDs that name no key, unless the keys are made.
-  let kids = { aes: '0'.repeat(32), x25519: '1'.repeat(32), spare: '2'.repeat(32) }
+  const names = Object.keys(KEY_TYPES) as (keyof FuzzKids)[]
+  // KIDs that name no key (0000…, 1111…), unless the keys are made.
+  const kids = Object.fromEntries(names.map((name, i) => [name, i.toString(16).repeat(32)])) as unknown as FuzzKids
   if (options.keys) {
     const gen = tokens.get('keymgmt:gen')!
-    kids = {
-      aes: await createKey(owner.https, gen, { label: 'fuzz-aes', type: 'AES256' }),
-      x25519: await createKey(owner.https, gen, {
-        label: 'fuzz-x25519',
-        type: 'CURVE25519',
-        descr: Buffer.from('fuzz descr').toString('base64'),
-      }),
-      spare: await createKey(owner.https, gen, { label: 'fuzz-spare', type: 'AES128' }),
-    }
-    for (const kid of [kids.aes, kids.x25519])
-      tokens.set(`keymgmt:use:${kid}`, await login(owner.base, `keymgmt:use:${kid}`))
+    for (const name of names)
+      kids[name] = await createKey(owner.https, gen, { label: `fuzz-${name}`, ...KEY_TYPES[name] })
+    for (const name of names.filter((n) => n !== 'spare'))
+      tokens.set(`keymgmt:use:${kids[name]}`, await login(owner.base, `keymgmt:use:${kids[name]}`))
   }
   await sleep(Math.max(0, expiry * 1000 + 100 - Date.now()))
   return {

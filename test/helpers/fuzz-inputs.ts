@@ -77,6 +77,30 @@ const SPECIAL_STRINGS = [
   'ExDSA',
   'ECDH,ExDSA',
   'ECDH,',
+  // The algorithms of crypto-contract §4 and look-alikes: each is unknown to all but its own routes.
+  'Ed25519',
+  'Ed25519ctx',
+  'Ed25519ph',
+  'Ed448',
+  'Ed448ph',
+  'ed25519',
+  'SHA256WithECDSA',
+  'SHA512WithECDSA',
+  'SHA256withECDSA',
+  'SHA1WithECDSA',
+  'SHA3-256',
+  'SHA3-512',
+  'SHA2-384',
+  'SHA2-257',
+  'SHA-256',
+  'AES128',
+  'AES192',
+  'MLKEM768',
+  'MLDSA87',
+  'ED448',
+  'CURVE448',
+  'SECP256K1',
+  'SECP521R1',
   ',',
   'keymgmt:use:',
   'system:config',
@@ -308,10 +332,28 @@ export function bodyPlan(fields: readonly string[]): fc.Arbitrary<BodyPlan> {
   )
 }
 
+/** Lengths at the limits of crypto-contract §3: `msg` 1–2048 bytes, `ctx` ≤ 64 or ≤ 255, `iv` 8. */
+const LIMIT_LENGTHS = [7, 9, 64, 65, 255, 256, 2048, 2049]
+
+/**
+ * Compressed SEC1 look-alikes of a 33-byte point: an x of all ones (above the curve's prime), x = 0
+ * (on P-256, not on secp256k1), and the prefixes of no compressed point.
+ */
+function offCurve(point: Buffer): Uint8Array[] {
+  const x = point.subarray(1)
+  return [
+    Uint8Array.from([point[0]!, ...new Uint8Array(32).fill(255)]),
+    Uint8Array.from([2, ...zeros(32)]),
+    Uint8Array.from([4, ...x]),
+    Uint8Array.from([0, ...x]),
+  ]
+}
+
 /**
  * Values special for the type of a valid one: for base64 of n bytes, n bytes of zeros, ones and
- * 0xff, n ± 1 bytes, other spellings, and for 32 bytes the X25519 points of small order; for a
- * KID other cases and lengths; for numbers and booleans their neighbours and look-alikes.
+ * 0xff, n ± 1 bytes, the lengths at §3's limits, other spellings, for 32 bytes the X25519 points
+ * of small order, for a 33-byte compressed point ones off the curve; for a KID other cases and
+ * lengths; for numbers and booleans their neighbours and look-alikes.
  */
 function specialValues(value: unknown): unknown[] {
   if (typeof value === 'string' && /^[0-9a-f]{32}$/i.test(value))
@@ -327,9 +369,10 @@ function specialValues(value: unknown): unknown[] {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'base64') : Buffer.alloc(0)
   if (bytes.length && bytes.toString('base64').replace(/=+$/, '') === String(value).replace(/=+$/, '')) {
     const n = bytes.length
-    const keys = n === 32 ? LOW_ORDER_X25519 : []
+    const keys = n === 32 ? LOW_ORDER_X25519 : n === 33 && (bytes[0] === 2 || bytes[0] === 3) ? offCurve(bytes) : []
     return [
       ...keys,
+      ...LIMIT_LENGTHS.map((length) => Uint8Array.from({ length }, (_, i) => bytes[i % n]!)),
       zeros(n),
       Uint8Array.from([1, ...zeros(n - 1)]),
       new Uint8Array(n).fill(255),

@@ -1,0 +1,122 @@
+// ECDSA and EdDSA on node:crypto (OpenSSL). Inputs arrive already checked. Raw keys go in as JWK,
+// the fast import path (see native-ecdh.ts).
+import { createPrivateKey, createPublicKey, ECDH, sign, verify, type KeyObject } from 'node:crypto'
+import { CURVES, type SecCurve } from './curves.js'
+import { OPENSSL_NAME, secEcdh } from './native-ecdh.js'
+import { nobleEddsaSign, nobleEddsaVerify } from './noble-eddsa.js'
+import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
+
+const JWK_CURVE: Record<SecCurve, string> = {
+  SECP256R1: 'P-256',
+  SECP384R1: 'P-384',
+  SECP521R1: 'P-521',
+  SECP256K1: 'secp256k1',
+}
+
+/** OpenSSL's names for the device's digests (ECDSA takes the SHA-2 three). */
+export const NODE_DIGEST: Record<Digest, string> = {
+  'SHA2-256': 'sha256',
+  'SHA2-384': 'sha384',
+  'SHA2-512': 'sha512',
+  'SHA3-256': 'sha3-256',
+  'SHA3-384': 'sha3-384',
+  'SHA3-512': 'sha3-512',
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url')
+
+/** The affine coordinates of an uncompressed SEC1 point, as JWK wants them. */
+function coordinates(curve: SecCurve, uncompressed: Uint8Array) {
+  const size = CURVES[curve].size
+  return {
+    kty: 'EC',
+    crv: JWK_CURVE[curve],
+    x: b64(uncompressed.subarray(1, 1 + size)),
+    y: b64(uncompressed.subarray(1 + size)),
+  }
+}
+
+/** Node checks that x and y match d, so the point is computed first (an EC JWK needs all three). */
+function ecPrivateKey(curve: SecCurve, privateKey: Uint8Array): KeyObject {
+  const point = secEcdh(curve, privateKey).getPublicKey()
+  return createPrivateKey({ key: { ...coordinates(curve, point), d: b64(privateKey) }, format: 'jwk' })
+}
+
+export function nativeEcdsaSign(
+  curve: SecCurve,
+  privateKey: Uint8Array,
+  digest: EcdsaDigest,
+  message: Uint8Array,
+): Uint8Array {
+  const key = ecPrivateKey(curve, privateKey)
+  return new Uint8Array(sign(NODE_DIGEST[digest], message, { key, dsaEncoding: 'der' }))
+}
+
+export function nativeEcdsaVerify(
+  curve: SecCurve,
+  publicKey: Uint8Array,
+  digest: EcdsaDigest,
+  message: Uint8Array,
+  signature: Uint8Array,
+): boolean {
+  try {
+    // convertKey throws for a point not on the curve; verify throws for some malformed DER.
+    const point = ECDH.convertKey(publicKey, OPENSSL_NAME[curve], undefined, undefined, 'uncompressed') as Buffer
+    const key = createPublicKey({ key: coordinates(curve, point), format: 'jwk' })
+    return verify(NODE_DIGEST[digest], message, { key, dsaEncoding: 'der' }, signature)
+  } catch {
+    return false
+  }
+}
+
+const OKP_CURVE: Record<EdCurve, string> = { ED25519: 'Ed25519', ED448: 'Ed448' }
+
+/** As for X25519 (native-ecdh.ts), node builds the key from `d` and only checks that `x` is a string. */
+function edPrivateKey(curve: EdCurve, seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: { kty: 'OKP', crv: OKP_CURVE[curve], x: '', d: b64(seed) }, format: 'jwk' })
+}
+
+export function nativeEddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array {
+  const { x } = createPublicKey(edPrivateKey(curve, seed)).export({ format: 'jwk' })
+  return new Uint8Array(Buffer.from(x ?? '', 'base64url'))
+}
+
+/** The variants OpenSSL signs without a context: pure Ed25519, and Ed448 with an empty one. */
+function openSslCurve(algorithm: EdAlgorithm, context: Uint8Array): EdCurve | undefined {
+  if (algorithm === 'Ed25519') return 'ED25519'
+  if (algorithm === 'Ed448' && context.length === 0) return 'ED448'
+  return undefined
+}
+
+/** Whether the native engine hands this variant to @noble/curves, the code the noble engine runs too. */
+export function nativeEddsaUsesNoble(algorithm: EdAlgorithm, context: Uint8Array): boolean {
+  return openSslCurve(algorithm, context) === undefined
+}
+
+export function nativeEddsaSign(
+  algorithm: EdAlgorithm,
+  seed: Uint8Array,
+  message: Uint8Array,
+  context: Uint8Array,
+): Uint8Array {
+  const curve = openSslCurve(algorithm, context)
+  if (!curve) return nobleEddsaSign(algorithm, seed, message, context)
+  return new Uint8Array(sign(null, message, edPrivateKey(curve, seed)))
+}
+
+export function nativeEddsaVerify(
+  algorithm: EdAlgorithm,
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+  context: Uint8Array,
+): boolean {
+  const curve = openSslCurve(algorithm, context)
+  if (!curve) return nobleEddsaVerify(algorithm, publicKey, message, signature, context)
+  try {
+    const key = createPublicKey({ key: { kty: 'OKP', crv: OKP_CURVE[curve], x: b64(publicKey) }, format: 'jwk' })
+    return verify(null, message, key, signature)
+  } catch {
+    return false
+  }
+}

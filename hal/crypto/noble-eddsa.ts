@@ -1,0 +1,49 @@
+// RFC 8032 EdDSA on @noble/curves: all of the noble engine's, and the variants node:crypto
+// lacks (Node 20 takes no context and no prehash) for the native one. Inputs arrive checked.
+import { ed25519, ed25519ctx, ed25519ph } from '@noble/curves/ed25519.js'
+import { ed448, ed448ph } from '@noble/curves/ed448.js'
+import type { EdAlgorithm, EdCurve } from './types.js'
+
+const EDDSA: Record<EdAlgorithm, typeof ed25519> = {
+  Ed25519: ed25519,
+  Ed25519ctx: ed25519ctx,
+  Ed25519ph: ed25519ph,
+  Ed448: ed448,
+  Ed448ph: ed448ph,
+}
+
+/** Pure Ed25519 has no context input (noble refuses one); the others always take theirs. */
+function options(algorithm: EdAlgorithm, context: Uint8Array) {
+  return algorithm === 'Ed25519' ? {} : { context }
+}
+
+export function nobleEddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array {
+  return (curve === 'ED25519' ? ed25519 : ed448).getPublicKey(seed)
+}
+
+export function nobleEddsaSign(
+  algorithm: EdAlgorithm,
+  seed: Uint8Array,
+  message: Uint8Array,
+  context: Uint8Array,
+): Uint8Array {
+  return EDDSA[algorithm].sign(message, seed, options(algorithm, context))
+}
+
+/**
+ * RFC 8032's strict rules (zip215 off), as OpenSSL applies them: a non-canonical point or an
+ * s ≥ L is refused. A public key that does not decode to a point makes noble throw: false.
+ */
+export function nobleEddsaVerify(
+  algorithm: EdAlgorithm,
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+  context: Uint8Array,
+): boolean {
+  try {
+    return EDDSA[algorithm].verify(signature, message, publicKey, { ...options(algorithm, context), zip215: false })
+  } catch {
+    return false
+  }
+}

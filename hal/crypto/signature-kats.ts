@@ -1,0 +1,96 @@
+// ECDSA and EdDSA known-answer tests: NIST's SigVer verdicts, RFC 8032's exact signatures, and a
+// sign-then-verify round trip per SEC curve (OpenSSL's ECDSA nonces are random, so a signature
+// cannot be compared byte for byte).
+import { bytes, compressed, flipBit, hex, type Kat } from './kat-support.js'
+import { nativeEddsaUsesNoble } from './native-signatures.js'
+import { ECDSA_VECTORS, EDDSA_VECTORS, type EcdsaVector, type EddsaVector } from './signature-vectors.js'
+import type { CryptoEngine, EcdsaDigest, SecCurve } from './types.js'
+import { edCurveOf } from './validate.js'
+import { DH_VECTORS } from './vectors.js'
+
+/** A DER length: short form below 128, else 0x81 and one byte (ECDSA signatures stay under 256). */
+function derLength(length: number): number[] {
+  return length < 0x80 ? [length] : [0x81, length]
+}
+
+/** A non-negative INTEGER: minimal, with a 0x00 in front when the top bit is set. */
+function derInteger(value: string): number[] {
+  let digits = [...bytes(value)]
+  while (digits.length > 1 && digits[0] === 0) digits = digits.slice(1)
+  if (digits[0]! >= 0x80) digits = [0, ...digits]
+  return [0x02, ...derLength(digits.length), ...digits]
+}
+
+/** ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 5480 §2.2, SEC 1 C.8). */
+function derSignature(r: string, s: string): Uint8Array {
+  const body = [...derInteger(r), ...derInteger(s)]
+  return Uint8Array.from([0x30, ...derLength(body.length), ...body])
+}
+
+function ecdsaKats(v: EcdsaVector): Kat<CryptoEngine>[] {
+  const verify = (e: CryptoEngine) =>
+    e.ecdsaVerify(v.curve, bytes(v.publicKey), v.digest, bytes(v.message), derSignature(v.r, v.s))
+  const kats: Kat<CryptoEngine>[] = [{ name: v.name, passes: (e) => verify(e) === v.valid }]
+  const privateKey = v.privateKey
+  if (privateKey !== undefined) {
+    kats.push({
+      name: `${v.name} public key of d`,
+      passes: (e) => hex(e.publicKey(v.curve, bytes(privateKey))) === compressed(v.curve, v.publicKey),
+    })
+  }
+  return kats
+}
+
+const ROUND_TRIP_DIGEST: Record<SecCurve, EcdsaDigest> = {
+  SECP256R1: 'SHA2-256',
+  SECP384R1: 'SHA2-384',
+  SECP521R1: 'SHA2-512',
+  SECP256K1: 'SHA2-256',
+}
+
+/** Alice's key pair of each SEC curve's ECDH vector signs "abc"; the signature must verify, and not for "abd". */
+function roundTripKats(): Kat<CryptoEngine>[] {
+  return DH_VECTORS.filter((v) => v.curve in ROUND_TRIP_DIGEST).map((v) => {
+    const curve = v.curve as SecCurve
+    const digest = ROUND_TRIP_DIGEST[curve]
+    return {
+      name: `ECDSA ${curve} ${digest} sign then verify (key of ${v.name})`,
+      passes: (e) => {
+        const signature = e.ecdsaSign(curve, bytes(v.alicePrivate), digest, bytes('616263'))
+        const publicKey = bytes(compressed(curve, v.alicePublic))
+        return (
+          e.ecdsaVerify(curve, publicKey, digest, bytes('616263'), signature) &&
+          !e.ecdsaVerify(curve, publicKey, digest, bytes('616264'), signature)
+        )
+      },
+    }
+  })
+}
+
+function eddsaKats(v: EddsaVector): Kat<CryptoEngine>[] {
+  const [seed, publicKey, message, context] = [bytes(v.seed), bytes(v.publicKey), bytes(v.message), bytes(v.context)]
+  const signature = bytes(v.signature)
+  const shared = nativeEddsaUsesNoble(v.algorithm, context)
+  return [
+    {
+      name: `${v.name} public key`,
+      passes: (e) => hex(e.eddsaPublicKey(edCurveOf(v.algorithm), seed)) === v.publicKey,
+    },
+    {
+      name: `${v.name} sign`,
+      passes: (e) => hex(e.eddsaSign(v.algorithm, seed, message, context)) === v.signature,
+      shared,
+    },
+    {
+      name: `${v.name} verify, and refuse a flipped bit`,
+      passes: (e) =>
+        e.eddsaVerify(v.algorithm, publicKey, message, signature, context) &&
+        !e.eddsaVerify(v.algorithm, publicKey, message, flipBit(signature), context),
+      shared,
+    },
+  ]
+}
+
+export function signatureKats(): Kat<CryptoEngine>[] {
+  return [...ECDSA_VECTORS.flatMap(ecdsaKats), ...roundTripKats(), ...EDDSA_VECTORS.flatMap(eddsaKats)]
+}
