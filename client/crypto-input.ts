@@ -68,7 +68,10 @@ function digestField(alg: unknown): { alg?: T.Digest } {
   return { alg }
 }
 
-/** The peer fields of an ECDH mode: `ext_kid` or `pubkey`, not both; `required` when the operation has no other mode. */
+/**
+ * The peer fields of an ECDH mode: `ext_kid` or `pubkey`, not both; `required` when the
+ * operation has no other mode.
+ */
 function peerFields(input: T.Peer, required: boolean): Record<string, string> {
   if (input.extKid !== undefined && input.pubkey !== undefined)
     throw new CryptoInputError('give the peer as extKid or pubkey, not both')

@@ -32,6 +32,7 @@ export {
   chooseEngine,
   CipherError,
   CryptoInputError,
+  eddsaPublicKeyValid,
   nativeEngine,
   nobleEngine,
   postQuantum,

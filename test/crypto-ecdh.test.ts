@@ -1,19 +1,10 @@
 // POST /api/crypto/ecdh (crypto-contract §3, §4) against a real device, checked with node:crypto:
 // without alg the secret's first 32 bytes on every curve, with alg that digest of the whole secret.
-import { createHash } from 'node:crypto'
+import { createECDH, createHash } from 'node:crypto'
 import t from 'tap'
 import { LogType } from '../protocol/journal.js'
-import { CryptoDevice, ECDH_CURVES, hostPeer } from './helpers/crypto-device.js'
+import { CryptoDevice, DIGESTS, ECDH_CURVES, hostPeer } from './helpers/crypto-device.js'
 import { b64, bytesOf } from './helpers/keys.js'
-
-const DIGESTS = {
-  'SHA2-256': 'sha256',
-  'SHA2-384': 'sha384',
-  'SHA2-512': 'sha512',
-  'SHA3-256': 'sha3-256',
-  'SHA3-384': 'sha3-384',
-  'SHA3-512': 'sha3-512',
-} as const
 
 t.test('ECDH', async (t) => {
   const device = await CryptoDevice.boot(t)
@@ -48,6 +39,8 @@ t.test('ECDH', async (t) => {
       ['an ext_kid of another curve', x25519, { ext_kid: p256.kid }],
       ['an unknown ext_kid', x25519, { ext_kid: 'ab'.repeat(16) }],
       ['a point not on the curve', p256, { pubkey: b64(Buffer.concat([Buffer.from([2]), Buffer.alloc(32, 0xff)])) }],
+      ["a pubkey longer than any curve's", p256, { pubkey: b64(Buffer.alloc(134, 4)) }],
+      ['an X25519 pubkey of 33 bytes', x25519, { pubkey: b64(Buffer.alloc(33, 9)) }],
       ['a SECP key without the ECDH flag', signing, { pubkey: b64(hostPeer('SECP256R1').publicKey) }],
       ['an Ed25519 key', ed, { pubkey: b64(hostPeer('CURVE25519').publicKey) }],
     ]
@@ -60,6 +53,14 @@ t.test('ECDH', async (t) => {
       pubkey: b64(hostPeer('SECP256R1').publicKey),
     })
     t.equal(both.status, 200, 'a SECP key with both flags agrees')
+    // Lenient (docs/api.md): uncompressed SEC1 is taken too, and agrees as its compressed form does.
+    const peer = createECDH('prime256v1')
+    peer.generateKeys()
+    const agree = (form: 'compressed' | 'uncompressed') =>
+      device.post('crypto/ecdh', p256.use, { kid: p256.kid, pubkey: b64(peer.getPublicKey(null, form)) })
+    const compressed = await agree('compressed')
+    const uncompressed = await agree('uncompressed')
+    t.same([uncompressed.status, uncompressed.json?.ecdh], [200, compressed.json.ecdh], 'an uncompressed SEC1 pubkey')
   })
 
   await t.test('statuses and journal records', async (t) => {

@@ -28,14 +28,6 @@ function refusals(e: CryptoEngine): [string, () => unknown][] {
     ['ecdsaSign: key of the wrong length', () => e.ecdsaSign('SECP384R1', filled(32), 'SHA2-256', message)],
     ['ecdsaSign: message not bytes', () => e.ecdsaSign('SECP256R1', filled(32), 'SHA2-256', 'hemd' as never)],
     [
-      'ecdsaVerify: public key of the wrong length',
-      () => e.ecdsaVerify('SECP256R1', filled(32), 'SHA2-256', message, filled(70)),
-    ],
-    [
-      'ecdsaVerify: hybrid SEC1 form',
-      () => e.ecdsaVerify('SECP256R1', Uint8Array.of(6, ...filled(64)), 'SHA2-256', message, filled(70)),
-    ],
-    [
       'ecdsaVerify: signature not bytes',
       () => e.ecdsaVerify('SECP256R1', filled(33, 2), 'SHA2-256', message, [] as never),
     ],
@@ -46,10 +38,6 @@ function refusals(e: CryptoEngine): [string, () => unknown][] {
     ['eddsaSign: Ed25519ctx with an empty context', () => e.eddsaSign('Ed25519ctx', filled(32), message, zeros(0))],
     ['eddsaSign: Ed25519 seed for Ed448ph', () => e.eddsaSign('Ed448ph', filled(32), message, zeros(0))],
     ['eddsaSign: context not bytes', () => e.eddsaSign('Ed25519ph', filled(32), message, undefined as never)],
-    [
-      'eddsaVerify: public key of the wrong length',
-      () => e.eddsaVerify('Ed25519', filled(31), message, filled(64), zeros(0)),
-    ],
     [
       'eddsaVerify: Ed25519ctx with an empty context',
       () => e.eddsaVerify('Ed25519ctx', filled(32), message, filled(64), zeros(0)),
@@ -74,6 +62,41 @@ for (const engine of [nativeEngine, nobleEngine]) {
     for (const [name, call] of refusals(engine)) t.throws(call, CryptoInputError, name)
   })
 }
+
+t.test('a malformed key or signature is false, not an error, on every verify (types.ts)', async (t) => {
+  const dsa = pq.mlDsaKeyPair('MLDSA44', filled(32))
+  for (const e of [nativeEngine, nobleEngine]) {
+    const cases: [string, () => boolean][] = [
+      [
+        'ecdsaVerify: public key of the wrong length',
+        () => e.ecdsaVerify('SECP256R1', filled(32), 'SHA2-256', message, filled(70)),
+      ],
+      [
+        'ecdsaVerify: hybrid SEC1 form',
+        () => e.ecdsaVerify('SECP256R1', Uint8Array.of(6, ...filled(64)), 'SHA2-256', message, filled(70)),
+      ],
+      ['ecdsaVerify: an empty public key', () => e.ecdsaVerify('SECP384R1', zeros(0), 'SHA2-384', message, filled(70))],
+      [
+        'eddsaVerify: public key of the wrong length',
+        () => e.eddsaVerify('Ed25519', filled(31), message, filled(64), zeros(0)),
+      ],
+      [
+        'eddsaVerify: an Ed25519 key for Ed448',
+        () => e.eddsaVerify('Ed448', filled(32), message, filled(114), zeros(0)),
+      ],
+      [
+        'eddsaVerify: signature of the wrong length',
+        () => e.eddsaVerify('Ed25519', filled(32), message, filled(63), zeros(0)),
+      ],
+    ]
+    for (const [name, call] of cases) t.equal(call(), false, `${e.name}: ${name}`)
+  }
+  t.equal(
+    pq.mlDsaVerify('MLDSA44', dsa.publicKey.subarray(1), message, filled(2420), zeros(0)),
+    false,
+    'mlDsaVerify: short key',
+  )
+})
 
 t.test('the messages name the argument and never echo key bytes', async (t) => {
   const secret = filled(32, 0xab)

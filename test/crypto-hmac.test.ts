@@ -3,17 +3,9 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { LogType } from '../protocol/journal.js'
-import { CryptoDevice, ECDH_CURVES, flipped, hostPeer } from './helpers/crypto-device.js'
+import { CryptoDevice, DIGESTS, ECDH_CURVES, flipped, hostPeer } from './helpers/crypto-device.js'
 import { b64, bytesOf } from './helpers/keys.js'
 
-const DIGESTS = {
-  'SHA2-256': 'sha256',
-  'SHA2-384': 'sha384',
-  'SHA2-512': 'sha512',
-  'SHA3-256': 'sha3-256',
-  'SHA3-384': 'sha3-384',
-  'SHA3-512': 'sha3-512',
-} as const
 const msg = Buffer.from('a message to authenticate')
 
 t.test('HMAC', async (t) => {
@@ -104,6 +96,15 @@ t.test('HMAC', async (t) => {
         t.equal(refused.status, 406, `${type}: a changed ${what} → 406`)
       }
     }
+    const key = await device.create('SHA2-384')
+    const plain = await device.post('crypto/hmac/hash', key.use, { kid: key.kid, msg: b64(msg) })
+    for (const alg of ['SHA3-512', 'no digest at all', 7]) {
+      const ignored = await device.post('crypto/hmac/hash', key.use, { kid: key.kid, msg: b64(msg), alg })
+      t.same([ignored.status, ignored.json?.mac], [200, plain.json.mac], `an HMAC key ignores alg ${alg}`)
+    }
+    const x25519 = await device.create('CURVE25519')
+    const ecdhMode = { kid: x25519.kid, msg: b64(msg), pubkey: b64(hostPeer('CURVE25519').publicKey), alg: 'SHA1' }
+    t.equal((await device.post('crypto/hmac/hash', x25519.use, ecdhMode)).status, 400, 'in ECDH mode alg is read: 400')
     const aes = await device.create('AES256')
     t.equal(
       (await device.post('crypto/hmac/hash', aes.use, { kid: aes.kid, msg: b64(msg) })).status,
@@ -117,15 +118,17 @@ t.test('HMAC', async (t) => {
     const valid = { kid: key.kid, msg: b64(msg) }
     await device.checkOutcomes(t, 'crypto/hmac/hash', LogType.CRYPTO_HMAC_HASH, key, {
       valid,
-      malformed: { ...valid, alg: 'SHA1' },
+      malformed: { ...valid, msg: 'not base64!' },
       failing: { ...valid, pubkey: b64(hostPeer('CURVE25519').publicKey) },
     })
     const mac = (await device.post('crypto/hmac/hash', key.use, valid)).json.mac as string
     await device.checkOutcomes(t, 'crypto/hmac/verify', LogType.CRYPTO_HMAC_VERIFY, key, {
       valid: { ...valid, mac },
-      malformed: { ...valid, mac: b64(Buffer.alloc(65)) },
+      malformed: { ...valid, mac: 'not base64!' },
       failing: { ...valid, mac: b64(flipped(bytesOf(mac))) },
     })
+    const long = await device.post('crypto/hmac/verify', key.use, { ...valid, mac: b64(Buffer.alloc(65)) })
+    t.equal(long.status, 406, 'a MAC longer than any digest is well-formed: it merely does not verify (406)')
     await device.failState(t, 'crypto/hmac/hash', LogType.CRYPTO_HMAC_HASH, key, valid)
   })
 })

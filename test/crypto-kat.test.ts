@@ -1,6 +1,7 @@
 // The known-answer tests: both engines and the post-quantum implementation pass them, a broken
 // one fails exactly the ones its fault touches, and chooseEngine falls back to noble when native
 // fails and counts post-quantum failures whichever engine it picks.
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js'
 import t from 'tap'
 import {
   chooseEngine,
@@ -16,6 +17,7 @@ import {
   type PostQuantum,
 } from '../hal/crypto/index.js'
 
+const isEddsa = (name: string) => name.startsWith('RFC 8032') || name.startsWith('Ed25519ph with context')
 const flipFirstByte = (data: Uint8Array) => Uint8Array.of(data[0]! ^ 0x01, ...data.subarray(1))
 const flipLastByte = (data: Uint8Array) => Uint8Array.of(...data.subarray(0, -1), data.at(-1)! ^ 0x01)
 
@@ -62,6 +64,10 @@ const broken = {
   // The last byte of a DER signature is the low byte of s.
   ecdsaSign: (e: CryptoEngine): CryptoEngine => ({ ...e, ecdsaSign: (...args) => flipLastByte(e.ecdsaSign(...args)) }),
   ecdsaVerifyAll: (e: CryptoEngine): CryptoEngine => ({ ...e, ecdsaVerify: () => true }),
+  ecdsaSignSha256Only: (e: CryptoEngine): CryptoEngine => ({
+    ...e,
+    ecdsaSign: (curve, key, _digest, message) => e.ecdsaSign(curve, key, 'SHA2-256', message),
+  }),
   eddsaPublicKey: (e: CryptoEngine): CryptoEngine => ({
     ...e,
     eddsaPublicKey: (...args) => flipFirstByte(e.eddsaPublicKey(...args)),
@@ -120,12 +126,15 @@ t.test('the KATs cover every standard vector set the device relies on', async (t
     ...['1', '2', '3'].map((n) => `RFC 8032 §7.1 Ed25519 test ${n}`),
     'RFC 8032 §7.2 Ed25519ctx',
     'RFC 8032 §7.3 Ed25519ph',
+    'Ed25519ph with context "foo"',
     'RFC 8032 §7.4 Ed448 test 1',
     'RFC 8032 §7.4 Ed448 test 3, context',
     'RFC 8032 §7.5 Ed448ph',
     ...['P-256,SHA-256', 'P-384,SHA-384', 'P-521,SHA-512'].map((s) => `FIPS 186-3 SigVer [${s}] (valid)`),
     'secp256k1 SigGen',
-    ...['SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'].map((curve) => `ECDSA ${curve} `),
+    ...['SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'].flatMap((curve) =>
+      ['256', '384', '512'].map((bits) => `ECDSA ${curve} SHA2-${bits} sign then verify`),
+    ),
     ...['256', '384', '512'].map((bits) => `SHA2-${bits}("abc")`),
     ...['256', '384', '512'].map((bits) => `SHA3-${bits}("abc")`),
     ...[1, 2, 4, 6].flatMap((n) => ['256', '384', '512'].map((bits) => `RFC 4231 test case ${n} HMAC-SHA2-${bits}`)),
@@ -154,7 +163,7 @@ t.test('the KATs cover every standard vector set the device relies on', async (t
         ),
         `RFC 3394 §${section} ${direction}`,
       )
-  t.equal(KAT_NAMES.length, 146)
+  t.equal(KAT_NAMES.length, 157)
 })
 
 t.test('a broken engine fails exactly the KATs its fault touches', async (t) => {
@@ -169,9 +178,10 @@ t.test('a broken engine fails exactly the KATs its fault touches', async (t) => 
     ['publicKey', (name) => name.endsWith(' public key of the private key') || name.endsWith(' public key of d')],
     ['ecdsaSign', (name) => name.includes(' sign then verify ')],
     ['ecdsaVerifyAll', (name) => name.endsWith(' changed)') || name.includes(' sign then verify ')],
-    ['eddsaPublicKey', (name) => name.startsWith('RFC 8032') && name.endsWith(' public key')],
-    ['eddsaSign', (name) => name.startsWith('RFC 8032') && name.endsWith(' sign')],
-    ['eddsaVerifyAll', (name) => name.startsWith('RFC 8032') && name.endsWith('refuse a flipped bit')],
+    ['ecdsaSignSha256Only', (name) => / sign then verify /.test(name) && !name.includes(' SHA2-256 ')],
+    ['eddsaPublicKey', (name) => isEddsa(name) && name.endsWith(' public key')],
+    ['eddsaSign', (name) => isEddsa(name) && name.endsWith(' sign')],
+    ['eddsaVerifyAll', (name) => isEddsa(name) && name.endsWith('refuse a flipped bit')],
     ['digest', (name) => name.includes('("abc")')],
     ['hmac', (name) => name.includes(' HMAC-SHA')],
     ['keyWrap', (name) => name.endsWith(' wrap')],
@@ -232,7 +242,7 @@ t.test('the KATs of code the engines share are the EdDSA variants native hands t
     [...SHARED_KAT_NAMES],
     KAT_NAMES.filter(
       (name) =>
-        /^RFC 8032 §7\.[2-5] /.test(name) &&
+        (/^RFC 8032 §7\.[2-5] /.test(name) || name.startsWith('Ed25519ph with context')) &&
         !/§7\.4 Ed448 test 1 /.test(name) &&
         (name.endsWith(' sign') || name.endsWith(' refuse a flipped bit')),
     ),
@@ -280,6 +290,52 @@ t.test('settle runs the deferred KATs at once, and only once', async (t) => {
   deferred[0]!()
   choice.settle()
   t.equal(late.length, 1, 'the timer and a second user do not run them again')
+})
+
+t.test("settle runs the shared and post-quantum KATs only; noble's own suite waits for the timer", async (t) => {
+  const deferred: (() => void)[] = []
+  let hkdfCalls = 0
+  const noble: CryptoEngine = {
+    ...nobleEngine,
+    hkdfSha256: (...args) => {
+      hkdfCalls++
+      return nobleEngine.hkdfSha256(...args)
+    },
+  }
+  const choice = chooseEngine({ native: nativeEngine, noble }, (run) => deferred.push(run), {
+    onLateFailure: () => t.fail('nothing is broken'),
+  })
+  choice.settle()
+  t.equal(hkdfCalls, 0, "settle did not run noble's own KATs (HKDF among them)")
+  t.equal(choice.kats.noble, undefined)
+  t.equal(choice.kats.postQuantum?.ok, true, 'the post-quantum KATs ran')
+  deferred[0]!()
+  t.ok(hkdfCalls > 0, 'the timer ran them')
+  t.same(choice.kats.noble, { ok: true, failed: [] })
+})
+
+t.test('the post-quantum KATs generate each key pair once per run', async (t) => {
+  const calls = { kem: 0, dsa: 0 }
+  const counting: PostQuantum = {
+    ...defaultPostQuantum,
+    mlKemKeyPair: (...args) => (calls.kem++, defaultPostQuantum.mlKemKeyPair(...args)),
+    mlDsaKeyPair: (...args) => (calls.dsa++, defaultPostQuantum.mlDsaKeyPair(...args)),
+  }
+  t.same(runPostQuantumKats(counting, { every: true }), { ok: true, failed: [] })
+  t.same(calls, { kem: 3, dsa: 3 }, 'one per parameter set')
+})
+
+t.test('ML-DSA signing is hedged: the random bytes reach the signature as FIPS 204 rnd', async (t) => {
+  const { publicKey, secretKey } = defaultPostQuantum.mlDsaKeyPair('MLDSA65', new Uint8Array(32).fill(4))
+  const message = new TextEncoder().encode('hemd hedged')
+  const context = Uint8Array.of(7)
+  const rnd = new Uint8Array(32).fill(0x5a)
+  const hedged = defaultPostQuantum.mlDsaSign('MLDSA65', secretKey, message, context, () => Uint8Array.from(rnd))
+  const expected = ml_dsa65.sign(message, secretKey, { context, extraEntropy: rnd })
+  t.equal(Buffer.from(hedged).toString('hex'), Buffer.from(expected).toString('hex'), "noble's sign with rnd")
+  const deterministic = defaultPostQuantum.mlDsaSign('MLDSA65', secretKey, message, context, (n) => new Uint8Array(n))
+  t.not(Buffer.from(hedged).toString('hex'), Buffer.from(deterministic).toString('hex'), 'not the deterministic one')
+  t.ok(defaultPostQuantum.mlDsaVerify('MLDSA65', publicKey, message, hedged, context))
 })
 
 t.test('with onLateFailure and nothing broken, nothing is reported', async (t) => {

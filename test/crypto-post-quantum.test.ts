@@ -120,6 +120,8 @@ t.test('post-quantum keys', async (t) => {
       malformed: { kid: kem.kid },
       failing: { kid: kem.kid, ct: b64(Buffer.alloc(767)) },
     })
+    const long = await device.post('crypto/pqc/mlkem/decaps', kem.use, { kid: kem.kid, ct: b64(Buffer.alloc(2049)) })
+    t.equal(long.status, 406, 'a ct longer than any variant is well-formed: the wrong length is a 406')
     const dsa = await device.create('MLDSA65')
     const valid = { kid: dsa.kid, msg: b64(msg) }
     const sign = (await device.post('crypto/pqc/mldsa/sign', dsa.use, valid)).json.sign as string
@@ -128,6 +130,8 @@ t.test('post-quantum keys', async (t) => {
       malformed: { ...valid, sign, ctx: b64(Buffer.alloc(256)) },
       failing: { ...valid, sign, ctx: b64(ctx) },
     })
+    const longSign = await device.post('crypto/pqc/mldsa/verify', dsa.use, { ...valid, sign: b64(Buffer.alloc(5001)) })
+    t.equal(longSign.status, 406, 'a signature longer than any variant is well-formed: it does not verify (406)')
     await device.failState(t, 'crypto/pqc/mlkem/encaps', LogType.CRYPTO_MLKEM_ENCAPS, kem, { kid: kem.kid })
   })
 })

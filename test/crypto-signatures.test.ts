@@ -176,12 +176,20 @@ t.test('ExDSA signatures', async (t) => {
       ['a msg of 2049 bytes', { ...good, msg: b64(Buffer.alloc(2049)) }],
       ['a ctx of 256 bytes', { ...good, ctx: b64(Buffer.alloc(256)) }],
       ['a msg that is not base64', { ...good, msg: 'no base64!' }],
-      ['an unreadable kid', { ...good, kid: 'xyz' }],
     ]
     for (const [what, body] of cases) {
       t.equal((await device.post('crypto/exdsa/sign', ed.use, body)).status, 400, what)
     }
+    const unreadable = await device.post('crypto/exdsa/sign', ed.use, { ...good, kid: 'xyz' })
+    t.equal(unreadable.status, 403, 'an unreadable kid: no use scope can match it (403 before 400)')
     t.equal((await device.post('crypto/exdsa/verify', ed.use, good)).status, 400, 'verify without a signature')
+    for (const [key, alg] of [
+      [ed, 'Ed25519'],
+      [ec, 'SHA512WithECDSA'],
+    ] as const) {
+      const long = { kid: key.kid, msg: b64(msg), alg, sign: b64(Buffer.alloc(513, 0x30)) }
+      t.equal((await device.post('crypto/exdsa/verify', key.use, long)).status, 406, `${alg}: a 513-byte sign → 406`)
+    }
     const limits = { ...good, msg: b64(Buffer.alloc(2048, 1)), ctx: b64(Buffer.alloc(255, 2)), descr: null }
     t.equal((await device.post('crypto/exdsa/sign', ed.use, limits)).status, 200, 'the limits themselves pass')
   })

@@ -138,6 +138,10 @@ t.test('import', async (t) => {
     cases.push(['SECP256R1: compressed, no point has this x', 'SECP256R1', Uint8Array.from([2, ...x.subarray(1)])])
     cases.push(['ED25519: not a point', 'ED25519', notAPoint(32, (bytes) => ed25519.Point.fromBytes(bytes))])
     cases.push(['ED448: not a point', 'ED448', notAPoint(57, (bytes) => ed448.Point.fromBytes(bytes))])
+    // Points, but of small order: every EdDSA verify refuses them, so the import does too.
+    cases.push(['ED25519: the identity', 'ED25519', Uint8Array.from([1, ...new Uint8Array(31)])])
+    cases.push(['ED25519: order 2 (y = p - 1)', 'ED25519', Buffer.from('ec' + 'ff'.repeat(30) + '7f', 'hex')])
+    cases.push(['ED448: the identity', 'ED448', Uint8Array.from([1, ...new Uint8Array(56)])])
     const unreduced = Uint8Array.from(ml_kem768.keygen().publicKey)
     unreduced[0] = 0xff
     unreduced[1]! |= 0x0f

@@ -109,6 +109,7 @@ t.test('the key store itself reads JSON null as absent', async (t) => {
   const actor = {
     engine: nativeEngine,
     repository,
+    retiring: new Set(),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     logger: pino({ level: 'silent' }),
     identityState: undefined,

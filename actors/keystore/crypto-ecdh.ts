@@ -1,10 +1,9 @@
-import { type Digest, digests, encodeBase64, LogType } from '../../protocol/index.js'
+import { type Digest, encodeBase64, LogType } from '../../protocol/index.js'
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import type { Peer } from './crypto-request.js'
 import { sharedSecret } from './crypto-shared-secret.js'
 
-const DIGESTS = Object.keys(digests) as Digest[]
 /** What an ECDH without `alg` answers of the secret, on every curve. */
 const RAW_BYTES = 32
 
@@ -18,7 +17,7 @@ export const ecdh: CryptoOperation<EcdhRequest> = {
   logType: LogType.CRYPTO_ECDH,
   parse(request) {
     const peer = request.peer()
-    const alg = request.choice('alg', DIGESTS)
+    const alg = request.digest()
     return { ...(peer ? { peer } : {}), ...(alg ? { alg } : {}) }
   },
   run(actor, request, kid) {

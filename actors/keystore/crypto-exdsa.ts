@@ -3,14 +3,14 @@ import { canSign, encodeBase64, type KeyRecord, keyTypes, LogType } from '../../
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
-import type { CryptoRequest } from './crypto-request.js'
+import type { CryptoRequest, SigningFields } from './crypto-request.js'
 
 const ECDSA: Readonly<Record<string, EcdsaDigest>> = {
   SHA256WithECDSA: 'SHA2-256',
   SHA384WithECDSA: 'SHA2-384',
   SHA512WithECDSA: 'SHA2-512',
 }
-/** RFC 8032's variants and the curve of each. */
+/** RFC 8032's variants and the curve of each (hal/crypto's own map is not part of its public face). */
 const EDDSA: Readonly<Record<EdAlgorithm, EdCurve>> = {
   Ed25519: 'ED25519',
   Ed25519ctx: 'ED25519',
@@ -19,15 +19,9 @@ const EDDSA: Readonly<Record<EdAlgorithm, EdCurve>> = {
   Ed448ph: 'ED448',
 }
 const ALGS = [...Object.keys(ECDSA), ...Object.keys(EDDSA)]
-const CTX_BYTES = 255
-/** Far above the longest signature (a DER P-521 ECDSA one, 139 bytes): longer is malformed, shorter merely bad. */
-const SIGNATURE_BYTES = 512
 
-interface ExdsaRequest {
+interface ExdsaRequest extends SigningFields {
   alg: string
-  msg: Uint8Array
-  ctx: Uint8Array
-  signature?: Uint8Array
 }
 
 /** How a key signs or verifies with an alg: ECDSA on a SECP curve, or an EdDSA variant on its Edwards curve. */
@@ -72,10 +66,7 @@ export const exdsa: { sign: CryptoOperation<ExdsaRequest>; verify: CryptoOperati
 }
 
 function parse(request: CryptoRequest, verify: boolean): ExdsaRequest {
-  const alg = request.choice('alg', ALGS, true)!
-  const msg = request.msg()
-  const ctx = request.bytes('ctx', CTX_BYTES) ?? new Uint8Array(0)
-  return { alg, msg, ctx, ...(verify ? { signature: request.required('sign', SIGNATURE_BYTES) } : {}) }
+  return { alg: request.choice('alg', ALGS, true)!, ...request.signing(verify) }
 }
 
 /** 406 when the alg does not fit the key's curve, or Ed25519ctx comes without a context. */

@@ -12,12 +12,14 @@ export class ExpandedKeys {
     return key
   }
 
+  /** Wipes and forgets the entry of `kid`, if any. */
+  drop(kid: string): void {
+    this.#keys.get(kid)?.fill(0)
+    this.#keys.delete(kid)
+  }
+
   /** Wipes and forgets every entry whose key `stored` no longer holds. */
   retain(stored: (kid: string) => boolean): void {
-    for (const [kid, key] of this.#keys) {
-      if (stored(kid)) continue
-      key.fill(0)
-      this.#keys.delete(kid)
-    }
+    for (const kid of this.#keys.keys()) if (!stored(kid)) this.drop(kid)
   }
 }

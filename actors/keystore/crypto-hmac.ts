@@ -1,15 +1,11 @@
 import { timingSafeEqual } from 'node:crypto'
-import { type Digest, digests, encodeBase64, keyTypes, LogType } from '../../protocol/index.js'
+import { type Digest, encodeBase64, keyTypes, LogType } from '../../protocol/index.js'
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
 import type { CryptoRequest, Peer } from './crypto-request.js'
 import { sharedSecret } from './crypto-shared-secret.js'
 import type { KeystoreContext } from './keystore-context.js'
-
-const DIGESTS = Object.keys(digests) as Digest[]
-/** The longest MAC, SHA-512's or SHA3-512's. */
-const MAC_BYTES = 64
 
 interface HmacRequest {
   msg: Uint8Array
@@ -43,9 +39,11 @@ export const hmac: { hash: CryptoOperation<HmacRequest>; verify: CryptoOperation
 
 function parse(request: CryptoRequest, verify: boolean): HmacRequest {
   const msg = request.msg()
-  const alg = request.choice('alg', DIGESTS)
   const peer = request.peer()
-  const mac = verify ? request.required('mac', MAC_BYTES) : undefined
+  // With an HMAC key (no peer) the key's type fixes the digest: `alg` is not read at all (§4).
+  const alg = peer ? request.digest() : undefined
+  // Any length: a MAC of another length than the digest's merely does not verify (406).
+  const mac = verify ? request.required('mac') : undefined
   return { msg, ...(alg ? { alg } : {}), ...(peer ? { peer } : {}), ...(mac ? { mac } : {}) }
 }
 

@@ -2,23 +2,13 @@ import { encodeBase64, isKind, LogType } from '../../protocol/index.js'
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
-import type { CryptoRequest } from './crypto-request.js'
-
-const CTX_BYTES = 255
-/** Far above the longest signature (ML-DSA-87's 4627 bytes): longer is malformed, another length merely bad. */
-const SIGNATURE_BYTES = 5000
-
-interface MldsaRequest {
-  msg: Uint8Array
-  ctx: Uint8Array
-  signature?: Uint8Array
-}
+import type { SigningFields } from './crypto-request.js'
 
 /** `POST /api/crypto/pqc/mldsa/sign` and `verify` (crypto-contract §3, §4: FIPS 204, pure, with a context). */
-export const mldsa: { sign: CryptoOperation<MldsaRequest>; verify: CryptoOperation<MldsaRequest> } = {
+export const mldsa: { sign: CryptoOperation<SigningFields>; verify: CryptoOperation<SigningFields> } = {
   sign: {
     logType: LogType.CRYPTO_MLDSA_SIGN,
-    parse: (request) => parse(request, false),
+    parse: (request) => request.signing(false),
     run(actor, request, kid) {
       const key = cryptoKey(actor, kid)
       const seed = key.secret
@@ -32,7 +22,7 @@ export const mldsa: { sign: CryptoOperation<MldsaRequest>; verify: CryptoOperati
   },
   verify: {
     logType: LogType.CRYPTO_MLDSA_VERIFY,
-    parse: (request) => parse(request, true),
+    parse: (request) => request.signing(true),
     run(actor, request, kid) {
       const key = cryptoKey(actor, kid)
       if (!isKind(key.type, 'mldsa') || !key.publicKey)
@@ -42,10 +32,4 @@ export const mldsa: { sign: CryptoOperation<MldsaRequest>; verify: CryptoOperati
       return undefined
     },
   },
-}
-
-function parse(request: CryptoRequest, verify: boolean): MldsaRequest {
-  const msg = request.msg()
-  const ctx = request.bytes('ctx', CTX_BYTES) ?? new Uint8Array(0)
-  return { msg, ctx, ...(verify ? { signature: request.required('sign', SIGNATURE_BYTES) } : {}) }
 }

@@ -1,4 +1,3 @@
-import { CryptoInputError } from '../../hal/index.js'
 import {
   type CommandReply,
   type CommandRequest,
@@ -11,6 +10,7 @@ import { journalSubject } from '../host/index.js'
 import { CryptoRefusal } from './crypto-refusal.js'
 import { CryptoRequest, CryptoRequestError } from './crypto-request.js'
 import type { KeystoreContext } from './keystore-context.js'
+import { holdsUseScope } from './use-scope.js'
 
 /** A JSON answer, or undefined for the empty body of a verify. */
 export type CryptoAnswer = Record<string, unknown> | undefined
@@ -26,16 +26,20 @@ export interface CryptoOperation<R> {
   readonly keyChange?: true
   /** The body's other fields, checked (CryptoRequestError or KeyAttributeError: 400). */
   parse(request: CryptoRequest): R
-  /** The operation (CryptoRefusal or CryptoInputError: 406). */
+  /**
+   * The operation: a CryptoRefusal is its 406. Each operation turns the engine's refusals it expects
+   * (a peer point off the curve, a scalar out of range) into one; any other error is a bug: a 500.
+   */
   run(actor: KeystoreContext, request: R, kid: string, req: CommandRequest): CryptoAnswer | Promise<CryptoAnswer>
 }
 
 /**
  * The shape every crypto operation shares: 409 while keys cannot be served; the body parsed here
  * (the gateway forwards it raw); the exact `keymgmt:use:<kid>` scope of the body's KID, before any
- * 400 of another field; 400 for a malformed field; 406 when the operation fails; 200. Every 200,
- * 400 and 406 is journaled (with the KID when the request had a readable one) before it is
- * answered; the 409 of a device that cannot serve keys is not an operation and is not.
+ * 400 (§0), so a body without a readable KID, which no scope can match, is a 403; 400 for a
+ * malformed field; 406 when the operation fails; 200. Every 200, 400 and 406 is journaled (with
+ * the KID when the request had a readable one) before it is answered; the 409 of a device that
+ * cannot serve keys is not an operation and is not.
  */
 export async function cryptoOperation<R>(
   actor: KeystoreContext,
@@ -64,12 +68,13 @@ export async function cryptoOperation<R>(
     request = CryptoRequest.parse(typeof raw === 'string' ? raw : '')
   } catch (err) {
     if (!(err instanceof CryptoRequestError)) throw err
-    return badRequest(err.message, undefined)
+    // Derive's scope (checked by the guard) names no key: its unreadable body is malformed.
+    return op.keyChange ? badRequest(err.message, undefined) : actor.denied(req)
   }
   const { kid } = request
   // The KID is in the body, which the guard does not read (it let any `keymgmt:use:…` through):
   // this is the one exact check of the scope.
-  if (!op.keyChange && req.principal?.scope.toLowerCase() !== `keymgmt:use:${kid}`) return actor.denied(req)
+  if (!op.keyChange && !holdsUseScope(req.principal, kid)) return actor.denied(req)
 
   let parsed: R
   try {
@@ -82,11 +87,9 @@ export async function cryptoOperation<R>(
   try {
     answer = await op.run(actor, parsed, kid, req)
   } catch (err) {
-    const refusal =
-      err instanceof CryptoInputError ? new CryptoRefusal('operation_failed', 'The key does not fit the input') : err
-    if (!(refusal instanceof CryptoRefusal)) throw err
+    if (!(err instanceof CryptoRefusal)) throw err
     await journal(LogResult.FAILED, 406, kid)
-    return fail(406, refusal.code, refusal.message)
+    return fail(406, err.code, err.message)
   }
   if (!op.keyChange) await journal(LogResult.OK, 200, kid)
   return answer === undefined ? { status: 200 } : { status: 200, body: answer }

@@ -1,7 +1,9 @@
-import { base64Field, normaliseKid } from '../../protocol/index.js'
+import { base64Field, type Digest, digests, normaliseKid } from '../../protocol/index.js'
 
 /** Decoded bytes of `msg` every crypto operation accepts (crypto-contract §3). */
 export const MSG_BYTES = 2048
+/** RFC 8032's and FIPS 204's context: its length is one byte (crypto-contract §3, `ctx ≤ 255 B`). */
+const CONTEXT_BYTES = 255
 
 /** The peer of an ECDH mode: a stored key, or a public key given in the request. */
 export type Peer = { extKid: string } | { publicKey: Uint8Array }
@@ -54,8 +56,15 @@ export class CryptoRequest {
     return value === null ? undefined : value
   }
 
-  /** Base64 of `min`–`max` bytes; undefined when absent and not required. */
-  bytes(name: string, max: number, options: { required?: boolean; min?: number } = {}): Uint8Array | undefined {
+  /**
+   * Base64 of `min`–`max` bytes; undefined when absent and not required. Without `max`, any length
+   * the body limit lets through is well-formed: a wrong one is the operation's failure (406).
+   */
+  bytes(
+    name: string,
+    max = Number.POSITIVE_INFINITY,
+    options: { required?: boolean; min?: number } = {},
+  ): Uint8Array | undefined {
     const value = this.value(name)
     if (value === undefined) {
       if (options.required) throw this.bad(`\`${name}\` is required`)
@@ -64,13 +73,16 @@ export class CryptoRequest {
     const decoded = base64Field(value)
     if (!decoded) throw this.bad(`\`${name}\` must be base64`)
     const min = options.min ?? 0
-    if (decoded.length < min || decoded.length > max)
-      throw this.bad(`\`${name}\` must be ${min > 0 ? `${min} to ${max}` : `at most ${max}`} bytes`)
+    if (decoded.length < min || decoded.length > max) {
+      const range =
+        max === Number.POSITIVE_INFINITY ? `at least ${min}` : min > 0 ? `${min} to ${max}` : `at most ${max}`
+      throw this.bad(`\`${name}\` must be ${range} bytes`)
+    }
     return decoded
   }
 
-  /** Base64 of 1 to `max` bytes, required. */
-  required(name: string, max: number): Uint8Array {
+  /** Base64 of 1 to `max` bytes (any number without `max`), required. */
+  required(name: string, max?: number): Uint8Array {
     return this.bytes(name, max, { required: true, min: 1 })!
   }
 
@@ -95,6 +107,11 @@ export class CryptoRequest {
     return value as T
   }
 
+  /** `alg` as an ECDH mode's digest (`SHA2-256` … `SHA3-512`), or undefined when absent. */
+  digest(): Digest | undefined {
+    return this.choice('alg', Object.keys(digests) as Digest[])
+  }
+
   /** The ECDH peer: `ext_kid` wins over `pubkey` (the other is then not read). */
   peer(): Peer | undefined {
     const extKid = this.value('ext_kid')
@@ -103,8 +120,25 @@ export class CryptoRequest {
       if (!kid) throw this.bad('`ext_kid` must be 32 hex characters')
       return { extKid: kid }
     }
-    // The longest public key of an ECDH curve: uncompressed SEC1 of P-521.
-    const publicKey = this.bytes('pubkey', 133, { min: 1 })
+    // Any length: one that is no key of the curve is the operation's 406, as a point off it is.
+    const publicKey = this.bytes('pubkey', undefined, { min: 1 })
     return publicKey ? { publicKey } : undefined
   }
+
+  /**
+   * The fields of a signature operation: `msg`, `ctx` (empty when absent) and, to verify, `sign`
+   * of any length (one no signature of the key can have merely does not verify: 406).
+   */
+  signing(verify: boolean): SigningFields {
+    const msg = this.msg()
+    const ctx = this.bytes('ctx', CONTEXT_BYTES) ?? new Uint8Array(0)
+    return { msg, ctx, ...(verify ? { signature: this.required('sign') } : {}) }
+  }
+}
+
+/** What `CryptoRequest.signing` reads. */
+export interface SigningFields {
+  msg: Uint8Array
+  ctx: Uint8Array
+  signature?: Uint8Array
 }

@@ -35,6 +35,8 @@ interface DeriveRequest {
  * `POST /api/keymgmt/derive` (crypto-contract §2, §4): ECDH of `kid` with its peer, HKDF-SHA256
  * with info `encedo-<TYPE>` to the target's size, and that is the new key's secret or private
  * scalar. Deterministic: an asymmetric key derived again has the same KID, a clash (406).
+ * Journaled as KEY_DERIVE: a success with `kid` the new key and `source_kid` the key it came
+ * from; a 400 or 406 with `kid` the source (when readable), as every crypto operation's.
  */
 export const deriveKey: CryptoOperation<DeriveRequest> = {
   logType: LogType.KEY_DERIVE,
@@ -69,7 +71,7 @@ export const deriveKey: CryptoOperation<DeriveRequest> = {
     )
     // The repository keeps its own copy of the secret: this one is wiped whatever happens.
     try {
-      return await store(actor, req, { ...request, type }, keyMaterial(actor, type, okm))
+      return await store(actor, req, kid, { ...request, type }, keyMaterial(actor, type, okm))
     } finally {
       okm.fill(0)
     }
@@ -79,6 +81,7 @@ export const deriveKey: CryptoOperation<DeriveRequest> = {
 async function store(
   actor: KeystoreContext,
   req: CommandRequest,
+  sourceKid: string,
   request: DeriveRequest & { type: KeyType },
   material: Pick<KeyRecord, 'secret' | 'publicKey'>,
 ): Promise<{ kid: string }> {
@@ -96,7 +99,9 @@ async function store(
     ...(request.descr ? { descr: request.descr } : {}),
   }
   try {
-    return (await addJournaled(actor, req, record, LogType.KEY_DERIVE)).body as { kid: string }
+    return (await addJournaled(actor, req, record, LogType.KEY_DERIVE, { source_kid: sourceKid })).body as {
+      kid: string
+    }
   } catch (err) {
     if (err instanceof RepositoryFullError)
       throw new CryptoRefusal('repository_full', 'The key repository has no free slot')
@@ -106,15 +111,16 @@ async function store(
 }
 
 /**
- * The derived bytes as the target's secret: a symmetric key as they are, an X25519/X448 scalar as
- * they are (the curve clamps it), an EdDSA seed, a SECP scalar masked to the curve's bit length
- * (406 when 0 or not below the order).
+ * The derived bytes as the target's secret: a symmetric key as they are, an X25519/X448 scalar
+ * clamped (crypto-contract §4; the curve would clamp it on use, so its public key is the same),
+ * an EdDSA seed, a SECP scalar masked to the curve's bit length (406 when 0 or not below the order).
  */
 function keyMaterial(actor: KeystoreContext, type: KeyType, okm: Uint8Array): Pick<KeyRecord, 'secret' | 'publicKey'> {
   const spec = keyTypes[type]
   try {
     switch (spec.kind) {
       case 'ecdh':
+        clamp(okm)
         return { secret: okm, publicKey: actor.engine.publicKey(spec.curve, okm) }
       case 'ec': {
         const curve = CURVES[spec.curve]
@@ -130,5 +136,20 @@ function keyMaterial(actor: KeystoreContext, type: KeyType, okm: Uint8Array): Pi
     if (err instanceof CryptoInputError)
       throw new CryptoRefusal('scalar_out_of_range', 'The derived scalar is out of range')
     throw err
+  }
+}
+
+/**
+ * RFC 7748 §5's clamping, in place: X25519 clears bits 0–2 of the first byte, bit 7 of the last
+ * and sets its bit 6; X448 clears bits 0–1 of the first byte and sets bit 7 of the last.
+ */
+function clamp(scalar: Uint8Array): void {
+  const last = scalar.length - 1
+  if (scalar.length === 32) {
+    scalar[0]! &= 0xf8
+    scalar[last] = (scalar[last]! & 0x7f) | 0x40
+  } else {
+    scalar[0]! &= 0xfc
+    scalar[last]! |= 0x80
   }
 }

@@ -32,6 +32,8 @@ import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
 import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
+import { storedKey } from './stored-key.js'
+import { holdsUseScope, isUseScope } from './use-scope.js'
 
 /** Keys per page of list and search. */
 export const PAGE = 15
@@ -108,12 +110,16 @@ async function journaled(actor: KeystoreContext, entry: JournalEntry, change: ()
   }
 }
 
-/** Stores a new key, journaled first; a repository without a slot left refuses it before anything is journaled. */
+/**
+ * Stores a new key, journaled first (with `data` besides the key's own); a repository without a
+ * slot left refuses it before anything is journaled.
+ */
 export async function addJournaled(
   actor: KeystoreContext,
   req: CommandRequest,
   record: KeyRecord,
   type: number,
+  data: Record<string, unknown> = {},
 ): Promise<CommandReply> {
   if (!actor.repository.hasRoom()) throw new RepositoryFullError()
   const entry: JournalEntry = {
@@ -127,6 +133,7 @@ export async function addJournaled(
       type: record.type,
       ...(record.mode ? { mode: record.mode } : {}),
       at: record.created,
+      ...data,
     },
   }
   await journaled(actor, entry, () => actor.repository.add(record))
@@ -221,9 +228,15 @@ export function getKey(actor: KeystoreContext, req: CommandRequest): Promise<Com
     const kid = normaliseKid(req.params?.kid ?? bodyOf(req).kid)
     // The guard let a `keymgmt:use:…` token through while it could not see the KID (one in the body,
     // or none): this is the one exact check, before a malformed KID's 400 (the gateway's order).
-    if (!req.principal || !authorized(keyOperationAccess('get'), req.principal, { kid })) return actor.denied(req)
+    const { principal } = req
+    const allowed =
+      principal &&
+      (isUseScope(principal)
+        ? holdsUseScope(principal, kid)
+        : authorized(keyOperationAccess('get'), principal, { kid }))
+    if (!allowed) return actor.denied(req)
     if (!kid) return badRequest(KID_MALFORMED)
-    const key = actor.repository.get(kid)
+    const key = storedKey(actor, kid)
     if (!key) return notFound()
     return {
       status: 200,
@@ -241,19 +254,28 @@ export function getKey(actor: KeystoreContext, req: CommandRequest): Promise<Com
 export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<CommandReply> {
   return guarded(actor, async () => {
     const kid = kidParam(req)
-    const key = actor.repository.get(kid)
+    const key = storedKey(actor, kid)
     if (!key) return notFound()
-    // Journaled first: a deletion the journal cannot record does not happen. One recorded has
-    // happened: should its slot not be overwritten, the key is gone all the same (the repository
-    // drops it first and retries the tombstone) and the failure answered.
-    await actor.journal([
-      {
-        type: LogType.KEY_DELETE,
-        result: LogResult.OK,
-        ...journalSubject(req.principal),
-        data: { source: 200, rid: req.rid, kid, type: key.type },
-      },
-    ])
+    // Out of service before its end is journaled: crypto operations overlap this one, and none
+    // may use the key once KEY_DELETE can be in the journal. Back in service if it cannot be.
+    actor.retiring.add(kid)
+    actor.expanded.drop(kid)
+    try {
+      // Journaled first: a deletion the journal cannot record does not happen. One recorded has
+      // happened: should its slot not be overwritten, the key is gone all the same (the repository
+      // drops it first and retries the tombstone) and the failure answered.
+      await actor.journal([
+        {
+          type: LogType.KEY_DELETE,
+          result: LogResult.OK,
+          ...journalSubject(req.principal),
+          data: { source: 200, rid: req.rid, kid, type: key.type },
+        },
+      ])
+    } catch (err) {
+      actor.retiring.delete(kid)
+      throw err
+    }
     try {
       await actor.repository.remove(kid)
     } catch (err) {
@@ -263,6 +285,8 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
       )
       throw err
     } finally {
+      // The repository has dropped it, whether or not its slot was overwritten.
+      actor.retiring.delete(kid)
       actor.publish()
     }
     return { status: 200, body: {} }

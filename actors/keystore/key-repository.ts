@@ -176,6 +176,7 @@ export class KeyRepository {
       // old slot still counts as deleted and is retried before the next change (or by open).
       this.#states[old.index] = 'deleted'
       this.#pending.set(old.index, tombstone())
+      forget(old.record)
       await this.#mend().catch(() => undefined)
     })
   }
@@ -192,6 +193,7 @@ export class KeyRepository {
       if (!entry) return false
       this.#states[entry.index] = 'deleted'
       this.#entries.delete(kid)
+      forget(entry.record)
       this.#pending.set(entry.index, tombstone())
       await this.#mend()
       return true
@@ -211,6 +213,7 @@ export class KeyRepository {
     return this.#serialised(async () => {
       await this.#media.erase()
       this.#states = this.#states.map(() => 'free')
+      for (const entry of this.#entries.values()) forget(entry.record)
       this.#entries = new Map()
       this.#problems = []
       this.#pending = new Map()
@@ -354,6 +357,14 @@ let zeros = new Uint8Array(0)
 function allZero(bytes: Uint8Array): boolean {
   if (zeros.length < bytes.length) zeros = new Uint8Array(bytes.length)
   return Buffer.compare(bytes, zeros.subarray(0, bytes.length)) === 0
+}
+
+/**
+ * Wipes the secret of a record memory no longer holds. Its users are done with it: crypto
+ * operations use a record without yielding, and derive, which yields, runs apart from changes.
+ */
+function forget(record: KeyRecord): void {
+  record.secret?.fill(0)
 }
 
 function tombstone(): Uint8Array {

@@ -60,6 +60,7 @@ export class KeystoreActor implements KeystoreContext {
   readonly guard: BearerGuard
   readonly pqc = postQuantum
   readonly expanded = new ExpandedKeys()
+  readonly retiring = new Set<string>()
   private readonly identity: ReadModelBus
   private fls = 0
   private settleKats: () => void = () => undefined
@@ -219,7 +220,12 @@ export class KeystoreActor implements KeystoreContext {
       const identity = this.identityState
       if (!identity || identity.inited === this.followed) return
       if (!identity.inited && this.repository.stats().total > 0) {
-        await this.repository.wipe()
+        try {
+          await this.repository.wipe()
+        } finally {
+          // Even when the erase fails (the next boot erases it), no expanded key outlives the owner.
+          this.expanded.retain(() => false)
+        }
         this.options.logger.info('device wiped out: the key repository is erased')
       }
       this.followed = identity.inited

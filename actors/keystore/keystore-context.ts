@@ -12,6 +12,11 @@ export interface KeystoreContext {
   /** Expanded post-quantum secret keys of stored keys; wiped as their keys go (on `publish`). */
   readonly expanded: ExpandedKeys
   readonly repository: KeyRepository
+  /**
+   * KIDs whose deletion is being journaled: out of service for the operations that overlap the
+   * deletion (see `storedKey`), though the repository still holds them.
+   */
+  readonly retiring: Set<string>
   readonly random: RandomSource
   /** Its own check of the caller's bearer token. */
   readonly guard: BearerGuard

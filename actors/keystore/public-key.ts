@@ -1,11 +1,9 @@
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { ed448 } from '@noble/curves/ed448.js'
 import { p256, p384, p521 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { eddsaPublicKeyValid } from '../../hal/index.js'
 import { keyTypes, type KeyType } from '../../protocol/index.js'
 
 const SEC = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 } as const
-const EDDSA = { ED25519: ed25519, ED448: ed448 } as const
 
 // FIPS 203: an encapsulation key is k·256 12-bit coefficients (384·k bytes), then the 32-byte seed ρ.
 const ML_KEM_Q = 3329
@@ -15,8 +13,8 @@ const ML_KEM_RHO = 32
  * A public key of `type` in the form the device stores and shows (raw for X25519, X448, Ed* and ML-*,
  * compressed SEC1 for the SECP curves; uncompressed SEC1 is accepted and compressed), or
  * undefined when the bytes are not a valid public key of that type: a wrong length, a point
- * off the curve (SECP, Ed*), or an ML-KEM key failing FIPS 203's modulus check. Such keys are
- * refused here, so that they never reach an operation.
+ * off the curve (SECP) or outside the prime-order subgroup (Ed*), or an ML-KEM key failing
+ * FIPS 203's modulus check. Such keys are refused here, so that they never reach an operation.
  */
 export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array | undefined {
   const spec = keyTypes[type]
@@ -28,9 +26,8 @@ export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array
         return point.toBytes(true)
       }
       case 'eddsa':
-        if (bytes.length !== spec.publicKey) return undefined
-        EDDSA[spec.curve].Point.fromBytes(bytes)
-        return Uint8Array.from(bytes)
+        // Only a canonical point of the prime-order subgroup: the one rule every EdDSA verify keeps.
+        return eddsaPublicKeyValid(spec.curve, bytes) ? Uint8Array.from(bytes) : undefined
       case 'mlkem':
         return bytes.length === spec.publicKey && mlKemModulusHolds(bytes) ? Uint8Array.from(bytes) : undefined
       case 'ecdh':

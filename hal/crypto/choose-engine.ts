@@ -13,11 +13,16 @@ export interface EngineChoice {
    * `onLateFailure`) are appended.
    */
   failed: string[]
-  /** noble's and the post-quantum results appear once their KATs have run (`later`, if deferred). */
+  /**
+   * noble's and the post-quantum results appear once their KATs have run (`later`, if deferred;
+   * noble's whole suite always goes to `later`, `settle` runs only its shared part).
+   */
   kats: { native: KatResult; noble?: KatResult; postQuantum?: KatResult }
   /**
-   * Runs now what went to `later`, unless it has run: whoever is about to use the code those
-   * KATs cover calls it first, so that nothing runs on code that has not passed its KATs.
+   * Runs now the deferred KATs of code the chosen engine uses (the shared EdDSA variants and
+   * ML-KEM/ML-DSA), unless they have run: whoever is about to use that code calls it first, so
+   * that nothing runs on code that has not passed its KATs. noble's own KATs, which only tell
+   * whether the fallback is sound, stay with `later`.
    */
   settle(): void
 }
@@ -27,8 +32,8 @@ export interface ChooseEngineOptions {
   /**
    * Given, the KATs of the code one implementation serves whichever engine is chosen (ML-KEM,
    * ML-DSA, and the EdDSA variants native hands to noble) go to `later` with noble's, and their
-   * failures come here; absent, they run now. Their first run costs about 0.5 s of pure-JS JIT
-   * and table building, ten times the native engine's own KATs.
+   * failures come here; absent, they run now. Their first run costs 0.3–0.5 s of pure-JS JIT and
+   * table building, several times the native engine's own KATs.
    */
   onLateFailure?: (failed: string[]) => void
 }
@@ -59,16 +64,18 @@ export function chooseEngine(
   }
   let settled = false
   choice.settle = () => {
-    if (settled) return
+    if (settled || onLateFailure === undefined) return
     settled = true
-    const noble = (choice.kats.noble = runKats(engines.noble))
-    if (onLateFailure === undefined) return
+    const shared = runKats(engines.noble, { own: false })
     const pq = (choice.kats.postQuantum = runPostQuantumKats(postQuantum))
-    const failed = [...noble.failed.filter((name) => SHARED_KAT_NAMES.has(name)), ...pq.failed]
+    const failed = [...shared.failed, ...pq.failed]
     if (failed.length === 0) return
     choice.failed.push(...failed)
     onLateFailure(failed)
   }
-  later(choice.settle)
+  later(() => {
+    choice.settle()
+    choice.kats.noble = runKats(engines.noble)
+  })
   return choice
 }

@@ -49,6 +49,12 @@ export function isCurve(value: unknown): value is Curve {
   return typeof value === 'string' && Object.hasOwn(CURVES, value)
 }
 
+/**
+ * Big-endian. Built byte by byte, not through a hex string: scalars are secret, and a string
+ * can be neither wiped nor kept out of V8's heap.
+ */
 export function bytesToBigInt(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt('0x' + Buffer.from(bytes).toString('hex'))
+  let value = 0n
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
+  return value
 }

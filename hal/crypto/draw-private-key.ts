@@ -1,7 +1,7 @@
 import { bytesToBigInt, type CurveInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
 import type { RandomSource } from './types.js'
-import { drawBytes } from './validate.js'
+import { drawOwnedBytes } from './validate.js'
 
 // A sound source is rejected at most with probability 2^-32 per draw (P-256); 64 failures
 // in a row mean the source is broken, not unlucky.
@@ -14,11 +14,12 @@ const MAX_DRAWS = 64
  */
 export function drawPrivateKey(info: CurveInfo, random: RandomSource): Uint8Array {
   for (let draw = 0; draw < MAX_DRAWS; draw++) {
-    const key = Uint8Array.from(drawBytes(random, info.size))
+    const key = drawOwnedBytes(random, info.size)
     if (info.kind === 'montgomery') return key
     key[0] = key[0]! & info.topByteMask
     const scalar = bytesToBigInt(key)
     if (scalar !== 0n && scalar < info.order) return key
+    key.fill(0)
   }
   throw new CryptoInputError(`random source gave no valid scalar in ${MAX_DRAWS} draws`)
 }

@@ -19,7 +19,9 @@ import {
   curveInfo,
   ED_SIZES,
   secCurveInfo,
+  secPublicKeyEncoded,
 } from './validate.js'
+import { eddsaPublicKeyValid, eddsaScalarCanonical } from './eddsa-public-key-valid.js'
 import type { CryptoEngine } from './types.js'
 
 /**
@@ -92,10 +94,13 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       return engine.ecdsaSign(curve, privateKey, digest, message)
     },
     ecdsaVerify(curve, publicKey, digest, message, signature) {
-      checkPublicKey(secCurveInfo(curve), publicKey)
+      const info = secCurveInfo(curve)
+      checkBytes(publicKey, 'public key')
       checkEcdsaDigest(digest)
       checkBytes(message, 'message')
       checkBytes(signature, 'signature')
+      // A key that is not SEC1 is a wrong key, as one off the curve is (types.ts): false.
+      if (!secPublicKeyEncoded(info, publicKey)) return false
       return engine.ecdsaVerify(curve, publicKey, digest, message, signature)
     },
     eddsaPublicKey(curve, seed) {
@@ -111,11 +116,14 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
     },
     eddsaVerify(algorithm, publicKey, message, signature, context) {
       const curve = checkEdAlgorithm(algorithm, context)
-      checkLength(publicKey, 'EdDSA public key', ED_SIZES[curve].key)
+      checkBytes(publicKey, 'EdDSA public key')
       checkBytes(message, 'message')
       checkBytes(signature, 'signature')
-      // A signature of the wrong length is a wrong signature, not a wrong call.
-      if (signature.length !== ED_SIZES[curve].signature) return false
+      // A malformed signature or key is a wrong one, not a wrong call (types.ts). The key rule is
+      // applied here, before either engine, so that their equations (OpenSSL's cofactorless,
+      // noble's cofactored) cannot disagree; eddsaRTorsionFree holds R to the same subgroup.
+      if (signature.length !== ED_SIZES[curve].signature || !eddsaScalarCanonical(curve, signature)) return false
+      if (!eddsaPublicKeyValid(curve, publicKey)) return false
       return engine.eddsaVerify(algorithm, publicKey, message, signature, context)
     },
     digest(digest, data) {

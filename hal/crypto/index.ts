@@ -15,6 +15,7 @@ export type {
   SecCurve,
 } from './types.js'
 export { AuthenticationError, CipherError, CryptoInputError } from './errors.js'
+export { eddsaPublicKeyValid } from './eddsa-public-key-valid.js'
 export { nativeEngine } from './native-engine.js'
 export { nobleEngine } from './noble-engine.js'
 export { postQuantum } from './post-quantum.js'

@@ -33,14 +33,23 @@ function wrapAlgorithm(kek: Uint8Array) {
   return `id-aes${kek.length * 8}-wrap`
 }
 
-/** Copied out, not a view: small Buffers are slices of a shared pool that must not leak out. */
+/**
+ * Copied out, not a view: small Buffers are slices of a shared pool that must not leak out. The
+ * Buffers are wiped, since they hold plaintexts and unwrapped keys. A decipher whose final()
+ * throws (bad tag, bad padding, failed unwrap) has its update() output wiped too.
+ */
 function run(cipher: Cipher | Decipher, data: Uint8Array): Uint8Array {
   const head = cipher.update(data)
-  const tail = cipher.final()
-  const out = new Uint8Array(head.length + tail.length)
-  out.set(head)
-  out.set(tail, head.length)
-  return out
+  try {
+    const tail = cipher.final()
+    const out = new Uint8Array(head.length + tail.length)
+    out.set(head)
+    out.set(tail, head.length)
+    tail.fill(0)
+    return out
+  } finally {
+    head.fill(0)
+  }
 }
 
 export const nativeEngine: CryptoEngine = guardInputs({

@@ -1,8 +1,10 @@
-// ECDSA and EdDSA on node:crypto (OpenSSL). Inputs arrive already checked. Raw keys go in as JWK,
-// the fast import path (see native-ecdh.ts).
+// ECDSA and EdDSA on node:crypto (OpenSSL). Inputs arrive already checked. EC keys and EdDSA public
+// keys go in as JWK, the fast import path; EdDSA private keys as DER (see native-ecdh.ts).
 import { createPrivateKey, createPublicKey, ECDH, sign, verify, type KeyObject } from 'node:crypto'
 import { CURVES, type SecCurve } from './curves.js'
-import { OPENSSL_NAME, secEcdh } from './native-ecdh.js'
+import { b64, okpPrivateKey, OPENSSL_NAME, secEcdh } from './native-ecdh.js'
+import { imported, keyCache } from './native-key-cache.js'
+import { eddsaRTorsionFree } from './eddsa-public-key-valid.js'
 import { nobleEddsaSign, nobleEddsaVerify } from './noble-eddsa.js'
 import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
 
@@ -23,7 +25,10 @@ export const NODE_DIGEST: Record<Digest, string> = {
   'SHA3-512': 'sha3-512',
 }
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url')
+const SEC_CURVES = ['SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'] as const
+const ecSigningKeys = keyCache<SecCurve>(SEC_CURVES)
+const ecVerifyingKeys = keyCache<SecCurve>(SEC_CURVES)
+const edSigningKeys = keyCache<EdCurve>(['ED25519', 'ED448'])
 
 /** The affine coordinates of an uncompressed SEC1 point, as JWK wants them. */
 function coordinates(curve: SecCurve, uncompressed: Uint8Array) {
@@ -48,7 +53,7 @@ export function nativeEcdsaSign(
   digest: EcdsaDigest,
   message: Uint8Array,
 ): Uint8Array {
-  const key = ecPrivateKey(curve, privateKey)
+  const key = imported(ecSigningKeys, curve, privateKey, () => ecPrivateKey(curve, privateKey))
   return new Uint8Array(sign(NODE_DIGEST[digest], message, { key, dsaEncoding: 'der' }))
 }
 
@@ -61,8 +66,10 @@ export function nativeEcdsaVerify(
 ): boolean {
   try {
     // convertKey throws for a point not on the curve; verify throws for some malformed DER.
-    const point = ECDH.convertKey(publicKey, OPENSSL_NAME[curve], undefined, undefined, 'uncompressed') as Buffer
-    const key = createPublicKey({ key: coordinates(curve, point), format: 'jwk' })
+    const key = imported(ecVerifyingKeys, curve, publicKey, () => {
+      const point = ECDH.convertKey(publicKey, OPENSSL_NAME[curve], undefined, undefined, 'uncompressed') as Buffer
+      return createPublicKey({ key: coordinates(curve, point), format: 'jwk' })
+    })
     return verify(NODE_DIGEST[digest], message, { key, dsaEncoding: 'der' }, signature)
   } catch {
     return false
@@ -71,9 +78,8 @@ export function nativeEcdsaVerify(
 
 const OKP_CURVE: Record<EdCurve, string> = { ED25519: 'Ed25519', ED448: 'Ed448' }
 
-/** As for X25519 (native-ecdh.ts), node builds the key from `d` and only checks that `x` is a string. */
 function edPrivateKey(curve: EdCurve, seed: Uint8Array): KeyObject {
-  return createPrivateKey({ key: { kty: 'OKP', crv: OKP_CURVE[curve], x: '', d: b64(seed) }, format: 'jwk' })
+  return imported(edSigningKeys, curve, seed, () => okpPrivateKey(curve, seed))
 }
 
 export function nativeEddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array {
@@ -113,10 +119,13 @@ export function nativeEddsaVerify(
 ): boolean {
   const curve = openSslCurve(algorithm, context)
   if (!curve) return nobleEddsaVerify(algorithm, publicKey, message, signature, context)
+  let verified: boolean
   try {
     const key = createPublicKey({ key: { kty: 'OKP', crv: OKP_CURVE[curve], x: b64(publicKey) }, format: 'jwk' })
-    return verify(null, message, key, signature)
+    verified = verify(null, message, key, signature)
   } catch {
     return false
   }
+  // OpenSSL's Ed448 equation is cofactored, its Ed25519 one is not (see eddsaRTorsionFree).
+  return verified && (curve === 'ED25519' || eddsaRTorsionFree(curve, signature))
 }

@@ -2,7 +2,9 @@
 // lacks (Node 20 takes no context and no prehash) for the native one. Inputs arrive checked.
 import { ed25519, ed25519ctx, ed25519ph } from '@noble/curves/ed25519.js'
 import { ed448, ed448ph } from '@noble/curves/ed448.js'
+import { eddsaRTorsionFree } from './eddsa-public-key-valid.js'
 import type { EdAlgorithm, EdCurve } from './types.js'
+import { edCurveOf } from './validate.js'
 
 const EDDSA: Record<EdAlgorithm, typeof ed25519> = {
   Ed25519: ed25519,
@@ -33,6 +35,7 @@ export function nobleEddsaSign(
 /**
  * RFC 8032's strict rules (zip215 off), as OpenSSL applies them: a non-canonical point or an
  * s ≥ L is refused. A public key that does not decode to a point makes noble throw: false.
+ * noble's equation is cofactored: R must also be torsion-free (see eddsaRTorsionFree).
  */
 export function nobleEddsaVerify(
   algorithm: EdAlgorithm,
@@ -42,7 +45,11 @@ export function nobleEddsaVerify(
   context: Uint8Array,
 ): boolean {
   try {
-    return EDDSA[algorithm].verify(signature, message, publicKey, { ...options(algorithm, context), zip215: false })
+    const verified = EDDSA[algorithm].verify(signature, message, publicKey, {
+      ...options(algorithm, context),
+      zip215: false,
+    })
+    return verified && eddsaRTorsionFree(edCurveOf(algorithm), signature)
   } catch {
     return false
   }

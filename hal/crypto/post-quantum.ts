@@ -3,7 +3,7 @@ import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js'
 import { CryptoInputError } from './errors.js'
 import type { MlDsaVariant, MlKemVariant, PostQuantum } from './types.js'
-import { checkBytes, checkContext, checkLength, checkName, drawBytes } from './validate.js'
+import { checkBytes, checkContext, checkLength, checkName, drawOwnedBytes } from './validate.js'
 
 const ML_KEM: Record<MlKemVariant, typeof ml_kem768> = {
   MLKEM512: ml_kem512,
@@ -36,7 +36,7 @@ export const postQuantum: PostQuantum = {
   mlKemEncapsulate(variant, publicKey, random) {
     const { kem, lengths } = mlKem(variant)
     checkLength(publicKey, 'ML-KEM encapsulation key', lengths.publicKey)
-    const m = Uint8Array.from(drawBytes(random, RANDOM_BYTES))
+    const m = drawOwnedBytes(random, RANDOM_BYTES)
     try {
       const { cipherText, sharedSecret } = kem.encapsulate(publicKey, m)
       return { cipherText, sharedSecret }
@@ -68,7 +68,7 @@ export const postQuantum: PostQuantum = {
     checkLength(secretKey, 'ML-DSA secret key', lengths.secretKey)
     checkBytes(message, 'message')
     checkContext(context)
-    const rnd = Uint8Array.from(drawBytes(random, RANDOM_BYTES))
+    const rnd = drawOwnedBytes(random, RANDOM_BYTES)
     try {
       return dsa.sign(message, secretKey, { context, extraEntropy: rnd })
     } catch (cause) {

@@ -68,6 +68,18 @@ export const EDDSA_VECTORS: EddsaVector[] = [
       'a10b8c61e636062aaad11c2a26083406',
   },
   {
+    // Derived (VECTORS.md): RFC 8032 has no Ed25519ph vector with a context.
+    name: 'Ed25519ph with context "foo" (derived from RFC 8032 §7.3 test 1)',
+    algorithm: 'Ed25519ph',
+    seed: '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42',
+    publicKey: 'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
+    message: '616263',
+    context: '666f6f',
+    signature:
+      'e039702b4c2595a6a541ac8509236e2990474795330c9b34a75f58a660129e08fd736943fb1943a55720b9e0957b1ed6' +
+      '734816619f1388f43f73e6e3baa81c0e',
+  },
+  {
     name: 'RFC 8032 §7.4 Ed448 test 1',
     algorithm: 'Ed448',
     seed:

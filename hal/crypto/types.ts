@@ -27,6 +27,12 @@ export interface GcmSealed {
  * The classical primitives the device needs (AES, ECDH, HKDF, ECDSA, EdDSA, HMAC, key wrap).
  * Every method validates its arguments (CryptoInputError) before touching key material, and
  * both engines answer identically.
+ *
+ * Every verify (here and `PostQuantum.mlDsaVerify`) answers false, never throws, for a public
+ * key or signature it can judge malformed: wrong length or encoding, not a point, outside the
+ * prime-order subgroup, a scalar out of range. CryptoInputError there means a wrong call, the
+ * same whatever the key and signature: an unknown curve, digest or variant, an argument that is
+ * not a Uint8Array, a context over 255 bytes (or Ed25519ctx without one).
  */
 export interface CryptoEngine {
   readonly name: 'native' | 'noble'
@@ -61,7 +67,7 @@ export interface CryptoEngine {
   publicKey(curve: Curve, privateKey: Uint8Array): Uint8Array
   /** ECDSA over `digest(message)`, the signature DER-encoded (ECDSA-Sig-Value). */
   ecdsaSign(curve: SecCurve, privateKey: Uint8Array, digest: EcdsaDigest, message: Uint8Array): Uint8Array
-  /** False for a wrong or malformed signature; the public key is compressed or uncompressed SEC1. */
+  /** False for a wrong or malformed signature or key; the key is compressed or uncompressed SEC1. */
   ecdsaVerify(
     curve: SecCurve,
     publicKey: Uint8Array,
@@ -73,7 +79,12 @@ export interface CryptoEngine {
   eddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array
   /** Raw 64- or 114-byte signature. `context` at most 255 bytes; Ed25519ctx needs a non-empty one, Ed25519 none. */
   eddsaSign(algorithm: EdAlgorithm, seed: Uint8Array, message: Uint8Array, context: Uint8Array): Uint8Array
-  /** False for a wrong or malformed signature, or a public key that is not a point. */
+  /**
+   * RFC 8032's strict rules, one for every variant and both engines: false unless the public key
+   * passes `eddsaPublicKeyValid` (canonical, in the prime-order subgroup, not the identity), R is
+   * canonical and in that subgroup, s < L, and the equation holds (within the subgroup the
+   * cofactored and cofactorless equations agree).
+   */
   eddsaVerify(
     algorithm: EdAlgorithm,
     publicKey: Uint8Array,

@@ -84,14 +84,19 @@ export function checkPrivateKey(info: CurveInfo, key: unknown): asserts key is U
 export function checkPublicKey(info: CurveInfo, key: unknown): asserts key is Uint8Array {
   if (info.kind === 'montgomery') return checkLength(key, 'public key', info.size)
   checkBytes(key, 'public key')
-  const compressed = (key[0] === 0x02 || key[0] === 0x03) && key.length === 1 + info.size
-  const uncompressed = key[0] === 0x04 && key.length === 1 + 2 * info.size
-  if (!compressed && !uncompressed) {
+  if (!secPublicKeyEncoded(info, key)) {
     throw new CryptoInputError(
       `public key must be SEC1 compressed (${1 + info.size} bytes, 0x02/0x03) or uncompressed ` +
         `(${1 + 2 * info.size} bytes, 0x04), got ${key.length} bytes`,
     )
   }
+}
+
+/** SEC1 compressed or uncompressed, of the curve's size (see checkPublicKey). */
+export function secPublicKeyEncoded(info: CurveInfo, key: Uint8Array): boolean {
+  const compressed = (key[0] === 0x02 || key[0] === 0x03) && key.length === 1 + info.size
+  const uncompressed = key[0] === 0x04 && key.length === 1 + 2 * info.size
+  return compressed || uncompressed
 }
 
 /** A SEC curve, for ECDSA: X25519/X448 keys cannot sign. */
@@ -185,13 +190,24 @@ export function checkContext(context: unknown): asserts context is Uint8Array {
 }
 
 /** `n` bytes from `random`, checked: a source that answers anything else is refused, not trusted. */
-export function drawBytes(random: unknown, n: number): Uint8Array {
+function drawBytes(random: unknown, n: number): Uint8Array {
   if (typeof random !== 'function') throw new CryptoInputError('random must be a function')
   const bytes: unknown = random(n)
   if (!(bytes instanceof Uint8Array) || bytes.length !== n) {
     throw new CryptoInputError(`random source must return ${n} bytes`)
   }
   return bytes
+}
+
+/**
+ * `n` bytes from `random` in an array of our own (the source's could be a view into memory it
+ * reuses), the source's wiped: the caller wipes the copy, and no second copy is left behind.
+ */
+export function drawOwnedBytes(random: unknown, n: number): Uint8Array {
+  const drawn = drawBytes(random, n)
+  const owned = Uint8Array.from(drawn)
+  drawn.fill(0)
+  return owned
 }
 
 /** A value of a closed set of names; the value is not echoed (a swapped argument could be a key). */

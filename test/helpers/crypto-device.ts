@@ -114,6 +114,16 @@ export class CryptoDevice {
   }
 }
 
+/** The device's digests (HMAC keys, the ECDH modes' `alg`) by node:crypto's names for them. */
+export const DIGESTS = {
+  'SHA2-256': 'sha256',
+  'SHA2-384': 'sha384',
+  'SHA2-512': 'sha512',
+  'SHA3-256': 'sha3-256',
+  'SHA3-384': 'sha3-384',
+  'SHA3-512': 'sha3-512',
+} as const
+
 /** The curves of the ECDH modes and node:crypto's names for the SEC ones. */
 export const ECDH_CURVES = ['CURVE25519', 'CURVE448', 'SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'] as const
 export type EcdhCurve = (typeof ECDH_CURVES)[number]

@@ -1,0 +1,72 @@
+// The key store's operations without a bus or an actor: a real repository on sim media, the
+// native engine, and a journal the test holds, so that it can interleave operations at will.
+import { randomBytes } from 'node:crypto'
+import pino from 'pino'
+import type { Test } from 'tap'
+import { ExpandedKeys } from '../../actors/keystore/crypto-expanded-keys.js'
+import { KeyRepository } from '../../actors/keystore/key-repository.js'
+import type { KeystoreContext } from '../../actors/keystore/keystore-context.js'
+import { type CryptoEngine, nativeEngine, postQuantum } from '../../hal/index.js'
+import { FileKeySlotMedia } from '../../hal/sim/key-slot-media.js'
+import type { CommandReply, CommandRequest } from '../../protocol/bus-messages.js'
+import type { JournalEntry } from '../../protocol/journal.js'
+import { testSealer } from './test-sealer.js'
+
+export interface TestKeystore {
+  actor: KeystoreContext
+  /** Every entry journaled, in order. */
+  journaled: JournalEntry[]
+  /** The requests `denied` refused (the 403 of a scope check). */
+  denials: CommandRequest[]
+  /** A request as the guard admits it: TLS, a principal with `scope`, the body. */
+  req(scope: string, body: unknown, rid?: string): CommandRequest
+  /** A crypto operation's request: the gateway forwards its body raw. */
+  raw(scope: string, body: unknown, rid?: string): CommandRequest
+}
+
+export interface TestKeystoreOptions {
+  engine?: CryptoEngine
+  /** Runs before each append is recorded: a test may hold an append back, or refuse it. */
+  beforeAppend?: (entries: JournalEntry[]) => Promise<void>
+}
+
+export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): Promise<TestKeystore> {
+  const media = new FileKeySlotMedia(t.testdir(), { slotCount: 64 })
+  t.teardown(() => media.close())
+  const repository = await KeyRepository.open({ media, sealer: testSealer(), devid: '0123456789abcdef' })
+  const journaled: JournalEntry[] = []
+  const denials: CommandRequest[] = []
+  const expanded = new ExpandedKeys()
+  const actor: KeystoreContext = {
+    engine: options.engine ?? nativeEngine,
+    pqc: postQuantum,
+    expanded,
+    repository,
+    retiring: new Set(),
+    random: (n: number) => Uint8Array.from(randomBytes(n)),
+    guard: undefined as unknown as KeystoreContext['guard'],
+    logger: pino({ level: 'silent' }),
+    identityState: undefined,
+    now: () => 1_700_000_000,
+    publish: () => expanded.retain((kid) => repository.has(kid)),
+    unavailable: () => undefined,
+    denied: async (req): Promise<CommandReply> => {
+      denials.push(req)
+      return { status: 403, body: { error: 'forbidden' } }
+    },
+    journal: async (entries) => {
+      await options.beforeAppend?.(entries)
+      journaled.push(...entries)
+    },
+  }
+  let n = 0
+  const req = (scope: string, body: unknown, rid = `r-${++n}`): CommandRequest => ({
+    rid,
+    tls: true,
+    principal: { sub: 'U', scope },
+    body,
+  })
+  const raw = (scope: string, body: unknown, rid?: string) =>
+    req(scope, { raw: typeof body === 'string' ? body : JSON.stringify(body) }, rid)
+  return { actor, journaled, denials, req, raw }
+}
