@@ -6,30 +6,15 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ml_kem512 } from '@noble/post-quantum/ml-kem.js'
 import t from 'tap'
-import { main } from '../cli/hemctl/cli.js'
-import { owned, USER_PASS } from './helpers/owner.js'
+import { hemctlInProcess } from './helpers/hemctl-in-process.js'
+import { owned } from './helpers/owner.js'
 
 t.test('crypto commands', async (t) => {
   const root = t.testdir({ 'msg.bin': Buffer.from([0, 1, 2, 0xff, 10, 13, 0x80]) })
   const o = await owned(t, { variant: 'E', dataDir: join(root, 'device') })
   const connection = ['--url', o.https, '--insecure']
-  const hemctl = async (argv: string[], stdin: Uint8Array[] = []) => {
-    const out: Buffer[] = []
-    let stderr = ''
-    const io = {
-      stdout: { write: (data: string | Uint8Array) => out.push(Buffer.from(data)) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: { HEM_PASSPHRASE: USER_PASS, XDG_CONFIG_HOME: root },
-      askSecret: async () => undefined,
-      stdin: (async function* () {
-        yield* stdin
-      })(),
-      stderrIsTTY: false,
-    }
-    const code = await main([...argv, ...connection], io)
-    const bytes = Buffer.concat(out)
-    return { code, bytes, stdout: bytes.toString('utf8'), stderr }
-  }
+  const run = hemctlInProcess(connection, root)
+  const hemctl = (argv: string[], stdin: Uint8Array[] = []) => run(argv, { stdin })
   const created = async (type: string, ...more: string[]) => {
     const answer = await hemctl(['keys', 'create', '--label', type.toLowerCase(), '--type', type, ...more])
     t.equal(answer.code, 0, answer.stderr)

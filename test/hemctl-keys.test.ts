@@ -3,37 +3,14 @@ import { generateKeyPairSync } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { main } from '../cli/hemctl/cli.js'
-import { MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
-
-interface Run {
-  stdin?: Uint8Array[]
-  env?: Record<string, string>
-  /** Default: the device's HTTPS URL and --insecure. */
-  connection?: string[]
-}
+import { hemctlInProcess } from './helpers/hemctl-in-process.js'
+import { MASTER_PASS, owned } from './helpers/owner.js'
 
 t.test('keys, encrypt and decrypt', async (t) => {
   const root = t.testdir()
   const o = await owned(t, { variant: 'E', dataDir: join(root, 'device') })
   const insecure = ['--url', o.https, '--insecure']
-  const hemctl = async (argv: string[], { stdin = [], env = {}, connection = insecure }: Run = {}) => {
-    const out: Buffer[] = []
-    let stderr = ''
-    const io = {
-      stdout: { write: (data: string | Uint8Array) => out.push(Buffer.from(data)) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: { HEM_PASSPHRASE: USER_PASS, XDG_CONFIG_HOME: root, ...env },
-      askSecret: async () => undefined,
-      stdin: (async function* () {
-        yield* stdin
-      })(),
-      stderrIsTTY: false,
-    }
-    const code = await main([...argv, ...connection], io)
-    const bytes = Buffer.concat(out)
-    return { code, bytes, stdout: bytes.toString('utf8'), stderr }
-  }
+  const hemctl = hemctlInProcess(insecure, root)
   const kidLine = /^[0-9a-f]{32}\n$/
 
   await t.test('help and usage errors, before any login', async (t) => {
