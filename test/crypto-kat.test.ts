@@ -292,6 +292,19 @@ t.test('settle runs the deferred KATs at once, and only once', async (t) => {
   t.equal(late.length, 1, 'the timer and a second user do not run them again')
 })
 
+t.test("with onLateFailure, the native engine's signature, HMAC and wrap KATs wait for settle", async (t) => {
+  const late: string[][] = []
+  const choice = chooseEngine({ native: broken.hmac(nativeEngine), noble: nobleEngine }, () => {}, {
+    onLateFailure: (failed) => late.push(failed),
+  })
+  t.equal(choice.engine.name, 'native', 'the boot ran only the KATs of code a boot uses')
+  t.same(choice.failed, [])
+  choice.settle()
+  t.equal(late.length, 1, 'the first key command runs them')
+  t.ok(late[0]!.length > 0 && late[0]!.every((name) => KAT_NAMES.includes(name)))
+  t.same(choice.failed, late[0], 'and a failure counts against the engine in use')
+})
+
 t.test("settle runs the shared and post-quantum KATs only; noble's own suite waits for the timer", async (t) => {
   const deferred: (() => void)[] = []
   let hkdfCalls = 0

@@ -19,8 +19,8 @@ export interface EngineChoice {
    */
   kats: { native: KatResult; noble?: KatResult; postQuantum?: KatResult }
   /**
-   * Runs now the deferred KATs of code the chosen engine uses (the shared EdDSA variants and
-   * ML-KEM/ML-DSA), unless they have run: whoever is about to use that code calls it first, so
+   * Runs now the deferred KATs of code the chosen engine uses (its signatures, HMAC and key
+   * wrap, the shared EdDSA variants, ML-KEM/ML-DSA), unless they have run: whoever is about to use that code calls it first, so
    * that nothing runs on code that has not passed its KATs. noble's own KATs, which only tell
    * whether the fallback is sound, stay with `later`.
    */
@@ -30,10 +30,11 @@ export interface EngineChoice {
 export interface ChooseEngineOptions {
   postQuantum?: PostQuantum
   /**
-   * Given, the KATs of the code one implementation serves whichever engine is chosen (ML-KEM,
-   * ML-DSA, and the EdDSA variants native hands to noble) go to `later` with noble's, and their
-   * failures come here; absent, they run now. Their first run costs 0.3–0.5 s of pure-JS JIT and
-   * table building, several times the native engine's own KATs.
+   * Given, the KATs of the code no boot path uses (the native engine's signatures, HMAC and key
+   * wrap; the code one implementation serves whichever engine is chosen: ML-KEM, ML-DSA and the
+   * EdDSA variants native hands to noble) go to `settle` and `later`, and their failures come
+   * here; absent, they run now. Their first run costs 0.4–0.6 s of JIT and table building, many
+   * times the boot's own KATs (AES, ECDH, HKDF: about 30 ms).
    */
   onLateFailure?: (failed: string[]) => void
 }
@@ -50,7 +51,8 @@ export function chooseEngine(
   later: (run: () => void) => void = (run) => run(),
   { postQuantum = defaultPostQuantum, onLateFailure }: ChooseEngineOptions = {},
 ): EngineChoice {
-  const native = runKats(engines.native, { shared: onLateFailure === undefined })
+  const deferring = onLateFailure !== undefined
+  const native = runKats(engines.native, { shared: !deferring, late: !deferring })
   if (!native.ok) {
     const noble = runKats(engines.noble)
     const pq = runPostQuantumKats(postQuantum)
@@ -64,14 +66,15 @@ export function chooseEngine(
   }
   let settled = false
   choice.settle = () => {
-    if (settled || onLateFailure === undefined) return
+    if (settled || !deferring) return
     settled = true
+    const late = runKats(engines.native, { shared: false, late: 'only' })
     const shared = runKats(engines.noble, { own: false })
     const pq = (choice.kats.postQuantum = runPostQuantumKats(postQuantum))
-    const failed = [...shared.failed, ...pq.failed]
+    const failed = [...late.failed, ...shared.failed, ...pq.failed]
     if (failed.length === 0) return
     choice.failed.push(...failed)
-    onLateFailure(failed)
+    onLateFailure!(failed)
   }
   later(() => {
     choice.settle()

@@ -14,6 +14,8 @@ export interface Kat<S> {
   passes(subject: S): boolean
   /** It tests code both engines share (the native engine delegates it to noble). */
   shared?: boolean
+  /** It tests code no boot path uses (signatures, HMAC, key wrap): it may wait for the first key command. */
+  late?: boolean
 }
 
 export function bytes(hex: string): Uint8Array {
