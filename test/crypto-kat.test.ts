@@ -195,7 +195,9 @@ t.test('a broken engine fails exactly the KATs its fault touches', async (t) => 
 })
 
 t.test('chooseEngine uses native when its KATs pass', async (t) => {
-  const choice = chooseEngine()
+  let fallbackChecked: Promise<void> | undefined
+  const choice = chooseEngine(undefined, (run) => (fallbackChecked = run()))
+  await fallbackChecked
   t.equal(choice.engine, nativeEngine)
   t.same(choice.failed, [])
   t.same(choice.kats, {
@@ -256,7 +258,7 @@ t.test('the KATs of code the engines share are the EdDSA variants native hands t
 })
 
 t.test('with onLateFailure, shared and post-quantum KATs run later and report there', async (t) => {
-  const deferred: (() => void)[] = []
+  const deferred: (() => Promise<void>)[] = []
   const late: string[][] = []
   const noble = broken.eddsaSign(broken.hkdf(nobleEngine))
   const choice = chooseEngine({ native: nativeEngine, noble }, (run) => deferred.push(run), {
@@ -266,7 +268,7 @@ t.test('with onLateFailure, shared and post-quantum KATs run later and report th
   t.equal(choice.engine, nativeEngine)
   t.same(choice.failed, [], 'nothing failed yet')
   t.same(choice.kats, { native: { ok: true, failed: [] } }, 'only the native engine ran')
-  deferred[0]!()
+  await deferred[0]!()
   const expected = [
     ...KAT_NAMES.filter((name) => SHARED_KAT_NAMES.has(name) && name.endsWith(' sign')),
     'MLDSA65 deterministic sign, verify, and refuse a flipped bit',
@@ -277,7 +279,7 @@ t.test('with onLateFailure, shared and post-quantum KATs run later and report th
 })
 
 t.test('settle runs the deferred KATs at once, and only once', async (t) => {
-  const deferred: (() => void)[] = []
+  const deferred: (() => Promise<void>)[] = []
   const late: string[][] = []
   const choice = chooseEngine(undefined, (run) => deferred.push(run), {
     postQuantum: brokenPq.verifyAll(defaultPostQuantum),
@@ -287,7 +289,7 @@ t.test('settle runs the deferred KATs at once, and only once', async (t) => {
   choice.settle()
   t.equal(late.length, 1, 'a user of the deferred code ran its KATs first')
   t.ok(choice.failed.includes('MLDSA65 deterministic sign, verify, and refuse a flipped bit'))
-  deferred[0]!()
+  await deferred[0]!()
   choice.settle()
   t.equal(late.length, 1, 'the timer and a second user do not run them again')
 })
@@ -306,7 +308,7 @@ t.test("with onLateFailure, the native engine's signature, HMAC and wrap KATs wa
 })
 
 t.test("settle runs the shared and post-quantum KATs only; noble's own suite waits for the timer", async (t) => {
-  const deferred: (() => void)[] = []
+  const deferred: (() => Promise<void>)[] = []
   let hkdfCalls = 0
   const noble: CryptoEngine = {
     ...nobleEngine,
@@ -322,7 +324,7 @@ t.test("settle runs the shared and post-quantum KATs only; noble's own suite wai
   t.equal(hkdfCalls, 0, "settle did not run noble's own KATs (HKDF among them)")
   t.equal(choice.kats.noble, undefined)
   t.equal(choice.kats.postQuantum?.ok, true, 'the post-quantum KATs ran')
-  deferred[0]!()
+  await deferred[0]!()
   t.ok(hkdfCalls > 0, 'the timer ran them')
   t.same(choice.kats.noble, { ok: true, failed: [] })
 })

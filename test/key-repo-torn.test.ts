@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { ExpandedKeys } from '../actors/keystore/crypto-expanded-keys.js'
 import { createKey as createKeyOp, deleteKey, updateKey } from '../actors/keystore/key-management.js'
 import { KeyRepository } from '../actors/keystore/key-repository.js'
 import type { KeystoreActor } from '../actors/keystore/keystore-actor.js'
@@ -143,6 +144,8 @@ async function keystore(t: Test, slotCount = 8) {
     logger: silentLogger,
     repository,
     engine: nativeEngine,
+    retiring: new Set<string>(),
+    expanded: new ExpandedKeys(),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     now: () => 1_700_000_000,
     unavailable: () => undefined,

@@ -104,8 +104,8 @@ export class KeystoreActor implements KeystoreContext {
     const choice = chooseEngine(
       o.engines ?? { native: nativeEngine, noble: nobleEngine },
       (run) =>
-        setTimeout(() => {
-          run()
+        setTimeout(async () => {
+          await run()
           if (choice.kats.noble?.ok === false)
             o.logger.warn(
               { failed: choice.kats.noble.failed },

@@ -62,3 +62,17 @@ export function runKatList<S>(kats: readonly Kat<S>[], subject: S): KatResult {
   const failed = kats.filter((kat) => !passes(kat, subject)).map((kat) => kat.name)
   return { ok: failed.length === 0, failed }
 }
+
+/** The same, one KAT per `pause`: a long suite run beside a serving device never holds its event loop for long. */
+export async function runKatListStepwise<S>(
+  kats: readonly Kat<S>[],
+  subject: S,
+  pause: () => Promise<void>,
+): Promise<KatResult> {
+  const failed: string[] = []
+  for (const kat of kats) {
+    await pause()
+    if (!passes(kat, subject)) failed.push(kat.name)
+  }
+  return { ok: failed.length === 0, failed }
+}

@@ -3,7 +3,16 @@
 // device trusts it.
 import { AuthenticationError, CipherError } from './errors.js'
 import { hashWrapKats } from './hash-wrap-kats.js'
-import { bytes, compressed, hex, runKatList, throws, type Kat as KatOf, type KatResult } from './kat-support.js'
+import {
+  bytes,
+  compressed,
+  hex,
+  runKatList,
+  runKatListStepwise,
+  throws,
+  type Kat as KatOf,
+  type KatResult,
+} from './kat-support.js'
 import { signatureKats } from './signature-kats.js'
 import type { CryptoEngine } from './types.js'
 import {
@@ -139,13 +148,22 @@ export const SHARED_KAT_NAMES: ReadonlySet<string> = new Set(
  * (`own: false`) those of the engine's own code; `late: false` leaves out the engine's own KATs
  * of code no boot path uses, `late: 'only'` runs just those.
  */
-export function runKats(
-  engine: CryptoEngine,
-  { shared = true, own = true, late = true }: { shared?: boolean; own?: boolean; late?: boolean | 'only' } = {},
-): KatResult {
+export function runKats(engine: CryptoEngine, parts: KatParts = {}): KatResult {
+  return runKatList(selectKats(parts), engine)
+}
+
+/** `runKats`, yielding to `pause` before each KAT. */
+export function runKatsStepwise(engine: CryptoEngine, pause: () => Promise<void>, parts: KatParts = {}) {
+  return runKatListStepwise(selectKats(parts), engine, pause)
+}
+
+interface KatParts {
+  shared?: boolean
+  own?: boolean
+  late?: boolean | 'only'
+}
+
+function selectKats({ shared = true, own = true, late = true }: KatParts): Kat[] {
   const ownWanted = (kat: Kat) => own && (late === 'only' ? kat.late === true : late || kat.late !== true)
-  return runKatList(
-    allKats().filter((kat) => (kat.shared ? shared && late !== 'only' : ownWanted(kat))),
-    engine,
-  )
+  return allKats().filter((kat) => (kat.shared ? shared && late !== 'only' : ownWanted(kat)))
 }
