@@ -22,9 +22,9 @@ export interface EngineChoice {
   kats: { native: KatResult; noble?: KatResult; postQuantum?: KatResult }
   /**
    * Runs now the deferred KATs of code the chosen engine uses (its signatures, HMAC and key
-   * wrap, the shared EdDSA variants, ML-KEM/ML-DSA), unless they have run: whoever is about to use that code calls it first, so
-   * that nothing runs on code that has not passed its KATs. noble's own KATs, which only tell
-   * whether the fallback is sound, stay with `later`.
+   * wrap, the shared EdDSA variants, ML-KEM/ML-DSA), unless they have run: whoever is about to
+   * use that code calls it first, so that nothing runs on code that has not passed its KATs.
+   * noble's own KATs, which only tell whether the fallback is sound, stay with `later`.
    */
   settle(): void
 }
