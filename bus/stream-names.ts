@@ -14,6 +14,12 @@ export function journalSubject(devid: string): string {
 /** Headers of every mirrored message: which journal file and which record of it. */
 export const FILE_HEADER = 'Hem-File'
 export const SEQ_HEADER = 'Hem-Seq'
+/**
+ * On the last message of every batch the mirror publishes: base64url of the log key's Ed25519
+ * signature over eventstore's headMessage(file, seq, chain head after that record), so that every
+ * mirrored record is covered by the device's signature before a seal reaches the stream.
+ */
+export const HEAD_SIG_HEADER = 'Hem-Head-Sig'
 
 /** The record a message's headers name, or undefined when they name none. */
 export function headerPosition(

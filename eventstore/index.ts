@@ -18,6 +18,7 @@ export { journalLayout, type BootSpan, type BootEnd, type JournalGap, type Journ
 export { logTypeName, logTypePhrase, parseLogType } from '../protocol/index.js'
 export { bytesEqual } from './bytes-equal.js'
 export { chainStart, chainStep } from './chain.js'
+export { headMessage } from './seal-message.js'
 export { ed25519Verifier } from './ed25519-verifier.js'
 export { parseTransitionData } from './extension-data.js'
 export { lineMac } from './line-mac.js'

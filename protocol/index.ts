@@ -30,6 +30,7 @@ export {
   type RecoveryReport,
   type SealData,
   type SealReason,
+  type SignedHead,
   type TransitionData,
   type VerifyProblem,
   type VerifyResult,

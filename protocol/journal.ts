@@ -135,6 +135,20 @@ export interface SealData {
   reason: SealReason
 }
 
+/**
+ * The journal's head, signed by the log key: the newest durable record (`file`, `seq`) and the chain
+ * head after its line. `sig` is Ed25519 over "hemd.head.v1" || file || u32be(seq) || head. Covers every
+ * record up to it as a seal does, so a cut end or a forged tail shows against it.
+ */
+export interface SignedHead {
+  file: string
+  seq: number
+  /** Standard padded base64 of the 32-byte chain head. */
+  head: string
+  /** Standard padded base64 of the 64-byte signature. */
+  sig: string
+}
+
 /** The seven fields of a record line, as stored. */
 export interface RecordLine {
   seq: number
