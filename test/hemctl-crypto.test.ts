@@ -129,47 +129,16 @@ t.test('crypto commands', async (t) => {
     const hashed = await hemctl(['ecdh', '--kid', mine, '--pubkey-b64', peer.toString('base64'), '--alg', 'SHA2-512'])
     t.equal(hashed.bytes.length, 64, 'raw bytes of the SHA-512 of the secret')
 
-    const derived = await hemctl([
-      'keys',
-      'derive',
-      '--kid',
-      mine,
-      '--pubkey-file',
-      file('peer.pub'),
-      '--label',
-      'd',
-      '--type',
-      'SHA3-256',
-    ])
+    const derive = (label: string, type: string) =>
+      hemctl(['keys', 'derive', '--kid', mine, '--pubkey-file', file('peer.pub'), '--label', label, '--type', type])
+    const derived = await derive('d', 'SHA3-256')
     t.equal(derived.code, 0, derived.stderr)
     t.match(derived.stdout, /^[0-9a-f]{32}\n$/)
     const listed = await hemctl(['keys', 'list'])
     t.match(listed.stdout, new RegExp(`\\n${derived.stdout.trim()}  ATT,PKEY,SHA3-256 +d `))
-    const again = await hemctl([
-      'keys',
-      'derive',
-      '--kid',
-      mine,
-      '--pubkey-file',
-      file('peer.pub'),
-      '--label',
-      'e',
-      '--type',
-      'ED25519',
-    ])
+    const again = await derive('e', 'ED25519')
     t.equal(again.code, 0, again.stderr)
-    const clash = await hemctl([
-      'keys',
-      'derive',
-      '--kid',
-      mine,
-      '--pubkey-file',
-      file('peer.pub'),
-      '--label',
-      'f',
-      '--type',
-      'ED25519',
-    ])
+    const clash = await derive('f', 'ED25519')
     t.match(clash, { code: 1, stderr: /^hemctl keys derive: POST \/api\/keymgmt\/derive: the device answered 406/ })
   })
 

@@ -1,4 +1,4 @@
-import type { EcdsaDigest, EdAlgorithm, EdCurve, SecCurve } from '../../hal/index.js'
+import { ED_ALGORITHMS, edCurveOf, type EcdsaDigest, type EdAlgorithm, type SecCurve } from '../../hal/index.js'
 import { canSign, encodeBase64, type KeyRecord, keyTypes, LogType } from '../../protocol/index.js'
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
@@ -10,15 +10,7 @@ const ECDSA: Readonly<Record<string, EcdsaDigest>> = {
   SHA384WithECDSA: 'SHA2-384',
   SHA512WithECDSA: 'SHA2-512',
 }
-/** RFC 8032's variants and the curve of each (hal/crypto's own map is not part of its public face). */
-const EDDSA: Readonly<Record<EdAlgorithm, EdCurve>> = {
-  Ed25519: 'ED25519',
-  Ed25519ctx: 'ED25519',
-  Ed25519ph: 'ED25519',
-  Ed448: 'ED448',
-  Ed448ph: 'ED448',
-}
-const ALGS = [...Object.keys(ECDSA), ...Object.keys(EDDSA)]
+const ALGS = [...Object.keys(ECDSA), ...ED_ALGORITHMS]
 
 interface ExdsaRequest extends SigningFields {
   alg: string
@@ -78,8 +70,8 @@ function schemeOf(key: Readonly<KeyRecord>, request: ExdsaRequest): Scheme {
     return { ecdsa: digest, curve: spec.curve }
   }
   const eddsa = request.alg as EdAlgorithm
-  if (spec.kind !== 'eddsa' || EDDSA[eddsa] !== spec.curve)
-    throw new CryptoRefusal('wrong_alg', `${request.alg} needs an ${EDDSA[eddsa]} key`)
+  if (spec.kind !== 'eddsa' || edCurveOf(eddsa) !== spec.curve)
+    throw new CryptoRefusal('wrong_alg', `${request.alg} needs an ${edCurveOf(eddsa)} key`)
   if (eddsa === 'Ed25519ctx' && request.ctx.length === 0)
     throw new CryptoRefusal('context_required', 'Ed25519ctx needs a non-empty `ctx`')
   // Pure Ed25519 has no context: one sent is ignored.

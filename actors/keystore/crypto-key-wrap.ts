@@ -1,4 +1,4 @@
-import { AuthenticationError } from '../../hal/index.js'
+import { AuthenticationError, SEMIBLOCK } from '../../hal/index.js'
 import { encodeBase64, LogType } from '../../protocol/index.js'
 import { cryptoKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
@@ -13,9 +13,8 @@ type KekAlg = keyof typeof KEK_BYTES
 const ALGS = Object.keys(KEK_BYTES) as KekAlg[]
 const CTX_BYTES = 64
 const IV_BYTES = 8
-/** RFC 3394 wraps at least two 64-bit blocks, and adds one. */
-const SEMIBLOCK = 8
-const MIN_KEY_DATA = 16
+/** RFC 3394 wraps at least two 64-bit semiblocks, and adds one. */
+const MIN_KEY_DATA = 2 * SEMIBLOCK
 
 interface WrapRequest {
   alg: KekAlg

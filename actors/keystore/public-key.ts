@@ -1,13 +1,9 @@
 import { p256, p384, p521 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { eddsaPublicKeyValid } from '../../hal/index.js'
+import { eddsaPublicKeyValid, mlKemModulusHolds } from '../../hal/index.js'
 import { keyTypes, type KeyType } from '../../protocol/index.js'
 
 const SEC = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 } as const
-
-// FIPS 203: an encapsulation key is k·256 12-bit coefficients (384·k bytes), then the 32-byte seed ρ.
-const ML_KEM_Q = 3329
-const ML_KEM_RHO = 32
 
 /**
  * A public key of `type` in the form the device stores and shows (raw for X25519, X448, Ed* and ML-*,
@@ -40,14 +36,4 @@ export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array
   } catch {
     return undefined
   }
-}
-
-/** FIPS 203 §7.2: every 12-bit coefficient of the encapsulation key is below q. */
-function mlKemModulusHolds(key: Uint8Array): boolean {
-  const end = key.length - ML_KEM_RHO
-  for (let i = 0; i < end; i += 3) {
-    const [a, b, c] = [key[i]!, key[i + 1]!, key[i + 2]!]
-    if ((a | ((b & 0x0f) << 8)) >= ML_KEM_Q || ((b >> 4) | (c << 4)) >= ML_KEM_Q) return false
-  }
-  return true
 }

@@ -15,6 +15,19 @@ const ML_KEM_VARIANTS = Object.keys(ML_KEM) as MlKemVariant[]
 const ML_DSA_VARIANTS = Object.keys(ML_DSA) as MlDsaVariant[]
 // FIPS 203's m and FIPS 204's rnd are both 32 bytes.
 const RANDOM_BYTES = 32
+// FIPS 203: an encapsulation key is k·256 12-bit coefficients (384·k bytes), then the 32-byte seed ρ.
+const ML_KEM_Q = 3329
+const ML_KEM_RHO = 32
+
+/** FIPS 203 §7.2: every 12-bit coefficient of the encapsulation key is below q. */
+export function mlKemModulusHolds(key: Uint8Array): boolean {
+  const end = key.length - ML_KEM_RHO
+  for (let i = 0; i < end; i += 3) {
+    const [a, b, c] = [key[i]!, key[i + 1]!, key[i + 2]!]
+    if ((a | ((b & 0x0f) << 8)) >= ML_KEM_Q || ((b >> 4) | (c << 4)) >= ML_KEM_Q) return false
+  }
+  return true
+}
 
 function mlKem(variant: unknown) {
   checkName(variant, ML_KEM_VARIANTS, 'ML-KEM variant')
@@ -36,12 +49,11 @@ export const postQuantum: PostQuantum = {
   mlKemEncapsulate(variant, publicKey, random) {
     const { kem, lengths } = mlKem(variant)
     checkLength(publicKey, 'ML-KEM encapsulation key', lengths.publicKey)
+    if (!mlKemModulusHolds(publicKey)) throw new CryptoInputError('ML-KEM encapsulation key fails the modulus check')
     const m = drawOwnedBytes(random, RANDOM_BYTES)
     try {
       const { cipherText, sharedSecret } = kem.encapsulate(publicKey, m)
       return { cipherText, sharedSecret }
-    } catch (cause) {
-      throw new CryptoInputError('ML-KEM encapsulation key fails the modulus check', { cause })
     } finally {
       m.fill(0)
     }

@@ -6,7 +6,8 @@ import { AuthenticationError } from './errors.js'
 /** One AES block (16 bytes) in, one out, under the key encryption key. */
 export type BlockFunction = (block: Uint8Array) => Uint8Array
 
-const SEMIBLOCK = 8
+/** RFC 3394 works on 64-bit semiblocks. */
+export const SEMIBLOCK = 8
 const ROUNDS = 6
 export const DEFAULT_IV = new Uint8Array(SEMIBLOCK).fill(0xa6)
 

@@ -2,6 +2,7 @@
 import { CURVES, bytesToBigInt, isCurve, type CurveInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
 import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
+import { SEMIBLOCK } from './rfc3394.js'
 
 const AES_KEY_SIZES = [16, 24, 32]
 const BLOCK = 16
@@ -131,6 +132,9 @@ const ED_CURVE: Readonly<Record<EdAlgorithm, EdCurve>> = {
   Ed448ph: 'ED448',
 }
 
+/** RFC 8032's variants. */
+export const ED_ALGORITHMS = Object.keys(ED_CURVE) as readonly EdAlgorithm[]
+
 export function edCurveOf(algorithm: EdAlgorithm): EdCurve {
   return ED_CURVE[algorithm]
 }
@@ -145,15 +149,13 @@ export function checkEdCurve(curve: unknown): asserts curve is EdCurve {
  * Ed25519ctx without a context would be Ed25519 in disguise, which RFC 8032 §5.1 rules out.
  */
 export function checkEdAlgorithm(algorithm: unknown, context: unknown): EdCurve {
-  checkName(algorithm, Object.keys(ED_CURVE) as EdAlgorithm[], 'EdDSA algorithm')
+  checkName(algorithm, ED_ALGORITHMS, 'EdDSA algorithm')
   checkContext(context)
   if (algorithm === 'Ed25519ctx' && context.length === 0) {
     throw new CryptoInputError('Ed25519ctx needs a non-empty context')
   }
   return edCurveOf(algorithm)
 }
-
-const SEMIBLOCK = 8
 
 /** RFC 3394 works on 64-bit semiblocks, at least `min` of them (2 of key data, 3 once wrapped). */
 export function checkSemiblocks(data: unknown, name: string, min: number): asserts data is Uint8Array {

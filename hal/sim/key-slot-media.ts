@@ -15,6 +15,7 @@ import { HalCorruptError } from '../errors.js'
 import type { KeySlotMedia } from '../types.js'
 import { syncDirectory, writeFileAtomic } from './atomic-file.js'
 import { SimDiskSpace } from './disk-space.js'
+import { exists } from './enclave-files.js'
 import { errorCode } from './error-code.js'
 
 /** The file of the current geometry, and that of the 512-byte slots it replaced. */
@@ -193,15 +194,5 @@ export class FileKeySlotMedia implements KeySlotMedia {
       await file.close()
       throw err
     }
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path)
-    return true
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return false
-    throw err
   }
 }
