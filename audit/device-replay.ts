@@ -23,7 +23,7 @@ import {
   upgradeVersion,
 } from '../machines/index.js'
 import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
-import { JournalReplayError, parseTransitionData } from '../eventstore/index.js'
+import { JournalReplayError, parseTransitionData, type VerifyOptions } from '../eventstore/index.js'
 import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
 import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
 
@@ -46,11 +46,10 @@ export interface DeviceReplay {
   keys: Record<string, KeyMetadata>
 }
 
-export interface ReplayOptions {
+/** How the files are verified first (an open newest file, signed heads), and where to stop. */
+export interface ReplayOptions extends VerifyOptions {
   /** Stop at this record (included), or before the first record later than this time. Default: the end. */
   at?: ReplayPoint
-  /** The newest file may still be open (see VerifyOptions). */
-  allowOpenTail?: boolean
 }
 
 /**
@@ -61,7 +60,8 @@ export interface ReplayOptions {
  * machines refuse, or an incomplete history) or ReplayPointError (`at` is not in the files).
  */
 export function replayDevice(files: JournalFile[], publicKey: Uint8Array, options: ReplayOptions = {}): DeviceReplay {
-  const journal = readAuditJournal(files, publicKey, { allowOpenTail: options.allowOpenTail ?? false })
+  const { at: _at, ...verify } = options
+  const journal = readAuditJournal(files, publicKey, verify)
   const start = journal.layout.gaps.find((gap) => gap.atStart)
   if (start) {
     throw new JournalReplayError(

@@ -6,4 +6,5 @@ export { replayDevice, type DeviceReplay, type ReplayOptions } from './device-re
 export { parseReplayPoint, parseTime, formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
 export type { KeyMetadata } from './key-catalogue.js'
 export { timeline, formatTimelineEvent, type TimelineEvent, type TimelineFilter, type Fact } from './timeline.js'
-export { FetchJournalError, fetchLogFiles, fetchLogKey } from './fetch-journal.js'
+export { FetchJournalError, fetchJournal, fetchLogFiles, fetchLogKey } from './fetch-journal.js'
+export { headClaim, parseSignedHead, SignedHeadError } from './signed-head.js'

@@ -60,6 +60,8 @@ export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
       '127.0.0.1:0',
       '--log-level',
       'warn',
+      // The bench's images are signed with the development vendor key.
+      '--dev-keys',
     ],
     // Its own process group: only the bench stops it (see run.ts), once and in order.
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },

@@ -18,11 +18,23 @@ export class BusConfigError extends Error {
   }
 }
 
+/** The fleet backend a bus links to, and where on it the journal is mirrored. */
+export interface BusBackend {
+  /** The backend's leaf-node URL. */
+  url: string
+  /** Its JetStream domain. */
+  domain: string
+  /** The generation of the device's stream (stream-names.ts). */
+  generation?: number
+}
+
 /** How the device's services reach a bus whose users were generated for it. */
 export interface BusAccess {
   devid: string
   url: string
   credentials: ReadonlyMap<string, NatsUserCredentials>
+  /** The backend `hemd bus-config --backend` linked the bus to: hemd --bus mirrors the journal there. */
+  backend?: BusBackend
 }
 
 export interface BusConfigOptions {
@@ -32,8 +44,8 @@ export interface BusConfigOptions {
   /** -1 lets nats-server pick a free port (read back from the ports file). */
   port: number
   credentials: ReadonlyMap<string, NatsUserCredentials>
-  /** The fleet backend's leaf-node URL, if the device mirrors its journal there. */
-  backend?: { url: string }
+  /** The fleet backend, if the device mirrors its journal there (the generation bounds the mirror's permissions). */
+  backend?: Pick<BusBackend, 'url' | 'generation'>
 }
 
 /** One user per service of the bus table, each with a fresh random password. */
@@ -62,7 +74,8 @@ export async function writeBusConfig(o: BusConfigOptions): Promise<string> {
 export async function writeBusAccess(dir: string, access: BusAccess): Promise<string> {
   const file = join(dir, BUS_CREDENTIALS_FILE)
   const users = Object.fromEntries([...access.credentials].map(([service, cred]) => [service, cred]))
-  await writePrivate(file, `${JSON.stringify({ devid: access.devid, url: access.url, users }, null, 2)}\n`)
+  const { devid, url, backend } = access
+  await writePrivate(file, `${JSON.stringify({ devid, url, users, ...(backend ? { backend } : {}) }, null, 2)}\n`)
   return file
 }
 
@@ -104,7 +117,7 @@ export async function existingBusAccess(dir: string): Promise<BusAccess | undefi
 
 function parseAccess(json: unknown): BusAccess | undefined {
   if (typeof json !== 'object' || json === null) return undefined
-  const { devid, url, users } = json as Record<string, unknown>
+  const { devid, url, users, backend } = json as Record<string, unknown>
   if (typeof devid !== 'string' || !/^[0-9a-f]{16}$/.test(devid)) return undefined
   if (typeof url !== 'string' || !/^nats:\/\/./.test(url)) return undefined
   if (typeof users !== 'object' || users === null) return undefined
@@ -114,7 +127,18 @@ function parseAccess(json: unknown): BusAccess | undefined {
     if (typeof cred?.user !== 'string' || typeof cred.pass !== 'string' || cred.pass.length < 16) return undefined
     credentials.set(name, { user: cred.user, pass: cred.pass })
   }
-  return { devid, url, credentials }
+  if (backend === undefined) return { devid, url, credentials }
+  const linked = parseBackend(backend)
+  return linked && { devid, url, credentials, backend: linked }
+}
+
+/** What hemd bus-config wrote, its flags checked (cli/hemd/backend-args.ts); undefined when it is not that. */
+function parseBackend(json: unknown): BusBackend | undefined {
+  if (typeof json !== 'object' || json === null) return undefined
+  const { url, domain, generation } = json as Record<string, unknown>
+  if (typeof url !== 'string' || typeof domain !== 'string') return undefined
+  if (generation !== undefined && !(Number.isSafeInteger(generation) && (generation as number) > 1)) return undefined
+  return { url, domain, ...(generation !== undefined ? { generation: generation as number } : {}) }
 }
 
 async function writePrivate(file: string, text: string): Promise<void> {

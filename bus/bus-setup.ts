@@ -12,8 +12,8 @@ export interface OwnBus {
 export interface OwnBusOptions {
   devid: string
   runDir: string
-  /** The fleet backend's leaf-node URL. */
-  backend?: { url: string }
+  /** The fleet backend: its leaf-node URL, and the generation of the stream mirrored to (the mirror's permissions). */
+  backend?: { url: string; generation?: number }
   onExit?: (code: number | null, signal: NodeJS.Signals | null) => void
   onRestart?: (pid: number) => void
 }
@@ -33,7 +33,7 @@ export async function startOwnBus(o: OwnBusOptions): Promise<OwnBus> {
       host: '127.0.0.1',
       port,
       credentials,
-      ...(o.backend ? { backend: { url: o.backend.url } } : {}),
+      ...(o.backend ? { backend: o.backend } : {}),
     })
   const configFile = await write(-1)
   const server = await NatsServer.start({

@@ -6,6 +6,11 @@ export interface BusConnectOptions {
   servers: string
   service: string
   credentials?: NatsUserCredentials
+  /**
+   * The device's id, in the connection's reply inbox after the service's prefix: on the fleet backend, where the
+   * mirrors of many devices meet, a device's leaf user may read the replies of its own inbox only.
+   */
+  devid?: string
 }
 
 /**
@@ -16,7 +21,7 @@ export async function connectBus(o: BusConnectOptions): Promise<NatsConnection> 
   const nc = await connect({
     servers: o.servers,
     name: `hemd-${o.service}`,
-    inboxPrefix: inboxPrefix(o.service),
+    inboxPrefix: o.devid === undefined ? inboxPrefix(o.service) : `${inboxPrefix(o.service)}.${o.devid}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     reconnectJitter: 100,

@@ -2,6 +2,7 @@
 export {
   BUS_CONFIG_FILE,
   BUS_CREDENTIALS_FILE,
+  type BusBackend,
   existingBusAccess,
   newBusCredentials,
   readBusAccess,

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { PID_FILE } from './nats-server.js'
 import { FLEET_ACCOUNT, inboxPrefix, type ServiceSpec } from './services.js'
+import { journalStreamId } from './stream-names.js'
 import { Subjects } from '../protocol/index.js'
 
 export interface NatsUserCredentials {
@@ -16,8 +17,8 @@ export interface NatsConfigOptions {
   subjects: Subjects
   services: readonly ServiceSpec[]
   credentials: ReadonlyMap<string, NatsUserCredentials>
-  /** The fleet backend this device's bus links to as a leaf node. */
-  backend?: { url: string }
+  /** The fleet backend this device's bus links to as a leaf node, and the generation of the stream mirrored to. */
+  backend?: { url: string; generation?: number }
 }
 
 /** The nats-server configuration: loopback only, one user per service with least-privilege subjects. */
@@ -65,7 +66,12 @@ function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
   // Following a read model means asking for its current state too (read-model-bus.ts resync).
   publish.push(...spec.listens.map((l) => s.command(l, 'state')))
   const subscribe = [...spec.listens.map((l) => s.events(l)), `${inboxPrefix(spec.name)}.>`]
-  publish.push(...(spec.publishes ?? []).map((subject) => subject.replaceAll('{devid}', s.devid)))
+  const streamId = journalStreamId(s.devid, o.backend?.generation)
+  publish.push(
+    ...(spec.publishes ?? []).map((subject) =>
+      subject.replaceAll('{devid}', s.devid).replaceAll('{stream-id}', streamId),
+    ),
+  )
   if (spec.serves) {
     publish.push(s.events(spec.name))
     subscribe.push(s.commands(spec.name))

@@ -11,7 +11,10 @@ export interface ServiceSpec {
   readonly calls: readonly string[]
   /** Services whose events it may read (`*` = all). */
   readonly listens: readonly string[]
-  /** Further subjects it may publish to, outside the device's own namespace; `{devid}` stands for the device's id. */
+  /**
+   * Further subjects it may publish to, outside the device's own namespace; `{devid}` stands for the device's id,
+   * `{stream-id}` for the id of the generation of its journal's stream it mirrors to (stream-names.ts).
+   */
   readonly publishes?: readonly string[]
   /** The NATS account it lives in, when not the device's own (the global account): nothing crosses between accounts. */
   readonly account?: string
@@ -24,7 +27,8 @@ export const services: readonly ServiceSpec[] = [
   { name: 'eventstore', serves: true, calls: [], listens: [] },
   // Restarts and stops the services on request (reboot, shutdown, wipeout).
   // Confirms a trial boot of new firmware with the upgrade service once the device is up.
-  { name: 'supervisor', serves: true, calls: ['upgrade'], listens: [] },
+  // Follows the eventstore's read model: the journal mirror's state, for hemd's banner.
+  { name: 'supervisor', serves: true, calls: ['upgrade'], listens: ['eventstore'] },
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   // Every service that acts for a principal follows auth's read model: its token key checks the bearer tokens.
   { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
@@ -72,8 +76,8 @@ export const services: readonly ServiceSpec[] = [
     listens: [],
     account: FLEET_ACCOUNT,
     publishes: [
-      'hem.fleet.{devid}.journal',
-      ...['INFO', 'CREATE', 'MSG.GET'].map((api) => `$JS.*.API.STREAM.${api}.HEM_JOURNAL_{devid}`),
+      'hem.fleet.{stream-id}.journal',
+      ...['INFO', 'CREATE', 'MSG.GET'].map((api) => `$JS.*.API.STREAM.${api}.HEM_JOURNAL_{stream-id}`),
     ],
   },
 ]

@@ -1,14 +1,26 @@
 // Where a device's journal lives on the fleet backend: one JetStream stream per device, one
 // message per record (with the comment lines before it), the exact stored bytes.
+//
+// A stream that no longer continues the journal (a foreign message in it cannot be deleted) is left
+// as it is, as evidence; the operator starts the next generation of the device's stream, which the
+// mirror fills again from the first record still on the device. Generation n > 1 goes by
+// `<devid>_<n>` wherever generation 1 goes by the devid: its stream, its subjects (apart from the
+// first generation's `hem.fleet.<devid>.>`, which a stream of the same backend could not overlap).
 
-/** The stream of device `devid` on the backend. */
-export function journalStream(devid: string): string {
-  return `HEM_JOURNAL_${devid}`
+/** The id generation `generation` of device `devid`'s stream goes by: the devid, then `<devid>_<n>`. */
+export function journalStreamId(devid: string, generation = 1): string {
+  if (!Number.isSafeInteger(generation) || generation < 1) throw new RangeError(`no stream generation ${generation}`)
+  return generation === 1 ? devid : `${devid}_${generation}`
 }
 
-/** The subject the mirror publishes the device's records to; the stream takes `hem.fleet.<devid>.>`. */
-export function journalSubject(devid: string): string {
-  return `hem.fleet.${devid}.journal`
+/** The stream of a device's stream id (journalStreamId) on the backend. */
+export function journalStream(id: string): string {
+  return `HEM_JOURNAL_${id}`
+}
+
+/** The subject the mirror publishes the device's records to; the stream takes `hem.fleet.<id>.>`. */
+export function journalSubject(id: string): string {
+  return `hem.fleet.${id}.journal`
 }
 
 /** Headers of every mirrored message: which journal file and which record of it. */
@@ -31,8 +43,8 @@ export function headerPosition(
 }
 
 /** JetStream's deduplication id: a record is the same message however often it is published. */
-export function journalMsgId(devid: string, file: string, seq: number): string {
-  return `${devid}.${file}.${seq.toString(16)}`
+export function journalMsgId(id: string, file: string, seq: number): string {
+  return `${id}.${file}.${seq.toString(16)}`
 }
 
 /**
@@ -40,10 +52,10 @@ export function journalMsgId(devid: string, file: string, seq: number): string {
  * (no limits), nothing deleted or purged through the API, publications past the limits an
  * operator may set refused rather than old records dropped.
  */
-export function journalStreamConfig(devid: string): Record<string, unknown> & { name: string } {
+export function journalStreamConfig(id: string): Record<string, unknown> & { name: string } {
   return {
-    name: journalStream(devid),
-    subjects: [`hem.fleet.${devid}.>`],
+    name: journalStream(id),
+    subjects: [`hem.fleet.${id}.>`],
     retention: 'limits',
     storage: 'file',
     discard: 'new',

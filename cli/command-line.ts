@@ -24,7 +24,9 @@ export interface CommandLine<Io extends CliIo = CliIo> {
 }
 
 /** Bad invocation: exit code 2, message and the command's usage on stderr. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
 
 // Thrown by parseOptions rather than checked before the command runs, so that help is only
 // given for arguments that parse.

@@ -9,4 +9,5 @@ export {
   type Command,
   type CommandLine,
 } from './command-line.js'
+export { streamGeneration } from './stream-generation.js'
 export { readPassphrase, type PassphraseSources } from './read-passphrase.js'

@@ -1,5 +1,5 @@
 // What the device answers, as the client library hands it over, and what its calls take.
-import type { Digest, KeyType } from '../protocol/index.js'
+import type { Digest, KeyType, SignedHead } from '../protocol/index.js'
 
 export type { Digest, KeyType }
 
@@ -44,6 +44,8 @@ export interface Status {
   fw_upgrade?: unknown
   tts?: number
   repo_stats?: { total: number; deleted: number; invalid: number; freeespace: number; fragmentation: number }
+  /** The journal mirror, on a device given a fleet backend. */
+  mirror?: { state: 'off' | 'mirroring' | 'unreachable' | 'mismatch'; stream: string; detail?: string }
   [field: string]: unknown
 }
 
@@ -249,6 +251,8 @@ export interface LogKey {
   key: string
   nonce: string
   nonce_signed: string
+  /** The journal's newest durable record and chain head, signed now by the log key. */
+  head: SignedHead
 }
 
 export type UpgradeKind = 'fw' | 'ui'

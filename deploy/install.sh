@@ -15,8 +15,18 @@ and (re)starts hemd.service. See deploy/LAYOUT.md.
 Options:
   --root DIR        install into DIR as if it were / (a staging tree; needs no root)
   --variant P|E     the device's variant, written into a new env file (default P)
+  --backend-key FILE  the fleet backend's Ed25519 public key (PEM), installed as
+                    /etc/hemd/keys/backend.pub.pem: check-in replies must be signed with it
+  --vendor-key FILE   the vendor's Ed25519 public key (PEM), installed as
+                    /etc/hemd/keys/vendor.pub.pem: the build and every image must be signed with it
+  --factory-ca FILE   the factory CA's certificate (PEM), installed as /etc/hemd/keys/factory-ca.crt.pem
+                    A first install needs all three; a later one keeps those it is not given.
+                    The development keys of deploy/keys/ are refused.
+  --split           run each service as its own user hemd-<service> (hemd --split, the supervisor as root
+                    with a few capabilities): installs the units' split.conf drop-ins; without
+                    --split they are removed and hemd runs as hemd with no capability
   --no-apt          do not apt-get install nats-server
-  --no-user         do not create the hemd user and group
+  --no-user         do not create the hemd user and group, nor the service users hemd-<service>
   --no-systemctl    do not daemon-reload, enable or start the units
   -h, --help        show this help
 EOF
@@ -30,9 +40,13 @@ fail() {
 
 root=''
 variant=P
+backend_key=''
+vendor_key=''
+factory_ca=''
 apt=true
 user=true
 systemctl=true
+split=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --root)
@@ -45,6 +59,18 @@ while [ $# -gt 0 ]; do
       variant="$2"
       shift 2
       ;;
+    --backend-key | --vendor-key | --factory-ca)
+      [ $# -ge 2 ] || { usage >&2; exit 2; }
+      [ -f "$2" ] || { echo "install: $1 $2: no such file" >&2; exit 2; }
+      file="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+      case "$1" in
+        --backend-key) backend_key="$file" ;;
+        --vendor-key) vendor_key="$file" ;;
+        --factory-ca) factory_ca="$file" ;;
+      esac
+      shift 2
+      ;;
+    --split) split=true; shift ;;
     --no-apt) apt=false; shift ;;
     --no-user) user=false; shift ;;
     --no-systemctl) systemctl=false; shift ;;
@@ -82,6 +108,45 @@ fi
 [ -f "$src/dist/bin/hemd.js" ] && [ -f "$src/dist/firmware.json" ] ||
   fail "no signed build in $src/dist: run deploy/setup.sh (or npm run build) first"
 [ -d "$src/node_modules" ] || fail "no node_modules in $src: run deploy/setup.sh first"
+
+# The trust anchors: the operator's own, never the development keys whose private halves are
+# published in deploy/keys/ (compared by fingerprint). Checked before anything is installed.
+keys="$etc/keys"
+if [ -z "$backend_key" ] && [ -f "$keys/backend.pub.pem" ]; then backend_key="$keys/backend.pub.pem"; fi
+if [ -z "$vendor_key" ] && [ -f "$keys/vendor.pub.pem" ]; then vendor_key="$keys/vendor.pub.pem"; fi
+if [ -z "$factory_ca" ] && [ -f "$keys/factory-ca.crt.pem" ]; then factory_ca="$keys/factory-ca.crt.pem"; fi
+[ -n "$backend_key" ] && [ -n "$vendor_key" ] && [ -n "$factory_ca" ] ||
+  fail "a new install needs the installation's keys: --backend-key FILE, --vendor-key FILE and --factory-ca FILE"
+"$node" --input-type=module -e "
+  const trust = await import('$src/dist/hal/trust-anchors.js')
+  const { loadFirmware } = await import('$src/dist/image/firmware-manifest.js')
+  const [backendKey, vendorKey, factoryRoot] = process.argv.slice(1)
+  const dev = trust.developmentTrust()
+  const files = { backendKey, vendorKey, factoryRoot }
+  const anchors = {}
+  for (const [name, file] of Object.entries(files)) {
+    const flag = trust.TRUST_ANCHOR_FLAGS[name]
+    try {
+      anchors[name] = await trust.readTrustAnchor(name, file)
+    } catch (err) {
+      console.error('install: ' + err.message)
+      process.exit(1)
+    }
+    const fingerprint = trust.trustFingerprint(anchors[name])
+    if (fingerprint === trust.trustFingerprint(dev[name])) {
+      console.error('install: ' + flag + ' ' + file + ' is a development key of deploy/keys/ (sha256 ' +
+        fingerprint + '): its private half is published, anyone can sign with it. Give this installation its own key.')
+      process.exit(1)
+    }
+    console.log('install: ' + flag + ' sha256 ' + fingerprint)
+  }
+  try {
+    await loadFirmware('$src/dist', anchors.vendorKey)
+  } catch (err) {
+    console.error('install: ' + err.message + ' (sign it: HEMD_VENDOR_KEY=FILE node dist/deploy/sign-build.js)')
+    process.exit(1)
+  }
+" "$backend_key" "$vendor_key" "$factory_ca" || exit 1
 # Variant P serves the management app: build it from this checkout when it was not built yet.
 if [ ! -d "$src/dist-webroot" ]; then
   say "building the management app"
@@ -107,6 +172,15 @@ if $user; then
     useradd --system --gid hemd --home-dir /var/lib/hemd --no-create-home --shell /usr/sbin/nologin hemd
     say "created user hemd (no login shell)"
   fi
+  # hemd --split started as root runs each service as its own user, the gateway in no shared group
+  # (deploy/LAYOUT.md, "Privilege separation"); the supervisor sets the data dir's owners at each start.
+  getent group hemd-core >/dev/null || { groupadd --system hemd-core && say "created group hemd-core"; }
+  for svc in eventstore system auth keystore logger storage upgrade gateway; do
+    if ! id "hemd-$svc" >/dev/null 2>&1; then
+      useradd --system --user-group --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin "hemd-$svc"
+      say "created user hemd-$svc (no login shell)"
+    fi
+  done
 fi
 
 # The runtime: replaced whole, so that nothing of an older build stays behind.
@@ -134,16 +208,42 @@ rm -rf "$prefix.old"
 # What the bootloader checks before it runs the build: the tree must match its signed manifest.
 "$node" --input-type=module -e "
   const { loadFirmware } = await import('$prefix/dist/image/firmware-manifest.js')
-  const fw = await loadFirmware('$prefix/dist')
-  console.log('install: firmware ' + fw.version + ' verifies against its signed manifest')
-" || fail "the installed build does not verify against dist/firmware.json: rebuild with deploy/setup.sh"
+  const { readTrustAnchor } = await import('$prefix/dist/hal/trust-anchors.js')
+  const fw = await loadFirmware('$prefix/dist', await readTrustAnchor('vendorKey', process.argv[1]))
+  console.log('install: firmware ' + fw.version + ' verifies against its signed manifest and the vendor key')
+" "$vendor_key" || fail "the installed build does not verify against dist/firmware.json: rebuild with deploy/setup.sh"
 
 say "installing the units into $units"
 mkdir -p "$units"
 install -m 0644 "$src/deploy/systemd/hemd-bus.service" "$src/deploy/systemd/hemd.service" "$units/"
+# --split: the drop-ins that run the supervisor as root with the capabilities of privilege separation.
+for unit in hemd hemd-bus; do
+  if $split; then
+    mkdir -p "$units/$unit.service.d"
+    install -m 0644 "$src/deploy/systemd/$unit-split.conf" "$units/$unit.service.d/split.conf"
+    say "installed $units/$unit.service.d/split.conf (--split)"
+  elif [ -f "$units/$unit.service.d/split.conf" ]; then
+    rm -f "$units/$unit.service.d/split.conf"
+    rmdir --ignore-fail-on-non-empty "$units/$unit.service.d"
+    say "removed $units/$unit.service.d/split.conf (no --split)"
+  fi
+done
 
 mkdir -p "$etc"
 chmod 0755 "$etc"
+# Public keys: readable by all, written by root only. hemd.service names these paths.
+mkdir -p "$keys"
+chmod 0755 "$keys"
+for pair in "$backend_key:backend.pub.pem" "$vendor_key:vendor.pub.pem" "$factory_ca:factory-ca.crt.pem"; do
+  from="${pair%:*}"
+  to="$keys/${pair##*:}"
+  if [ "$from" != "$to" ]; then
+    install -m 0644 "$from" "$to.new"
+    mv "$to.new" "$to"
+    say "installed $to"
+  fi
+  chmod 0644 "$to"
+done
 if [ -f "$etc/hemd.env" ]; then
   say "keeping $etc/hemd.env"
 else
@@ -157,10 +257,13 @@ HEMD_VARIANT=$variant
 # hemd's other flags (hemd --help): the HTTPS API for the network, plain HTTP on loopback only.
 # An NBD export, if wanted: --nbd unix:/run/hemd/nbd.sock
 HEMD_OPTS="--http 127.0.0.1:8080 --https 0.0.0.0:8443"
-# hemd bus-config's flags (hemd bus-config --help): --listen 127.0.0.1:PORT, --backend URL.
+# hemd bus-config's flags (hemd bus-config --help): --listen 127.0.0.1:PORT, and the fleet backend (the leaf
+# link, and hemd --bus mirrors the journal there): --backend nats://dev-DEVID:PASSWORD@HOST:7422 (its leaf-node
+# port), --backend-domain NAME, --stream-generation N (docs/operations.md, "Fleet backend"). Not in HEMD_OPTS.
 HEMD_BUS_OPTS=""
 EOF
-  chmod 0644 "$etc/hemd.env"
+  # HEMD_BUS_OPTS may come to hold the backend leaf user's password: systemd (root) alone reads the file.
+  chmod 0600 "$etc/hemd.env"
   say "wrote $etc/hemd.env (variant $variant)"
 fi
 
@@ -171,8 +274,12 @@ else
   mkdir -p "$data"
   say "created the data dir $data"
 fi
-chmod 0700 "$data"
-$owner && $user && chown hemd:hemd "$data"
+# Under --split a device's data dir is the supervisor's (root, 0711), its parts the service users':
+# systemd and the supervisor set them at each start. A new one is hemd's: bus-config creates the device.
+if ! $split || [ ! -f "$data/device.json" ]; then
+  chmod 0700 "$data"
+  $owner && $user && chown hemd:hemd "$data"
+fi
 
 if $systemctl; then
   systemctl daemon-reload

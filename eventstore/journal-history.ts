@@ -35,7 +35,7 @@ export async function readHistory(
   const files = await Promise.all((await media.list()).map(async (id) => ({ id, bytes: await media.read(id) })))
   // Files the journal's recovery had checked in the background are then remembered checks.
   await prefetchedChecks()
-  const result = verifyJournal(files, publicKey, { allowOpenTail: true })
+  const result = verifyJournal(files, publicKey, { allowOpenTail: true, trustOpenTail: true, allowMissingStart: true })
   const firstBad = result.problems[0]
   // A chain is only vouched for by its next seal, so nothing of a bad file is trusted.
   const trusted = firstBad ? files.filter((file) => file.id < firstBad.file) : files

@@ -1,4 +1,5 @@
 import type { Clock, EnclaveSigner, JournalMedia } from '../hal/index.js'
+import type { JournalAnchorStore } from './journal-anchor.js'
 
 export interface JournalLogger {
   warn(obj: object, msg: string): void
@@ -21,6 +22,11 @@ export interface JournalOptions {
   /** Start a new file once one reaches this size (default 8 MiB). */
   rotateBytes?: number
   logger?: JournalLogger
+  /**
+   * Where the last durable seal is anchored outside the files (the enclave): checked at open, where
+   * a journal that does not reach it is reported as not intact, and moved after every seal.
+   */
+  anchor?: JournalAnchorStore
   /**
    * Have the older files checked on a worker thread while recovery checks the newest: for a
    * process that reads the whole history next (readHistory finds the checks done). Default false.

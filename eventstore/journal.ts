@@ -3,10 +3,20 @@
 
 import type { JournalMedia } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
+import { anchorProblem, type JournalAnchorStore } from './journal-anchor.js'
+import { headMessage } from './seal-message.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
 import { recoverJournal } from './recover-journal.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
-import type { JournalEntry, JournalPosition, LinkData, RecoveryReport, SealReason } from '../protocol/index.js'
+import {
+  encodeBase64,
+  type JournalEntry,
+  type JournalPosition,
+  type LinkData,
+  type RecoveryReport,
+  type SealReason,
+  type SignedHead,
+} from '../protocol/index.js'
 import type { JournalLogger, JournalOptions } from './journal-options.js'
 
 interface Pending {
@@ -23,6 +33,7 @@ interface Settings {
   sealEvery: number
   rotateBytes: number
   logger: JournalLogger | undefined
+  anchor: JournalAnchorStore | undefined
 }
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
@@ -49,6 +60,8 @@ export class Journal {
   /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
   private nextId: string | undefined
   private readonly timer: NodeJS.Timeout
+  /** Anchor updates in seal order, none waited for by an append: a crash before one leaves the journal longer. */
+  private anchoring: Promise<void> = Promise.resolve()
 
   private constructor(
     private readonly settings: Settings,
@@ -60,7 +73,7 @@ export class Journal {
   }
 
   static async open(options: JournalOptions): Promise<Journal> {
-    const { media, signer, clock, random, banner, logger } = options
+    const { media, signer, clock, random, banner, logger, anchor } = options
     if (!banner.startsWith('#') || /[\n\r]/.test(banner)) throw new TypeError('banner must be one line starting with #')
     const settings: Settings = {
       media,
@@ -68,13 +81,20 @@ export class Journal {
       random,
       banner,
       logger,
+      anchor,
       sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
+    // Checked before recovery writes anything: a recovered seal on a cut file must not hide the cut.
+    const cut = await Journal.cutEnd(settings)
     const { report, link, reuseId } = await recoverJournal(media, settings.deps, options.prefetchChecks ?? false)
+    if (cut) {
+      report.intact = false
+      report.problems.push(cut)
+    }
     if (!report.intact)
-      logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: previous file does not verify')
+      logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: the journal does not verify')
     else if (report.previous !== undefined) {
       logger?.info(
         { previous: report.previous, cutBytes: report.cutBytes, sealedRecovered: report.sealedRecovered },
@@ -83,7 +103,23 @@ export class Journal {
     }
     const id = reuseId ?? nextSegmentId(report.previous, clock.now())
     const segment = await Journal.createSegment(settings, id, link)
-    return new Journal(settings, report, segment, sealIntervalMs)
+    const journal = new Journal(settings, report, segment, sealIntervalMs)
+    // Where the previous run's files end now, sealed: what a later cut would be measured against.
+    if (link.prev !== null && link.seq !== null && link.head !== null)
+      journal.anchor({ file: link.prev, seq: link.seq, head: link.head })
+    return journal
+  }
+
+  /** Why the files do not reach the enclave's anchor, or undefined (also when there is no anchor yet). */
+  private static async cutEnd(settings: Settings): Promise<string | undefined> {
+    if (!settings.anchor) return undefined
+    try {
+      const anchor = await settings.anchor.journalAnchor()
+      return anchor && (await anchorProblem(settings.media, anchor))
+    } catch (err) {
+      settings.logger?.warn({ err }, 'journal: the anchor could not be read')
+      return "the enclave's journal anchor cannot be read: the journal cannot be shown to be whole"
+    }
   }
 
   private static createSegment(settings: Settings, id: string, link: LinkData): Promise<SegmentWriter> {
@@ -105,6 +141,13 @@ export class Journal {
 
   get publicKey(): Uint8Array {
     return this.settings.deps.signer.publicKey
+  }
+
+  /** The newest durable record and the chain head after it, signed now with the log key. */
+  signedHead(): SignedHead {
+    const { id, lastSeq, head } = this.segment
+    const sig = this.settings.deps.signer.sign(headMessage(id, lastSeq, head))
+    return { file: id, seq: lastSeq, head: encodeBase64(head), sig: encodeBase64(sig) }
   }
 
   /** Resolves once the entries are durably stored, with where each landed. */
@@ -137,12 +180,23 @@ export class Journal {
         const batch = segment.begin()
         segment.addSeal(batch, 'close')
         await segment.commit(batch)
+        this.anchor({ file: segment.id, seq: segment.lastSeq, head: segment.head })
       }
     } catch (err) {
       throw new JournalWriteError('journal: the close seal could not be written', { cause: err })
     } finally {
       await segment.close()
+      await this.anchoring
     }
+  }
+
+  /** Moves the enclave's anchor to a durable seal (with the head after its line), after the ones before it. */
+  private anchor(position: { file: string; seq: number; head: Uint8Array }): void {
+    const { anchor, logger } = this.settings
+    if (!anchor) return
+    this.anchoring = this.anchoring
+      .then(() => anchor.setJournalAnchor(position))
+      .catch((err: unknown) => logger?.warn({ err }, 'journal: the anchor could not be moved'))
   }
 
   private requestSeal(): void {
@@ -189,6 +243,7 @@ export class Journal {
       else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
       if (seal) segment.addSeal(batch, seal)
       await segment.commit(batch)
+      if (seal) this.anchor({ file: segment.id, seq: segment.lastSeq, head: segment.head })
     } catch (err) {
       if (this.segment.broken)
         logger?.warn(

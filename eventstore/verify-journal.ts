@@ -1,17 +1,31 @@
 // Verifies a set of segment files with only the log public key: each file on its own, then the
-// links between neighbours and that every file was ended by a seal.
+// links between neighbours, that every file was ended by a seal, and the signed heads given.
 
 import { bytesEqual } from './bytes-equal.js'
-import { chainStart, chainStep } from './chain.js'
 import { checkSegmentOnce } from './checked-segments.js'
+import { ed25519Verifier } from './ed25519-verifier.js'
 import { isTerminalSeal } from './extension-data.js'
+import { headAfter } from './head-after.js'
 import { readLines } from './read-lines.js'
+import { checkHeads, type HeadClaim } from './signed-heads.js'
 import type { SegmentCheck } from './segment-check.js'
 import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/index.js'
 
 export interface VerifyOptions {
-  /** The last file may still be open: its unsealed tail is reported in the summary, not as a problem. */
+  /**
+   * The newest file need not end with a close, rotate or recovered seal (a running device's). Its
+   * records after the last seal are still unverified, each a problem, unless a signed head covers them.
+   */
   allowOpenTail?: boolean
+  /**
+   * Records after the newest file's last seal are taken without a seal or signed head: only for
+   * the device reading the journal its own writer is writing.
+   */
+  trustOpenTail?: boolean
+  /** The first file may link to files not given (older files deleted); otherwise that is a problem. */
+  allowMissingStart?: boolean
+  /** Heads the device signed: each must verify and be reached by the files; it covers the records up to it. */
+  heads?: HeadClaim[]
 }
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
@@ -22,6 +36,7 @@ export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts:
   const problems: VerifyProblem[] = []
   const summary: VerifySummary = { files: 0, records: 0, seals: 0, firstTime: undefined, lastTime: undefined }
   let previous: { check: Readonly<SegmentCheck>; bytes: Uint8Array } | undefined
+  const heads = opts.heads?.length ? checkHeads(opts.heads, sorted, ed25519Verifier(publicKey)) : undefined
 
   sorted.forEach((file, i) => {
     if (!SEGMENT_ID.test(file.id)) {
@@ -34,11 +49,13 @@ export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts:
     }
     const check = checkSegmentOnce(file.id, file.bytes, publicKey)
     const found = [...check.problems]
-    const linkIssue = previous && linkProblem(check, previous.check, previous.bytes)
+    const linkIssue = previous ? linkProblem(check, previous.check, previous.bytes) : startProblem(check, opts)
     if (linkIssue) found.push(linkIssue)
     if (check.records >= 2 && !isTerminalSeal(check.lastSeal)) {
-      if (opts.allowOpenTail && i === sorted.length - 1) summary.openTail = { file: file.id, records: check.unsealed }
-      else found.push({ file: file.id, seq: check.lastSeq, line: check.lines, message: endProblem(check) })
+      if (opts.allowOpenTail && i === sorted.length - 1) {
+        summary.openTail = { file: file.id, records: check.unsealed }
+        if (!opts.trustOpenTail) found.push(...uncovered(file, check, heads?.covered.get(file.id)))
+      } else found.push({ file: file.id, seq: check.lastSeq, line: check.lines, message: endProblem(check) })
     }
     problems.push(...found.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)))
 
@@ -49,7 +66,38 @@ export function verifyJournal(files: JournalFile[], publicKey: Uint8Array, opts:
     summary.lastTime = check.lastTime ?? summary.lastTime
     previous = { check, bytes: file.bytes }
   })
+  if (heads) problems.push(...heads.problems)
   return { ok: problems.length === 0, problems, summary }
+}
+
+/** The first file given links to an older one: older files are missing, unless the auditor allows it. */
+function startProblem(check: SegmentCheck, opts: VerifyOptions): VerifyProblem | undefined {
+  if (opts.allowMissingStart || !check.link || check.link.prev === null) return undefined
+  return {
+    file: check.id,
+    seq: 1,
+    line: check.linkLine,
+    message: `LINK names previous file ${check.link.prev}, which is not given: older files are missing`,
+  }
+}
+
+/**
+ * The records after the open file's last seal that no signed head covers: the file key K is in
+ * the file, so anyone holding the file could have written them; only a signature vouches for a record.
+ */
+function uncovered(file: JournalFile, check: SegmentCheck, coveredSeq = -1): VerifyProblem[] {
+  const from = Math.max((check.lastSeq ?? -1) - check.unsealed, coveredSeq) + 1
+  const found: VerifyProblem[] = []
+  for (const line of readLines(file.bytes)) {
+    if (line.kind === 'record' && line.record.seq >= from)
+      found.push({
+        file: file.id,
+        seq: line.record.seq,
+        line: line.line,
+        message: 'unverified: no seal or signed head covers this record (give the signed head that reaches it)',
+      })
+  }
+  return found
 }
 
 function endProblem(check: SegmentCheck): string {
@@ -92,14 +140,4 @@ function linkProblem(check: SegmentCheck, prev: SegmentCheck, prevBytes: Uint8Ar
     }
   }
   return { ...at, message: `LINK head does not match the chain of ${prev.id}` }
-}
-
-/** The chain head right after the record with `seq`, if the file has one. */
-function headAfter(id: string, bytes: Uint8Array, seq: number): Uint8Array | undefined {
-  let head = chainStart(id)
-  for (const entry of readLines(bytes)) {
-    head = chainStep(head, entry.bytes)
-    if (entry.kind === 'record' && entry.record.seq === seq) return head
-  }
-  return undefined
 }

@@ -25,7 +25,7 @@ export function declaredLength(contentLength: string): number | undefined {
 /**
  * Reads a body and drops it; resolves once it is all in. Must be called synchronously inside the uWS request handler.
  */
-export function dropBody(res: HttpResponse): Promise<void> {
+export function dropBody(res: Pick<HttpResponse, 'onData'>): Promise<void> {
   return new Promise((resolve) => res.onData((_chunk, isLast) => isLast && resolve()))
 }
 
@@ -37,7 +37,7 @@ export function payloadTooLarge(): HttpError {
  * Collects a request body of at most `limit` bytes. Rejects with 413 as soon as more arrives and
  * ignores the rest. Must be called synchronously inside the uWS request handler.
  */
-export function readBody(res: HttpResponse, limit: number): Promise<Buffer> {
+export function readBody(res: Pick<HttpResponse, 'onData'>, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0

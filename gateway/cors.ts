@@ -16,6 +16,23 @@ export function originAllowed(allowed: string, origin: string): boolean {
   return origin.toLowerCase() === allowed.toLowerCase()
 }
 
+/**
+ * Whether `origin` is the device's own, as the management app it serves sends it: the scheme the
+ * request came over, and the configured hostname, never the request's Host. A DNS-rebinding page
+ * sends its own name in both Origin and Host, so matching Host would admit it.
+ */
+export function deviceOrigin(origin: string, hostname: string, tls: boolean): boolean {
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  // Only `scheme://host[:port]`, as a browser sends it: anything more is no origin.
+  if (url.origin.toLowerCase() !== origin.toLowerCase()) return false
+  return hostname !== '' && url.protocol === (tls ? 'https:' : 'http:') && url.hostname === hostname.toLowerCase()
+}
+
 function hostOf(origin: string): string | undefined {
   try {
     return new URL(origin).hostname

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { setImmediate } from 'node:timers/promises'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import {
   authorized,
@@ -22,7 +23,7 @@ import {
   validateBody,
   withoutNulls,
 } from './body.js'
-import { corsHeaders, originAllowed, preflightHeaders } from './cors.js'
+import { corsHeaders, deviceOrigin, originAllowed, preflightHeaders } from './cors.js'
 import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
 import { errorReply, Exchange } from './exchange.js'
 import { STATIC_HEADERS, staticFile } from './static-site.js'
@@ -38,6 +39,8 @@ interface RequestHead {
   host: string
   origin: string
   authorization: string
+  /** The client's address as this socket sees it: passed to the services for fairness only (CommandRequest.source). */
+  source: string
 }
 
 /**
@@ -69,6 +72,7 @@ export class Dispatcher {
       host: req.getHeader('host'),
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
+      source: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
     }
     const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport)
@@ -79,7 +83,9 @@ export class Dispatcher {
     if (tooLarge && !drainable(contentLength, req.getHeader('transfer-encoding')))
       return exchange.fail(payloadTooLarge())
 
-    const body = tooLarge ? dropBody(res).then(() => Promise.reject(payloadTooLarge())) : readBody(res, BODY_LIMIT)
+    const body = tooLarge
+      ? dropBody(exchange.body).then(() => Promise.reject(payloadTooLarge()))
+      : readBody(exchange.body, BODY_LIMIT)
     this.receiving.set(exchange, () => exchange.fail(stopping(), true))
     if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
     this.process(exchange, head, device, match, body).catch((error: unknown) =>
@@ -112,6 +118,11 @@ export class Dispatcher {
     body: Promise<Buffer>,
   ): Promise<void> {
     const raw = await body
+    exchange.reads.hold()
+    // uWS parses a read whole, and closes the connection if a request follows this one in it (see
+    // ConnectionReads): nothing runs for this one until that read is through, nor once it is closed.
+    await setImmediate()
+    if (!exchange.open) return
     this.receiving.delete(exchange)
     exchange.clearDeadline()
     const known = this.known(head, device)
@@ -168,7 +179,7 @@ export class Dispatcher {
       disposition: req.getHeader('content-disposition'),
       transferEncoding: req.getHeader('transfer-encoding'),
     }
-    const body = new UploadBody(res, () => exchange.open)
+    const body = new UploadBody(exchange.body, exchange.reads)
     exchange.onAbort(() => body.abandon())
     // dosprot bounds an upload too: a stalled one would hold its kind's pipeline (409 for every other).
     const dosprot = device?.identity.transport.dosprot ?? 0
@@ -187,7 +198,7 @@ export class Dispatcher {
     const drain = drainable(uploadHead.contentLength, uploadHead.transferEncoding)
     const refuse = async (reply: CommandReply) => {
       if (drain) await body.dropRest()
-      exchange.send(reply, !drain)
+      exchange.send(reply, drain ? false : 'linger')
     }
     const run = async () => {
       const principal = await this.admit(exchange, head, this.known(head, device), match, () => undefined, undefined)
@@ -301,6 +312,7 @@ export class Dispatcher {
       params,
       ...caller(head, principal),
       ...(body ? { body } : {}),
+      source: head.source,
     }
     return bus.request(handler.service, handler.op, request, budgetOf(route))
   }
@@ -356,10 +368,9 @@ function setTransportHeaders(exchange: Exchange, head: RequestHead, transport: T
 }
 
 /**
- * The configured `origin`, and always the device's own: the management app it serves at `/`
- * sends its own Origin with every POST.
+ * The configured `origin`, and always the device's own at its configured hostname: the
+ * management app it serves at `/` sends its own Origin with every POST.
  */
 function requestOriginAllowed(head: RequestHead, transport: TransportConfig): boolean {
-  const own = `${head.tls ? 'https' : 'http'}://${head.host}`
-  return head.origin.toLowerCase() === own.toLowerCase() || originAllowed(transport.origin, head.origin)
+  return deviceOrigin(head.origin, transport.hostname, head.tls) || originAllowed(transport.origin, head.origin)
 }

@@ -3,10 +3,18 @@ import { STATUS_CODES } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { HttpResponse } from 'uWebSockets.js'
+import { MAX_IMAGE_BYTES } from '../image/index.js'
 import type { CommandReply } from '../protocol/index.js'
+import { ConnectionReads } from './connection-reads.js'
 import { HttpError } from './errors.js'
 
 const JSON_TYPE = 'application/json'
+
+/** How much of a refused body is still read and dropped after its early answer, at most, before the close. */
+export const LINGER_BYTES = 2 * MAX_IMAGE_BYTES
+const LINGER_MS = 5000
+/** A client that sends nothing for this long after an early answer waits for the rest of it. */
+const QUIET_MS = 500
 
 /** Request ids: unique per gateway incarnation without a random draw per request (about 3% of an encrypt). */
 const ridPrefix = randomBytes(4).toString('hex')
@@ -21,7 +29,25 @@ export class Exchange {
   readonly rid = ridPrefix + (ridCounter++ >>> 0).toString(16).padStart(8, '0')
   private readonly started = performance.now()
   private readonly headers = new Map<string, string>()
-  private state: 'open' | 'aborted' | 'done' = 'open'
+  /** `lingering`: answered early but for the answer's last byte (see `answerWhileReceiving`). */
+  private state: 'open' | 'lingering' | 'aborted' | 'done' = 'open'
+  /** The whole request body has arrived. */
+  private bodyIn = false
+  /** Answered before the body was in: what more comes of it is dropped. */
+  private early = false
+  private lingered = 0
+  /** The early answer, whose last byte is held back. */
+  private held = Buffer.alloc(0)
+  /** A body reader took the body (see `body`). */
+  private tapped = false
+  private lingerTimer: NodeJS.Timeout | undefined
+  private quietTimer: NodeJS.Timeout | undefined
+  readonly reads: ConnectionReads
+  /**
+   * Where the body readers (body.ts, upload.ts) take the request body from: once an answer went
+   * out early, what the client still sends is dropped here instead.
+   */
+  readonly body: Pick<HttpResponse, 'onData'>
   private deadline: NodeJS.Timeout | undefined
   /** Wakes a stream waiting for the socket to drain, also when the client goes away. */
   private drained: (() => void) | undefined
@@ -34,11 +60,25 @@ export class Exchange {
     private readonly logger: Logger,
     private readonly onSettled: () => void,
   ) {
+    this.reads = new ConnectionReads(res, () => this.state === 'open' || this.state === 'lingering')
+    this.body = {
+      onData: (handler) => {
+        this.tapped = true
+        return res.onData((chunk, isLast) => {
+          this.bodyIn ||= isLast
+          if (!this.early) handler(chunk, isLast)
+          else if (this.state === 'lingering') this.linger(chunk.byteLength)
+        })
+      },
+    }
     res.onAborted(() => {
+      this.stopLingering()
+      // A lingering exchange was settled when its answer went out.
+      const settled = this.state === 'lingering'
       this.state = 'aborted'
       this.drained?.()
       for (const listener of this.abortListeners) listener()
-      this.settle('aborted')
+      if (!settled) this.settle('aborted')
     })
   }
 
@@ -67,17 +107,30 @@ export class Exchange {
     clearTimeout(this.deadline)
   }
 
-  send(reply: CommandReply, close = false): void {
+  /**
+   * Writes the answer. `close` closes the connection after it. `linger`, for an answer to a
+   * request whose body is still arriving: it goes out at once, and the rest of the body is read
+   * and dropped (up to LINGER_BYTES or LINGER_MS, then the connection is closed): a close under a
+   * client still sending resets the connection, and the client can lose the answer unread.
+   */
+  send(reply: CommandReply, close: boolean | 'linger' = false): void {
     if (this.state !== 'open') return
+    // The early answer holds its last byte back: it needs one (a refusal always has its error body).
+    const early = reply.body !== undefined && reply.status !== 204 && this.method !== 'HEAD'
+    if (close === 'linger' && !this.bodyIn && early) return this.answerWhileReceiving(reply)
+    this.reads.release()
     this.state = 'done'
     const { res } = this
     res.cork(() => {
       res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
       if (reply.status !== 204) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE)
       this.writeHeaders()
+      // A service's refusal for now (a 429 of the login queue) says when to come back.
+      if (Number.isSafeInteger(reply.retryAfter) && reply.retryAfter! >= 0)
+        res.writeHeader('Retry-After', String(reply.retryAfter))
       // A 204 or HEAD answer carrying a body would put a keep-alive client out of step.
       const bodyless = reply.status === 204 || this.method === 'HEAD'
-      if (!bodyless) res.end(encode(reply), close)
+      if (!bodyless) res.end(encode(reply), close !== false)
       else if (close) res.end('', true)
       // Without arguments: this uWS reads any length given here, even undefined, as a body still to come.
       else res.endWithoutBody()
@@ -101,6 +154,7 @@ export class Exchange {
   ): Promise<void> {
     if (this.state !== 'open') return
     const { res } = this
+    this.reads.release()
     res.cork(() => {
       res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`)
       res.writeHeader('Content-Type', contentType)
@@ -152,10 +206,65 @@ export class Exchange {
 
   /**
    * Answers with an error body. 408 and 413 may leave part of the request body unread, so the
-   * connection cannot carry another request and is closed; so does `close`.
+   * connection cannot carry another request and is closed; so does `close`. A 413 reaches a
+   * client still sending its body (see `send`'s `linger`).
    */
-  fail(error: HttpError, close = error.status === 408 || error.status === 413): void {
+  fail(error: HttpError, close: boolean | 'linger' = error.status === 413 ? 'linger' : error.status === 408): void {
     this.send(errorReply(error), close)
+  }
+
+  /**
+   * The answer at once, but for its last byte: the response stays open (uWS forbids touching one
+   * it ended, and API answers are never chunked), so that the connection can still be closed.
+   * The last byte goes out once the rest of the body is in, read and dropped; past LINGER_BYTES
+   * or LINGER_MS the connection is closed without it, long after the client had the status.
+   */
+  private answerWhileReceiving(reply: CommandReply): void {
+    this.state = 'lingering'
+    this.early = true
+    const { res } = this
+    // Refused before any reader took the body (inside the request handler, as uWS wants): count it here.
+    if (!this.tapped) this.body.onData(() => undefined)
+    const body = Buffer.from(encode(reply))
+    this.held = body
+    res.cork(() => {
+      res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
+      res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE)
+      // Where the body ends may never be known (it was cut short, or has no end): no next request here.
+      res.writeHeader('Connection', 'close')
+      this.writeHeaders()
+      res.tryEnd(body.subarray(0, body.length - 1), body.length)
+    })
+    // A paused upload must go on being read, to be dropped.
+    this.reads.release()
+    this.lingerTimer = setTimeout(() => this.endLinger(false), LINGER_MS)
+    this.quietTimer = setTimeout(() => this.endLinger(true), QUIET_MS)
+    this.settle(reply.status)
+  }
+
+  private linger(bytes: number): void {
+    this.lingered += bytes
+    this.quietTimer?.refresh()
+    if (this.bodyIn || this.lingered > LINGER_BYTES) this.endLinger(this.bodyIn)
+  }
+
+  /**
+   * `complete`: the body is in, or the client stopped sending to wait for the answer; the last
+   * byte goes out and uWS keeps reading the connection (dropping what is left of the body, and
+   * closing it when idle). Else the client sends too much or too long: the connection is closed.
+   */
+  private endLinger(complete: boolean): void {
+    if (this.state !== 'lingering') return
+    this.stopLingering()
+    this.state = 'done'
+    const { res } = this
+    if (complete) res.cork(() => res.tryEnd(this.held.subarray(-1), this.held.length))
+    else res.close()
+  }
+
+  private stopLingering(): void {
+    clearTimeout(this.lingerTimer)
+    clearTimeout(this.quietTimer)
   }
 
   /** `X-Request-Id` is the `rid` the journal records of this request carry: a client can cite it to an auditor. */

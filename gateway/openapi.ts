@@ -160,6 +160,7 @@ function responses(route: Route): Json {
     ...(route.body ? { '413': error('body above the limit') } : {}),
     ...(upload ? { '413': error('above the image limit, or no filename') } : {}),
     ...(route.tls === 'required' ? { '418': error('served over HTTPS only') } : {}),
+    ...(route.tooManyRequests ? { '429': error(route.tooManyRequests) } : {}),
     '503': error('a device service is not reachable, or the device is stopping; try again'),
     ...(route.handler.kind === 'read'
       ? {}

@@ -122,6 +122,7 @@ export const routeTable: readonly Route[] = [
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
     bodyCheck: 'actor',
     deadline: 'medium',
+    tooManyRequests: 'too many login attempts wait, from this client or in all; refused at once, Retry-After in s',
   }),
 
   route('GET', '/api/system/config', operationAccess.configRead, command('auth', 'config_get')),
@@ -227,9 +228,14 @@ function upgradeRoutes(kind: 'fw' | 'ui', variants: Variant[], filenames: string
       variants,
       deadline: 'long',
     })
+  const install = command('upgrade', `install_${kind}`)
   return [
     upgradeRoute('POST', 'upload', upload),
     upgradeRoute('GET', 'check', command('upgrade', `check_${kind}`)),
-    upgradeRoute('GET', 'install', command('upgrade', `install_${kind}`)),
+    upgradeRoute('GET', 'install', install),
+    // The install with the owner's word: firmware that goes back at the same anti-rollback level needs it.
+    ...(kind === 'fw'
+      ? [{ ...upgradeRoute('POST', 'install', install), body: Type.Object({ allow_downgrade: bool() }) }]
+      : []),
   ]
 }

@@ -32,6 +32,8 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   if (ctx.upgrade.fw_upgrade) body.fw_upgrade = true
   if (!identity.trusted_ts) body.tts = false
   if (ctx.principal) body.repo_stats = ctx.keystore.repo_stats
+  // On a device given a fleet backend only: a stream that stopped matching the journal must be seen.
+  if (status.mirror) body.mirror = status.mirror
   return { status: 200, body }
 }
 

@@ -2,6 +2,7 @@ import type { HttpResponse } from 'uWebSockets.js'
 import type { CommandReply, CommandRequest } from '../protocol/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { declaredLength } from './body.js'
+import type { ConnectionReads } from './connection-reads.js'
 import { HttpError } from './errors.js'
 import type { GatewayBus } from '../bus/index.js'
 import type { Route } from './types.js'
@@ -65,26 +66,22 @@ export class UploadBody {
   private last = false
   private gone = false
   private dropping = false
-  /** uWS's resume() on a response never paused stops its reads for good. */
-  private paused = false
   private wake: (() => void) | undefined
 
   constructor(
-    private readonly res: HttpResponse,
-    /** False once the response is sent or aborted: uWS must not be touched after that. */
-    private readonly live: () => boolean,
+    res: Pick<HttpResponse, 'onData'>,
+    /** The connection's reads: paused while a whole chunk waits, held once the body is in. */
+    private readonly reads: ConnectionReads,
   ) {
     res.onData((chunk, isLast) => {
       this.last ||= isLast
+      if (isLast) reads.hold()
       if (!this.dropping) {
         // uWS neuters the chunk when this callback returns.
         const copy = Buffer.from(chunk.slice(0))
         this.pending.push(copy)
         this.size += copy.length
-        if (this.size >= UPLOAD_CHUNK && !this.last && !this.paused) {
-          this.paused = true
-          res.pause()
-        }
+        if (this.size >= UPLOAD_CHUNK && !this.last) reads.pause()
       }
       this.wake?.()
     })
@@ -95,14 +92,8 @@ export class UploadBody {
     this.dropping = true
     this.pending = []
     this.size = 0
-    this.resume()
+    this.reads.resume()
     await this.until(() => this.last)
-  }
-
-  private resume(): void {
-    if (!this.paused || !this.live()) return
-    this.paused = false
-    this.res.resume()
   }
 
   private async until(done: () => boolean): Promise<void> {
@@ -110,6 +101,11 @@ export class UploadBody {
       await new Promise<void>((resolve) => (this.wake = resolve))
       this.wake = undefined
     }
+  }
+
+  /** Whether the client went away: an upload it cannot hear the end of is not ended. */
+  get abandoned(): boolean {
+    return this.gone
   }
 
   /** The client went away: whoever waits for the next chunk gets none. */
@@ -127,7 +123,7 @@ export class UploadBody {
     const rest = all.subarray(data.length)
     this.pending = rest.length > 0 ? [rest] : []
     this.size = rest.length
-    if (this.size < UPLOAD_CHUNK) this.resume()
+    if (this.size < UPLOAD_CHUNK) this.reads.resume()
     return { data, last: this.last && this.size === 0 }
   }
 }
@@ -174,6 +170,10 @@ export async function forwardUpload(
         offset += piece.data.length
       }
       if (piece.last) break
+    }
+    if (body.abandoned) {
+      await abort()
+      return { reply: undefined, complete: false }
     }
     const end = await bus.request(handler.service, 'upload_end', { ...base, body: { upload } }, budgetMs)
     // An end the journal did not take leaves the upload open.

@@ -56,8 +56,21 @@ export {
   type SecCurve,
 } from './crypto/index.js'
 export { startupTest } from './health-tested-entropy.js'
+export {
+  decodeTrustAnchors,
+  developmentAnchors,
+  developmentTrust,
+  encodeTrustAnchors,
+  readTrustAnchor,
+  TRUST_ANCHOR_FLAGS,
+  TrustAnchorError,
+  trustFingerprint,
+  type TrustAnchorName,
+  type TrustAnchors,
+} from './trust-anchors.js'
 export { abandonTrial, chooseBoot, commitTrial, slotDir } from './sim/boot-slots.js'
 export { DataDirLock } from './sim/data-dir-lock.js'
+export { prepareDataDirAccess, type DataDirAccounts, type HalAccount } from './sim/data-dir-access.js'
 export { readDeviceIdentity } from './sim/device-identity.js'
 export { killOrphan } from './sim/orphan-process.js'
 export { createTlsCertificate } from './sim/tls-certificate.js'

@@ -85,6 +85,16 @@ export interface TlsProblem {
   message: string
 }
 
+/**
+ * Where the journal last ended with a seal: the file, the seal's seq and the chain head after its
+ * line. Kept outside the journal's files so that a journal cut short at its end shows against it.
+ */
+export interface JournalAnchor {
+  file: string
+  seq: number
+  head: Uint8Array
+}
+
 export interface Enclave {
   /** Signs audit journal files and seals; its public key is `eid_sign` and `/api/logger/key`. */
   readonly logSigner: EnclaveSigner
@@ -146,6 +156,13 @@ export interface Enclave {
    * and the keystore cannot open the disk key.
    */
   sealer(purpose: SealPurpose): Sealer
+  /** The journal's anchor, or undefined before the first seal (a new device, or an enclave that never kept one). */
+  journalAnchor(): Promise<JournalAnchor | undefined>
+  /**
+   * Replaces the anchor, whole or not at all; the journal calls it once a seal is durable. On
+   * hardware a monotonic counter and its head, which nothing outside the enclave can move back.
+   */
+  setJournalAnchor(anchor: JournalAnchor): Promise<void>
 }
 
 /** What the enclave seals: the key repository's records, or the Disk 1 key. */
@@ -383,9 +400,13 @@ export interface Hal {
   readonly keySlots: KeySlotMedia
   /**
    * Ed25519 public key (raw 32 bytes) of the trusted backend whose
-   * signed check-in replies the device obeys; fixed by its firmware.
+   * signed check-in replies the device obeys; configured per installation.
    */
   readonly backendKey: Uint8Array
+  /** Ed25519 public key (raw 32 bytes) that firmware and ui images must be signed with; per installation. */
+  readonly vendorKey: Uint8Array
+  /** Whether any trust anchor is a published development key (deploy/keys/): the STARTUP record says so. */
+  readonly developmentKeys: boolean
   /** Fault injection: the simulator has it, real hardware never does. */
   readonly faults?: FaultInjector
   /** Scratch directory for runtime files that are not device state (nats-server config, sockets). */
@@ -404,10 +425,23 @@ export interface OpenHalOptions {
   booted?: { slot: SlotName; trial: boolean }
   /** Take the exclusive data-dir lock (default true). */
   lock?: boolean
+  /**
+   * Open only what the network-facing process needs (identity, clock, entropy, temperature, the
+   * management app) of a device already created: the enclave, key slots, journal, disks, boot
+   * slots and staging stay closed and throw when used. With `--split` as separate Unix users the
+   * gateway cannot read them.
+   */
+  front?: boolean
   clock?: Clock
   entropy?: EntropySource
-  /** DER certificate of the factory CA a P device trusts, fixed by its firmware; default: the development CA. */
+  /*
+   * The trust anchors (TrustAnchors). Each defaults to the development one, for the HAL's own
+   * tests: the runtime always passes the installation's (DeviceOptions.trust).
+   */
+  /** DER certificate of the factory CA a P device trusts. */
   factoryRoot?: Uint8Array
-  /** The trusted backend's raw Ed25519 public key; default: the development backend's. */
+  /** The trusted backend's raw Ed25519 public key. */
   backendKey?: Uint8Array
+  /** The vendor's raw Ed25519 public key, which images must be signed with. */
+  vendorKey?: Uint8Array
 }

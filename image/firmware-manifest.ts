@@ -35,8 +35,12 @@ export async function signBuild(buildDir: string, version: string, vendorKeyPem:
   return manifest
 }
 
-/** What a bootloader does before it runs an image: the tree must match the manifest and its signature. */
-export async function loadFirmware(buildDir: string): Promise<SignedComponent> {
+/**
+ * What a bootloader does before it runs an image: the tree must match the manifest and its
+ * signature, made with `vendorKey` (the installation's; without it, whatever key the manifest
+ * names, which proves only that the tree is intact).
+ */
+export async function loadFirmware(buildDir: string, vendorKey?: Uint8Array): Promise<SignedComponent> {
   let manifest: FirmwareManifest
   try {
     manifest = JSON.parse(await readFile(join(buildDir, MANIFEST_NAME), 'utf8')) as FirmwareManifest
@@ -47,6 +51,11 @@ export async function loadFirmware(buildDir: string): Promise<SignedComponent> {
   const signature = Buffer.from(manifest.signature ?? '', 'base64')
   if (publicKey.length !== 32 || signature.length !== 64 || typeof manifest.version !== 'string') {
     throw new FirmwareManifestError(`the firmware manifest in ${buildDir} is malformed`)
+  }
+  if (vendorKey && !publicKey.equals(vendorKey)) {
+    throw new FirmwareManifestError(
+      `the build in ${buildDir} is signed by a key other than the vendor key this device trusts`,
+    )
   }
   const actual = await treeHash(buildDir)
   if (actual !== manifest.sha256) {

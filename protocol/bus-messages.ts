@@ -31,6 +31,12 @@ export interface CommandRequest<B = unknown> {
    * anyone measuring it. A service does not start a command whose deadline has passed.
    */
   deadline?: number
+  /**
+   * The client's address as the gateway saw it (`127.0.0.1`, `2001:db8::1`). A claim of the
+   * gateway, used only to share out what strangers may queue (login attempts, challenges) fairly
+   * between clients: never for authorisation, never to let anything in.
+   */
+  source?: string
 }
 
 export interface ErrorBody {
@@ -43,6 +49,8 @@ export interface CommandReply<B = unknown> {
   body?: B | ErrorBody
   /** `text/plain` etc.; JSON when absent. */
   contentType?: string
+  /** Whole seconds a refused caller should wait before trying again: the gateway sends it as `Retry-After`. */
+  retryAfter?: number
 }
 
 /** A state event an actor publishes on `hem.<devid>.evt.<service>.state`: its whole public read model. */

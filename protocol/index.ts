@@ -11,6 +11,7 @@ export {
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
 export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
+export { namesContractScope, STORAGE_SCOPE } from './contract-scopes.js'
 export { DEADLINE_MS, deadlinePassed, TIMEOUT_ERROR, type DeadlineClass } from './deadlines.js'
 export type { DiskCipher, DiskMode, Variant } from './device.js'
 export { FAULT_EVENTS, FLS, type FaultEventType } from './fail-state.js'
@@ -36,6 +37,7 @@ export {
   type VerifyResult,
   type VerifySummary,
 } from './journal.js'
+export type { MirrorStatus } from './mirror-status.js'
 export { keyOperationScopes, type KeyOperation } from './key-scopes.js'
 export { anonymousSearchAllowed, parseDescrPattern } from './key-search.js'
 export {

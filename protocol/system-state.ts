@@ -1,4 +1,5 @@
 import type { Variant } from './device.js'
+import type { MirrorStatus } from './mirror-status.js'
 
 /** `GET /api/system/version`, as the system actor publishes it. `sd_csd`/`sd_cid` are shown only with a valid token. */
 export interface VersionModel {
@@ -17,6 +18,8 @@ export interface VersionModel {
 export interface HealthModel {
   fls_state: number
   temp: number
+  /** The journal mirror's state, as the eventstore publishes it; only on a device given a fleet backend. */
+  mirror?: MirrorStatus
 }
 
 /** The chip temperatures, in whole degrees Celsius, outside which the device raises fls bit 0x04. */

@@ -33,6 +33,8 @@ export interface LauncherOptions {
   nodeModules: string
   /** The runtime's arguments (hemd's own, passed on). */
   argv: string[]
+  /** The installation's vendor key: an installed slot's build must be signed with it to run. */
+  vendorKey: Uint8Array
   logger: Logger
 }
 
@@ -79,7 +81,19 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
           { slot: choice.rolledBack.slot, version: choice.rolledBack.version },
           'a trial boot never confirmed: rolled back',
         )
-      const dir = await runnableSlot(bootDir, choice.slot, o)
+      let dir: string | undefined
+      try {
+        dir = await runnableSlot(bootDir, choice.slot, o)
+      } catch (err) {
+        if (!(err instanceof SlotRefusedError)) throw err
+        o.logger.error({ slot: choice.slot, err: err.message }, 'the bootloader refuses the slot')
+        if (choice.trial) {
+          await hal.abandonTrial(bootDir)
+          continue
+        }
+        process.stderr.write(`hemd: the bootloader refuses slot ${choice.slot}: ${err.message}\n`)
+        return 1
+      }
       if (!dir && choice.trial) {
         o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
         await hal.abandonTrial(bootDir)
@@ -142,13 +156,31 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
   }
 }
 
-/** The slot's installed build; undefined for a slot never installed (the factory build runs there). */
+class SlotRefusedError extends Error {
+  override readonly name = 'SlotRefusedError'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/**
+ * The slot's installed build; undefined for a slot never installed (the factory build runs there).
+ * Its tree and signature are checked against the installation's vendor key before any of its code
+ * runs (not against the key its own manifest names, which whoever wrote the slot chose).
+ */
 async function runnableSlot(bootDir: string, slot: SlotName, o: LauncherOptions): Promise<string | undefined> {
   const dir = hal.slotDir(bootDir, slot)
   try {
     await access(join(dir, 'bin', 'hemd.js'))
   } catch {
     return undefined
+  }
+  // Loaded only when a slot is installed: the image code is no part of every launcher start.
+  const { loadFirmware } = await import('../image/firmware-manifest.js')
+  try {
+    await loadFirmware(dir, o.vendorKey)
+  } catch (err) {
+    throw new SlotRefusedError((err as Error).message, { cause: err })
   }
   // Module resolution climbs from the slot to `slots/node_modules`: the platform's libraries.
   const link = join(bootDir, 'slots', 'node_modules')

@@ -22,7 +22,7 @@ import { KeystoreActor } from '../actors/keystore/index.js'
 import { LoggerActor } from '../actors/logger/index.js'
 import { type NbdListen, StorageActor } from '../actors/storage/index.js'
 import { UpgradeActor } from '../actors/upgrade/index.js'
-import type { Endpoint } from './types.js'
+import type { Endpoint, MirrorSettings } from './types.js'
 import type { TemperatureRange } from '../protocol/index.js'
 
 /** The services of a device, in start order. */
@@ -52,8 +52,11 @@ export interface ServiceContext {
   nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
   temperatureRange?: TemperatureRange
-  /** Mirror the journal to the fleet backend's JetStream (in this domain), on the `mirror` user's connection. */
-  mirror?: { domain: string }
+  /**
+   * Mirror the journal to the fleet backend's JetStream (in this domain, to this generation of the device's
+   * stream), on the `mirror` user's connection.
+   */
+  mirror?: MirrorSettings
   /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
   journalOpening?: Promise<Journal>
 }
@@ -108,6 +111,7 @@ export function openDeviceJournal(
     banner: `# hemd ${firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
     logger,
     prefetchChecks,
+    anchor: hal.enclave,
   })
 }
 
@@ -120,7 +124,7 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
       const actor = new EventstoreActor(nc, hal.devid, journal, ctx.logger)
       await actor.start()
       // It reads the journal's files and durable head, so it lives beside the journal's writer.
-      const mirror = ctx.mirror && startMirror(ctx, journal, ctx.mirror.domain)
+      const mirror = ctx.mirror && startMirror(ctx, journal, ctx.mirror, actor)
       return {
         journal: actor.port,
         stop: async () => {
@@ -136,16 +140,29 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
   }
 }
 
-function startMirror(ctx: ServiceContext, journal: Journal, domain: string): JournalMirror {
+function startMirror(
+  ctx: ServiceContext,
+  journal: Journal,
+  settings: MirrorSettings,
+  eventstore: EventstoreActor,
+): JournalMirror {
   const { hal } = ctx
   return JournalMirror.start({
     devid: hal.devid,
     variant: hal.variant,
     journal: { media: hal.journal, durable: () => ({ file: journal.fileId, head: journal.head }) },
+    signer: hal.enclave.logSigner,
+    ...(settings.generation !== undefined ? { generation: settings.generation } : {}),
+    onStatus: (status) => eventstore.mirrorChanged(status),
     connect: () => ctx.connect('mirror'),
-    domain,
+    domain: settings.domain,
     logger: ctx.logger,
   })
+}
+
+/** What of the backend's settings the mirror takes (not the leaf link's URL, which may hold a password). */
+export function mirrorSettings({ domain, generation }: MirrorSettings): MirrorSettings {
+  return { domain, ...(generation !== undefined ? { generation } : {}) }
 }
 
 /** The options every actor takes: its service's own connection, the HAL, the journal and the logger. */

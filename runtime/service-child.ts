@@ -2,9 +2,9 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { pino } from 'pino'
 import { loadFirmware } from '../image/index.js'
-import { openHal } from '../hal/index.js'
+import { decodeTrustAnchors, openHal } from '../hal/index.js'
 import { connectBus } from '../bus/index.js'
-import { deviceServices, runService, type DeviceService } from './run-service.js'
+import { deviceServices, mirrorSettings, runService, type DeviceService } from './run-service.js'
 import type { ServiceChildConfig, ServiceChildMessage } from './split-services.js'
 
 /**
@@ -18,16 +18,23 @@ export async function runServiceChild(name: string): Promise<number> {
   }
   // Ctrl-C reaches the whole process group; the supervisor decides the stop order.
   process.on('SIGINT', () => undefined)
+  // What it creates is never for others; its group (the services that share it, with uid separation) may use it.
+  process.umask(0o007)
+  const orphaned = whenOrphaned()
   const [config] = (await once(process, 'message')) as [ServiceChildConfig]
   const logger = pino({ level: config.logLevel, base: { svc: name } }, pino.destination(2))
   const send = (message: ServiceChildMessage) => process.send!(message)
   try {
-    const firmware = await loadFirmware(fileURLToPath(new URL('..', import.meta.url)))
+    const trust = decodeTrustAnchors(config.trust)
+    const firmware = await loadFirmware(fileURLToPath(new URL('..', import.meta.url)), trust.vendorKey)
     const hal = await openHal({
       variant: config.variant,
       dataDir: config.dataDir,
       firmware,
+      ...trust,
       lock: false,
+      // The gateway faces the network: it opens nothing of the enclave, the journal, the keys or the disks.
+      ...(name === 'gateway' ? { front: true } : {}),
       ...(config.booted ? { booted: config.booted } : {}),
     })
     const service = await runService(name as DeviceService, {
@@ -39,6 +46,7 @@ export async function runServiceChild(name: string): Promise<number> {
         return connectBus({
           servers: config.natsUrl,
           service: svc,
+          devid: hal.devid,
           ...(credentials ? { credentials } : {}),
         })
       },
@@ -47,7 +55,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.tls ? { tls: config.tls } : {}),
       ...(config.nbd ? { nbd: config.nbd } : {}),
       ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
-      ...(config.mirror ? { mirror: { domain: config.mirror.domain } } : {}),
+      ...(config.mirror ? { mirror: mirrorSettings(config.mirror) } : {}),
     })
     send({
       type: 'ready',
@@ -56,17 +64,40 @@ export async function runServiceChild(name: string): Promise<number> {
     })
     await Promise.race([
       new Promise<void>((resolve) => process.on('message', (m: { type?: string }) => m.type === 'stop' && resolve())),
-      once(process, 'disconnect'),
+      orphaned,
     ])
     await service.stop()
     await hal.close()
     return 0
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'service failed to start')
-    send({ type: 'failed', message: (err as Error).message })
+    if (process.connected) send({ type: 'failed', message: (err as Error).message })
     return 1
   } finally {
     // The IPC channel would keep this process alive after its service stopped.
-    if (process.connected) process.disconnect()
+    if (process.connected) {
+      leaving = true
+      process.disconnect()
+    }
   }
+}
+
+/** How long an orphaned service may take to stop cleanly before it exits anyway. */
+const ORPHAN_GRACE_MS = 5_000
+/** Set when this process closes the IPC channel itself, its service stopped. */
+let leaving = false
+
+/**
+ * Resolves when the supervisor is gone: the IPC channel closes when it dies, even by SIGKILL.
+ * The process then exits within ORPHAN_GRACE_MS whatever it is doing (waiting for its
+ * configuration, starting, or stopping on a bus that died with the supervisor), so that no
+ * service runs on as an orphan. setpriv's parent-death signal, where present, is quicker still.
+ */
+function whenOrphaned(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('disconnect', () => {
+      if (!leaving) setTimeout(() => process.exit(1), ORPHAN_GRACE_MS).unref()
+      resolve()
+    })
+  })
 }

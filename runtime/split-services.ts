@@ -1,11 +1,21 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import type { Hal, SlotName } from '../hal/index.js'
+import {
+  encodeTrustAnchors,
+  prepareDataDirAccess,
+  type Hal,
+  type SlotName,
+  type TrustAnchorName,
+} from '../hal/index.js'
 import type { NatsUserCredentials } from '../bus/index.js'
-import { deviceServices, type DeviceService, type ServiceContext } from './run-service.js'
-import type { DeviceOptions, StartedServices } from './types.js'
+import { deviceServices, type DeviceService, mirrorSettings, type ServiceContext } from './run-service.js'
+import { HEMD_NODE_FLAGS } from './node-flags.js'
+import { SETPRIV, setprivArgs, uidSeparation, type ServiceAccount } from './service-accounts.js'
+import type { DeviceOptions, MirrorSettings, StartedServices } from './types.js'
 
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
 export interface ServiceChildConfig extends Pick<
@@ -18,8 +28,10 @@ export interface ServiceChildConfig extends Pick<
   natsUrl: string
   credentials?: NatsUserCredentials
   booted?: { slot: SlotName; trial: boolean }
+  /** The installation's trust anchors (base64: IPC carries JSON). */
+  trust: Record<TrustAnchorName, string>
   /** The eventstore's: mirror the journal to the fleet backend, as the `mirror` bus user. */
-  mirror?: { domain: string; credentials: NatsUserCredentials }
+  mirror?: MirrorSettings & { credentials: NatsUserCredentials }
   logLevel: string
 }
 
@@ -52,6 +64,27 @@ export async function startSplitServices(
   tls: { certFile: string; keyFile: string } | undefined,
   onGiveUp: (service: DeviceService) => void = () => undefined,
 ): Promise<StartedServices> {
+  const separation = await uidSeparation(o.serviceUids)
+  if (separation.separate) {
+    await searchableByAll(o.dataDir)
+    await makeSealingKeys(hal)
+    await prepareDataDirAccess(o.dataDir, separation.dataDir, hal.variant)
+    tls = await gatewayTls(hal, tls, separation.accounts.get('gateway')!)
+  } else {
+    // The gateway opens no enclave: it is given the files to serve.
+    const { certFile, keyFile } = tls ?? hal.enclave.tlsCredentials()
+    tls = { certFile, keyFile }
+    o.logger.warn(
+      { reason: separation.reason },
+      'no uid separation: every service process runs as this user and can read every file of the device',
+    )
+  }
+  const accountOf = (service: DeviceService) => (separation.separate ? separation.accounts.get(service) : undefined)
+  const start = async (config: ServiceChildConfig) => {
+    // What a service wrote since the last start is its own alone: make it readable again by those that need it.
+    if (separation.separate) await prepareDataDirAccess(o.dataDir, separation.dataDir, hal.variant)
+    return startChild(config, accountOf(config.service))
+  }
   const children = new Map<DeviceService, ChildProcess>()
   const restarts = new Set<Promise<void>>()
   let closing = false
@@ -80,7 +113,7 @@ export async function startSplitServices(
     const delay = recent.length === 1 ? 0 : Math.min(100 * 2 ** (recent.length - 2), MAX_RESTART_DELAY_MS)
     o.logger.error({ service: config.service, ...how, restartInMs: delay }, 'service process died; restarting it')
     const restart = sleep(delay)
-      .then(() => (closing ? undefined : startChild(config)))
+      .then(() => (closing ? undefined : start(config)))
       .then((started) => {
         if (!started) return
         if (closing) return stopChild(started.child)
@@ -100,6 +133,7 @@ export async function startSplitServices(
         variant: hal.variant,
         dataDir: o.dataDir,
         natsUrl,
+        trust: encodeTrustAnchors(o.trust),
         logLevel: o.logger.level,
         ...(credentials?.get(service) ? { credentials: credentials.get(service)! } : {}),
         ...(service === 'gateway' && o.http ? { http: o.http } : {}),
@@ -109,10 +143,10 @@ export async function startSplitServices(
         ...(o.booted ? { booted: o.booted } : {}),
         ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
         ...(service === 'eventstore' && o.backend && credentials?.get('mirror')
-          ? { mirror: { domain: o.backend.domain, credentials: credentials.get('mirror')! } }
+          ? { mirror: { ...mirrorSettings(o.backend), credentials: credentials.get('mirror')! } }
           : {}),
       }
-      const { child, ready } = await startChild(config)
+      const { child, ready } = await start(config)
       if (service === 'gateway') {
         ports = ready
         // A restarted gateway comes back where the clients are.
@@ -125,7 +159,12 @@ export async function startSplitServices(
     await stop()
     throw err
   }
-  return { httpPort: ports.httpPort, httpsPort: ports.httpsPort, stop }
+  return {
+    httpPort: ports.httpPort,
+    httpsPort: ports.httpsPort,
+    stop,
+    uidSeparation: separation.separate ? 'on' : separation.reason,
+  }
 }
 
 /** Children the supervisor is stopping on purpose: their exit is not a crash. */
@@ -133,8 +172,15 @@ const stopping = new WeakSet<ChildProcess>()
 
 async function startChild(
   config: ServiceChildConfig,
+  account: ServiceAccount | undefined,
 ): Promise<{ child: ChildProcess; ready: { httpPort?: number; httpsPort?: number } }> {
-  const child = fork(hemdBinary, ['--service', config.service], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  // A service's own user could not run what a test harness hooked into this process: hemd's own flags only.
+  const nodeFlags = account ? HEMD_NODE_FLAGS : process.execArgv
+  const child = fork(hemdBinary, ['--service', config.service], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // setpriv drops to the service's user before Node starts: the process never holds root.
+    ...(SETPRIV ? { execPath: SETPRIV, execArgv: [...setprivArgs(account), process.execPath, ...nodeFlags] } : {}),
+  })
   child.send(config)
   const [message] = (await Promise.race([
     once(child, 'message'),
@@ -145,6 +191,49 @@ async function startChild(
     throw new Error(`the ${config.service} process did not start: ${message.message}`)
   }
   return { child, ready: message }
+}
+
+/**
+ * The enclave makes a sealing key on first use, as the process that seals first: here, before
+ * any service runs, so that each key belongs to its service from the start (the disks' key is
+ * first used by auth, which formats the disks, but it is the storage's).
+ */
+async function makeSealingKeys(hal: Hal): Promise<void> {
+  const purposes = hal.disks ? (['keys', 'disks'] as const) : (['keys'] as const)
+  for (const purpose of purposes) await hal.enclave.sealer(purpose).seal(new Uint8Array(0), new Uint8Array(0))
+}
+
+/** Service users reach the data dir only if every directory above it lets others through. */
+async function searchableByAll(dataDir: string): Promise<void> {
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0)
+      throw new SplitServicesError(`the service users cannot reach the data dir: ${dir} is not searchable by others`)
+    if (dir === dirname(dir)) return
+  }
+}
+
+/**
+ * The certificate and key the gateway serves, copied where only the gateway's user reads them:
+ * the enclave (the device's own pair) and an operator's files are not the gateway's to open.
+ */
+async function gatewayTls(
+  hal: Hal,
+  tls: { certFile: string; keyFile: string } | undefined,
+  gateway: ServiceAccount,
+): Promise<{ certFile: string; keyFile: string }> {
+  const source = tls ?? hal.enclave.tlsCredentials()
+  const dir = join(hal.runDir, 'gateway-tls')
+  await rm(dir, { recursive: true, force: true })
+  await mkdir(dir, { mode: 0o700 })
+  const copy = { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') }
+  await writeFile(copy.certFile, await readFile(source.certFile), { mode: 0o600 })
+  await writeFile(copy.keyFile, await readFile(source.keyFile), { mode: 0o600 })
+  for (const path of [dir, copy.certFile, copy.keyFile]) await chown(path, gateway.uid, gateway.gid)
+  return copy
+}
+
+export class SplitServicesError extends Error {
+  override readonly name = 'SplitServicesError'
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -4,15 +4,18 @@ import {
   callService,
   closeBus,
   connectBus,
+  followReadModels,
   type OwnBus,
   readBusAccess,
   ServiceHost,
   startOwnBus,
 } from '../bus/index.js'
-import { type CommandReply, DEADLINE_MS, SerialQueue, Subjects } from '../protocol/index.js'
+import type { JournalStatus } from '../actors/host/index.js'
+import { type CommandReply, DEADLINE_MS, type MirrorStatus, SerialQueue, Subjects } from '../protocol/index.js'
 import {
   concretePort,
   deviceServices,
+  mirrorSettings,
   openDeviceJournal,
   runService,
   type RunningService,
@@ -35,6 +38,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     variant: o.variant,
     dataDir: o.dataDir,
     firmware: o.firmware,
+    ...o.trust,
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.entropy ? { entropy: o.entropy } : {}),
     ...(o.booted ? { booted: o.booted } : {}),
@@ -49,13 +53,15 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
   journalOpening?.catch(() => undefined)
   try {
     const external = o.busDir ? await readBusAccess(o.busDir, hal.devid) : undefined
+    // An outside nats-server links to the backend as `hemd bus-config --backend` configured it: the mirror follows.
+    const backend = external ? external.backend : o.backend
     bus =
       o.natsUrl || external
         ? undefined
         : await startOwnBus({
             devid: hal.devid,
             runDir: hal.runDir,
-            ...(o.backend ? { backend: o.backend } : {}),
+            ...(backend ? { backend } : {}),
             onExit: (code, signal) => o.logger.warn({ code, signal }, 'nats-server exited; restarting it'),
           })
     // The bus's per-service users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with
@@ -71,6 +77,12 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     // Pinned once, so that clients find the export where it was after a reboot.
     const nbd = o.nbd && hal.disks ? ('port' in o.nbd ? await concretePort(o.nbd) : o.nbd) : undefined
     let endpoints = { http: o.http, https: o.https }
+    // The services' options: the mirror needs the per-service users (not --nats), its own being in the account
+    // the backend's leaf link is bound to.
+    const mirrorTo = access ? backend : undefined
+    const serviceOptions: DeviceOptions = { ...o }
+    delete serviceOptions.backend
+    if (mirrorTo) serviceOptions.backend = mirrorTo
     // A --split service that keeps crashing stops the whole device (set once the device can stop).
     let stopDevice: (() => Promise<void>) | undefined
     let fault: string | undefined
@@ -87,8 +99,15 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
       journalOpening = undefined
       const started = o.split
-        ? await startSplitServices({ ...o, ...endpoints, nbd }, hal, natsUrl, access?.credentials, tls, giveUp)
-        : await startInProcess({ ...o, ...endpoints, nbd }, hal, natsUrl, access, tls, opened)
+        ? await startSplitServices(
+            { ...serviceOptions, ...endpoints, nbd },
+            hal,
+            natsUrl,
+            access?.credentials,
+            tls,
+            giveUp,
+          )
+        : await startInProcess({ ...serviceOptions, ...endpoints, nbd }, hal, natsUrl, access, tls, opened)
       // A reboot must come back where the clients are: pin the ports port 0 picked (the gateway
       // resolves port 0 itself, so that the pinned port can be listened on again: see runGateway).
       endpoints = {
@@ -144,7 +163,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       o.onFirmwareInstalled()
       await stop()
     }
-    const supervisor = await startSupervisor(o, hal, natsUrl, access, { restart, stop, upgrade })
+    const supervisor = await startSupervisor(o, hal, natsUrl, access, { restart, stop, upgrade }, !!mirrorTo)
     const trial = hal.boot.trial ? ((await supervisor.confirmTrial()) ? 'confirmed' : 'refused') : undefined
     return {
       variant: hal.variant,
@@ -158,7 +177,14 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       get natsPid() {
         return bus?.server.pid
       },
+      backend: mirrorTo,
+      get mirror() {
+        return supervisor.mirror
+      },
       logPublicKey: hal.enclave.logSigner.publicKey,
+      get uidSeparation() {
+        return services?.uidSeparation
+      },
       trial,
       stopped: whenStopped,
       get fault() {
@@ -188,9 +214,12 @@ async function startSupervisor(
   natsUrl: string,
   bus: Pick<OwnBus, 'credentials'> | undefined,
   device: { restart(): Promise<void>; stop(): Promise<void>; upgrade(): Promise<void> },
-): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean> }> {
+  followMirror: boolean,
+): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean>; readonly mirror: MirrorStatus | undefined }> {
   const credentials = bus?.credentials.get('supervisor')
   const nc = await connectBus({ servers: natsUrl, service: 'supervisor', ...(credentials ? { credentials } : {}) })
+  // The mirror runs beside the journal (in the eventstore's process): its state is in the eventstore's read model.
+  const journal = followMirror ? followReadModels(nc, hal.devid, 'supervisor', ['eventstore'], o.logger) : undefined
   const later = (what: string, action: () => Promise<void>) => () => {
     setTimeout(() => action().catch((err: Error) => o.logger.error({ err: err.message }, `${what} failed`)), 20)
     return { status: 200 }
@@ -209,8 +238,12 @@ async function startSupervisor(
   host.start()
   return {
     stop: async () => {
+      journal?.close()
       await host.stop()
       await closeBus(nc)
+    },
+    get mirror() {
+      return journal?.readModel<JournalStatus>('eventstore')?.mirror
     },
     /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
     confirmTrial: async () => {
@@ -252,6 +285,7 @@ async function startInProcess(
       return connectBus({
         servers: natsUrl,
         service,
+        devid: hal.devid,
         ...(credentials ? { credentials } : {}),
       })
     },
@@ -261,7 +295,7 @@ async function startInProcess(
     ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
     ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
-    ...(o.backend && bus ? { mirror: { domain: o.backend.domain } } : {}),
+    ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
   }
   const running: RunningService[] = []
   // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.

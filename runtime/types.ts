@@ -1,12 +1,20 @@
 import type { Logger } from 'pino'
 import type { NbdListen } from '../actors/storage/index.js'
-import type { Clock, CryptoEngine, EntropySource, SignedComponent, SlotName } from '../hal/index.js'
-import type { TemperatureRange, Variant } from '../protocol/index.js'
+import type { Clock, CryptoEngine, EntropySource, SignedComponent, SlotName, TrustAnchors } from '../hal/index.js'
+import type { MirrorStatus, TemperatureRange, Variant } from '../protocol/index.js'
 
 export interface Endpoint {
   host: string
   /** 0 picks a free port. */
   port: number
+}
+
+/** Where on the fleet backend the journal is mirrored. */
+export interface MirrorSettings {
+  /** The backend's JetStream domain. */
+  domain: string
+  /** The generation of the device's stream (bus/stream-names.ts), the next one once a stream stopped matching. */
+  generation?: number
 }
 
 export interface DeviceOptions {
@@ -29,10 +37,16 @@ export interface DeviceOptions {
   /**
    * The fleet backend: the device's own nats-server links to it as a leaf node, and the journal is
    * mirrored into the backend's JetStream (domain `domain`) while the owner sets `trusted_backend`.
+   * With `busDir`, what `hemd bus-config --backend` wrote there instead.
    */
-  backend?: { url: string; domain: string }
+  backend?: { url: string } & MirrorSettings
   /** The firmware image the device runs (what `version` shows). */
   firmware: SignedComponent
+  /**
+   * The installation's trust anchors (hemd's --backend-key, --vendor-key, --factory-ca; the
+   * development ones only with --dev-keys): required, so that no device falls back to them.
+   */
+  trust: TrustAnchors
   logger: Logger
   /** Take the data-dir lock (default true); false when hemd's launcher holds it for the device. */
   lock?: boolean
@@ -46,6 +60,11 @@ export interface DeviceOptions {
   onFirmwareInstalled?: () => void
   /** Each service in its own process. */
   split?: boolean
+  /**
+   * With `split` as root: run the services as uid and gid BASE+i (the i-th of the start order) and
+   * the core group BASE+8 instead of the `hemd-<service>` users (tests; no user database entry needed).
+   */
+  serviceUids?: number
   clock?: Clock
   entropy?: EntropySource
   /** Chip temperatures outside it raise fls bit 0x04 (default -40 to 85 °C). */
@@ -65,12 +84,18 @@ export interface Device {
   readonly natsUrl: string
   /** The nats-server process hemd started, if it started one. */
   readonly natsPid: number | undefined
+  /** The fleet backend the journal is mirrored to, if any (from the options or the bus directory). */
+  readonly backend: ({ url: string } & MirrorSettings) | undefined
+  /** The journal mirror's state as the eventstore last published it; undefined before its first (or no backend). */
+  readonly mirror: MirrorStatus | undefined
   /** Ed25519 public key that signs the journal (`/api/logger/key`). */
   readonly logPublicKey: Uint8Array
   /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */
   readonly trial: 'confirmed' | 'refused' | undefined
   /** Resolves once the device has stopped, by `stop()`, by an API shutdown, or by a fault. */
   readonly stopped: Promise<void>
+  /** With `split`: 'on' when every service process runs as its own Unix user, else why not. */
+  readonly uidSeparation: string | undefined
   /** Why the device stopped by itself, if a fault stopped it (a `--split` service that kept crashing). */
   readonly fault: string | undefined
   /** Restarts every service (what `GET /api/system/reboot` does). */
@@ -83,4 +108,6 @@ export interface StartedServices {
   httpsPort: number | undefined
   /** Stops the services in reverse start order. */
   stop(): Promise<void>
+  /** With `split`: 'on' when every service runs as its own Unix user, else why not. */
+  uidSeparation?: string
 }

@@ -68,6 +68,26 @@ t.test('expired challenges are purged and the oldest dropped beyond capacity', a
   t.throws(() => new ChallengeBook({ random: countingRandom(), capacity: 0 }), RangeError)
 })
 
+t.test("per client: a flood from one client recycles its own challenges, never another's", async (t) => {
+  const book = new ChallengeBook({ random: countingRandom(), capacity: 8, perSource: 3 })
+  const owner = book.issue(NOW, '10.0.0.1')
+  const flood = Array.from({ length: 100 }, () => book.issue(NOW, '10.0.0.2').jti)
+  t.equal(book.size, 4, "the flood holds its client's 3")
+  t.notOk(book.consume(flood[96], NOW), "the flood's older ones are gone")
+  for (const jti of flood.slice(97)) t.ok(book.consume(jti, NOW))
+  t.ok(book.consume(owner.jti, NOW), "the owner's challenge outlived the flood")
+
+  // Full of clients: the busiest gives way.
+  const kept = ['a', 'b', 'c', 'd'].map((source) => book.issue(NOW, source).jti)
+  const busy = Array.from({ length: 3 }, () => book.issue(NOW, 'busy').jti)
+  book.issue(NOW, 'e')
+  book.issue(NOW, 'f')
+  t.equal(book.size, 8)
+  t.notOk(book.consume(busy[0], NOW), 'the oldest of the client holding the most')
+  for (const jti of kept) t.ok(book.consume(jti, NOW), 'clients with one keep theirs')
+  t.throws(() => new ChallengeBook({ random: countingRandom(), perSource: 0 }), RangeError)
+})
+
 t.test('anything else is refused without an exception', async (t) => {
   const book = new ChallengeBook({ random: countingRandom() })
   const { jti } = book.issue(NOW)

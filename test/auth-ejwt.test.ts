@@ -201,6 +201,8 @@ t.test('login claims', async (t) => {
   t.ok(login({ exp: NOW + 3600 })(), 'a longer token asked for')
   t.ok(login({ iss: Buffer.from(client.publicKey).toString('base64url') })(), 'iss url-safe without padding')
   t.ok(login({ iat: NOW - 120 }, { spk, now: NOW, iatPast: 300 })(), 'a wider window on request')
+  for (const scope of ['system:shutdown', 'storage:disk1:rw', 'keymgmt:use:00112233445566778899AABBCCDDEEFF'])
+    t.ok(login({ scope })(), `scope ${scope}`)
 
   fails(t, login({ exp: NOW - 1 }), 'expired', 'expired')
   fails(t, login({}, { spk, now: NOW + 61 }), 'expired', 'a minute after the challenge')
@@ -213,6 +215,9 @@ t.test('login claims', async (t) => {
     [{ scope: undefined }, 'no scope'],
     [{ scope: '' }, 'empty scope'],
     [{ scope: ['system:config'] }, 'scope array'],
+    [{ scope: 'system:config:x' }, 'a scope the contract does not name'],
+    [{ scope: 'storage' }, 'a storage scope naming no disk'],
+    [{ scope: 'keymgmt:use:00' }, 'a key scope whose KID is no KID'],
     [{ jti: undefined }, 'no jti'],
     [{ jti: b64(new Uint8Array(16)) }, 'short jti'],
     [{ jti: 'not base64!' }, 'jti not base64'],

@@ -146,3 +146,12 @@ t.test('shutdown: 0x80 journaled, then the device stops with its journal sealed'
   )
   t.ok((await verifyDataDir(o.device.dataDir, o.device.logPublicKey)).ok)
 })
+
+t.test("a flood of check-in challenges from one client does not evict another client's nonce", async (t) => {
+  const o = await owned(t, trusted)
+  const backendClient = { localAddress: '127.0.0.2' }
+  const check = (await call(`${o.base}/api/system/checkin`, backendClient)).json.check as string
+  for (let sent = 0; sent < 1100; sent += 50)
+    await Promise.all(Array.from({ length: 50 }, () => call(`${o.base}/api/system/checkin`)))
+  t.match(await post(o, signCheckinReply(check, backend, {})), { status: 200, json: { status: 'OK' } })
+})

@@ -4,7 +4,7 @@ import t from 'tap'
 import { connect } from '@nats-io/transport-node'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { access, appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { access, appendFile, chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { configureBus, parseBusConfigArgs } from '../cli/hemd/bus-config-cli.js'
 import {
@@ -24,19 +24,23 @@ import { builtFirmware, freePort, repoRoot } from './helpers/device.js'
 import { hemdBin, runHemd, runToEnd } from './helpers/hemd-process.js'
 import { call } from './helpers/http.js'
 import { until } from './helpers/until.js'
+import { operatorCheckout, type OperatorCheckout } from './helpers/operator-checkout.js'
 
 const installScript = join(repoRoot, 'deploy', 'install.sh')
 const unitNames = ['hemd-bus.service', 'hemd.service'] as const
 const top = t.testdir()
 const staging = join(top, 'root')
 let installing: Promise<{ code: number | null; out: string }> | undefined
+// install.sh wants the operator's own keys, and a build signed with their vendor key.
+let checkout: Promise<OperatorCheckout> | undefined
 
-function install(...extra: string[]): Promise<{ code: number | null; out: string }> {
+async function install(...extra: string[]): Promise<{ code: number | null; out: string }> {
+  const { installScript, keyArgs } = await (checkout ??= operatorCheckout(join(top, 'checkout')))
   return new Promise((resolve) => {
     // Never without --root: the script would install onto this host.
     const child = spawn(
       'bash',
-      [installScript, '--root', staging, '--no-apt', '--no-user', '--no-systemctl', ...extra],
+      [installScript, '--root', staging, '--no-apt', '--no-user', '--no-systemctl', ...keyArgs, ...extra],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     )
     let out = ''
@@ -124,10 +128,72 @@ t.test('the units carry the hardening and run what the layout says', async (t) =
   t.equal(
     values(hemd, 'ExecStart')[0],
     `/usr/bin/node ${HEMD_NODE_FLAGS.join(' ')} /opt/hemd/dist/bin/hemd.js ` +
-      `--data /var/lib/hemd --variant \${HEMD_VARIANT} --bus /run/hemd-bus $HEMD_OPTS`,
-    'the launcher with the Node flags of its shebang, on the bus of hemd-bus.service',
+      `--data /var/lib/hemd --variant \${HEMD_VARIANT} --bus /run/hemd-bus ` +
+      '--backend-key /etc/hemd/keys/backend.pub.pem --vendor-key /etc/hemd/keys/vendor.pub.pem ' +
+      '--factory-ca /etc/hemd/keys/factory-ca.crt.pem $HEMD_SPLIT $HEMD_OPTS',
+    "the launcher with the Node flags of its shebang, on the bus of hemd-bus.service, with the installation's keys",
   )
   t.equal(values(hemd, 'KillMode')[0], 'mixed', 'only the launcher gets SIGTERM: it stops the services in order')
+})
+
+/** What the supervisor of a --split board needs as root (docs/operations.md says what each is for). */
+const SPLIT_CAPABILITIES = [
+  'CAP_SETUID',
+  'CAP_SETGID',
+  'CAP_CHOWN',
+  'CAP_FOWNER',
+  'CAP_FSETID',
+  'CAP_DAC_OVERRIDE',
+  'CAP_KILL',
+] as const
+const splitDropIns = [
+  ['hemd.service', 'hemd-split.conf'],
+  ['hemd-bus.service', 'hemd-bus-split.conf'],
+] as const
+
+t.test('the --split drop-ins: root with exactly the documented capabilities, nothing else loosened', async (t) => {
+  const source = (name: string) => readFile(join(repoRoot, 'deploy', 'systemd', name), 'utf8')
+  const hemd = await source('hemd-split.conf')
+  t.same(
+    directives(hemd).map(([k]) => k),
+    [
+      'User',
+      'Group',
+      'Environment',
+      'CapabilityBoundingSet',
+      'AmbientCapabilities',
+      'RestrictSUIDSGID',
+      'StateDirectoryMode',
+      'RuntimeDirectoryMode',
+      'ExecStartPre',
+    ],
+    'it sets these and leaves every other line of hemd.service (NoNewPrivileges, the filters...) as it is',
+  )
+  const one = (key: string) => values(hemd, key).join('\n')
+  t.equal(one('User'), 'root')
+  t.equal(one('Group'), 'root')
+  t.equal(one('Environment'), 'HEMD_SPLIT=--split', 'the flag comes with the privileges')
+  t.match(values(await source('hemd.service'), 'ExecStart')[0], / \$HEMD_SPLIT \$HEMD_OPTS$/)
+  t.same(one('CapabilityBoundingSet').split(' ').sort(), [...SPLIT_CAPABILITIES].sort(), 'the bounding set')
+  t.equal(one('AmbientCapabilities'), '', 'no ambient capability')
+  t.equal(one('RestrictSUIDSGID'), 'no', 'the shared directories are setgid')
+  t.equal(one('StateDirectoryMode'), '0711', 'the mode data-dir-access.ts gives the data dir')
+  t.match(one('ExecStartPre'), /^-\/usr\/bin\/install -d -o hemd-storage -g hemd-storage -m 0700 \/run\/hemd\/nbd$/)
+  const documented = (text: string) => [...text.matchAll(/`(CAP_[A-Z_]+)`/g)].map((m) => m[1]!).sort()
+  const layout = await readFile(join(repoRoot, 'deploy', 'LAYOUT.md'), 'utf8')
+  t.same(
+    /`CapabilityBoundingSet=([A-Z_ ]+)`/.exec(layout)?.[1]?.split(' ').sort(),
+    [...SPLIT_CAPABILITIES].sort(),
+    'LAYOUT.md names the same set',
+  )
+  const operations = await readFile(join(repoRoot, 'docs', 'operations.md'), 'utf8')
+  const table = /\| capability \| what the supervisor does with it \|\n((?:\|.*\n)+)/.exec(operations)?.[1] ?? ''
+  t.same(documented(table), [...SPLIT_CAPABILITIES].sort(), 'operations.md says what each one is for')
+  t.same(
+    directives(await source('hemd-bus-split.conf')),
+    [['StateDirectory', '']],
+    'the bus only stops claiming the data dir (systemd would chown it back to hemd at each start)',
+  )
 })
 
 const noAnalyze = spawnSync('systemd-analyze', ['--version']).error
@@ -223,6 +289,49 @@ t.test('install.sh into a staging root: the layout of LAYOUT.md, and a second ru
   t.equal(spawnSync('bash', [installScript, '--root', staging, '--variant', 'X'], { encoding: 'utf8' }).status, 2)
 })
 
+t.test(
+  'install.sh --split adds the drop-ins and leaves the data dir to the supervisor; without, removes them',
+  async (t) => {
+    t.equal((await installed()).code, 0)
+    const units = join(staging, 'etc/systemd/system')
+    const data = join(staging, 'var/lib/hemd')
+    const dropIn = (unit: string) => join(units, `${unit}.d`, 'split.conf')
+    // A device the supervisor has prepared: the data dir's top is root's, mode 0711.
+    await writeFile(join(data, 'device.json'), '{}\n', { mode: 0o644 })
+    await chmod(data, 0o711)
+    const split = await install('--split')
+    t.equal(split.code, 0, split.out)
+    for (const [unit, source] of splitDropIns) {
+      t.equal(
+        await readFile(dropIn(unit), 'utf8'),
+        await readFile(join(repoRoot, 'deploy/systemd', source), 'utf8'),
+        `${unit}.d/split.conf is deploy/systemd/${source}`,
+      )
+      t.equal(await mode(dropIn(unit)), '0644')
+    }
+    t.equal(await mode(data), '0711', "a device's data dir is left as the supervisor set it")
+    if (!noAnalyze) {
+      // A unit given by path is loaded with the drop-ins of its directory.
+      const verify = () =>
+        spawnSync('systemd-analyze', ['verify', '--man=no', ...unitNames.map((n) => join(units, n))], {
+          encoding: 'utf8',
+        })
+      const ok = verify()
+      t.equal(ok.status, 0, ok.stderr)
+      t.equal(ok.stderr.trim(), '', 'systemd-analyze verify: no warning with the drop-ins')
+      await appendFile(dropIn('hemd.service'), 'CapabilityBoundingSett=CAP_KILL\n')
+      t.match(verify().stderr, /Unknown key 'CapabilityBoundingSett'/, 'and it did read them')
+    }
+
+    const plain = await install()
+    t.equal(plain.code, 0, plain.out)
+    t.match(plain.out, /removed .*hemd\.service\.d\/split\.conf/)
+    for (const [unit] of splitDropIns) await t.rejects(access(join(units, `${unit}.d`)), `no ${unit}.d any more`)
+    t.equal(await mode(data), '0700', 'the data dir is hemd-only again')
+    await rm(join(data, 'device.json'))
+  },
+)
+
 t.test('bus-config arguments', async (t) => {
   t.match(parseBusConfigArgs(['--out', 'o']), {
     dataDir: join(process.cwd(), 'var/hemd'),
@@ -249,7 +358,7 @@ t.test('bus-config arguments', async (t) => {
       dataDir: '/d',
       variant: 'E',
       listen: { host: '127.0.0.2', port: 5000 },
-      backend: 'tls://fleet.example:7422',
+      backend: { url: 'tls://fleet.example:7422', domain: 'hem' },
       keep: true,
     },
   )
@@ -262,6 +371,8 @@ t.test('bus-config arguments', async (t) => {
     [['--out', 'o', '--variant', 'X'], /--variant/],
     [['--out', 'o', '--backend', 'http://x'], /--backend/],
     [['--out', 'o', '--backend', 'nats://x"\\'], /--backend/],
+    [['--out', 'o', '--stream-generation', '2'], /go with --backend/],
+    [['--out', 'o', '--backend', 'nats://x', '--stream-generation', '0'], /--stream-generation/],
     [['--out', 'o', 'extra'], /unexpected argument/],
   ]
   for (const [argv, message] of cases)
@@ -329,11 +440,16 @@ t.test('bus-config on a device that exists: reads its devid, keeps a pair for th
     { name: 'HalVariantMismatchError' },
     "the device's variant only",
   )
-  await configureBus({ ...args, keep: false, backend: 'nats://127.0.0.1:7422' })
+  await configureBus({ ...args, keep: false, backend: { url: 'nats://127.0.0.1:7422', domain: 'hem' } })
   t.match(
     await readFile(join(out, 'nats-server.conf'), 'utf8'),
     /"nats:\/\/127\.0\.0\.1:7422"/,
     '--backend reaches the configuration',
+  )
+  t.same(
+    (await readBusAccess(out, devid)).backend,
+    { url: 'nats://127.0.0.1:7422', domain: 'hem' },
+    'and the credentials file, where hemd --bus finds where to mirror the journal',
   )
 })
 
@@ -393,6 +509,7 @@ t.test(
     t.match(mismatch.stderr, /holds a P device; cannot open it as E/)
     t.equal(await readCredentials(), before, 'and the pair is left as it was')
     const noBus = await runToEnd(hemdBin, [
+      '--dev-keys',
       '--data',
       join(dir, 'other'),
       '--bus',

@@ -107,7 +107,7 @@ t.test('a broken previous file is reported, left alone, and linked at its last g
   t.equal(journal.recovery.intact, false)
   t.equal(journal.recovery.sealedRecovered, false)
   t.same(journal.recovery.problems, [`${crashed.id}:seq 3: MAC does not match`])
-  t.same(warnings, ['journal: previous file does not verify'])
+  t.same(warnings, ['journal: the journal does not verify'])
   t.same(await media.read(crashed.id), tampered, 'nothing appended to the broken file')
   t.same(linkOf(await media.read(journal.fileId)), { prev: crashed.id, head: chainOver(crashed.id, goodPart), seq: 2 })
   await journal.close()

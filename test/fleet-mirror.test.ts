@@ -3,9 +3,6 @@
 // order and byte for byte, hem-audit verifies straight from the streams, and the backend reaches
 // nothing of the devices.
 
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
@@ -28,50 +25,7 @@ import { readJournal } from './helpers/journal.js'
 import { bearer, login, owned, type Owned } from './helpers/owner.js'
 import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { until } from './helpers/until.js'
-
-const DOMAIN = 'hem'
-
-interface Backend {
-  url: string
-  stop(): Promise<void>
-}
-
-/** The fleet's nats-server: JetStream in domain `hem`, a leaf-node port for the devices. */
-async function startBackend(dir: string, leafPort: number, advertise: number): Promise<Backend> {
-  await mkdir(join(dir, 'js'), { recursive: true })
-  const config = join(dir, 'backend.conf')
-  await writeFile(
-    config,
-    [
-      'listen: "127.0.0.1:-1"',
-      `ports_file_dir: ${JSON.stringify(dir)}`,
-      `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))}, domain: ${DOMAIN} }`,
-      // The devices learn the address a backend advertises and reconnect to it: the proxy's.
-      `leafnodes { listen: "127.0.0.1:${leafPort}", advertise: "127.0.0.1:${advertise}" }`,
-    ].join('\n'),
-  )
-  const child = spawn('nats-server', ['-c', config], { stdio: 'ignore' })
-  const portsFile = join(dir, `nats-server_${child.pid}.ports`)
-  let url = ''
-  await until(
-    'the backend nats-server is up',
-    async () => {
-      if (child.exitCode !== null) throw new Error('the backend nats-server exited')
-      const text = await readFile(portsFile, 'utf8').catch(() => '')
-      if (text) url = (JSON.parse(text) as { nats: string[] }).nats[0]!
-      return url !== ''
-    },
-    { ms: 10_000 },
-  )
-  return { url, stop: () => stop(child) }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  await exited
-}
+import { DOMAIN, startBackend } from './helpers/jetstream-backend.js'
 
 let changes = 0
 
@@ -125,7 +79,7 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
   const leafPort = await freePort()
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: leafPort })
   t.teardown(() => proxy.close())
-  const backend = await startBackend(join(dir, 'backend'), leafPort, proxy.port)
+  const backend = await startBackend(join(dir, 'backend'), { leafPort, advertise: proxy.port })
   t.teardown(() => backend.stop())
   const hub: NatsConnection = await connect({ servers: backend.url })
   t.teardown(() => hub.close())

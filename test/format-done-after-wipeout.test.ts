@@ -6,6 +6,7 @@ import type { AuthContext } from '../actors/auth/auth-context.js'
 import { formatDisks } from '../actors/auth/personalise.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import type { JournalEntry } from '../protocol/journal.js'
+import { noHead } from './helpers/journal.js'
 import { personalisationRunner } from './helpers/runners.js'
 
 async function formattingDevice() {
@@ -18,6 +19,7 @@ async function formattingDevice() {
       return entries.map((_, seq) => ({ file: '00000001', seq }))
     },
     status: async () => ({ fileId: '00000001', intact: true }),
+    head: noHead,
   }
   const personalisation = personalisationRunner(journal)
   await personalisation.send({ type: 'PERSONALISE' })

@@ -567,7 +567,11 @@ const breakage: fc.Arbitrary<Breakage> = fc.oneof(
 
 function broken(fd: fuzz.FuzzDevice, route: Route, b: Breakage): Buffer {
   const path = concretePath(fd, route)
-  const token: [string, string][] = [['Authorization', `Bearer ${fuzz.rightToken(fd, route) ?? fd.owner.token}`]]
+  // Reboot and shutdown only with a token they refuse: many breakages still parse, and their success ends the run.
+  const bearer = fuzz.DISRUPTIVE.has(fuzz.routeKey(route))
+    ? fuzz.wrongToken(fd, route)
+    : (fuzz.rightToken(fd, route) ?? fd.owner.token)
+  const token: [string, string][] = [['Authorization', `Bearer ${bearer}`]]
   switch (b.kind) {
     case 'method':
       return requestHead(b.method, path, token)

@@ -148,7 +148,8 @@ t.test('Disk 1: encrypted at rest under either cipher; user zeros are encrypted 
 t.test('the at-rest format: XTS tweak and CTR counter per sector, under the sealed 64-byte key', async (t) => {
   const { hal, dataDir } = await formatted(t)
   const sealedKey = await readFile(join(dataDir, 'disks', 'disk1.key'))
-  t.equal((await stat(join(dataDir, 'disks', 'disk1.key'))).mode & 0o777, 0o600)
+  // Group-writable for --split as separate users (auth formats, storage opens); never for others.
+  t.equal((await stat(join(dataDir, 'disks', 'disk1.key'))).mode & 0o707, 0o600)
   const key = Buffer.from(await hal.enclave.sealer('disks').unseal(sealedKey, Buffer.from('hemd disk1 key v1')))
   t.equal(key.length, 64)
   t.notOk(sealedKey.includes(key.subarray(0, 16)), 'the key does not rest in the clear')

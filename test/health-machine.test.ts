@@ -9,7 +9,7 @@ import { FAULT_EVENTS, FLS } from '../protocol/fail-state.js'
 import { healthMachine, SELF_CLEARING, type HealthEvent } from '../machines/health.js'
 import { builtFirmware } from './helpers/device.js'
 import { silentLogger } from './helpers/logger.js'
-import { recordingJournal } from './helpers/journal.js'
+import { noHead, recordingJournal } from './helpers/journal.js'
 
 function run(events: HealthEvent['type'][]): AnyMachineSnapshot {
   let snapshot = initialTransition(healthMachine)[0] as AnyMachineSnapshot
@@ -156,7 +156,7 @@ t.test('the entropy source: a stuck source found by the sampler raises 0x02 with
   t.equal(hal.entropy.startup(), undefined, "the next boot's start-up test passes")
   const rebooted = new HealthMonitor({
     hal,
-    journal: { append: async () => [], status: async () => ({ fileId: 'x', intact: true }) },
+    journal: { append: async () => [], status: async () => ({ fileId: 'x', intact: true }), head: noHead },
     logger: silentLogger,
     temperatureRange: { min: 0, max: 50 },
     onChange: () => undefined,

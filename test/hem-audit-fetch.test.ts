@@ -38,7 +38,7 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
   const names = (await readdir(out)).sort()
   const logs = names.filter((name) => name.endsWith('.log'))
   t.ok(logs.length >= 2, 'a file per boot')
-  t.same(names, [...logs, 'log-key.b64'])
+  t.same(names, [...logs, 'head.json', 'log-key.b64'])
   t.equal(
     await readFile(join(out, 'log-key.b64'), 'utf8'),
     `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`,
@@ -46,13 +46,16 @@ t.test('P: fetch every file and the key, then verify, replay and timeline them',
   t.match(fetched.stdout, `fetched ${logs.length} log file(s) from ${o.base} into ${out}\n  ${join(out, logs[0]!)}  `)
   t.match(
     fetched.stdout,
-    `\nverify with: hem-audit verify --allow-open --key-file ${join(out, 'log-key.b64')} ${out}\n`,
+    `\nverify with: hem-audit verify --allow-open --key-file ${join(out, 'log-key.b64')} ` +
+      `--head ${join(out, 'head.json')} ${out}\n`,
   )
   t.notMatch(fetched.stdout + fetched.stderr, USER_PASS)
   const onDevice = await readFile(join(o.device.dataDir, 'journal', logs[0]!))
   t.same(await readFile(join(out, logs[0]!)), onDevice, 'a closed file is fetched byte for byte')
 
-  const offline = ['--allow-open', '--key-file', join(out, 'log-key.b64'), out]
+  const unsigned = await run(['verify', '--allow-open', '--key-file', join(out, 'log-key.b64'), out])
+  t.equal(unsigned.code, 1, 'without the signed head, the open tail is unverified')
+  const offline = ['--allow-open', '--key-file', join(out, 'log-key.b64'), '--head', join(out, 'head.json'), out]
   const verified = await run(['verify', ...offline])
   t.equal(verified.code, 0, verified.stdout)
   t.match(verified.stdout, /\nboots: 2\n {2}boot 1: [0-9a-f]{8}, \S+ to \S+, closed\n {2}boot 2: /)

@@ -15,6 +15,7 @@ import {
   options,
   PERSONALISED_CONFIG,
   readSet,
+  signedHeadOf,
   signer,
   transition,
   writeDeviceJournal,
@@ -145,9 +146,11 @@ t.test('--at a record or a time: the state as of then', async (t) => {
   }
 })
 
-t.test('the newest file of a running device is open: replayed with --allow-open only', async (t) => {
+t.test('the newest file of a running device is open: replayed with --allow-open and its signed head', async (t) => {
   const dir = t.testdir()
   await writeDeviceJournal(dir, true)
+  const head = join(dir, 'head.json')
+  await writeFile(head, JSON.stringify(await signedHeadOf(new FileJournalMedia(dir))))
   const refused = await run('replay', '--key', KEY, dir)
   t.equal(refused.code, 1)
   t.match(
@@ -157,7 +160,10 @@ t.test('the newest file of a running device is open: replayed with --allow-open 
         / {2}\S+:seq 4: file ends with 5 unsealed record\(s\)/.source,
     ),
   )
-  const open = await run('replay', '--json', '--allow-open', '--key', KEY, dir)
+  const unsigned = await run('replay', '--json', '--allow-open', '--key', KEY, dir)
+  t.equal(unsigned.code, 1, 'records no seal or signed head covers are not replayed')
+  t.match(unsigned.stderr, /:seq 4: unverified: no seal or signed head covers this record/)
+  const open = await run('replay', '--json', '--allow-open', '--head', head, '--key', KEY, dir)
   t.equal(open.code, 0)
   t.match(JSON.parse(open.stdout), { boots: 3, lifecycle: 'running', disks: { '0': 'locked' } })
 })
@@ -202,7 +208,8 @@ t.test('what cannot be trusted or is not known is refused, naming the file and t
   const started = t.testdir()
   await writeDeviceJournal(started)
   await rm(join(started, `${boots[0]![0]}.log`))
-  const incomplete = await run('replay', '--key', KEY, started)
+  t.match((await run('replay', '--key', KEY, started)).stderr, 'which is not given: older files are missing')
+  const incomplete = await run('replay', '--allow-missing-start', '--key', KEY, started)
   t.equal(incomplete.code, 1)
   t.match(
     incomplete.stderr,
@@ -368,7 +375,10 @@ t.test('a wipeout erases the configuration and every key', async (t) => {
 t.test('usage', async (t) => {
   const help = await run('replay', '--help')
   t.equal(help.code, 0)
-  t.match(help.stdout, /^Usage: hem-audit replay \[--key BASE64 \| --key-file FILE\] \[--allow-open\] \[--at POINT\]/)
+  t.match(
+    help.stdout,
+    /^Usage: hem-audit replay \[--key BASE64 \| --key-file FILE\] \[--allow-open\] \[--head FILE\] \[--at POINT\]/,
+  )
   t.match(help.stdout, /FILEID:SEQ/)
   const none = await run('replay', '--key', KEY)
   t.equal(none.code, 2)

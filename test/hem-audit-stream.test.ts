@@ -1,18 +1,26 @@
 // hem-audit reading a device's journal straight from its stream on a fleet backend that asks for
-// credentials, over TLS, in batches; a message deleted from the stream is named.
+// credentials, over TLS, in batches; a message deleted from the stream is named; records after the
+// last seal count only under the batch signature (Hem-Head-Sig) of the stream's newest batch.
 import { generateKeyPairSync } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import t, { type Test } from 'tap'
 import { main as audit } from '../cli/hem-audit/audit-cli.js'
-import { Journal, readLines } from '../eventstore/index.js'
+import { headMessage, Journal, readLines } from '../eventstore/index.js'
 import { StreamApi } from '../bus/stream-api.js'
 import { loadStreamFiles } from '../cli/hem-audit/stream-input.js'
-import { FILE_HEADER, journalStream, journalStreamConfig, journalSubject, SEQ_HEADER } from '../bus/stream-names.js'
+import {
+  FILE_HEADER,
+  HEAD_SIG_HEADER,
+  journalStream,
+  journalStreamConfig,
+  journalSubject,
+  SEQ_HEADER,
+} from '../bus/stream-names.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { LogResult, LogType } from '../protocol/journal.js'
-import { options, readSet, signer } from './helpers/journal-fixtures.js'
+import { chainOver, forgedLine, options, readSet, signer } from './helpers/journal-fixtures.js'
 import { startNats, type ExternalNats } from './helpers/nats.js'
 import { issue, makeCa, pkcs8 } from './helpers/x509-fixtures.js'
 
@@ -61,7 +69,16 @@ async function journalMessages(
   return { messages, files }
 }
 
-type Message = { data: Uint8Array; file: string; seq: string }
+type Message = { data: Uint8Array; file: string; seq: string; sig?: string }
+
+/** The messages with the last one carrying the batch signature the mirror puts on it: over its record's head. */
+function signedBatch(messages: Message[]): Message[] {
+  const last = messages.at(-1)!
+  const file = Buffer.concat(messages.filter((m) => m.file === last.file).map((m) => m.data))
+  const head = chainOver(last.file, file)
+  const sig = Buffer.from(signer.sign(headMessage(last.file, parseInt(last.seq, 16), head))).toString('base64url')
+  return [...messages.slice(0, -1), { ...last, sig }]
+}
 
 /** Creates the device's stream and publishes the messages to it, as the mirror does; `tls` for a tls:// backend. */
 async function publish(
@@ -79,7 +96,11 @@ async function publish(
     const api = new StreamApi(nc)
     await api.create(o.config ?? journalStreamConfig(devid))
     for (const m of messages)
-      await api.publish(journalSubject(devid), m.data, { [FILE_HEADER]: m.file, [SEQ_HEADER]: m.seq })
+      await api.publish(journalSubject(devid), m.data, {
+        [FILE_HEADER]: m.file,
+        [SEQ_HEADER]: m.seq,
+        ...(m.sig ? { [HEAD_SIG_HEADER]: m.sig } : {}),
+      })
   } finally {
     await nc.close()
   }
@@ -173,7 +194,7 @@ t.test('a tls:// backend is checked against --tls-ca', async (t) => {
     `tls { cert_file: ${JSON.stringify(files.cert)}, key_file: ${JSON.stringify(files.key)} }`,
   )
   const url = nats.url.replace('nats://', 'tls://')
-  await publish(url, DEVID, messages.slice(0, 20), { tls: { caFile: files.ca } })
+  await publish(url, DEVID, signedBatch(messages.slice(0, 20)), { tls: { caFile: files.ca } })
 
   const args = ['verify', '--stream', url, '--device', DEVID, '--key', KEY, '--allow-open']
   const unknown = await run(args)
@@ -203,4 +224,43 @@ t.test('a message deleted from the stream is named by its sequence, in the middl
     t.equal(result.code, 1)
     t.match(result.out, `${journalStream(devid)} message ${deleted}: missing (deleted from the stream)`, result.out)
   }
+})
+
+t.test('records after the last seal count only under the newest batch signature; a forged tail does not', async (t) => {
+  t.testdir()
+  const { messages } = await journalMessages(join(t.testdirName, 'journal'))
+  const nats = await backend(t, 'signed', '')
+  const args = (devid: string) => ['verify', '--stream', nats.url, '--device', devid, '--key', KEY, '--allow-open']
+  const open = messages.slice(0, 20)
+
+  await publish(nats.url, '00000000000000e1', open)
+  const unsigned = await run(args('00000000000000e1'))
+  t.equal(unsigned.code, 1, 'no signature: the open tail is unverified')
+  t.match(unsigned.out, /HEM_JOURNAL_00000000000000e1\/\S+:seq 13: unverified/)
+
+  await publish(nats.url, '00000000000000e2', signedBatch(open))
+  const signed = await run(args('00000000000000e2'))
+  t.equal(signed.code, 0, signed.out)
+
+  // A backend operator appends a record with a valid MAC (K is in KEY_INIT) after the signed batch.
+  const last = open.at(-1)!
+  const bytes = Buffer.concat(open.map((m) => m.data))
+  const forged = forgedLine(bytes, {
+    type: LogType.CONFIG_UPDATED,
+    data: { changed: { email: 'mallory@example.com' } },
+  })
+  const extra = { data: forged.subarray(bytes.length), file: last.file, seq: (parseInt(last.seq, 16) + 1).toString(16) }
+  await publish(nats.url, '00000000000000e3', [...signedBatch(open), extra])
+  const tail = await run(args('00000000000000e3'))
+  t.equal(tail.code, 1, 'the forged record is unverified')
+  t.match(tail.out, `:seq ${extra.seq}: unverified`)
+  const replayed = await run(['replay', ...args('00000000000000e3').slice(1)])
+  t.equal(replayed.code, 1)
+  t.notMatch(replayed.out, 'mallory', 'and never replayed')
+
+  // The same, with the header of the real batch copied onto it: the signature is not over this record.
+  await publish(nats.url, '00000000000000e4', [...signedBatch(open), { ...extra, sig: signedBatch(open).at(-1)!.sig }])
+  const copied = await run(args('00000000000000e4'))
+  t.equal(copied.code, 1)
+  t.match(copied.out, `the signature of HEM_JOURNAL_00000000000000e4 message 21 at ${last.file}:seq ${extra.seq}`)
 })

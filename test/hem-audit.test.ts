@@ -6,7 +6,7 @@ import { main } from '../cli/hem-audit/audit-cli.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { Journal } from '../eventstore/index.js'
 import { LogType } from '../protocol/journal.js'
-import { START, fixedClock, options, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
+import { START, fixedClock, options, signedHeadOf, signer, writeDeviceJournal } from './helpers/journal-fixtures.js'
 import { runCli } from './helpers/cli-output.js'
 
 const KEY = Buffer.from(signer.publicKey).toString('base64')
@@ -86,7 +86,7 @@ t.test('verify a tampered directory', async (t) => {
   t.equal((await run('verify', '--key', other, dir)).code, 1, 'the wrong key fails')
 })
 
-t.test('an open newest file needs --allow-open', async (t) => {
+t.test('an open newest file needs --allow-open, and its unsealed records a signed head', async (t) => {
   const dir = t.testdir()
   const ids = await writeJournal(dir)
   const path = join(dir, `${ids[1]}.log`)
@@ -96,8 +96,14 @@ t.test('an open newest file needs --allow-open', async (t) => {
   t.equal(strict.code, 1)
   t.match(strict.stdout, `${path}:seq 3: file ends with 4 unsealed record(s)`)
   const open = await run('verify', '--allow-open', '--key', KEY, dir)
-  t.equal(open.code, 0)
-  t.match(open.stdout, `open: ${path} ends with 4 unsealed record(s)\nOK\n`)
+  t.equal(open.code, 1)
+  t.match(open.stdout, `open: ${path} ends with 4 unsealed record(s)\n`)
+  t.match(open.stdout, `${path}:seq 0: unverified: no seal or signed head covers this record`)
+  const head = join(dir, 'head.json')
+  await writeFile(head, JSON.stringify(await signedHeadOf(new FileJournalMedia(dir))))
+  const covered = await run('verify', '--allow-open', '--head', head, '--key', KEY, dir)
+  t.equal(covered.code, 0)
+  t.match(covered.stdout, `open: ${path} ends with 4 unsealed record(s)\nOK\n`)
 })
 
 t.test('usage', async (t) => {
@@ -148,20 +154,21 @@ t.test('verify tells the boots (rotated files, a crash) and the gaps in the file
   t.notMatch(text, /gap:/)
 
   await rm(join(dir, `${first}.log`))
-  const older = await run('verify', '--key', KEY, dir)
-  t.equal(older.code, 0, 'older files missing is no problem')
+  t.equal((await run('verify', '--key', KEY, dir)).code, 1, 'older files missing are a problem')
+  const older = await run('verify', '--allow-missing-start', '--key', KEY, dir)
+  t.equal(older.code, 0, 'unless the auditor allows it')
   t.match(
     older.stdout,
     `\ngap: ${join(dir, `${second[0]}.log`)} links to ${first}, ` +
       'which is not among the files given: older files are missing\n',
   )
-  t.match(JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout).summary.gaps, [
+  t.match(JSON.parse((await run('verify', '--json', '--allow-missing-start', '--key', KEY, dir)).stdout).summary.gaps, [
     { file: second[0], missing: first, atStart: true },
   ])
 
   await rm(join(dir, `${second[3]}.log`))
-  const between = await run('verify', '--key', KEY, dir)
-  t.equal(between.code, 1, 'files missing between others is')
+  const between = await run('verify', '--allow-missing-start', '--key', KEY, dir)
+  t.equal(between.code, 1, 'files missing between others are, always')
   t.match(
     between.stdout,
     `\ngap: ${join(dir, `${second[4]}.log`)} links to ${second[3]}, ` +

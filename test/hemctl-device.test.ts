@@ -66,7 +66,7 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
     const pulled = await hemctl(['logs', 'pull', '--out', out])
     t.equal(pulled.code, 0, pulled.stderr)
     const names = (await readdir(out)).sort()
-    t.same(names, [...ids.map((id) => `${id}.log`), 'log-key.b64'])
+    t.same(names, [...ids.map((id) => `${id}.log`), 'head.json', 'log-key.b64'])
     t.equal(
       await readFile(join(out, 'log-key.b64'), 'utf8'),
       `${Buffer.from(o.device.logPublicKey).toString('base64')}\n`,
@@ -189,7 +189,7 @@ t.test('E: no log files to list or pull; firmware that is no build, then a build
     'hemctl logs pull: the device lists no log files: an E device serves only its log key, not its files; ' +
       `the log key is saved in ${join(out, 'log-key.b64')}\n`,
   )
-  t.same(await readdir(out), ['log-key.b64'])
+  t.same((await readdir(out)).sort(), ['head.json', 'log-key.b64'], 'the key and the signed head')
 
   const file = join(root, 'firmware.bin')
   await writeFile(file, await imageOf(join(root, 'app'), 'fw', '9.0.0', ['E']))

@@ -62,6 +62,11 @@ t.test('every flag', async (t) => {
     domain: 'fleet-1',
   })
   t.equal((parseHemdArgs([]) as HemdArgs).backend, undefined, 'no backend unless given')
+  t.same(
+    (parseHemdArgs(['--backend', 'nats://fleet.example:7422', '--stream-generation', '3']) as HemdArgs).backend,
+    { url: 'nats://fleet.example:7422', domain: 'hem', generation: 3 },
+    'a later generation of the stream',
+  )
   t.equal(parseHemdArgs(['--help']), 'help')
 })
 
@@ -77,7 +82,10 @@ t.test('bad input is a usage error naming the flag', async (t) => {
     [['--backend', 'http://fleet.example:7422'], /--backend must be a nats:\/\/ or tls:\/\/ URL/],
     [['--backend', 'nats://fleet.example:7422" }'], /--backend must be/],
     [['--backend', 'nats://fleet.example:7422', '--backend-domain', 'a.b'], /--backend-domain/],
-    [['--backend-domain', 'hem'], /goes with --backend/],
+    [['--backend-domain', 'hem'], /go with --backend/],
+    [['--stream-generation', '2'], /go with --backend/],
+    [['--backend', 'nats://fleet.example:7422', '--stream-generation', '1.5'], /--stream-generation must be/],
+    [['--backend', 'nats://u:secret@fleet.example:7422', '--bus', '/run/hemd-bus'], /hemd bus-config --backend/],
     [['--backend', 'nats://fleet.example:7422', '--nats', 'nats://127.0.0.1:4222'], /own nats-server/],
     [['extra'], /unexpected argument/],
     [['--nbd', '0.0.0.0:10809'], /loopback only/],
@@ -85,6 +93,11 @@ t.test('bad input is a usage error naming the flag', async (t) => {
     [['--nbd', `unix:/${'x'.repeat(120)}`], /longer than 107 bytes/],
   ]
   for (const [argv, message] of cases) t.throws(() => parseHemdArgs(argv), message, argv.join(' '))
+  t.throws(
+    () => parseHemdArgs(['--backend', 'http://leaf:s3cret@fleet.example:7422']),
+    { message: /^(?!.*s3cret)/ },
+    "a refused backend URL is not repeated: it may hold the leaf user's password",
+  )
   t.throws(() => parseHemdArgs(['--bogus']), /Unknown option/)
   t.throws(() => parseEndpoint('--http', ':80'), UsageError)
 })
@@ -98,5 +111,5 @@ t.test('the hemd launcher, npm start and the node flags constant agree', async (
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: Record<string, string>
   }
-  t.equal(pkg.scripts.start, `node ${flags} dist/bin/hemd.js`)
+  t.equal(pkg.scripts.start, `node ${flags} dist/bin/hemd.js --dev-keys`, 'npm start is development mode')
 })

@@ -45,7 +45,15 @@ t.test('hemd starts, prints where it is, answers, and stops cleanly on Ctrl-C', 
 t.test('a second hemd on the same data dir refuses with a clear message', async (t) => {
   const data = `${t.testdir()}/data`
   const first = await runHemd(t, ['--data', data])
-  const second = await runToEnd(hemdBin, ['--data', data, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0'])
+  const second = await runToEnd(hemdBin, [
+    '--data',
+    data,
+    '--http',
+    '127.0.0.1:0',
+    '--https',
+    '127.0.0.1:0',
+    '--dev-keys',
+  ])
   t.equal(second.code, 1)
   t.match(second.stderr, new RegExp(`in use by pid ${first.child.pid}`))
   t.match(second.stderr, /--data/)
@@ -81,6 +89,8 @@ t.test('--split runs every service in its own process and stops them all', async
   const data = `${t.testdir()}/data`
   const hemd = await runHemd(t, ['--data', data, '--split', '--variant', 'E'])
   t.match(hemd.stdout(), /split into processes/)
+  // No hemd-<service> users here (and maybe no root): the banner says the processes share one user.
+  t.match(hemd.stdout(), /split into processes \(NO uid separation: .+\)/, 'it says it runs without uid separation')
   // hemd is the launcher; the device's runtime is its child, and the services are the runtime's.
   const runtime = /^\s*(\d+) .*--runtime/m.exec(childrenOf(hemd.child.pid!))
   t.ok(runtime, 'the launcher runs the runtime')

@@ -4,8 +4,7 @@ import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { AuthActor } from '../actors/auth/auth-actor.js'
-import { LoginBrake } from '../actors/auth/brake.js'
+import { LoginQueue } from '../actors/auth/login-queue.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { buildEjwt, type PassphraseKey } from '../client/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
@@ -15,7 +14,6 @@ import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, owned, personalise } from './helpers/owner.js'
-import { SerialQueue } from '../protocol/serial-queue.js'
 
 const json = { 'content-type': 'application/json' }
 
@@ -360,14 +358,8 @@ t.test(
 )
 
 t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
-  const clock: Clock = { now: () => Date.now(), monotonic: () => performance.now(), isSet: () => true }
-  // Only what braked() touches: the clock, the brake and the queue.
-  const actor = {
-    options: { hal: { clock } },
-    brake: new LoginBrake(),
-    logins: new SerialQueue(),
-  } as unknown as AuthActor
-  const braked = (attempt: () => Promise<CommandReply>) => AuthActor.prototype.braked.call(actor, attempt)
+  const queue = new LoginQueue({ clock: { monotonic: () => performance.now() } })
+  const braked = (attempt: () => Promise<CommandReply>) => queue.run('127.0.0.1', undefined, attempt)
   for (let i = 1; i <= 3; i++) {
     const started = performance.now()
     await t.rejects(
@@ -376,12 +368,12 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
     )
     const ms = performance.now() - started
     t.ok(ms >= 500, `a thrown attempt ${i} took ≥ 500 ms (${ms.toFixed(0)})`)
-    t.equal(actor.brake.minimumDuration(), i < 3 ? 500 : 1500, `${i} thrown: ${i} failures`)
+    t.equal(queue.brake.minimumDuration(), i < 3 ? 500 : 1500, `${i} thrown: ${i} failures`)
   }
   const started = performance.now()
   t.equal((await braked(async () => ({ status: 200 }))).status, 200)
   t.ok(performance.now() - started >= 1500, 'the next attempt is slowed')
-  t.equal(actor.brake.minimumDuration(), 500, 'and its success resets the brake')
+  t.equal(queue.brake.minimumDuration(), 500, 'and its success resets the brake')
 })
 
 t.test('the brake holds for malformed bodies too: the auth actor answers them', async (t) => {

@@ -5,6 +5,7 @@ import { MachineRunner } from '../actors/host/machine-runner.js'
 import type { JournalPort } from '../actors/host/journal-port.js'
 import { LogType, type JournalEntry } from '../protocol/journal.js'
 import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
+import { noHead } from './helpers/journal.js'
 import { personalisationRunner } from './helpers/runners.js'
 
 function memoryJournal(fail = false) {
@@ -16,6 +17,7 @@ function memoryJournal(fail = false) {
       return entries.map((_, seq) => ({ file: '00000001', seq }))
     },
     status: async () => ({ fileId: '00000001', intact: true }),
+    head: noHead,
   }
   return { port, appended }
 }
@@ -137,6 +139,7 @@ function slowJournal() {
       return entries.map((_, seq) => ({ file: '00000001', seq }))
     },
     status: async () => ({ fileId: '00000001', intact: true }),
+    head: noHead,
   }
   return { port, appended }
 }

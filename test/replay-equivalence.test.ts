@@ -11,8 +11,7 @@ import type { StateEvent } from '../protocol/bus-messages.js'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { Device } from '../runtime/types.js'
 import type { UpgradeState } from '../protocol/upgrade-state.js'
-import { fetchLogFiles } from '../audit/fetch-journal.js'
-import { replayDevice, type DeviceReplay } from '../audit/index.js'
+import { fetchJournal, headClaim, replayDevice, type DeviceReplay } from '../audit/index.js'
 import { FLS } from '../protocol/fail-state.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
@@ -93,8 +92,8 @@ async function liveState(live: Live): Promise<Partial<DeviceReplay>> {
 }
 
 async function replayed(live: Live): Promise<DeviceReplay> {
-  const files = await fetchLogFiles(ownerClient(live.device.httpsUrl!))
-  return replayDevice(files, live.device.logPublicKey, { allowOpenTail: true })
+  const { files, head } = await fetchJournal(ownerClient(live.device.httpsUrl!))
+  return replayDevice(files, live.device.logPublicKey, { allowOpenTail: true, heads: [headClaim(head)] })
 }
 
 /**
@@ -315,11 +314,15 @@ t.test('a long random scenario on P: the replayed logs equal the live device at 
   await compare(t, live, checkpoints, 'the end')
 
   // The final logs, replayed up to each checkpoint's position, tell what the device showed then.
-  const files = await fetchLogFiles(ownerClient(device.httpsUrl!))
+  const { files, head } = await fetchJournal(ownerClient(device.httpsUrl!))
   for (const { when, at, live: then } of checkpoints) {
     assertEquivalent(
       t,
-      replayDevice(files, device.logPublicKey, { allowOpenTail: true, at: { file: at.file, seq: at.seq } }),
+      replayDevice(files, device.logPublicKey, {
+        allowOpenTail: true,
+        heads: [headClaim(head)],
+        at: { file: at.file, seq: at.seq },
+      }),
       then,
       `--at ${at.file}:${at.seq} (${when})`,
     )

@@ -109,9 +109,16 @@ function wrongScopeFor(route: Route): string {
   return wrong
 }
 
-/** A scope the route accepts (any one when it names none). */
+/**
+ * A scope the route accepts (any one when it names none). Login grants only whole scopes of the
+ * contract, so the storage routes' `storage` (the kind) is asked for as a disk's scope.
+ */
 function rightScopesFor(route: Route): string[] {
-  return route.scopes?.map(fill) ?? [WRONG_SCOPE_CANDIDATES[0]!]
+  return (
+    route.scopes?.map((scope) => (scope === 'storage' ? 'storage:disk1:rw' : fill(scope))) ?? [
+      WRONG_SCOPE_CANDIDATES[0]!,
+    ]
+  )
 }
 
 const concretePath = (route: Route) => route.path.replace(/:(\w+)/g, (_, name: string) => sample(name))

@@ -34,6 +34,7 @@ async function setup(t: Test, storageMode: number, nbd?: NbdListen) {
       append: (entries) =>
         journaling ? journal.append(entries) : Promise.reject(new BusUnavailableError('the journal is out of reach')),
       status: () => journal.status(),
+      head: () => journal.head(),
     },
     logger: silentLogger,
     ...(nbd ? { nbd } : {}),

@@ -3,6 +3,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import type { HttpResponse } from 'uWebSockets.js'
+import { ConnectionReads } from '../gateway/connection-reads.js'
 import { UPLOAD_CHUNK, UploadBody } from '../gateway/upload.js'
 
 /** A uWS response that delivers `body` in socket-sized reads, and stops while paused, as uWS does. */
@@ -41,7 +42,7 @@ t.test('a 16 MiB body arrives whole and in order, never more than a chunk and a 
   const body = randomBytes(16 * 1024 * 1024 + 123)
   const read = 64 * 1024
   const { res, resumes } = fakeResponse(body, read)
-  const upload = new UploadBody(res, () => true)
+  const upload = new UploadBody(res, new ConnectionReads(res, () => true))
   const received: Buffer[] = []
   let held = 0
   for (;;) {
@@ -60,7 +61,7 @@ t.test('a 16 MiB body arrives whole and in order, never more than a chunk and a 
 t.test('a client that goes away ends the wait; a finished response is never resumed', async (t) => {
   const { res, resumes } = fakeResponse(randomBytes(UPLOAD_CHUNK * 3), 1000)
   let live = true
-  const upload = new UploadBody(res, () => live)
+  const upload = new UploadBody(res, new ConnectionReads(res, () => live))
   t.ok(await upload.next())
   live = false
   const before = resumes()

@@ -1,6 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import { timingSafeEqual } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { JournalHistory } from '../../eventstore/index.js'
 import {
@@ -10,7 +9,6 @@ import {
   type IdentityState,
   type JournalEntry,
   type KeystoreState,
-  SerialQueue,
   type StorageState,
 } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
@@ -27,8 +25,9 @@ import {
 import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
-import { LoginBrake } from './brake.js'
 import { ChallengeBook } from './challenges.js'
+import { FailedLoginAudit } from './failed-login-audit.js'
+import { LoginQueue } from './login-queue.js'
 import { SessionKey } from './session-key.js'
 import type { AuthContext, Now } from './auth-context.js'
 
@@ -58,7 +57,8 @@ export class AuthActor implements AuthContext {
   readonly nonces: ChallengeBook
   readonly tokens: BearerIssuer
   readonly guard: BearerGuard
-  readonly brake = new LoginBrake()
+  readonly logins: LoginQueue
+  readonly failedLogins: FailedLoginAudit
   readonly personalisation: MachineRunner<typeof personalisationMachine>
   readonly provisioning: MachineRunner<typeof provisioningMachine>
   readonly now: Now
@@ -68,7 +68,6 @@ export class AuthActor implements AuthContext {
   wipedOut = false
   /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
   readonly intact: boolean
-  private readonly logins = new SerialQueue()
   /** The keystore's and the storage service's read models: a wipeout reboots once both have followed it. */
   private readonly followers: ReadModelBus
   private readonly followerWatches = new Set<() => void>()
@@ -81,9 +80,12 @@ export class AuthActor implements AuthContext {
     const random = (n: number) => o.hal.entropy.read(n)
     this.now = () => Math.floor(o.hal.clock.now() / 1000)
     this.session = new SessionKey(random)
-    this.challenges = new ChallengeBook({ random })
+    // Login and personalisation challenges, to anyone who asks: 64 per client, so that a flood recycles its own.
+    this.challenges = new ChallengeBook({ random, capacity: 4096, perSource: 64 })
     this.nonces = new ChallengeBook({ random })
     this.tokens = new BearerIssuer({ random })
+    this.logins = new LoginQueue({ clock: o.hal.clock })
+    this.failedLogins = new FailedLoginAudit({ journal: (entries) => this.journal(entries), logger: o.logger })
     this.guard = new BearerGuard({ identity: () => this.host.state, clock: o.hal.clock, journal: o.journal })
     const facts = foldIdentity(history.records, o.hal.variant)
     this.intact = history.intact
@@ -136,9 +138,11 @@ export class AuthActor implements AuthContext {
     this.publish()
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.followers.close()
-    return this.host.stop()
+    this.logins.close()
+    await this.host.stop()
+    await this.failedLogins.flush()
   }
 
   /**
@@ -197,36 +201,6 @@ export class AuthActor implements AuthContext {
     const user = publicKey.length === stored.user.length && timingSafeEqual(publicKey, stored.user)
     const master = publicKey.length === stored.master.length && timingSafeEqual(publicKey, stored.master)
     return user ? 'U' : master ? 'M' : undefined
-  }
-
-  /**
-   * Runs login attempts one at a time, each answered no sooner than the brake says: parallel
-   * guesses would otherwise all start before the failures that should slow them are counted.
-   */
-  braked(attempt: () => Promise<CommandReply>): Promise<CommandReply> {
-    const run = async () => {
-      const started = this.options.hal.clock.monotonic()
-      const minimum = this.brake.minimumDuration()
-      let ok = false
-      try {
-        const reply = await attempt()
-        ok = reply.status === 200
-        return reply
-      } finally {
-        // An attempt that throws (the journal unavailable, say) is answered no sooner, and counts as a failure.
-        this.brake.record(ok)
-        // A timer may fire a little early (Node counts from libuv's cached loop time), so the time
-        // left is measured again after it; a clock that does not move (a test's) gets one sleep.
-        // One extra millisecond covers monotonic clocks that truncate to whole milliseconds.
-        const elapsed = () => this.options.hal.clock.monotonic() - started
-        for (let remaining = minimum + 1 - elapsed(); remaining > 0; remaining = minimum + 1 - elapsed()) {
-          const before = this.options.hal.clock.monotonic()
-          await sleep(Math.ceil(remaining))
-          if (this.options.hal.clock.monotonic() === before) break
-        }
-      }
-    }
-    return this.logins.run(run)
   }
 
   /**

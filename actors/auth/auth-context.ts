@@ -5,6 +5,8 @@ import type { CheckinAction, CommandReply, CommandRequest, JournalEntry } from '
 import type { BearerGuard, MachineRunner } from '../host/index.js'
 import type { BearerIssuer } from './bearer.js'
 import type { ChallengeBook } from './challenges.js'
+import type { FailedLoginAudit } from './failed-login-audit.js'
+import type { LoginQueue } from './login-queue.js'
 import type { SessionKey } from './session-key.js'
 
 /** Unix seconds. */
@@ -19,6 +21,9 @@ export interface AuthContext {
   readonly challenges: ChallengeBook
   readonly nonces: ChallengeBook
   readonly tokens: BearerIssuer
+  /** Login attempts, one at a time behind the brake, shared out between clients. */
+  readonly logins: LoginQueue
+  readonly failedLogins: FailedLoginAudit
   readonly guard: BearerGuard
   readonly personalisation: MachineRunner<typeof personalisationMachine>
   readonly provisioning: MachineRunner<typeof provisioningMachine>
@@ -35,8 +40,6 @@ export interface AuthContext {
   journal(entries: JournalEntry[]): Promise<void>
   /** The role a stored key logs in as. */
   roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined
-  /** Runs a login attempt behind the brake. */
-  braked(attempt: () => Promise<CommandReply>): Promise<CommandReply>
   denied(req: CommandRequest): Promise<CommandReply>
   /** Resolves once the keystore and the disks followed a wipeout, or after `timeoutMs`. */
   wipeoutFollowed(timeoutMs: number): Promise<void>

@@ -24,38 +24,52 @@ export interface ChallengeBookOptions {
   random(n: number): Uint8Array
   /** Seconds a challenge stays live; default 60. */
   lifetime?: number
-  /** Most live challenges kept; the oldest are dropped beyond it. Default 1024. */
+  /** Most live challenges kept; beyond it, the oldest of the client holding the most is dropped. Default 1024. */
   capacity?: number
+  /** Most live challenges one client (see clientSource) holds; its oldest is dropped beyond it. Default `capacity`. */
+  perSource?: number
 }
 
 /**
  * Single-use, short-lived challenges: the login `jti`, the personalisation `jti`, and (in a book
- * of its own, so that a login challenge can never pass for one) the config `nonce`.
+ * of its own, so that a login challenge can never pass for one) the config `nonce`. Bounded per
+ * client, so that no flood of requests from one client can push out a challenge issued to another
+ * within its lifetime: a flood only recycles its own client's challenges.
  */
 export class ChallengeBook {
   // Keyed by the canonical base64 of the bytes; Map order is issue order, so the oldest come first.
-  readonly #live = new Map<string, number>()
+  readonly #live = new Map<string, { exp: number; source: string }>()
+  // Each client's live challenges, oldest first.
+  readonly #bySource = new Map<string, Set<string>>()
   readonly #random: (n: number) => Uint8Array
   readonly #lifetime: number
   readonly #capacity: number
+  readonly #perSource: number
 
   constructor(options: ChallengeBookOptions) {
     this.#random = options.random
     this.#lifetime = options.lifetime ?? 60
     this.#capacity = options.capacity ?? 1024
-    if (!(this.#capacity >= 1)) throw new RangeError('capacity must be at least 1')
+    this.#perSource = options.perSource ?? this.#capacity
+    if (!(this.#capacity >= 1) || !(this.#perSource >= 1))
+      throw new RangeError('capacity and perSource must be at least 1')
   }
 
   get size(): number {
     return this.#live.size
   }
 
-  issue(now: number): Challenge {
+  /** A new challenge for the client `source` (the bucket clientSource gives; one shared bucket by default). */
+  issue(now: number, source = ''): Challenge {
     this.#purge(now)
-    while (this.#live.size >= this.#capacity) this.#live.delete(this.#live.keys().next().value as string)
+    const own = this.#bySource.get(source)
+    if (own && own.size >= this.#perSource) this.#drop(own.values().next().value as string)
+    if (this.#live.size >= this.#capacity) this.#drop(this.#largest().values().next().value as string)
     const jti = Buffer.from(timedNonce(now, this.#random)).toString('base64')
     const exp = Math.floor(now) + this.#lifetime
-    this.#live.set(jti, exp)
+    this.#live.set(jti, { exp, source })
+    if (own) own.add(jti)
+    else this.#bySource.set(source, new Set([jti]))
     return { jti, exp }
   }
 
@@ -64,18 +78,34 @@ export class ChallengeBook {
     const bytes = base64Field(jti)
     if (bytes?.length !== 32) return false
     const key = Buffer.from(bytes).toString('base64')
-    const exp = this.#live.get(key)
-    if (exp === undefined) return false
+    const entry = this.#live.get(key)
+    if (entry === undefined) return false
+    this.#drop(key)
+    return now <= entry.exp
+  }
+
+  #drop(key: string): void {
+    const entry = this.#live.get(key)
+    if (!entry) return
     this.#live.delete(key)
-    return now <= exp
+    const own = this.#bySource.get(entry.source)
+    own?.delete(key)
+    if (own?.size === 0) this.#bySource.delete(entry.source)
+  }
+
+  /** The challenges of the client holding the most (reached only when many clients each hold many). */
+  #largest(): Set<string> {
+    let largest = new Set<string>()
+    for (const own of this.#bySource.values()) if (own.size > largest.size) largest = own
+    return largest
   }
 
   // Stops at the first live entry: issue order is expiry order unless the clock was set back,
   // and any expired entry left behind is still refused by consume and pushed out by capacity.
   #purge(now: number): void {
-    for (const [key, exp] of this.#live) {
+    for (const [key, { exp }] of this.#live) {
       if (now <= exp) return
-      this.#live.delete(key)
+      this.#drop(key)
     }
   }
 }

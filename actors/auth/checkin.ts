@@ -9,6 +9,7 @@ import {
 import { ed25519PublicKey } from '../../hal/index.js'
 import type { AuthContext } from './auth-context.js'
 import { ChallengeBook } from './challenges.js'
+import { clientSource } from './client-source.js'
 
 /**
  * Check-in nonces, one book per auth incarnation (they die with it, like its tokens). Never the
@@ -19,7 +20,11 @@ const checkinNonces = new WeakMap<AuthContext, ChallengeBook>()
 
 function checkinBook(actor: AuthContext): ChallengeBook {
   let book = checkinNonces.get(actor)
-  if (!book) checkinNonces.set(actor, (book = new ChallengeBook({ random: (n) => actor.hal.entropy.read(n) })))
+  if (!book) {
+    // Bounded per client as the login challenges are, so that strangers cannot flush a backend's nonce.
+    book = new ChallengeBook({ random: (n) => actor.hal.entropy.read(n), capacity: 4096, perSource: 64 })
+    checkinNonces.set(actor, book)
+  }
   return book
 }
 
@@ -27,10 +32,11 @@ function checkinBook(actor: AuthContext): ChallengeBook {
  * `GET /api/system/checkin`: a device-signed challenge for a trusted backend:
  * base64url(JSON {devid, nonce, iat}) "." base64url(Ed25519 signature by the log key).
  */
-export function checkinChallenge(actor: AuthContext): CommandReply {
-  const statement = Buffer.from(
-    JSON.stringify({ devid: actor.hal.devid, nonce: checkinBook(actor).issue(actor.now()).jti, iat: actor.now() }),
-  ).toString('base64url')
+export function checkinChallenge(actor: AuthContext, req: CommandRequest): CommandReply {
+  const nonce = checkinBook(actor).issue(actor.now(), clientSource(req.source)).jti
+  const statement = Buffer.from(JSON.stringify({ devid: actor.hal.devid, nonce, iat: actor.now() })).toString(
+    'base64url',
+  )
   const signature = Buffer.from(actor.hal.enclave.logSigner.sign(Buffer.from(statement))).toString('base64url')
   return { status: 200, body: { check: `${statement}.${signature}` } }
 }

@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman, timingSafeEqual } from 'node:crypto'
-import { base64Field, decodeBase64 } from '../../protocol/index.js'
+import { base64Field, decodeBase64, namesContractScope } from '../../protocol/index.js'
 
 /** What went wrong with an eJWT; `status` is the HTTP answer the contract gives for it. */
 export type EjwtErrorCode =
@@ -155,7 +155,10 @@ function commonClaims(payload: Record<string, unknown>, ctx: ClaimsContext): Com
 export function validateLoginClaims(payload: Record<string, unknown>, ctx: ClaimsContext): LoginClaims {
   const { scope } = payload
   if (typeof scope !== 'string' || scope === '') throw new EjwtError('bad_claims', '`scope` must be a non-empty string')
-  return { ...commonClaims(payload, ctx), scope }
+  const claims = { ...commonClaims(payload, ctx), scope }
+  // After the shape of every claim, so that a malformed eJWT is told as such whatever its scope.
+  if (!namesContractScope(scope)) throw new EjwtError('bad_claims', '`scope` names no scope of the device')
+  return claims
 }
 
 /** The claims of a personalisation eJWT (`POST /api/auth/init`); `cfg` is checked by its consumer. */

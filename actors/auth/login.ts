@@ -1,11 +1,13 @@
 import { type CommandReply, type CommandRequest, encodeBase64, fail, LogResult, LogType } from '../../protocol/index.js'
 import type { AuthContext } from './auth-context.js'
-import { EjwtError, parseEjwt, validateLoginClaims } from './ejwt.js'
+import { clientSource } from './client-source.js'
+import { EjwtError, type ParsedEjwt, parseEjwt, validateLoginClaims } from './ejwt.js'
+import { QUEUE_FULL } from './login-queue.js'
 
 /** `GET /api/auth/token`: a single-use challenge for this boot's session key. */
-export function loginChallenge(actor: AuthContext): CommandReply {
+export function loginChallenge(actor: AuthContext, req: Pick<CommandRequest, 'source'> = {}): CommandReply {
   if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
-  const { jti, exp } = actor.challenges.issue(actor.now())
+  const { jti, exp } = actor.challenges.issue(actor.now(), clientSource(req.source))
   return {
     status: 200,
     body: {
@@ -18,39 +20,57 @@ export function loginChallenge(actor: AuthContext): CommandReply {
   }
 }
 
-/** `POST /api/auth/token {auth}`: the eJWT of the user or master key → a bearer token. */
-export function login(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
-  return actor.braked(async () => {
-    if (actor.fresh) return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
-    try {
-      const parsed = parseEjwt(authOf(req.body))
-      const claims = validateLoginClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
-      actor.session.verify(parsed, claims.iss)
-      const role = actor.roleOf(claims.iss)
-      if (!role) throw new EjwtError('unknown_key', 'the key is not one of this device')
-      if (!actor.challenges.consume(claims.jti, actor.now()))
-        throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
-      const token = actor.tokens.mint({ scope: claims.scope, sub: role, exp: claims.exp }, actor.now())
-      await actor.journal([
-        {
-          type: LogType.AUTH_SUCCESS_INTERNAL,
-          result: LogResult.OK,
-          subject: role,
-          data: { source: 200, scope: claims.scope, rid: req.rid },
-        },
-      ])
-      return { status: 200, body: { token } }
-    } catch (err) {
-      if (err instanceof EjwtError) {
-        return fail(
-          err.status,
-          err.status === 400 ? 'bad_request' : 'unauthorized',
-          err.status === 400 ? err.message : 'Authentication failed',
-        )
-      }
-      throw err
-    }
-  })
+/**
+ * `POST /api/auth/token {auth}`: the eJWT of the user or master key → a bearer token; in the
+ * client's turn of the login queue, and every refusal journaled (FailedLoginAudit).
+ */
+export async function login(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
+  const reply = await actor.logins.run(clientSource(req.source), req.deadline, () => attempt(actor, req))
+  // Refused by the queue, unread: not awaited, so that a flood is turned away at once.
+  if (reply.status === QUEUE_FULL || reply.status === 504)
+    void actor.failedLogins.refused({ status: reply.status, rid: req.rid })
+  return reply
+}
+
+async function attempt(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
+  if (actor.fresh) {
+    await actor.failedLogins.refused({ status: 409, rid: req.rid })
+    return fail(409, 'not_personalised', 'The device has no owner yet: personalise it first')
+  }
+  let parsed: ParsedEjwt | undefined
+  try {
+    parsed = parseEjwt(authOf(req.body))
+    const claims = validateLoginClaims(parsed.payload, { spk: actor.session.spk, now: actor.now() })
+    actor.session.verify(parsed, claims.iss)
+    const role = actor.roleOf(claims.iss)
+    if (!role) throw new EjwtError('unknown_key', 'the key is not one of this device')
+    if (!actor.challenges.consume(claims.jti, actor.now()))
+      throw new EjwtError('unknown_jti', 'the challenge is unknown, used or expired')
+    const token = actor.tokens.mint({ scope: claims.scope, sub: role, exp: claims.exp }, actor.now())
+    await actor.journal([
+      {
+        type: LogType.AUTH_SUCCESS_INTERNAL,
+        result: LogResult.OK,
+        subject: role,
+        data: { source: 200, scope: claims.scope, rid: req.rid },
+      },
+    ])
+    return { status: 200, body: { token } }
+  } catch (err) {
+    if (!(err instanceof EjwtError)) throw err
+    const scope = parsed?.payload.scope
+    // Within the attempt's braked time: the record costs the owner nothing, and a flood is counted, not written.
+    await actor.failedLogins.refused({
+      status: err.status,
+      rid: req.rid,
+      ...(typeof scope === 'string' ? { scope } : {}),
+    })
+    return fail(
+      err.status,
+      err.status === 400 ? 'bad_request' : 'unauthorized',
+      err.status === 400 ? err.message : 'Authentication failed',
+    )
+  }
 }
 
 /** The `auth` field of the body as the client sent it (the gateway leaves this body to us, see routes). */

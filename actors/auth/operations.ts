@@ -15,16 +15,16 @@ import { initChallenge, personalise } from './personalise.js'
 export function authOperations(actor: AuthContext): Record<string, OperationSpec> {
   const { guard } = actor
   return {
-    init_challenge: { handler: () => initChallenge(actor) },
+    init_challenge: { handler: (req) => initChallenge(actor, req) },
     init: { handler: (req) => personalise(actor, req) },
-    challenge: { exclusive: false, handler: () => loginChallenge(actor) },
+    challenge: { exclusive: false, handler: (req) => loginChallenge(actor, req) },
     login: { exclusive: false, handler: (req) => login(actor, req) },
     denied: guard.operation(operationAccess.anyPrincipal, (req) => actor.denied(req), false),
     config_get: guard.operation(operationAccess.configRead, () => readConfig(actor), false),
     config_set: guard.operation(operationAccess.configWrite, (req) => updateConfig(actor, req)),
     attestation: guard.operation(operationAccess.attestation, () => attestation(actor), false),
     provision: { handler: (req) => provision(actor, req) },
-    checkin_get: { exclusive: false, handler: () => checkinChallenge(actor) },
+    checkin_get: { exclusive: false, handler: (req) => checkinChallenge(actor, req) },
     checkin_post: { exclusive: false, handler: (req) => checkinReply(actor, req) },
   }
 }

@@ -10,6 +10,7 @@ import {
 } from '../../protocol/index.js'
 import { EventRefusedError } from '../host/index.js'
 import type { AuthContext } from './auth-context.js'
+import { clientSource } from './client-source.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
@@ -28,10 +29,10 @@ function refusal(actor: AuthContext): CommandReply | undefined {
 }
 
 /** `GET /api/auth/init`: the challenge a fresh device's owner signs with the master key. */
-export function initChallenge(actor: AuthContext): CommandReply {
+export function initChallenge(actor: AuthContext, req: Pick<CommandRequest, 'source'> = {}): CommandReply {
   const refused = refusal(actor)
   if (refused) return refused
-  const { jti, exp } = actor.challenges.issue(actor.now())
+  const { jti, exp } = actor.challenges.issue(actor.now(), clientSource(req.source))
   const genuine = actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
   return {
     status: 200,

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import type { Journal } from '../../eventstore/index.js'
-import type { JournalEntry } from '../../protocol/index.js'
+import type { JournalEntry, MirrorStatus } from '../../protocol/index.js'
 import { ServiceHost } from '../../bus/index.js'
 import type { JournalPort, JournalStatus } from '../host/index.js'
 
@@ -27,6 +27,7 @@ export class EventstoreActor {
           },
         },
         status: { handler: async () => ({ status: 200, body: await this.port.status() }) },
+        head: { handler: async () => ({ status: 200, body: await this.port.head() }) },
       },
       logger,
     )
@@ -40,11 +41,18 @@ export class EventstoreActor {
   stop(): Promise<void> {
     return this.host.stop()
   }
+
+  /** The journal mirror's new state, for the system service's status (the mirror runs beside the journal). */
+  mirrorChanged(mirror: MirrorStatus): void {
+    const state = this.host.state
+    if (state) this.host.publishState({ ...state, mirror })
+  }
 }
 
 export function localJournal(journal: Journal): JournalPort {
   return {
     append: (entries) => journal.append(entries),
     status: async () => ({ fileId: journal.fileId, intact: journal.recovery.intact }),
+    head: async () => journal.signedHead(),
   }
 }

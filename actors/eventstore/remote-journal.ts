@@ -9,6 +9,7 @@ import {
   encode,
   type JournalEntry,
   type JournalPosition,
+  type SignedHead,
   Subjects,
 } from '../../protocol/index.js'
 import { requestFailure } from '../../bus/index.js'
@@ -39,6 +40,10 @@ export class RemoteJournal implements JournalPort {
 
   status(): Promise<JournalStatus> {
     return this.call<JournalStatus>('status', undefined)
+  }
+
+  head(): Promise<SignedHead> {
+    return this.call<SignedHead>('head', undefined)
   }
 
   /**

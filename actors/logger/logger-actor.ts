@@ -87,8 +87,11 @@ export class LoggerActor {
     await this.host.stop()
   }
 
-  /** `GET /api/logger/key`: the log public key, a fresh timed nonce and its Ed25519 signature. */
-  key(): CommandReply {
+  /**
+   * `GET /api/logger/key`: the log public key, a fresh timed nonce and its Ed25519 signature, and
+   * the journal's signed head (its newest durable record), which an auditor checks files against.
+   */
+  async key(): Promise<CommandReply> {
     const { hal } = this.o
     const nonce = timedNonce(hal.clock.now() / 1000, (n) => hal.entropy.read(n))
     return {
@@ -97,6 +100,7 @@ export class LoggerActor {
         key: encodeBase64(hal.enclave.logSigner.publicKey),
         nonce: encodeBase64(nonce),
         nonce_signed: encodeBase64(hal.enclave.logSigner.sign(nonce)),
+        head: await this.o.journal.head(),
       },
     }
   }

@@ -25,6 +25,8 @@ export interface RecordPosition {
 export interface TailRecord extends RecordPosition {
   bytes: Uint8Array
   record: RecordLine
+  /** The file's chain head after the record's line: what a signed head of this record signs. */
+  head: Uint8Array
 }
 
 /** A segment holds a line longer than any record can be: it is no journal the tail can follow. */
@@ -102,7 +104,7 @@ export class JournalTail {
     const bytes = this.prefix.length === 0 ? line : Buffer.concat([...this.prefix, line])
     this.prefix = []
     if (this.from && this.file === this.from.file && record.seq < this.from.seq) return
-    this.ready.push({ file: this.file!, seq: record.seq, bytes: new Uint8Array(bytes), record })
+    this.ready.push({ file: this.file!, seq: record.seq, bytes: new Uint8Array(bytes), record, head: this.chain })
   }
 }
 

@@ -7,21 +7,29 @@
 // whose acknowledgement was lost, a second writer, or anything else that moved the stream makes
 // the next publication fail instead of duplicating or interleaving a record; the mirror then starts
 // over from the stream's last record. The deduplication id is a second guard within JetStream's window.
+//
+// The last message of every batch carries the log key's signature over the chain head after its
+// record (HEAD_SIG_HEADER): whoever can write to the stream can append records whose MACs hold (the
+// file key is in KEY_INIT), but not a signed head over them, so every mirrored record is covered by
+// the device's signature before the next seal reaches the stream.
 
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { bytesEqual } from '../../eventstore/index.js'
+import { bytesEqual, headMessage } from '../../eventstore/index.js'
 import {
   FILE_HEADER,
+  HEAD_SIG_HEADER,
   headerPosition,
   journalMsgId,
   journalStream,
   journalStreamConfig,
+  journalStreamId,
   journalSubject,
   SEQ_HEADER,
   StreamApi,
 } from '../../bus/index.js'
-import type { Variant } from '../../protocol/index.js'
+import type { EnclaveSigner } from '../../hal/index.js'
+import type { MirrorStatus, Variant } from '../../protocol/index.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
 import { OwnerConsent } from './owner-consent.js'
 
@@ -29,6 +37,12 @@ export interface MirrorOptions {
   devid: string
   variant: Variant
   journal: DurableJournal
+  /** The log key: it signs the head of every batch. */
+  signer: EnclaveSigner
+  /** The generation of the device's stream mirrored to (bus/stream-names.ts); default 1. */
+  generation?: number
+  /** Told each change of the mirror's state. */
+  onStatus?: (status: MirrorStatus) => void
   /** The mirror's own connection to the device's bus (its user, in the account the backend link is bound to). */
   connect(): Promise<NatsConnection>
   /** The backend's JetStream domain. */
@@ -39,6 +53,9 @@ export interface MirrorOptions {
   /** Waits between attempts while the backend cannot be reached: doubling from `min` up to `max`. */
   retryMs?: { min: number; max: number }
 }
+
+/** At most this many records go without a signed head while the mirror catches up. */
+const BATCH = 256
 
 /** A record was in the stream already: stored by a publication this session does not know of. */
 export class DuplicateRecordError extends Error {
@@ -55,7 +72,7 @@ interface Session {
   tail: JournalTail
   /** Stream sequence of the subject's last message: what the next publication expects. */
   last: number
-  /** A record read but not yet covered by the owner's consent. */
+  /** A record read but not yet published: not yet covered by the owner's consent, or read ahead. */
   pending: TailRecord | undefined
 }
 
@@ -69,8 +86,12 @@ export class JournalMirror {
   private readonly scan: JournalTail
   private frontier: RecordPosition | undefined
   private readonly done: Promise<void>
+  /** The stream id of the generation mirrored to (journalStreamId). */
+  private readonly id: string
+  private status: MirrorStatus | undefined
 
   private constructor(private readonly o: MirrorOptions) {
+    this.id = journalStreamId(o.devid, o.generation)
     this.consent = new OwnerConsent(o.variant)
     this.scan = new JournalTail(o.journal)
     this.done = this.run()
@@ -102,14 +123,17 @@ export class JournalMirror {
         if (this.consent.trustedBackend !== mirroring) {
           mirroring = this.consent.trustedBackend
           logger.info(
-            { stream: journalStream(this.o.devid) },
+            { stream: journalStream(this.id) },
             mirroring
               ? 'mirror: the owner trusts the backend: mirroring the journal'
               : 'mirror: the owner does not trust the backend: not mirroring',
           )
         }
         if (mirroring) await this.publish()
-        else this.session = undefined
+        else {
+          this.session = undefined
+          this.report('off')
+        }
         if (failures > 0) logger.info({ attempts: failures }, 'mirror: the backend is reachable again')
         failures = 0
         await this.sleep(this.o.pollMs ?? 500)
@@ -117,16 +141,26 @@ export class JournalMirror {
         this.session = undefined
         failures++
         const message = (err as Error).message
+        const mismatch = err instanceof StreamMismatchError
+        this.report(mismatch ? 'mismatch' : 'unreachable', mismatch ? message : undefined)
         // Once per outage, not at every attempt.
-        if (failures === 1 && err instanceof StreamMismatchError)
+        if (failures === 1 && mismatch)
           logger.error(
-            { err: message },
-            'mirror: the stream does not continue this journal; nothing is published to it',
+            { err: message, stream: journalStream(this.id) },
+            'mirror: the stream does not continue this journal; nothing is published to it ' +
+              '(docs/operations.md: start the next stream generation)',
           )
         else if (failures === 1) logger.warn({ err: message }, 'mirror: cannot mirror now; retrying')
         await this.sleep(Math.min(retry.max, retry.min * 2 ** Math.min(failures - 1, 16)))
       }
     }
+  }
+
+  private report(state: MirrorStatus['state'], detail?: string): void {
+    const status: MirrorStatus = { state, stream: journalStream(this.id), ...(detail ? { detail } : {}) }
+    if (this.status?.state === status.state && this.status.detail === status.detail) return
+    this.status = status
+    this.o.onStatus?.(status)
   }
 
   /** Folds what was durably written since the last look into the owner's consent. */
@@ -140,20 +174,26 @@ export class JournalMirror {
   private async publish(): Promise<void> {
     this.nc ??= await this.o.connect()
     const session = (this.session ??= await this.open(new StreamApi(this.nc, this.o.domain)))
-    const subject = journalSubject(this.o.devid)
-    while (!this.stopped) {
+    this.report('mirroring')
+    const subject = journalSubject(this.id)
+    const consented = (record: TailRecord | undefined): record is TailRecord =>
+      record !== undefined && this.frontier !== undefined && !after(record, this.frontier)
+    for (let count = 1; !this.stopped; count++) {
       const record = session.pending ?? (await session.tail.next())
       session.pending = undefined
-      if (!record) return
-      if (!this.frontier || after(record, this.frontier)) {
+      if (!consented(record)) {
         session.pending = record
         return
       }
+      // Read ahead: the batch ends where nothing more may be published now.
+      session.pending = await session.tail.next()
+      const last = count % BATCH === 0 || !consented(session.pending)
       const ack = await session.api.publish(subject, record.bytes, {
-        'Nats-Msg-Id': journalMsgId(this.o.devid, record.file, record.seq),
+        'Nats-Msg-Id': journalMsgId(this.id, record.file, record.seq),
         'Nats-Expected-Last-Subject-Sequence': String(session.last),
         [FILE_HEADER]: record.file,
         [SEQ_HEADER]: record.seq.toString(16),
+        ...(last ? { [HEAD_SIG_HEADER]: this.headSignature(record) } : {}),
       })
       // Start over from the stream, which knows what it holds.
       if (ack.duplicate)
@@ -162,15 +202,19 @@ export class JournalMirror {
     }
   }
 
+  private headSignature(record: TailRecord): string {
+    return Buffer.from(this.o.signer.sign(headMessage(record.file, record.seq, record.head))).toString('base64url')
+  }
+
   /** Finds the stream (creating it when missing) and where the journal continues after its last record. */
   private async open(api: StreamApi): Promise<Session> {
-    const { devid, journal, logger } = this.o
-    const stream = journalStream(devid)
+    const { journal, logger } = this.o
+    const stream = journalStream(this.id)
     if (!(await api.info(stream))) {
-      await api.create(journalStreamConfig(devid))
+      await api.create(journalStreamConfig(this.id))
       logger.info({ stream }, 'mirror: created the stream')
     }
-    const last = await api.message(stream, { lastBySubject: journalSubject(devid) })
+    const last = await api.message(stream, { lastBySubject: journalSubject(this.id) })
     if (!last) return { api, tail: new JournalTail(journal), last: 0, pending: undefined }
     const from = headerPosition(last.headers?.get(FILE_HEADER), last.headers?.get(SEQ_HEADER))
     if (!from) throw new StreamMismatchError(`message ${last.seq} of ${stream} names no journal record`)

@@ -7,8 +7,10 @@ import {
   type FaultEventType,
   type IdentityState,
   type KeystoreState,
+  type MirrorStatus,
   Subjects,
 } from '../../protocol/index.js'
+import type { JournalStatus } from '../host/index.js'
 import { followReadModels, type ReadModelBus } from '../../bus/index.js'
 import type { FaultReport } from './health-monitor.js'
 
@@ -17,6 +19,8 @@ export interface FaultFollowerOptions {
   devid: string
   logger: Logger
   report(fault: FaultReport): Promise<void>
+  /** The eventstore's read model changed: the journal mirror's state, which status shows. */
+  onMirror?: () => void
 }
 
 const FAULT_OF_BIT = new Map(Object.entries(FAULT_EVENTS).map(([fault, bit]) => [bit, fault as FaultEventType]))
@@ -35,7 +39,7 @@ export class FaultFollower {
       o.nc,
       o.devid,
       'system',
-      ['auth', 'keystore'],
+      ['auth', 'keystore', 'eventstore'],
       o.logger,
       (service) => void this.follow(service),
     )
@@ -46,6 +50,11 @@ export class FaultFollower {
    */
   get identity(): IdentityState | undefined {
     return this.models.readModel<IdentityState>('auth')
+  }
+
+  /** The journal mirror's state, as the eventstore publishes it (no fault: the device serves on). */
+  get mirror(): MirrorStatus | undefined {
+    return this.models.readModel<JournalStatus>('eventstore')?.mirror
   }
 
   /** The crypto engine the keystore chose at boot; the self-test checks that one. */
@@ -79,6 +88,10 @@ export class FaultFollower {
   }
 
   private follow(service: string): void {
+    if (service === 'eventstore') {
+      this.o.onMirror?.()
+      return
+    }
     if (service === 'auth') {
       if (this.models.readModel<IdentityState>('auth')?.intact === false)
         this.raise({ fault: 'INTEGRITY_FAILED', source: 'journal-history' })

@@ -81,6 +81,8 @@ export class SystemActor {
       devid: o.hal.devid,
       logger: o.logger,
       report: (fault) => this.health.report(fault),
+      // Once started: the read model is published only from then on.
+      onMirror: () => void (this.host.state && this.publish()),
     })
   }
 
@@ -92,7 +94,13 @@ export class SystemActor {
       {
         type: LogType.STARTUP,
         result: fls === 0 ? LogResult.OK : LogResult.ERROR,
-        data: { fwv: firmware.version, slot: this.o.hal.boot.running, fls },
+        data: {
+          fwv: firmware.version,
+          slot: this.o.hal.boot.running,
+          fls,
+          // The published development keys (hemd --dev-keys): an auditor sees the device was not for production.
+          ...(this.o.hal.developmentKeys ? { dev_keys: true } : {}),
+        },
       },
     ])
     this.host.start()
@@ -222,6 +230,7 @@ export class SystemActor {
   }
 
   private status(): HealthModel {
-    return { fls_state: this.health.fls, temp: this.o.hal.temperature.readCelsius() }
+    const mirror = this.faults.mirror
+    return { fls_state: this.health.fls, temp: this.o.hal.temperature.readCelsius(), ...(mirror ? { mirror } : {}) }
   }
 }

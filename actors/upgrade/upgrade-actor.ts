@@ -1,7 +1,14 @@
 import type { NatsConnection } from '@nats-io/transport-node'
 import { timingSafeEqual } from 'node:crypto'
 import type { Logger } from 'pino'
-import { checkImage, extractArchive, HEADER_BYTES, type ImageVerdict, loadFirmware } from '../../image/index.js'
+import {
+  checkImage,
+  extractArchive,
+  HEADER_BYTES,
+  type ImageHeader,
+  type ImageVerdict,
+  loadFirmware,
+} from '../../image/index.js'
 import {
   type CommandReply,
   type CommandRequest,
@@ -21,6 +28,7 @@ import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
 import { followReadModels, orderSupervisor, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, EventRefusedError, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
+import { versionGoesBack } from './version-order.js'
 
 export interface UpgradeActorOptions {
   nc: NatsConnection
@@ -275,11 +283,11 @@ export class UpgradeActor {
 
   private async runCheck(kind: UpgradeKind): Promise<void> {
     const pipeline = this.pipelines[kind]
-    const verdict = await this.verify(kind).catch((err: Error): ImageVerdict => ({
-      ok: false,
-      reason: 'integrity',
-      message: `the staged image could not be read: ${err.message}`,
-    }))
+    const verdict = await this.verify(kind).catch((err: Error): ImageVerdict => {
+      // A file system's reason names the staging path on the device: logged, never answered.
+      this.o.logger.error({ kind, err: err.message }, 'the staged image could not be read')
+      return { ok: false, reason: 'integrity', message: 'the staged image could not be read' }
+    })
     pipeline.verdict = verdict
     try {
       // Outside the mailbox, but safe: while `checking` no command moves this machine.
@@ -313,6 +321,11 @@ export class UpgradeActor {
     try {
       await this.settle(kind)
       const verdict = pipeline.verdict
+      const downgrade = verdict?.ok && kind === 'fw' && (await this.goesBack(verdict.header))
+      if (downgrade && pipeline.runner.can({ type: 'INSTALL_STARTED' }) && !downgradeConfirmed(req)) {
+        await this.audit(req, LogResult.ERROR, 406, kind)
+        return fail(406, 'downgrade_not_confirmed', downgrade)
+      }
       // The verdict is set before the check's outcome is journaled: the machine decides whether it is in force.
       if (!verdict?.ok || !(await this.took(kind, 'INSTALL_STARTED', req))) {
         await this.audit(req, LogResult.ERROR, 406, kind)
@@ -328,7 +341,8 @@ export class UpgradeActor {
         return reply
       }
       pipeline.verdict = undefined
-      await this.outcome(kind, 'INSTALL_FINISHED', req, [auditEntry(req, LogResult.OK, 200, kind, installed)])
+      const record = downgrade ? { ...installed, downgrade: true as const } : installed
+      await this.outcome(kind, 'INSTALL_FINISHED', req, [auditEntry(req, LogResult.OK, 200, kind, record)])
       // The install stands: a staged copy left behind only takes space, and the next upload or boot discards it.
       await this.o.hal.staging
         .discard(kind)
@@ -348,10 +362,25 @@ export class UpgradeActor {
     return { status: 200 }
   }
 
-  /** Against the vendor key of the running firmware, this variant, and for firmware the floor as it is now. */
+  /**
+   * Anti-rollback's second rule: a firmware image at the device's floor (one below it fails its
+   * check) whose version precedes the running one goes back, which only the owner may confirm.
+   * Says why when it does; false otherwise (an image that raises the floor is no downgrade).
+   */
+  private async goesBack(header: ImageHeader): Promise<string | false> {
+    const running = this.o.hal.boot.firmware.version
+    const floor = await this.o.hal.firmwareSlots.floor()
+    if (header.floor > floor || !versionGoesBack(header.version, running)) return false
+    return (
+      `${header.version} goes back from the running ${running} at the anti-rollback level ${floor}: ` +
+      'the owner confirms a downgrade with POST install_fw {"allow_downgrade": true}'
+    )
+  }
+
+  /** Against the installation's vendor key, this variant, and for firmware the floor as it is now. */
   private async checkStaged(kind: UpgradeKind, staged: StagedImage): Promise<ImageVerdict> {
     return checkImage(staged, staged.size, {
-      vendorKey: this.o.hal.boot.firmware.publicKey,
+      vendorKey: this.o.hal.vendorKey,
       kind,
       variant: this.o.hal.variant,
       ...(kind === 'fw' ? { floor: await this.o.hal.firmwareSlots.floor() } : {}),
@@ -392,9 +421,11 @@ export class UpgradeActor {
     try {
       build = await loadFirmware(dir)
     } catch (err) {
-      throw new RefusedAtInstall(`the image holds no bootable build: ${(err as Error).message}`)
+      // The bootloader's reason names the slot's path on the device: the ops log has it, the client does not.
+      this.o.logger.warn({ err: (err as Error).message }, 'an image to install holds no bootable build')
+      throw new RefusedAtInstall('the image holds no bootable build (a signed firmware manifest matching its files)')
     }
-    if (build.version !== version || !timingSafeEqual(build.publicKey, this.o.hal.boot.firmware.publicKey)) {
+    if (build.version !== version || !timingSafeEqual(build.publicKey, this.o.hal.vendorKey)) {
       throw new RefusedAtInstall('the build in the image is not the version, or not from the vendor, its header names')
     }
   }
@@ -544,7 +575,7 @@ function auditEntry(
   result: LogResultNumber,
   source: number,
   kind: UpgradeKind,
-  installed?: { version: string; sha256: string },
+  installed?: { version: string; sha256: string; downgrade?: true },
 ): JournalEntry {
   return {
     type: LogType.UPGRADE,
@@ -552,6 +583,11 @@ function auditEntry(
     ...journalSubject(req.principal),
     data: { source, rid: req.rid, kind, ...installed },
   }
+}
+
+/** `POST install_fw {"allow_downgrade": true}`: the owner's word that going back is meant. */
+function downgradeConfirmed(req: CommandRequest): boolean {
+  return (req.body as { allow_downgrade?: unknown } | undefined)?.allow_downgrade === true
 }
 
 function running(kind: UpgradeKind): CommandReply {

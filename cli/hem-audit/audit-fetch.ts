@@ -9,6 +9,7 @@ import { AuditFinding, usage } from './audit-finding.js'
 import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
 
 export const KEY_FILE = 'log-key.b64'
+export const HEAD_FILE = 'head.json'
 /** Long enough for a big journal over a slow link; the token can read logs and nothing else. */
 const TOKEN_SECONDS = 600
 
@@ -16,14 +17,18 @@ export const FETCH_USAGE =
   'Usage: hem-audit fetch --url URL [--out DIR] [--passphrase-file FILE] ' +
   `[--insecure | --ca FILE]
 
-Logs in to the device with the scope logger:get, then downloads its log public key and every log
-file (GET /api/logger/key, /api/logger/list, /api/logger/:id), byte for byte, into DIR:
+Logs in to the device with the scope logger:get, then downloads its log public key with the
+journal's signed head, and every log file (GET /api/logger/key, /api/logger/list,
+/api/logger/:id), byte for byte up to the signed head's record, into DIR:
   DIR/<id>.log        one per log file (existing files of the same id are replaced)
   DIR/${KEY_FILE}    the log public key, base64
+  DIR/${HEAD_FILE}      the signed head: the newest record the device vouched for when asked
+Records the device writes after the signed head (this download's own reads among them) are
+covered by no signature yet and are left for the next download.
 An E device serves its key but not its files: only the key is saved, and the exit status is 1.
 The passphrase (the user's, or the master's) comes from --passphrase-file, else HEM_PASSPHRASE,
 else it is asked for on the terminal; never from the command line. The newest file of a
-running device is still open: verify with --allow-open.
+running device is still open: verify with --allow-open --head DIR/${HEAD_FILE}.
 
   --url URL               the device, e.g. https://192.168.7.1
   --out DIR               where to write (default ./hem-logs; created if missing)
@@ -64,11 +69,13 @@ export async function runFetch(args: string[], io: FetchIo): Promise<number> {
   })
   const out = values.out
   const keyPath = join(out, KEY_FILE)
-  const publicKey = await reaching(() => fetchLogKey(client))
+  const headPath = join(out, HEAD_FILE)
+  const { publicKey, head } = await reaching(() => fetchLogKey(client))
   await writing(out, () => mkdir(out, { recursive: true }))
   // Saved first: an E device serves its key but not its files.
   await writing(keyPath, () => writeFile(keyPath, `${Buffer.from(publicKey).toString('base64')}\n`))
-  const files = await reaching(() => fetchLogFiles(client)).catch((err: unknown) => {
+  await writing(headPath, () => writeFile(headPath, `${JSON.stringify(head)}\n`))
+  const files = await reaching(() => fetchLogFiles(client, head)).catch((err: unknown) => {
     if (err instanceof FetchJournalError)
       throw new AuditFinding(`${err.message}; the log key is saved in ${keyPath}`, { cause: err })
     throw err
@@ -79,7 +86,11 @@ export async function runFetch(args: string[], io: FetchIo): Promise<number> {
     await writing(path, () => writeFile(path, file.bytes))
     lines.push(`  ${path}  ${file.bytes.length} bytes`)
   }
-  lines.push(`log key: ${keyPath}`, `verify with: hem-audit verify --allow-open --key-file ${keyPath} ${out}`)
+  lines.push(
+    `log key: ${keyPath}`,
+    `signed head: ${headPath}`,
+    `verify with: hem-audit verify --allow-open --key-file ${keyPath} --head ${headPath} ${out}`,
+  )
   io.stdout.write(`${lines.join('\n')}\n`)
   return 0
 }

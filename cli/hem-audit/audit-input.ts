@@ -4,7 +4,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { UsageError, type CliIo } from '../index.js'
-import { formatProblem, JournalReplayError, TamperedJournalError } from '../../eventstore/index.js'
+import {
+  formatProblem,
+  type HeadClaim,
+  JournalReplayError,
+  TamperedJournalError,
+  type VerifyOptions,
+} from '../../eventstore/index.js'
+import { headClaim, SignedHeadError } from '../../audit/index.js'
 import type { JournalFile, VerifyProblem } from '../../protocol/index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import type { Environment, InputValues } from './input-values.js'
@@ -14,20 +21,36 @@ export const inputOptions = {
   key: { type: 'string' },
   'key-file': { type: 'string' },
   'allow-open': { type: 'boolean' },
+  'allow-missing-start': { type: 'boolean' },
+  head: { type: 'string' },
   json: { type: 'boolean' },
   stream: { type: 'string' },
   device: { type: 'string' },
+  'stream-generation': { type: 'string' },
   domain: { type: 'string' },
   'tls-ca': { type: 'string' },
 } as const
 
 export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base64 (standard or url-safe)
   --key-file FILE   a file holding that key as base64 text or as the raw 32 bytes
-  --allow-open      the newest file may still be open (no close seal yet), as on a running device
+  --allow-open      the newest file may still be open (no close seal yet), as on a running device,
+                    whose newest file is sealed only every 256 records or 30 s and closed at
+                    shutdown; its records after the last seal are still unverified (a problem
+                    each) unless a signed head covers them (--head, or a stream's signatures)
+  --head FILE|-     the journal's signed head as GET /api/logger/key gives it (its \`head\`, or
+                    the whole answer), JSON, from FILE or stdin: it must verify with the log key
+                    and the files must reach its record with its chain head (else they were cut
+                    at their end); it covers the records up to it
+  --allow-missing-start
+                    the first file may link to older files not given (deleted by the owner, or
+                    not fetched); without it, missing oldest files are a problem
   --stream URL --device DEVID
                     read the device's journal from its stream on the fleet backend (nats:// URL
                     of the backend's JetStream) instead of from files; problems of the stream
                     itself name the stream's message sequence and the FILE:seq it holds
+  --stream-generation N
+                    with --stream: generation N of the device's stream (default 1; from 2 on
+                    HEM_JOURNAL_<DEVID>_N, started after a mismatch)
   --domain NAME     the backend's JetStream domain, when not the one of the server at URL
   --tls-ca FILE     the CA certificate (PEM) a tls:// backend's certificate is checked against
                     (default: the system's); the backend's user and password come from
@@ -36,6 +59,8 @@ export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base6
 export interface AuditInput {
   publicKey: Uint8Array
   files: JournalFile[]
+  /** Signed heads to check the files against: --head's, a stream's. */
+  heads: HeadClaim[]
   /** File id -> the path it was read from. */
   names: Map<string, string>
 }
@@ -50,13 +75,38 @@ export type InputLoader = (values: InputValues, paths: string[], env: Environmen
 
 export const loadInput: InputLoader = async (values, paths, env) => {
   const publicKey = await loadKey(values.key, values['key-file'])
+  const given = values.head === undefined ? [] : [await loadHead(values.head)]
   if (values.stream !== undefined || values.device !== undefined) {
     // Loaded only for a stream: the offline commands need no NATS client.
     const { loadStreamFiles, streamSource } = await import('./stream-input.js')
-    return { publicKey, ...(await loadStreamFiles(streamSource(values, paths, env))) }
+    const { heads, ...stream } = await loadStreamFiles(streamSource(values, paths, env))
+    return { publicKey, ...stream, heads: [...given, ...heads] }
   }
   if (paths.length === 0) throw new UsageError('no files given')
-  return { publicKey, ...(await loadFiles(paths)) }
+  return { publicKey, ...(await loadFiles(paths)), heads: given }
+}
+
+/** How the commands verify what they read, from their options and the heads the input brought. */
+export function verifyOptions(values: InputValues, input: AuditInput): VerifyOptions {
+  return {
+    allowOpenTail: values['allow-open'] ?? false,
+    allowMissingStart: values['allow-missing-start'] ?? false,
+    heads: input.heads,
+  }
+}
+
+async function loadHead(path: string): Promise<HeadClaim> {
+  const from = path === '-' ? 'stdin' : path
+  const text = await readFile(path === '-' ? '/dev/stdin' : path, 'utf8').catch((err: Error) =>
+    usage(`cannot read --head ${from}: ${err.message}`),
+  )
+  try {
+    return headClaim(JSON.parse(text), `the signed head of ${from}`)
+  } catch (err) {
+    if (err instanceof SyntaxError || err instanceof SignedHeadError)
+      return usage(`--head ${from} is not a signed head {file, seq, head, sig}: ${err.message}`)
+    throw err
+  }
 }
 
 function decodeKey(text: string): Uint8Array | undefined {

@@ -1,7 +1,7 @@
 // hem-audit replay: the state of every machine of the device, at the end or at a given point.
 
 import { parseOptions } from '../index.js'
-import { audited, INPUT_HELP, inputOptions, iso, loadInput, type AuditIo } from './audit-input.js'
+import { audited, INPUT_HELP, inputOptions, iso, loadInput, verifyOptions, type AuditIo } from './audit-input.js'
 import { usage } from './audit-finding.js'
 import {
   type DeviceReplay,
@@ -13,13 +13,14 @@ import {
 
 export const REPLAY_USAGE =
   'Usage: hem-audit replay [--key BASE64 | --key-file FILE] ' +
-  `[--allow-open] [--at POINT] [--json] FILES|DIR...
+  `[--allow-open] [--head FILE] [--at POINT] [--json] FILES|DIR...
 
 Verifies the files (and refuses them if they do not verify), then rebuilds the state of the
 device by folding every record through the runtime's own machines: personalisation,
 provisioning, the configuration and the key repository (which persist across boots), and the
 disks (P), the firmware and app upgrades, health and lifecycle of the boot in progress. The
-files must reach back to the device's first file.
+files must reach back to the device's first file. Records no seal or signed head covers are
+unverified: the files are then refused, and nothing in them is replayed.
 
 ${INPUT_HELP}
   --at POINT        the state as of this point instead of the end:
@@ -39,11 +40,12 @@ export async function runReplay(args: string[], io: AuditIo): Promise<number> {
     options: { ...inputOptions, at: { type: 'string' } },
   })
   const at = values.at === undefined ? undefined : point(values.at)
-  const { publicKey, files, names } = await loadInput(values, positionals, io.env ?? {})
+  const input = await loadInput(values, positionals, io.env ?? {})
+  const { publicKey, files, names } = input
   let state: DeviceReplay
   try {
     state = audited(names, () =>
-      replayDevice(files, publicKey, { allowOpenTail: values['allow-open'] ?? false, ...(at ? { at } : {}) }),
+      replayDevice(files, publicKey, { ...verifyOptions(values, input), ...(at ? { at } : {}) }),
     )
   } catch (err) {
     if (err instanceof ReplayPointError) usage(`--at: ${err.message}`)

@@ -2,20 +2,29 @@
 
 import { parseOptions } from '../index.js'
 import { formatTimelineEvent, parseTime, readAuditJournal, timeline, type TimelineFilter } from '../../audit/index.js'
-import { audited, INPUT_HELP, inputOptions, loadInput, type InputLoader, type AuditIo } from './audit-input.js'
+import {
+  audited,
+  INPUT_HELP,
+  inputOptions,
+  loadInput,
+  verifyOptions,
+  type InputLoader,
+  type AuditIo,
+} from './audit-input.js'
 import { usage } from './audit-finding.js'
 import { parseLogType } from '../../protocol/index.js'
 
 export const TIMELINE_USAGE =
   'Usage: hem-audit timeline [--key BASE64 | --key-file FILE] ' +
-  `[--allow-open] [--json] [--all]
+  `[--allow-open] [--head FILE] [--json] [--all]
                          [--type NAME|NUMBER]... [--subject S] [--since TIME] [--until TIME] FILES|DIR...
 
 Verifies the files (and refuses them if they do not verify), then tells what happened, one line
 per record: time, FILE:SEQ (SEQ in hex), who (user, master, an external authenticator's id, or
 device), what, the result with the HTTP status of the request, and the facts of the record
 (kid, scope, request id...). Secrets are never in the journal, and data this tool does not know
-is never printed.
+is never printed. Records no seal or signed head covers are unverified: the files are then
+refused, and nothing in them is told.
 
 ${INPUT_HELP}
   --json            one JSON object per line (JSON Lines)
@@ -56,9 +65,9 @@ export async function runTimeline(args: string[], io: AuditIo, load: InputLoader
     ...(values.since !== undefined ? { since: time('--since', values.since) } : {}),
     ...(values.until !== undefined ? { until: time('--until', values.until) } : {}),
   }
-  const { publicKey, files, names } = await load(values, positionals, io.env ?? {})
-  const journal = audited(names, () =>
-    readAuditJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false }),
+  const input = await load(values, positionals, io.env ?? {})
+  const journal = audited(input.names, () =>
+    readAuditJournal(input.files, input.publicKey, verifyOptions(values, input)),
   )
   const events = timeline(journal.records, filter)
   const lines = events.map((event) => (values.json ? JSON.stringify(event) : formatTimelineEvent(event)))

@@ -7,28 +7,34 @@ import {
   inputOptions,
   iso,
   loadInput,
+  verifyOptions,
   type InputLoader,
   type AuditIo,
 } from './audit-input.js'
 import {
   type BootEnd,
   type BootSpan,
+  decodeRecordData,
   journalLayout,
   type JournalLayout,
+  readLines,
   verifyJournal,
 } from '../../eventstore/index.js'
-import type { VerifyResult } from '../../protocol/index.js'
+import { type JournalFile, LogResult, LogType, type VerifyResult } from '../../protocol/index.js'
 
 export const VERIFY_USAGE =
   'Usage: hem-audit verify [--key BASE64 | --key-file FILE] ' +
-  `[--allow-open] [--json] FILES|DIR...
+  `[--allow-open] [--head FILE|-] [--allow-missing-start] [--json] FILES|DIR...
 
 Verifies journal files with the log public key (GET /api/logger/key): every line's MAC, the
 signed file keys, the hash chain, every seal and the links between files. A DIR means every
 *.log file in it. Problems print as FILE:seq N: message (N in hex, as in the file). The summary
 tells the boots the files hold and the gaps in them: files whose LINK names a file that is not
-among those given (a gap before the first file means older files are missing, e.g. deleted;
-a gap between files is also a problem).
+among those given. A gap between files is a problem; so is a gap before the first file (older
+files missing) unless --allow-missing-start, which then shows the journal's records of the
+owner deleting log files. Every record must be covered by a seal or a signed head: a record
+after the newest file's last seal that no signed head covers is unverified, a problem. With
+--head, files that stop short of the signed head's record were cut at their end.
 
 ${INPUT_HELP}
   --json            print the result as JSON
@@ -39,11 +45,49 @@ Exit status: 0 verified, 1 problems found, 2 usage error.
 
 export async function runVerify(args: string[], io: AuditIo, load: InputLoader = loadInput): Promise<number> {
   const { values, positionals } = parseOptions({ args, allowPositionals: true, options: inputOptions })
-  const { publicKey, files, names } = await load(values, positionals, io.env ?? {})
-  const result = verifyJournal(files, publicKey, { allowOpenTail: values['allow-open'] ?? false })
+  const input = await load(values, positionals, io.env ?? {})
+  const { files, names } = input
+  const result = verifyJournal(files, input.publicKey, verifyOptions(values, input))
   const layout = journalLayout(files)
-  io.stdout.write(values.json ? renderJson(result, layout, names) : renderText(result, layout, names))
+  const deletions = layout.gaps.some((gap) => gap.atStart) ? ownerDeletions(files, result) : undefined
+  io.stdout.write(
+    values.json ? renderJson(result, layout, names, deletions) : renderText(result, layout, names, deletions),
+  )
   return result.ok ? 0 : 1
+}
+
+interface Deletion {
+  file: string
+  seq: number
+  time: number
+  subject: string
+  /** The log file deleted, as the record names it. */
+  deleted: string | undefined
+}
+
+/** The journal's records of the owner deleting log files (LOGGER_DELETE_LOG, OK), read only from files that verify. */
+function ownerDeletions(files: JournalFile[], result: VerifyResult): Deletion[] {
+  const bad = new Set(result.problems.map((p) => p.file))
+  const found: Deletion[] = []
+  for (const file of files) {
+    if (bad.has(file.id)) continue
+    for (const line of readLines(file.bytes)) {
+      if (line.kind !== 'record') continue
+      const { seq, time, type, result: outcome, subject } = line.record
+      if (type !== LogType.LOGGER_DELETE_LOG || outcome !== LogResult.OK) continue
+      const id = recordData(line.record)?.id
+      found.push({ file: file.id, seq, time, subject, deleted: typeof id === 'string' ? id.slice(0, 64) : undefined })
+    }
+  }
+  return found
+}
+
+function recordData(record: Parameters<typeof decodeRecordData>[0]): Record<string, unknown> | undefined {
+  try {
+    return decodeRecordData(record)
+  } catch {
+    return undefined
+  }
 }
 
 const ENDINGS: Record<BootEnd, string> = {
@@ -60,7 +104,12 @@ function bootLine(span: BootSpan, index: number): string {
   return `  boot ${index + 1}: ${files}, ${times}, ${ENDINGS[span.end]}`
 }
 
-function renderText(result: VerifyResult, layout: JournalLayout, names: Map<string, string>): string {
+function renderText(
+  result: VerifyResult,
+  layout: JournalLayout,
+  names: Map<string, string>,
+  deletions: Deletion[] | undefined,
+): string {
   const { summary } = result
   const lines = [
     `files: ${summary.files}, records: ${summary.records}, seals: ${summary.seals}`,
@@ -74,6 +123,15 @@ function renderText(result: VerifyResult, layout: JournalLayout, names: Map<stri
       `gap: ${names.get(gap.file) ?? gap.file} links to ${gap.missing}, which is not among the files given: ${why}`,
     )
   }
+  if (deletions?.length === 0) lines.push('deleted by the owner: no record of it in these files')
+  for (const d of deletions ?? []) {
+    const who = d.subject === '' ? 'the device' : d.subject
+    const what = d.deleted === undefined ? 'log files' : `log file ${d.deleted}`
+    lines.push(
+      `deleted by the owner: ${what}, by ${who} at ${iso(d.time)} ` +
+        `(${names.get(d.file) ?? d.file}:seq ${d.seq.toString(16)})`,
+    )
+  }
   if (summary.openTail) {
     const name = names.get(summary.openTail.file) ?? summary.openTail.file
     lines.push(`open: ${name} ends with ${summary.openTail.records} unsealed record(s)`)
@@ -83,7 +141,12 @@ function renderText(result: VerifyResult, layout: JournalLayout, names: Map<stri
   return `${lines.join('\n')}\n`
 }
 
-function renderJson(result: VerifyResult, layout: JournalLayout, names: Map<string, string>): string {
+function renderJson(
+  result: VerifyResult,
+  layout: JournalLayout,
+  names: Map<string, string>,
+  deletions: Deletion[] | undefined,
+): string {
   const { summary } = result
   const problems = result.problems.map((p) => ({ ...p, path: names.get(p.file) ?? p.file }))
   const boots = layout.boots.map((span) => ({
@@ -99,6 +162,7 @@ function renderJson(result: VerifyResult, layout: JournalLayout, names: Map<stri
       lastTimeIso: iso(summary.lastTime),
       boots,
       gaps: layout.gaps,
+      ...(deletions ? { deletions } : {}),
     },
     problems,
   }

@@ -7,4 +7,8 @@ export interface InputValues {
   device?: string | undefined
   domain?: string | undefined
   'tls-ca'?: string | undefined
+  'stream-generation'?: string | undefined
+  head?: string | undefined
+  'allow-open'?: boolean | undefined
+  'allow-missing-start'?: boolean | undefined
 }

@@ -1,19 +1,41 @@
 // hem-audit's input straight from a device's stream on the fleet backend: the journal files are
 // rebuilt from the messages (one record each, in order), so the offline commands verify and
 // replay them unchanged. What is wrong with the stream itself (a message missing, a record twice
-// or out of order) is named by its stream sequence and the file:seq it holds.
+// or out of order) is named by its stream sequence and the file:seq it holds. The newest batch's
+// signature (the Hem-Head-Sig header on its last message) is what covers the records after the
+// last seal: the verifier checks it like a signed head given with --head.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { UsageError } from '../index.js'
+import { streamGeneration } from '../index.js'
 import { AuditFinding, usage } from './audit-finding.js'
 import { type Environment, type InputValues } from './input-values.js'
-import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER, StreamApi, StreamApiError } from '../../bus/index.js'
+import {
+  FILE_HEADER,
+  HEAD_SIG_HEADER,
+  headerPosition,
+  journalStream,
+  journalStreamId,
+  SEQ_HEADER,
+  StreamApi,
+  StreamApiError,
+} from '../../bus/index.js'
+import { fromBase64Url, type HeadClaim } from '../../eventstore/index.js'
 import type { JournalFile } from '../../protocol/index.js'
+
+export interface StreamFiles {
+  files: JournalFile[]
+  names: Map<string, string>
+  /** The newest batch signature of the stream, if any message carries one. */
+  heads: HeadClaim[]
+}
 
 export interface StreamSource {
   /** The backend's client URL, nats:// or tls://. */
   url: string
   devid: string
+  /** Which of the device's streams (`--stream-generation`, bus/stream-names.ts journalStreamId); default 1. */
+  generation?: number
   /** The backend's JetStream domain, when not the one of the server connected to. */
   domain?: string
   auth?: { user: string; pass: string } | { token: string }
@@ -22,9 +44,7 @@ export interface StreamSource {
 }
 
 /** Reads the device's stream and rebuilds its journal files. */
-export async function loadStreamFiles(
-  source: StreamSource,
-): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
+export async function loadStreamFiles(source: StreamSource): Promise<StreamFiles> {
   if (!/^(nats|tls):\/\/\S+$/.test(source.url)) usage(`--stream must be a nats:// or tls:// URL`)
   if (!/^[0-9a-f]{16}$/.test(source.devid)) usage('--device must be the devid: 16 lowercase hex chars')
   let nc: NatsConnection
@@ -40,7 +60,7 @@ export async function loadStreamFiles(
     throw new AuditFinding(`cannot reach ${source.url}: ${(err as Error).message}`, { cause: err })
   }
   try {
-    return await readStream(new StreamApi(nc, source.domain), source.devid)
+    return await readStream(new StreamApi(nc, source.domain), journalStreamId(source.devid, source.generation))
   } catch (err) {
     if (err instanceof StreamApiError) throw new AuditFinding(`cannot read the stream: ${err.message}`, { cause: err })
     throw err
@@ -49,11 +69,8 @@ export async function loadStreamFiles(
   }
 }
 
-async function readStream(
-  api: StreamApi,
-  devid: string,
-): Promise<{ files: JournalFile[]; names: Map<string, string> }> {
-  const stream = journalStream(devid)
+async function readStream(api: StreamApi, streamId: string): Promise<StreamFiles> {
+  const stream = journalStream(streamId)
   const state = await api.info(stream)
   if (!state) throw new AuditFinding(`there is no stream ${stream}`)
   if (state.messages === 0) throw new AuditFinding(`the stream ${stream} is empty`)
@@ -65,6 +82,7 @@ async function readStream(
         (previous ? `, after ${previous.file}:seq ${previous.seq.toString(16)}` : ''),
     )
   let expected = state.firstSeq
+  let signed: HeadClaim | undefined
   for await (const message of api.messages(stream, state.firstSeq, state.lastSeq)) {
     const at = message.seq
     if (at !== expected) throw missing(expected)
@@ -95,10 +113,17 @@ async function readStream(
     if (!list) parts.set(position.file, (list = []))
     list.push(message.data)
     previous = { ...position, at }
+    // Only the newest signature counts: the ones before it cover records its own signature covers too.
+    const sig = message.headers?.get(HEAD_SIG_HEADER)
+    if (sig) signed = { ...position, sig: fromBase64Url(sig) ?? new Uint8Array(), source: `the signature of ${where}` }
   }
   if (expected <= state.lastSeq) throw missing(expected)
   const files = [...parts].map(([id, chunks]) => ({ id, bytes: new Uint8Array(Buffer.concat(chunks)) }))
-  return { files, names: new Map(files.map((file) => [file.id, `${stream}/${file.id}`])) }
+  return {
+    files,
+    names: new Map(files.map((file) => [file.id, `${stream}/${file.id}`])),
+    heads: signed ? [signed] : [],
+  }
 }
 
 /**
@@ -117,6 +142,7 @@ export function streamSource(values: InputValues, paths: string[], env: Environm
   return {
     url: values.stream,
     devid: values.device,
+    generation: streamGeneration(values['stream-generation']),
     ...(values.domain !== undefined ? { domain: values.domain } : {}),
     ...(auth ? { auth } : {}),
     ...(values['tls-ca'] !== undefined ? { tlsCa: values['tls-ca'] } : {}),

@@ -106,7 +106,8 @@ export function print(io: HemctlIo, json: boolean | undefined, value: unknown, t
   io.stdout.write(text ?? fields(value))
 }
 
-function fields(value: unknown): string {
+/** One `field: value` line per field (objects as JSON). */
+export function fields(value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value !== 'object') return `${String(value)}\n`
   return Object.entries(value)

@@ -1,8 +1,8 @@
 // hemctl's commands on the disks, the audit log and upgrades.
-import { mkdir } from 'node:fs/promises'
+import { access, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AuditFinding, type InputLoader, KEY_FILE, runTimeline, runVerify } from '../hem-audit/index.js'
-import { FetchJournalError, fetchLogFiles, fetchLogKey } from '../../audit/index.js'
+import { AuditFinding, HEAD_FILE, type InputLoader, KEY_FILE, runTimeline, runVerify } from '../hem-audit/index.js'
+import { FetchJournalError, fetchJournal, fetchLogFiles, fetchLogKey, headClaim } from '../../audit/index.js'
 import { parseOptions, UsageError, type CliIo, type Command } from '../index.js'
 import { NotAcceptableError, type UpgradeKind } from '../../client/index.js'
 import {
@@ -94,6 +94,7 @@ const pull: Command<HemctlIo> = {
     `Downloads the log public key and every log file, byte for byte, into DIR (scope logger:get):
   DIR/<id>.log        one per log file (existing files of the same id are replaced)
   DIR/${KEY_FILE}    the log public key, base64
+  DIR/${HEAD_FILE}      the journal's signed head; the files are saved up to its record
 An E device serves its key but not its files: only the key is saved, and the exit status is 1.`,
     '  --out DIR          where to write (default ./hem-logs; created if missing)',
   ),
@@ -106,13 +107,14 @@ An E device serves its key but not its files: only the key is saved, and the exi
     const keyPath = join(out, KEY_FILE)
     const client = await connect(values, io)
     return finding(io, 'pull', async () => {
-      const publicKey = await fetchLogKey(client)
+      const { publicKey, head } = await fetchLogKey(client)
       await mkdir(out, { recursive: true }).catch((err: Error) => {
         throw new UsageError(`cannot create ${out}: ${err.message}`)
       })
       // Saved first: an E device serves its key but not its files.
       await writeBytes(keyPath, `${Buffer.from(publicKey).toString('base64')}\n`)
-      const files = await fetchLogFiles(client).catch((err: unknown) => {
+      await writeBytes(join(out, HEAD_FILE), `${JSON.stringify(head)}\n`)
+      const files = await fetchLogFiles(client, head).catch((err: unknown) => {
         throw err instanceof FetchJournalError
           ? new FetchJournalError(`${err.message}; the log key is saved in ${keyPath}`)
           : err
@@ -137,7 +139,8 @@ const sourceOptions = {
 
 const SOURCE_USAGE = `Without DIR, the log files the device serves now are downloaded (scope logger:get, P only) and
 used with the device's log key; the newest one may be open. With DIR (as 'hemctl logs pull'
-wrote it), the files DIR/*.log are used with the key DIR/${KEY_FILE}.`
+wrote it), the files DIR/*.log are used with the key DIR/${KEY_FILE} and the signed head
+DIR/${HEAD_FILE} when there is one.`
 const SOURCE_OPTIONS = `  --key-file FILE    with DIR: the log key (default DIR/${KEY_FILE})
   --allow-open       with DIR: the newest file may still be open (as pulled from a running device)`
 
@@ -161,15 +164,21 @@ async function onJournal(
   const json = values.json ? ['--json'] : []
   if (dir !== undefined) {
     const key = ['--key-file', values['key-file'] ?? join(dir, KEY_FILE)]
+    const headPath = join(dir, HEAD_FILE)
+    const head = await access(headPath).then(
+      () => ['--head', headPath],
+      () => [],
+    )
     return finding(io, name, () =>
-      command([...key, ...(values['allow-open'] ? ['--allow-open'] : []), ...json, ...forwarded, dir], io),
+      command([...key, ...head, ...(values['allow-open'] ? ['--allow-open'] : []), ...json, ...forwarded, dir], io),
     )
   }
   if (values['key-file'] !== undefined)
     throw new UsageError("--key-file goes with a DIR: the device's files are read with its own key")
   const fromDevice: InputLoader = async () => {
     const client = await connect(values, io)
-    return { publicKey: await fetchLogKey(client), files: await fetchLogFiles(client), names: new Map() }
+    const { publicKey, head, files } = await fetchJournal(client)
+    return { publicKey, files, names: new Map(), heads: [headClaim(head)] }
   }
   return finding(io, name, () => command(['--allow-open', ...json, ...forwarded], io, fromDevice))
 }

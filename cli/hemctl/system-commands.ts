@@ -1,13 +1,14 @@
 // hemctl's commands about the device itself: identity, status, configuration, lifecycle.
 import { readFile } from 'node:fs/promises'
 import { type Command, parseOptions, readPassphrase, UsageError } from '../index.js'
-import { type HemClient, PinStore } from '../../client/index.js'
+import { type HemClient, PinStore, type Status } from '../../client/index.js'
 import {
   clientCommand,
   configDir,
   connect,
   connectionOptions,
   DEFAULT_URL,
+  fields,
   print,
   usageText,
   type HemctlIo,
@@ -26,12 +27,28 @@ function wholeNumber(option: string, text: string): number {
   return n
 }
 
-const status = query(
-  'show the device status (fail state, temperature, disks...)',
-  'status',
-  'Shows GET /api/system/status (no login needed).',
-  (client) => client.status(),
+const status = clientCommand(
+  {
+    summary: 'show the device status (fail state, temperature, disks, journal mirror...)',
+    synopsis: 'status',
+    about: 'Shows GET /api/system/status (no login needed).',
+  },
+  async (client) => {
+    const value = await client.status()
+    const { mirror, ...rest } = value
+    if (!mirror) return { value }
+    return { value, text: `${fields(rest)}mirror: ${mirrorText(mirror)}\n` }
+  },
 )
+
+/** The journal mirror's state in words; a stream that stopped matching is an error the operator must act on. */
+function mirrorText(mirror: NonNullable<Status['mirror']>): string {
+  if (mirror.state !== 'mismatch') return `${mirror.state} (${mirror.stream})`
+  return (
+    `ERROR: ${mirror.stream} does not continue the journal (${mirror.detail ?? 'no detail'}); nothing is mirrored ` +
+    'until the next stream generation is started (hemd --stream-generation, docs/operations.md)'
+  )
+}
 
 const version = query(
   'show the hardware, firmware, bootloader and app versions',

@@ -7,12 +7,14 @@ import type { Variant } from '../../protocol/index.js'
 import {
   BUS_CONFIG_FILE,
   BUS_CREDENTIALS_FILE,
+  type BusBackend,
   existingBusAccess,
   newBusCredentials,
   writeBusAccess,
   writeBusConfig,
 } from '../../bus/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
+import { BACKEND_OPTIONS, parseBackendArgs } from './backend-args.js'
 import type { Endpoint } from '../../runtime/index.js'
 
 const USAGE = `Usage: hemd bus-config --out DIR [options]
@@ -29,9 +31,14 @@ Options:
   --data DIR             the device's data directory (default ./var/hemd)
   --variant P|E          the device's hardware variant, as given to hemd (default P)
   --listen HOST:PORT     nats-server's listener, IPv4 loopback only (default 127.0.0.1:4222)
-  --backend URL          the fleet backend's leaf-node URL (nats:// or tls://)
-  --keep                 leave a complete pair already in DIR for the same --listen as it is,
-                         so that a restarted nats-server keeps the passwords hemd uses
+  --backend URL          link to the fleet backend's leaf-node URL (nats:// or tls://, with the
+                         device's leaf user and password); hemd --bus DIR then mirrors the
+                         journal there while the owner sets trusted_backend
+  --backend-domain NAME  the backend's JetStream domain (default hem)
+  --stream-generation N  mirror to generation N of the device's stream (default 1): the next
+                         one once the stream no longer continues the journal
+  --keep                 leave a complete pair already in DIR for the same --listen and backend
+                         as it is, so that a restarted nats-server keeps the passwords hemd uses
   -h, --help             show this help
 
 Exit status: 0 written or kept, 1 failure, 2 usage.
@@ -42,7 +49,7 @@ export interface BusConfigArgs {
   dataDir: string
   variant: Variant
   listen: Endpoint
-  backend?: string
+  backend?: BusBackend
   keep: boolean
 }
 
@@ -56,7 +63,7 @@ export function parseBusConfigArgs(argv: string[]): BusConfigArgs | 'help' {
       data: { type: 'string', default: './var/hemd' },
       variant: { type: 'string', default: 'P' },
       listen: { type: 'string', default: '127.0.0.1:4222' },
-      backend: { type: 'string' },
+      ...BACKEND_OPTIONS,
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -72,16 +79,13 @@ export function parseBusConfigArgs(argv: string[]): BusConfigArgs | 'help' {
     throw new UsageError(`--listen is on IPv4 loopback only (127.x.x.x), not ${listen.host}`)
   if (listen.port === 0)
     throw new UsageError('--listen needs a fixed port: hemd --bus reads it from the credentials file')
-  // The URL goes into the nats-server configuration: nothing in it may end its quoted string.
-  if (values.backend !== undefined && !/^(nats|tls):\/\/[^\s"\\]+$/.test(values.backend)) {
-    throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${values.backend.slice(0, 200)}`)
-  }
+  const backend = parseBackendArgs(values)
   return {
     out: resolve(values.out),
     dataDir: resolve(values.data),
     variant,
     listen,
-    ...(values.backend !== undefined ? { backend: values.backend } : {}),
+    ...(backend ? { backend } : {}),
     keep: values.keep,
   }
 }
@@ -111,7 +115,8 @@ export async function runBusConfigCli(argv: string[]): Promise<number> {
 export async function configureBus(args: BusConfigArgs): Promise<string> {
   const url = `nats://${args.listen.host}:${args.listen.port}`
   const kept = args.keep ? await existingBusAccess(args.out) : undefined
-  if (kept && kept.url === url) return `kept the bus configuration in ${args.out} (devid ${kept.devid}, ${url})`
+  if (kept && kept.url === url && JSON.stringify(kept.backend) === JSON.stringify(args.backend))
+    return `kept the bus configuration in ${args.out} (devid ${kept.devid}, ${url})`
   const devid = await deviceId(args)
   const credentials = newBusCredentials()
   // The credentials file is written last and marks the pair complete: a write cut short
@@ -123,9 +128,9 @@ export async function configureBus(args: BusConfigArgs): Promise<string> {
     host: args.listen.host,
     port: args.listen.port,
     credentials,
-    ...(args.backend ? { backend: { url: args.backend } } : {}),
+    ...(args.backend ? { backend: args.backend } : {}),
   })
-  await writeBusAccess(args.out, { devid, url, credentials })
+  await writeBusAccess(args.out, { devid, url, credentials, ...(args.backend ? { backend: args.backend } : {}) })
   return `wrote ${join(args.out, BUS_CONFIG_FILE)} and ${BUS_CREDENTIALS_FILE} for devid ${devid} (${url})`
 }
 

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../runtime/index.js'
-export class UsageError extends Error {
-  override readonly name = 'UsageError'
-}
+import { UsageError } from '../index.js'
+
+export { UsageError }
 
 export function parseEndpoint(flag: string, text: string): Endpoint {
   const match = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text)

@@ -11,8 +11,13 @@ import {
   type RuntimeMessage,
 } from '../../runtime/index.js'
 import type { NbdListen } from '../../actors/storage/index.js'
+import type { TrustAnchorName } from '../../hal/index.js'
+import { resolveTrust, type ResolvedTrust, type TrustFiles } from './trust-flags.js'
 import type { TemperatureRange } from '../../protocol/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
+import { BACKEND_OPTIONS, parseBackendArgs } from './backend-args.js'
+import { mirrorBanner } from './mirror-banner.js'
+import type { BusBackend } from '../../bus/index.js'
 
 const USAGE = `Usage: hemd [options]
 
@@ -30,8 +35,20 @@ Options:
                          every service as its own user (DIR/bus-credentials.json)
   --backend URL          mirror the journal to this fleet backend (nats:// or tls://, its
                          leaf-node port) while the owner sets trusted_backend; needs the
-                         device's own nats-server (not with --nats)
+                         device's own nats-server (with --bus: hemd bus-config --backend;
+                         not with --nats)
   --backend-domain NAME  the backend's JetStream domain (default hem)
+  --stream-generation N  mirror to generation N of the device's stream (default 1): the next
+                         one once the stream no longer continues the journal (status shows
+                         mirror.state mismatch); it gets the whole journal still on the device
+  --backend-key FILE     the fleet backend's Ed25519 public key (PEM): check-in replies must be
+                         signed with it
+  --vendor-key FILE      the vendor's Ed25519 public key (PEM): the firmware slots and uploaded
+                         images must be signed with it
+  --factory-ca FILE      the factory CA's certificate (PEM): a P device accepts provisioning it signed
+  --dev-keys             development mode: the published development key (deploy/keys/) for each
+                         of the three above not given. Without it all three are required (deploy/
+                         install.sh configures them) and a development key is refused
   --tls-cert FILE        serve this certificate (PEM) instead of the device's own
   --tls-key FILE         the private key (PEM) of --tls-cert
   --nbd HOST:PORT|unix:PATH
@@ -51,12 +68,22 @@ export interface HemdArgs {
   https: Endpoint
   natsUrl?: string
   busDir?: string
-  backend?: { url: string; domain: string }
+  backend?: BusBackend
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
   split: boolean
   temperatureRange?: TemperatureRange
   logLevel: string
+  /** --backend-key, --vendor-key, --factory-ca: the files given. */
+  trustFiles?: TrustFiles
+  /** --dev-keys */
+  devKeys?: true
+}
+
+const TRUST_OPTIONS: Record<string, TrustAnchorName> = {
+  'backend-key': 'backendKey',
+  'vendor-key': 'vendorKey',
+  'factory-ca': 'factoryRoot',
 }
 
 export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
@@ -71,8 +98,11 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       https: { type: 'string', default: '127.0.0.1:8443' },
       nats: { type: 'string' },
       bus: { type: 'string' },
-      backend: { type: 'string' },
-      'backend-domain': { type: 'string' },
+      ...BACKEND_OPTIONS,
+      'backend-key': { type: 'string' },
+      'vendor-key': { type: 'string' },
+      'factory-ca': { type: 'string' },
+      'dev-keys': { type: 'boolean', default: false },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       nbd: { type: 'string' },
@@ -93,16 +123,20 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
   }
   if (values.nats !== undefined && values.bus !== undefined) throw new UsageError('--nats and --bus exclude each other')
-  const backend =
-    values.backend === undefined ? undefined : parseBackend(values.backend, values['backend-domain'] ?? 'hem')
-  if (backend === undefined && values['backend-domain'] !== undefined)
-    throw new UsageError('--backend-domain goes with --backend')
+  const backend = parseBackendArgs(values)
   // The backend links to the device's own nats-server: an outside
-  // one is configured on its own (hemd bus-config --backend).
+  // one is configured on its own (hemd bus-config --backend), and hemd --bus mirrors where it links.
   if (backend && values.nats !== undefined)
     throw new UsageError("--backend needs the device's own nats-server: not with --nats")
+  if (backend && values.bus !== undefined)
+    throw new UsageError('with --bus, the backend is what hemd bus-config --backend configured: not --backend')
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
     throw new UsageError(`unknown --log-level ${values['log-level']}`)
+  }
+  const trustFiles: TrustFiles = {}
+  for (const [option, name] of Object.entries(TRUST_OPTIONS)) {
+    const file = values[option as keyof typeof values]
+    if (typeof file === 'string') trustFiles[name] = resolve(file)
   }
   return {
     variant,
@@ -117,18 +151,9 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     split: values.split,
     ...(values['temp-range'] !== undefined ? { temperatureRange: parseTemperatureRange(values['temp-range']) } : {}),
     logLevel: values['log-level'],
+    ...(Object.keys(trustFiles).length > 0 ? { trustFiles } : {}),
+    ...(values['dev-keys'] ? { devKeys: true as const } : {}),
   }
-}
-
-/** The URL goes into the nats-server configuration: nothing in it may end its quoted string. */
-function parseBackend(url: string, domain: string): { url: string; domain: string } {
-  if (!/^(nats|tls):\/\/[^\s"\\]+$/.test(url))
-    throw new UsageError(`--backend must be a nats:// or tls:// URL, not ${url.slice(0, 200)}`)
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(domain))
-    throw new UsageError(
-      `--backend-domain must be a JetStream domain name (letters, digits, _ and -), not ${domain.slice(0, 64)}`,
-    )
-  return { url, domain }
 }
 
 export function parseTemperatureRange(text: string): TemperatureRange {
@@ -173,6 +198,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return 0
   }
+  let trust: ResolvedTrust
+  try {
+    trust = await resolveTrust(args)
+  } catch (err) {
+    process.stderr.write(`hemd: ${(err as Error).message}\n`)
+    return err instanceof UsageError ? 2 : 1
+  }
   const build = fileURLToPath(new URL('../..', import.meta.url))
   if (!runtime) {
     const logger = pino({ level: args.logLevel, base: { svc: 'boot' } }, pino.destination(2))
@@ -181,20 +213,21 @@ export async function main(argv: string[]): Promise<number> {
       factoryDir: build,
       nodeModules: join(build, '..', 'node_modules'),
       argv: own,
+      vendorKey: trust.anchors.vendorKey,
       logger,
     })
   }
-  return runRuntime(args, build)
+  return runRuntime(args, trust, build)
 }
 
 /** The device itself, in the process the launcher started for the slot it booted. */
-async function runRuntime(args: HemdArgs, build: string): Promise<number> {
+async function runRuntime(args: HemdArgs, trust: ResolvedTrust, build: string): Promise<number> {
   const booted = bootedFromEnv(process.env.HEMD_BOOTED)
   // The launcher is the device's power: when it dies, so does the runtime, at once and uncleanly.
   const powerLost = () => process.kill(process.pid, 'SIGKILL')
   process.on('disconnect', powerLost)
   try {
-    return await runDevice(args, build, booted)
+    return await runDevice(args, trust, build, booted)
   } finally {
     // The IPC channel would keep this process alive after its device stopped.
     process.off('disconnect', powerLost)
@@ -202,7 +235,12 @@ async function runRuntime(args: HemdArgs, build: string): Promise<number> {
   }
 }
 
-async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeof bootedFromEnv>): Promise<number> {
+async function runDevice(
+  args: HemdArgs,
+  trust: ResolvedTrust,
+  build: string,
+  booted: ReturnType<typeof bootedFromEnv>,
+): Promise<number> {
   const logger = pino({ level: args.logLevel, base: { svc: 'hemd' } }, pino.destination(2))
   let upgrading = false
   let device: Device
@@ -211,10 +249,11 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
       import('../../image/firmware-manifest.js'),
       import('../../runtime/start-device.js'),
     ])
-    const firmware = await loadFirmware(build)
+    const firmware = await loadFirmware(build, trust.anchors.vendorKey)
     device = await startDevice({
       ...args,
       firmware,
+      trust: trust.anchors,
       logger,
       // The launcher holds the data dir for the device: its lock names the process a user sees.
       ...(booted ? { booted, lock: false } : {}),
@@ -225,7 +264,7 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
     process.stderr.write(`hemd: ${(err as Error).message}\n`)
     return 1
   }
-  process.stdout.write(banner(device, args))
+  process.stdout.write(banner(device, args, trust, await mirrorBanner(device)))
   process.send?.({ type: 'ready', ...(device.trial ? { trial: device.trial } : {}) } satisfies RuntimeMessage)
   await Promise.race([untilSignal(logger), device.stopped])
   try {
@@ -247,24 +286,36 @@ async function runDevice(args: HemdArgs, build: string, booted: ReturnType<typeo
   return 0
 }
 
-function banner(device: Device, args: HemdArgs): string {
+function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: string[]): string {
   const bus =
     device.natsPid === undefined
       ? `${device.natsUrl} (external)`
       : `${device.natsUrl} (own nats-server, pid ${device.natsPid})`
   return [
     `hemd: simulated HEM device, variant ${device.variant}, devid ${device.devid}` +
-      (args.split ? ', split into processes' : ''),
+      (args.split ? `, split into processes ${splitUsers(device.uidSeparation)}` : ''),
     `  data   ${device.dataDir}`,
     `  http   ${device.httpUrl ?? '-'}`,
     `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,
     `  bus    ${bus}`,
+    ...mirror,
     ...(device.nbdAddress ? [`  nbd    ${device.nbdAddress} (exports disk0, disk1 while unlocked)`] : []),
     `  log key ${Buffer.from(device.logPublicKey).toString('base64')}`,
+    `  keys   ${trust.summary}`,
+    ...(trust.development.length > 0
+      ? ['  WARNING: development keys, published in deploy/keys/: anyone can sign with them; not for production']
+      : []),
     `Next: curl -s ${device.httpUrl ?? device.httpsUrl}/api/system/status`,
     'Ctrl-C stops the device.',
     '',
   ].join('\n')
+}
+
+/** What the banner says of a --split device's users: its own for each service, or why not. */
+function splitUsers(uidSeparation: string | undefined): string {
+  return uidSeparation === 'on'
+    ? '(each service as its own user)'
+    : `(NO uid separation: ${uidSeparation ?? 'unknown'}; every process can read every file of the device)`
 }
 
 /**

@@ -98,7 +98,8 @@ export class FileJournalMedia implements JournalMedia {
     const file = await open(
       path,
       constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC,
-      0o600,
+      // Group-readable: with --split as separate users, the logger and auth read what the eventstore writes.
+      0o640,
     )
     try {
       const { size } = await file.stat()

@@ -3,17 +3,16 @@ import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { HalError, HalVariantMismatchError } from '../errors.js'
 import type { BootSlots, Hal, OpenHalOptions } from '../types.js'
-import { fromPem } from '../x509/pem.js'
+import { developmentAnchors, developmentTrust, type TrustAnchors } from '../trust-anchors.js'
 import { createBootSlots, loadBootSlots, SimFirmwareSlots } from './boot-slots.js'
 import { DataDirLock } from './data-dir-lock.js'
+import { frontHal } from './front-hal.js'
 import {
   SYSTEM_RESERVED_SECTORS,
   newDeviceIdentity,
   readDeviceIdentity,
   writeDeviceIdentity,
 } from './device-identity.js'
-import { DEV_FACTORY_ROOT_PEM } from './factory-ca-dev.js'
-import { DEV_BACKEND_PUBLIC_KEY } from './backend-key-dev.js'
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
@@ -45,12 +44,26 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
   const faultFiles = simFaultFiles(dataDir)
   const entropy = new HealthTestedEntropy(new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy))
   startupTest(entropy)
-  const factoryRoot = checkedFactoryRoot(
-    options.factoryRoot ?? (fromPem(DEV_FACTORY_ROOT_PEM, 'CERTIFICATE')[0] as Uint8Array),
-  )
+  const dev = developmentTrust()
+  const trust: TrustAnchors = {
+    backendKey: options.backendKey ?? dev.backendKey,
+    vendorKey: options.vendorKey ?? dev.vendorKey,
+    factoryRoot: checkedFactoryRoot(options.factoryRoot ?? dev.factoryRoot),
+  }
+  const { factoryRoot } = trust
   const enclaveDir = join(dataDir, 'enclave')
   const bootDir = join(dataDir, 'boot')
   let identity = await readDeviceIdentity(dataDir)
+  if (options.front) {
+    const developmentKeys = developmentAnchors(trust).length > 0
+    const { backendKey, vendorKey } = trust
+    return frontHal(dataDir, options.variant, identity, {
+      clock,
+      entropy,
+      temperatureFile: faultFiles.temperature,
+      trust: { backendKey, vendorKey, developmentKeys },
+    })
+  }
   let enclave: SimEnclave
   let boot: BootSlots
   if (identity) {
@@ -97,7 +110,9 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
     journal,
     keySlots,
-    backendKey: options.backendKey ?? Buffer.from(DEV_BACKEND_PUBLIC_KEY, 'base64'),
+    backendKey: trust.backendKey,
+    vendorKey: trust.vendorKey,
+    developmentKeys: developmentAnchors(trust).length > 0,
     faults: new SimFaultInjector(dataDir, { media: journal, dir: journalDir }, keySlots),
     runDir,
     close: async () => {

@@ -1,12 +1,18 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError, HalCorruptError, HalError } from '../errors.js'
 import type { DiskCipher, DiskHandle, DiskLayout, DiskMode, DiskStore, EntropySource, Sealer } from '../types.js'
 import { writeFileAtomic } from './atomic-file.js'
 import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
+
+/**
+ * Group-writable: with --split as separate users, the auth process formats the disks and the
+ * storage process (its group) opens them. The data dir around them lets nobody else in.
+ */
+const DISK_FILE_MODE = 0o660
 
 const SECTOR = 512
 /** The start of each disk that a format really writes (zeros), so that formatting takes its time. */
@@ -74,7 +80,12 @@ export class SimDisks implements DiskStore {
   erase(): Promise<void> {
     return this.serially(async () => {
       await this.lockAll()
-      await rm(this.dir, { recursive: true, force: true })
+      // What is in it, not the directory: its owner and mode are the device's, not this process's to make again.
+      const names = await readdir(this.dir).catch((err: unknown) => {
+        if (errorCode(err) === 'ENOENT') return []
+        throw err
+      })
+      for (const name of names) await rm(join(this.dir, name), { recursive: true, force: true })
     })
   }
 
@@ -100,7 +111,7 @@ export class SimDisks implements DiskStore {
     // The new key replaces the old one before anything else: from here on the old Disk 1 bytes are noise.
     const key = this.entropy.read(DISK_KEY_BYTES)
     try {
-      await writeFileAtomic(join(this.dir, DISK_KEY), await this.sealer.seal(key, DISK_KEY_AAD), 0o600)
+      await writeFileAtomic(join(this.dir, DISK_KEY), await this.sealer.seal(key, DISK_KEY_AAD), DISK_FILE_MODE)
     } finally {
       key.fill(0)
     }
@@ -109,7 +120,7 @@ export class SimDisks implements DiskStore {
     for (const [index, sectors] of [disk0Sectors, disk1Sectors].entries()) {
       // 'w' truncates: the image starts as one hole, all zeros by the sparse-zero convention.
       const path = join(this.dir, `disk${index}.img`)
-      const image = await open(path, 'w', 0o600)
+      const image = await open(path, 'w', DISK_FILE_MODE)
       try {
         await image.truncate(sectors * SECTOR)
         const half = Buffer.alloc(FORMATTED_HEAD / 2)
@@ -123,7 +134,7 @@ export class SimDisks implements DiskStore {
         await image.close()
       }
     }
-    await writeFileAtomic(join(this.dir, 'layout.json'), JSON.stringify(layout), 0o600)
+    await writeFileAtomic(join(this.dir, 'layout.json'), JSON.stringify(layout), DISK_FILE_MODE)
   }
 
   private async unlock(disk: 0 | 1, mode: DiskMode, cipher: DiskCipher | undefined): Promise<DiskHandle> {

@@ -8,6 +8,7 @@ import type {
   Enclave,
   EnclaveSigner,
   EntropySource,
+  JournalAnchor,
   LoginCredentials,
   ProvisioningRecord,
   SealPurpose,
@@ -20,6 +21,7 @@ import { writeFileAtomic } from './atomic-file.js'
 import { CredentialStore } from './credential-store.js'
 import { Ed25519Signer, rawPublicKey } from './ed25519-signer.js'
 import { readPrivateKey } from './enclave-files.js'
+import { JournalAnchorFile } from './journal-anchor-file.js'
 import { SealingKey } from './sealing-key.js'
 import { SimAttestation } from './sim-attestation.js'
 import { TlsStore } from './tls-store.js'
@@ -27,6 +29,7 @@ import { TlsStore } from './tls-store.js'
 const LOG_SIGNING_KEY = 'log-signing.key.pem'
 const IDENTITY_KEY = 'identity.key.pem'
 const CREDENTIALS = 'credentials.json'
+const JOURNAL_ANCHOR = 'journal-anchor.json'
 /** One file per purpose, read only by the process that seals for it. */
 const SEALING_KEYS: Readonly<Record<SealPurpose, string>> = { keys: 'sealing.key', disks: 'disk-sealing.key' }
 
@@ -47,6 +50,7 @@ export class SimEnclave implements Enclave {
   readonly #credentials: CredentialStore
   readonly #attestation: SimAttestation | undefined
   readonly #sealing: Record<SealPurpose, SealingKey>
+  readonly #anchor: JournalAnchorFile
 
   private constructor(
     logSigningKey: KeyObject,
@@ -55,6 +59,7 @@ export class SimEnclave implements Enclave {
     credentials: CredentialStore,
     attestation: SimAttestation | undefined,
     sealing: Record<SealPurpose, SealingKey>,
+    anchor: JournalAnchorFile,
     readonly genuineId: string | undefined,
   ) {
     this.logSigner = new Ed25519Signer(logSigningKey)
@@ -64,6 +69,7 @@ export class SimEnclave implements Enclave {
     this.#credentials = credentials
     this.#attestation = attestation
     this.#sealing = sealing
+    this.#anchor = anchor
   }
 
   /** Generates every key of a new device and stores them in `dir`. */
@@ -98,13 +104,22 @@ export class SimEnclave implements Enclave {
       keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy),
       disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy),
     }
-    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, genuineId)
+    const anchor = new JournalAnchorFile(join(dir, JOURNAL_ANCHOR))
+    return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, anchor, genuineId)
   }
 
   sealer(purpose: SealPurpose): Sealer {
     const key = this.#sealing[purpose]
     if (!key) throw new RangeError('unknown sealing purpose')
     return key
+  }
+
+  journalAnchor(): Promise<JournalAnchor | undefined> {
+    return this.#anchor.read()
+  }
+
+  setJournalAnchor(anchor: JournalAnchor): Promise<void> {
+    return this.#anchor.write(anchor)
   }
 
   tlsCredentials(): TlsCredentials {

@@ -53,7 +53,8 @@ export class SimWebrootStore implements WebrootStore {
       await rm(target, { recursive: true, force: true })
       await rename(fresh, target)
       try {
-        await writeFileAtomic(join(this.dir, CURRENT), `${JSON.stringify({ sha256 })}\n`, 0o600)
+        // Group-readable: with --split as separate users, the gateway serves what the upgrade installs.
+        await writeFileAtomic(join(this.dir, CURRENT), `${JSON.stringify({ sha256 })}\n`, 0o640)
       } catch (err) {
         // Unless the switch happened before the failure, the old app stays current and the new one, never served, goes.
         if (this.current()?.sha256 !== sha256) await rm(target, { recursive: true, force: true })

@@ -19,9 +19,14 @@ export interface BrowserPage {
   problems: string[]
 }
 
-/** A page in a fresh headless Chromium, closed when the test ends. */
-export async function openPage(t: Test): Promise<BrowserPage> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true })
+/**
+ * A page in a fresh headless Chromium, closed when the test ends. `hosts` names resolve to
+ * 127.0.0.1, so that a page can reach a device at its configured hostname (its own origin).
+ */
+export async function openPage(t: Test, hosts: string[] = []): Promise<BrowserPage> {
+  const rules = hosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')
+  const args = rules ? [`--host-resolver-rules=${rules}`] : []
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args })
   t.teardown(() => browser.close())
   const page = await browser.newPage()
   page.setDefaultTimeout(20_000)

@@ -3,6 +3,7 @@ import { loadFirmware } from '../../image/firmware-manifest.js'
 import { concretePort } from '../../runtime/run-service.js'
 import { startDevice } from '../../runtime/start-device.js'
 import type { Device, DeviceOptions } from '../../runtime/types.js'
+import { developmentTrust } from '../../hal/trust-anchors.js'
 import type { SignedComponent } from '../../hal/types.js'
 import { silentLogger } from './logger.js'
 
@@ -16,7 +17,10 @@ export function builtFirmware(): Promise<SignedComponent> {
   return (firmware ??= loadFirmware(distDir))
 }
 
-/** A whole device on free loopback ports with its own data dir; stopped when the test ends. */
+/**
+ * A whole device on free loopback ports with its own data dir; stopped when the test ends. It
+ * trusts the development keys (deploy/keys/), as `hemd --dev-keys` does, unless `trust` says otherwise.
+ */
 export async function bootDevice(
   t: { teardown(fn: () => unknown): void },
   options: Partial<DeviceOptions> & { dataDir: string },
@@ -26,6 +30,7 @@ export async function bootDevice(
     http: { host: '127.0.0.1', port: 0 },
     https: { host: '127.0.0.1', port: 0 },
     firmware: await builtFirmware(),
+    trust: developmentTrust(),
     logger: silentLogger,
     ...options,
   })

@@ -17,11 +17,16 @@ export interface HemdProcess {
 export const hemdBin = `${distDir}/bin/hemd.js`
 export const auditBin = `${distDir}/bin/hem-audit.js`
 
-/** Runs the built `hemd` as a user would, and waits for its banner. */
+/** Runs the built `hemd` as a developer would (`--dev-keys`, as `npm start`), and waits for its banner. */
 export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
   const child = spawn(
     process.execPath,
-    [...HEMD_NODE_FLAGS, hemdBin, '--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', ...args],
+    [
+      ...HEMD_NODE_FLAGS,
+      hemdBin,
+      ...['--http', '127.0.0.1:0', '--https', '127.0.0.1:0', '--log-level', 'warn', '--dev-keys'],
+      ...args,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so that `interrupt` can do what a terminal's Ctrl-C does.

@@ -17,17 +17,26 @@ export function jsonOrUndefined(text: string): any {
   }
 }
 
-/** One HTTP(S) request; HTTPS accepts the device's self-signed certificate. */
+/**
+ * One HTTP(S) request; HTTPS accepts the device's self-signed certificate. `localAddress` picks the
+ * client's address (any of 127.0.0.0/8 is loopback on Linux: another client, as the device sees it).
+ */
 export function call(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
 ): Promise<Answer> {
   const target = new URL(url)
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve, reject) => {
     const req = request(
       target,
-      { method: init.method ?? 'GET', headers: init.headers ?? {}, rejectUnauthorized: false, agent: false },
+      {
+        method: init.method ?? 'GET',
+        headers: init.headers ?? {},
+        rejectUnauthorized: false,
+        agent: false,
+        ...(init.localAddress ? { localAddress: init.localAddress } : {}),
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))

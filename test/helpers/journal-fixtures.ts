@@ -4,8 +4,16 @@ import type { JournalMedia } from '../../hal/types.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileJournalMedia } from '../../hal/sim/journal-media.js'
-import { Journal, readLines, type JournalOptions } from '../../eventstore/index.js'
-import { LogResult, LogType, type JournalEntry, type JournalPosition, type RecordLine } from '../../protocol/journal.js'
+import { fromBase64Url, headMessage, Journal, lineMac, readLines, type JournalOptions } from '../../eventstore/index.js'
+import { packData } from '../../eventstore/record-data.js'
+import {
+  LogResult,
+  LogType,
+  type JournalEntry,
+  type JournalPosition,
+  type RecordLine,
+  type SignedHead,
+} from '../../protocol/journal.js'
 
 /** Fixtures shared by the journal tests (eventstore-*.test.ts, hem-audit.test.ts). */
 
@@ -251,4 +259,27 @@ export async function writeDeviceJournal(dir: string, openEnd = false): Promise<
     const bytes = await media.read(id)
     await writeFile(join(dir, `${id}.log`), bytes.subarray(0, bytes.lastIndexOf(10, bytes.length - 2) + 1))
   }
+}
+
+/** The signed head a device would give for `media` as it is now: its newest file's last record. */
+export async function signedHeadOf(media: JournalMedia): Promise<SignedHead> {
+  const file = (await media.list()).at(-1)!
+  const bytes = await media.read(file)
+  const seq = records(bytes).at(-1)!.seq
+  const head = chainOver(file, bytes)
+  const sig = signer.sign(headMessage(file, seq, head))
+  return { file, seq, head: head.toString('base64'), sig: Buffer.from(sig).toString('base64') }
+}
+
+/**
+ * Appends a record to a file as anyone holding the file could: K is in clear in its KEY_INIT, so
+ * the line's MAC is valid; only a seal or a signed head could tell it from the device's own.
+ */
+export function forgedLine(bytes: Uint8Array, entry: { type: number; data: Record<string, unknown> }): Buffer {
+  const all = records(bytes)
+  const key = fromBase64Url(all[0]!.subject)!
+  const last = all.at(-1)!
+  const hex = (n: number) => n.toString(16)
+  const signed = `${hex(last.seq + 1)}|${hex(last.time)}|${hex(entry.type)}|0||${packData(entry.data)}|`
+  return Buffer.concat([bytes, Buffer.from(`${signed}${lineMac(key, signed)}\n`)])
 }

@@ -24,13 +24,17 @@ export async function readJournal(dataDir: string): Promise<JournalFiles> {
   return { files, records }
 }
 
+/**
+ * Verifies a data dir's journal as the device reads its own: with `allowOpenTail` (a running
+ * device), the open file's records after its last seal are taken as its writer's, as readHistory does.
+ */
 export async function verifyDataDir(
   dataDir: string,
   publicKey: Uint8Array,
   allowOpenTail = false,
 ): Promise<VerifyResult> {
   const { files } = await readJournal(dataDir)
-  return verifyJournal(files, publicKey, { allowOpenTail })
+  return verifyJournal(files, publicKey, { allowOpenTail, trustOpenTail: allowOpenTail })
 }
 
 /** A journal port that keeps what it is given, in memory, always intact. */
@@ -39,6 +43,12 @@ export function recordingJournal(): { journal: JournalPort; journaled: JournalEn
   const journal: JournalPort = {
     append: async (entries) => (journaled.push(...entries), entries.map((_, seq) => ({ file: '00000000', seq }))),
     status: async () => ({ fileId: '00000000', intact: true }),
+    head: noHead,
   }
   return { journal, journaled }
+}
+
+/** For a test journal port that keeps no files: asking it for a signed head is the test's mistake. */
+export async function noHead(): Promise<never> {
+  throw new Error('this test journal keeps no head')
 }

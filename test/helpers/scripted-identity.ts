@@ -104,5 +104,6 @@ export function refusingJournal(
       return journal.append(entries)
     },
     status: () => journal.status(),
+    head: () => journal.head(),
   }
 }

@@ -1,0 +1,100 @@
+import type { Logger } from 'pino'
+import { type JournalEntry, LogResult, LogType } from '../../protocol/index.js'
+
+/** A refused login as the journal records it: the status it was answered, the scope it asked for, its request. */
+export interface RefusedLogin {
+  status: number
+  rid: string
+  /** The `scope` claim as sent, when the eJWT could be read that far. */
+  scope?: string
+}
+
+export interface FailedLoginAuditOptions {
+  journal(entries: JournalEntry[]): Promise<void>
+  logger: Logger
+  /** How long refusals of one status are counted into one record; default 10 s. */
+  windowMs?: number
+}
+
+/** A journaled scope is cut to this: an attempt's scope is the stranger's own text. */
+export const JOURNALED_SCOPE_LENGTH = 64
+
+interface Window {
+  count: number
+  first: RefusedLogin | undefined
+  timer: NodeJS.Timeout
+}
+
+/**
+ * Journals refused logins (AUTH_SUCCESS_INTERNAL, result FAILED, `source` the status) without
+ * letting a flood fill the journal: a refusal of a status with no window open is journaled at
+ * once and opens a window; the refusals of that status during the window are counted and
+ * journaled as one record when it ends (`count`, and the first one's `scope` and `rid`), which
+ * opens the next window; a window that counted nothing closes. So each status costs at most one
+ * record per window however fast strangers try, and the owner's own mistake is on record at once.
+ * Never the eJWT or anything of the key.
+ */
+export class FailedLoginAudit {
+  readonly #windows = new Map<number, Window>()
+  readonly #journal: (entries: JournalEntry[]) => Promise<void>
+  readonly #logger: Logger
+  readonly #windowMs: number
+
+  constructor(options: FailedLoginAuditOptions) {
+    this.#journal = options.journal
+    this.#logger = options.logger
+    this.#windowMs = options.windowMs ?? 10_000
+  }
+
+  /** Resolves once the refusal is journaled or counted; never rejects (the refusal stands either way). */
+  async refused(login: RefusedLogin): Promise<void> {
+    const window = this.#windows.get(login.status)
+    if (window) {
+      window.count += 1
+      window.first ??= login
+      return
+    }
+    this.#open(login.status)
+    await this.#write(login, 1)
+  }
+
+  /** Journals what the open windows counted and closes them: at stop. */
+  async flush(): Promise<void> {
+    const open = [...this.#windows.values()]
+    this.#windows.clear()
+    for (const { timer } of open) clearTimeout(timer)
+    await Promise.all(open.map(({ first, count }) => (first ? this.#write(first, count) : undefined)))
+  }
+
+  #open(status: number): void {
+    // The host's timer, unref'd: an open window must not keep a stopping process up (flush writes it).
+    const timer = setTimeout(() => this.#close(status), this.#windowMs).unref()
+    this.#windows.set(status, { count: 0, first: undefined, timer })
+  }
+
+  #close(status: number): void {
+    const window = this.#windows.get(status)
+    this.#windows.delete(status)
+    if (!window?.first) return
+    this.#open(status)
+    void this.#write(window.first, window.count)
+  }
+
+  async #write({ status, rid, scope }: RefusedLogin, count: number): Promise<void> {
+    const entry: JournalEntry = {
+      type: LogType.AUTH_SUCCESS_INTERNAL,
+      result: LogResult.FAILED,
+      data: {
+        source: status,
+        ...(scope !== undefined ? { scope: scope.slice(0, JOURNALED_SCOPE_LENGTH) } : {}),
+        rid,
+        count,
+      },
+    }
+    try {
+      await this.#journal([entry])
+    } catch (err) {
+      this.#logger.warn({ err: (err as Error).message, status, count }, 'a refused login could not be journaled')
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * The journal mirror, as the eventstore's read model carries it and `GET /api/system/status` shows
+ * it (on a device given a fleet backend only).
+ * - `off`: the owner does not trust the backend (`trusted_backend`): nothing leaves the device.
+ * - `mirroring`: the stream holds the journal up to its last durable record, or is catching up.
+ * - `unreachable`: the backend cannot be reached now; the mirror retries and loses nothing.
+ * - `mismatch`: the stream does not continue this journal (a message the device did not publish):
+ *   nothing more is published to it until the operator starts the stream's next generation.
+ */
+export interface MirrorStatus {
+  state: 'off' | 'mirroring' | 'unreachable' | 'mismatch'
+  /** The JetStream stream of the generation mirrored to. */
+  stream: string
+  /** What does not match (`mismatch` only): the stream message and the journal record. */
+  detail?: string
+}

@@ -1,0 +1,69 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { signBuild } from '../../image/firmware-manifest.js'
+import { toPem } from '../../hal/x509/pem.js'
+import { repoRoot } from './device.js'
+import { makeCa } from './x509-fixtures.js'
+
+/** The operator's own key files (public halves), as install.sh takes them. */
+export interface OperatorKeys {
+  backendKey: string
+  vendorKey: string
+  factoryCa: string
+  /** The private halves, for tests that sign as the backend or the vendor. */
+  backend: KeyObject
+  vendor: KeyObject
+}
+
+export interface OperatorCheckout {
+  /** deploy/install.sh of the copy. */
+  installScript: string
+  keys: OperatorKeys
+  /** install.sh's key flags for `keys`. */
+  keyArgs: string[]
+}
+
+/**
+ * A checkout as an operator installs from: this build, signed with the operator's own vendor key
+ * (install.sh refuses the development keys, and the build must verify against the vendor key it
+ * is given), beside the operator's own keys. The dependencies are this checkout's, linked.
+ */
+export async function operatorCheckout(dir: string): Promise<OperatorCheckout> {
+  const src = join(dir, 'src')
+  await mkdir(src, { recursive: true })
+  // dist-webroot is made by install.sh when missing.
+  for (const part of ['dist', 'dist-webroot', 'deploy', 'package.json', 'package-lock.json'])
+    await cp(join(repoRoot, part), join(src, part), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err
+    })
+  await symlink(join(repoRoot, 'node_modules'), join(src, 'node_modules'), 'dir')
+  const keys = await operatorKeys(join(dir, 'keys'))
+  const { version } = JSON.parse(await readFile(join(src, 'dist', 'firmware.json'), 'utf8')) as { version: string }
+  await signBuild(join(src, 'dist'), version, keys.vendor.export({ type: 'pkcs8', format: 'pem' }).toString())
+  return {
+    installScript: join(src, 'deploy', 'install.sh'),
+    keys,
+    keyArgs: ['--backend-key', keys.backendKey, '--vendor-key', keys.vendorKey, '--factory-ca', keys.factoryCa],
+  }
+}
+
+/** New backend and vendor Ed25519 keys and a factory CA, written as PEM files into `dir`. */
+export async function operatorKeys(dir: string): Promise<OperatorKeys> {
+  await mkdir(dir, { recursive: true })
+  const backend = generateKeyPairSync('ed25519')
+  const vendor = generateKeyPairSync('ed25519')
+  const ca = await makeCa('Operator Factory CA')
+  const write = async (name: string, text: string) => {
+    await writeFile(join(dir, name), text)
+    return join(dir, name)
+  }
+  const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString()
+  return {
+    backendKey: await write('backend.pub.pem', spki(backend.publicKey)),
+    vendorKey: await write('vendor.pub.pem', spki(vendor.publicKey)),
+    factoryCa: await write('factory-ca.crt.pem', toPem('CERTIFICATE', ca.cert)),
+    backend: backend.privateKey,
+    vendor: vendor.privateKey,
+  }
+}
