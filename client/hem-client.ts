@@ -493,9 +493,15 @@ export class HemClient {
     }
   }
 
-  /** Installs the verified image: the app at once; firmware reboots the device into it. */
-  async install(kind: T.UpgradeKind): Promise<void> {
-    await this.openWhileFresh('system:upgrade', 'GET', `/api/system/upgrade/install_${kind}`)
+  /**
+   * Installs the verified image: the app at once; firmware reboots the device into it. An older
+   * firmware version at the current anti-rollback level needs `allowDowngrade` (the owner's confirmation).
+   */
+  async install(kind: T.UpgradeKind, o: { allowDowngrade?: boolean } = {}): Promise<void> {
+    const path = `/api/system/upgrade/install_${kind}`
+    if (o.allowDowngrade && kind === 'fw')
+      await this.openWhileFresh('system:upgrade', 'POST', path, { json: { allow_downgrade: true } })
+    else await this.openWhileFresh('system:upgrade', 'GET', path)
     if (kind === 'fw') this.forgetTokens()
   }
 }

@@ -47,7 +47,8 @@ export function checkHeads(
     }
     const head = headAfter(claim.file, file.bytes, claim.seq)
     if (!head) {
-      const message = `${claim.source} is at ${where}, but the file has no such record: records were removed from its end`
+      const message =
+        `${claim.source} is at ${where}, but the file has no such record: ` + 'records were removed from its end'
       problems.push({ ...at, message })
       continue
     }

@@ -46,7 +46,7 @@ export function corsHeaders(origin: string): [string, string][] {
   return [
     ['Access-Control-Allow-Origin', origin],
     ['Access-Control-Allow-Credentials', 'true'],
-    ['Access-Control-Expose-Headers', 'X-Request-Id'],
+    ['Access-Control-Expose-Headers', 'X-Request-Id, Retry-After'],
     ['Vary', 'Origin'],
   ]
 }

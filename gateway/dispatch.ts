@@ -55,11 +55,17 @@ export class Dispatcher {
   /** Requests whose body has not all arrived: no command has acted on them, so a stop may refuse them. */
   private readonly receiving = new Map<Exchange, () => void>()
   private readonly waiting: (() => void)[] = []
+  /** The listeners' own address origins (listenerOrigins): the app reached by address, not by name. */
+  private readonly ownOrigins = new Set<string>()
 
   constructor(private readonly options: GatewayOptions) {
     const routes = options.routes ?? routeTable
     this.router = new Router(routes, options.variant)
     for (const route of routes) if (route.body) this.schemas.set(route, TypeCompiler.Compile(route.body))
+  }
+
+  listeningAt(origins: string[]): void {
+    for (const origin of origins) this.ownOrigins.add(origin)
   }
 
   handle(res: HttpResponse, req: HttpRequest, tls: boolean): void {
@@ -75,7 +81,7 @@ export class Dispatcher {
       source: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
     }
     const device = deviceView(this.options.bus)
-    if (device) setTransportHeaders(exchange, head, device.identity.transport)
+    if (device) setTransportHeaders(exchange, head, device.identity.transport, this.ownOrigins)
     const match = this.router.match(exchange.method, exchange.path)
     if (match?.route.handler.kind === 'upload') return this.upload(res, req, exchange, head, device, match)
     const contentLength = req.getHeader('content-length')
@@ -223,7 +229,7 @@ export class Dispatcher {
   /** Without the read models the transport rules (CORS above all) are unknown: fail closed. */
   private known(head: RequestHead, device: DeviceView | undefined): DeviceView {
     if (!device) throw new HttpError(503, 'bus_unavailable', 'The device state is not available yet; try again')
-    if (head.origin !== '' && !requestOriginAllowed(head, device.identity.transport)) {
+    if (head.origin !== '' && !requestOriginAllowed(head, device.identity.transport, this.ownOrigins)) {
       throw new HttpError(412, 'origin_not_allowed', 'The request origin is not allowed')
     }
     return device
@@ -360,17 +366,26 @@ function stopping(): HttpError {
 }
 
 /** Set before the body is read, so that even an early 408 or 413 carries them. */
-function setTransportHeaders(exchange: Exchange, head: RequestHead, transport: TransportConfig): void {
+function setTransportHeaders(
+  exchange: Exchange,
+  head: RequestHead,
+  transport: TransportConfig,
+  ownOrigins: ReadonlySet<string>,
+): void {
   if (head.tls && transport.hsts) exchange.setHeader('Strict-Transport-Security', 'max-age=31536000')
-  if (head.origin !== '' && requestOriginAllowed(head, transport)) {
+  if (head.origin !== '' && requestOriginAllowed(head, transport, ownOrigins)) {
     for (const [name, value] of corsHeaders(head.origin)) exchange.setHeader(name, value)
   }
 }
 
 /**
- * The configured `origin`, and always the device's own at its configured hostname: the
- * management app it serves at `/` sends its own Origin with every POST.
+ * The configured `origin`, and always the device's own at its configured hostname or at an address
+ * it listens on: the management app it serves at `/` sends its own Origin with every POST.
  */
-function requestOriginAllowed(head: RequestHead, transport: TransportConfig): boolean {
-  return deviceOrigin(head.origin, transport.hostname, head.tls) || originAllowed(transport.origin, head.origin)
+function requestOriginAllowed(head: RequestHead, transport: TransportConfig, ownOrigins: ReadonlySet<string>): boolean {
+  return (
+    deviceOrigin(head.origin, transport.hostname, head.tls) ||
+    ownOrigins.has(head.origin.toLowerCase()) ||
+    originAllowed(transport.origin, head.origin)
+  )
 }

@@ -2,6 +2,7 @@ import uWS, { type TemplatedApp, type us_listen_socket } from 'uWebSockets.js'
 import { Dispatcher } from './dispatch.js'
 import { ListenError } from './errors.js'
 import type { Gateway, GatewayOptions } from './types.js'
+import { listenerOrigins } from './listener-origins.js'
 
 export { BusTimeoutError, BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
@@ -95,7 +96,9 @@ function listen(
     // Exclusive: without it a second device on the same port would silently share its traffic.
     ;(app as unknown as ExclusiveListen).listen(at.host, at.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) return reject(new ListenError(`cannot listen on ${at.host}:${at.port}`))
-      resolve({ app: app as Listener['app'], socket, port: uWS.us_socket_local_port(socket) })
+      const port = uWS.us_socket_local_port(socket)
+      dispatcher.listeningAt(listenerOrigins(at.host, port, tls))
+      resolve({ app: app as Listener['app'], socket, port })
     })
   })
 }

@@ -25,7 +25,7 @@ export const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => {
   }
 })
 
-/** The group every service but the gateway is in: it reads the enclave's shared keys, the journal and the boot slots. */
+/** The group of every service but the gateway: it reads the enclave's shared keys, the journal and the boot slots. */
 const CORE_GROUP = 'hemd-core'
 
 /** The Unix user (and its own group) of a service: what deploy/install.sh creates. */

@@ -80,7 +80,8 @@ t.test('hemd without --dev-keys needs all three keys and refuses the development
 
 for (const split of [false, true])
   t.test(
-    `a check-in signed with the development backend key is refused by a device with its own${split ? ' (--split)' : ''}`,
+    `a check-in signed with the development backend key is refused by a device with its own` +
+      (split ? ' (--split)' : ''),
     async (t) => {
       const keys = await operatorKeys(t.testdir())
       const trust = { ...developmentTrust(), backendKey: (await anchorsOf(keys)).backendKey }

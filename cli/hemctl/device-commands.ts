@@ -248,17 +248,24 @@ function upgrade(kind: UpgradeKind): Command<HemctlIo> {
   return {
     summary: `upload, check and install a signed ${what} image`,
     usage: usageText(
-      `upgrade ${kind} FILE [--no-install] [CONNECTION OPTIONS]`,
+      `upgrade ${kind} FILE [--no-install]${kind === 'fw' ? ' [--allow-downgrade]' : ''} [CONNECTION OPTIONS]`,
       `Uploads the signed image FILE (scope system:upgrade), has the device check it and waits until it
 is verified (exit status 1, with the device's reason, when it is rejected), then installs it.
 ${after}`,
-      '  --no-install       stop once the image is verified (it stays staged until the next reboot)',
+      '  --no-install       stop once the image is verified (it stays staged until the next reboot)' +
+        (kind === 'fw'
+          ? '\n  --allow-downgrade  confirm installing an older version at the current anti-rollback level'
+          : ''),
     ),
     async run(args, io) {
       const { values, positionals } = parseOptions({
         args,
         allowPositionals: true,
-        options: { ...connectionOptions, 'no-install': { type: 'boolean', default: false } },
+        options: {
+          ...connectionOptions,
+          'no-install': { type: 'boolean', default: false },
+          ...(kind === 'fw' ? { 'allow-downgrade': { type: 'boolean', default: false } } : {}),
+        },
       })
       const file = onePositional(positionals, 'the image FILE')
       const image = await readBytes(file)
@@ -282,7 +289,7 @@ ${after}`,
         return 1
       }
       const install = !values['no-install']
-      if (install) await client.install(kind)
+      if (install) await client.install(kind, { allowDowngrade: values['allow-downgrade'] === true })
       const text = !install
         ? `verified ${file}; not installed (--no-install)\n`
         : kind === 'fw'

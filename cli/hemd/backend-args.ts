@@ -19,7 +19,7 @@ export interface BackendValues {
   'stream-generation'?: string | undefined
 }
 
-/** The backend the flags name (domain `hem` by default, the first stream generation), or undefined without --backend. */
+/** The backend the flags name (domain `hem` by default, stream generation 1), or undefined without --backend. */
 export function parseBackendArgs(values: BackendValues): BusBackend | undefined {
   const { backend: url, 'backend-domain': domain = 'hem', 'stream-generation': generation } = values
   if (url === undefined) {
