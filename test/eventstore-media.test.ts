@@ -15,7 +15,11 @@ t.test('segments are files <id>.log, appended durably', async (t) => {
   t.same(await media.list(), [], 'a missing directory has no segments')
   const handle = await media.open('65a1b2c3')
   t.equal(handle.size, 0)
-  t.equal((await stat(join(dir, '65a1b2c3.log'))).mode & 0o777, 0o600)
+  t.equal(
+    (await stat(join(dir, '65a1b2c3.log'))).mode & 0o777,
+    0o640,
+    "the journal's group (the core services) reads it",
+  )
   await handle.append(Buffer.from('hello\n'))
   await handle.append(Buffer.from('world\n'))
   t.equal(handle.size, 12)

@@ -3,16 +3,14 @@
 
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { connect } from '@nats-io/transport-node'
 import t from 'tap'
 import { BUS_CONFIG_FILE } from '../bus/bus-config.js'
-import { StreamApi } from '../bus/stream-api.js'
 import { FILE_HEADER, headerPosition, journalStream, SEQ_HEADER } from '../bus/stream-names.js'
 import { configureBus } from '../cli/hemd/bus-config-cli.js'
 import { mirrorBanner } from '../cli/hemd/mirror-banner.js'
 import { openHal } from '../hal/index.js'
 import { builtFirmware, freePort } from './helpers/device.js'
-import { DOMAIN, startBackend } from './helpers/jetstream-backend.js'
+import { backendUnderTest, DOMAIN } from './helpers/jetstream-backend.js'
 import { readJournal } from './helpers/journal.js'
 import { startNats } from './helpers/nats.js'
 import { owned } from './helpers/owner.js'
@@ -21,12 +19,7 @@ import { until } from './helpers/until.js'
 
 t.test('hemd --bus mirrors to the backend hemd bus-config linked the bus to', async (t) => {
   const dir = t.testdir()
-  const leafPort = await freePort()
-  const backend = await startBackend(join(dir, 'backend'), { leafPort })
-  t.teardown(() => backend.stop())
-  const hub = await connect({ servers: backend.url })
-  t.teardown(() => hub.close())
-  const api = new StreamApi(hub)
+  const { backend, leafPort, api } = await backendUnderTest(t, dir)
 
   const dataDir = join(dir, 'device')
   const busDir = join(dir, 'bus')

@@ -4,9 +4,8 @@
 // with the log key's signed head over it.
 
 import { join } from 'node:path'
-import { connect } from '@nats-io/transport-node'
 import t, { type Test } from 'tap'
-import { StreamApi } from '../bus/stream-api.js'
+import type { StreamApi } from '../bus/stream-api.js'
 import { main as auditCli } from '../cli/hem-audit/audit-cli.js'
 import {
   FILE_HEADER,
@@ -17,10 +16,10 @@ import {
   SEQ_HEADER,
 } from '../bus/stream-names.js'
 import type { MirrorStatus } from '../protocol/mirror-status.js'
-import { bootDevice, freePort } from './helpers/device.js'
+import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { hemctlInProcess } from './helpers/hemctl-in-process.js'
-import { DOMAIN, startBackend } from './helpers/jetstream-backend.js'
+import { backendUnderTest, DOMAIN } from './helpers/jetstream-backend.js'
 import { readJournal } from './helpers/journal.js'
 import { bearer, login, owned } from './helpers/owner.js'
 import { streamHeads } from './helpers/stream-heads.js'
@@ -65,12 +64,7 @@ async function holdsJournal(api: StreamApi, stream: string, dataDir: string): Pr
 
 t.test('a foreign message: the mismatch is shown, and the next generation mirrors every record', async (t) => {
   const dir = t.testdir()
-  const leafPort = await freePort()
-  const backend = await startBackend(join(dir, 'backend'), { leafPort })
-  t.teardown(() => backend.stop())
-  const hub = await connect({ servers: backend.url })
-  t.teardown(() => hub.close())
-  const api = new StreamApi(hub)
+  const { backend, leafPort, hub, api } = await backendUnderTest(t, dir)
   const dataDir = join(dir, 'device')
   const url = `nats://127.0.0.1:${leafPort}`
   const a = await owned(t, { dataDir, cfg: { trusted_backend: true }, boot: { backend: { url, domain: DOMAIN } } })

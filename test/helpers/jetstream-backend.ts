@@ -4,6 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import type { Test } from 'tap'
+import { StreamApi } from '../../bus/stream-api.js'
+import { freePort } from './device.js'
 import { until } from './until.js'
 
 export const DOMAIN = 'hem'
@@ -56,4 +60,17 @@ async function stop(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit')
   child.kill('SIGTERM')
   await exited
+}
+
+/** A backend on a fresh leaf port in `dir`, a connection to it and its JetStream API; both stopped at the test's end. */
+export async function backendUnderTest(
+  t: Test,
+  dir: string,
+): Promise<{ backend: Backend; leafPort: number; hub: NatsConnection; api: StreamApi }> {
+  const leafPort = await freePort()
+  const backend = await startBackend(join(dir, 'backend'), { leafPort })
+  t.teardown(() => backend.stop())
+  const hub = await connect({ servers: backend.url })
+  t.teardown(() => hub.close())
+  return { backend, leafPort, hub, api: new StreamApi(hub) }
 }

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { buildWebroot } from '../../deploy/build-webroot.js'
 import { signBuild } from '../../image/firmware-manifest.js'
 import { toPem } from '../../hal/x509/pem.js'
 import { repoRoot } from './device.js'
@@ -32,11 +33,10 @@ export interface OperatorCheckout {
 export async function operatorCheckout(dir: string): Promise<OperatorCheckout> {
   const src = join(dir, 'src')
   await mkdir(src, { recursive: true })
-  // dist-webroot is made by install.sh when missing.
-  for (const part of ['dist', 'dist-webroot', 'deploy', 'package.json', 'package-lock.json'])
-    await cp(join(repoRoot, part), join(src, part), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err
-    })
+  for (const part of ['dist', 'deploy', 'package.json', 'package-lock.json'])
+    await cp(join(repoRoot, part), join(src, part), { recursive: true })
+  // install.sh would build the app from the sources, which a copy of the build alone lacks.
+  await buildWebroot(join(src, 'dist-webroot'))
   await symlink(join(repoRoot, 'node_modules'), join(src, 'node_modules'), 'dir')
   const keys = await operatorKeys(join(dir, 'keys'))
   const { version } = JSON.parse(await readFile(join(src, 'dist', 'firmware.json'), 'utf8')) as { version: string }
