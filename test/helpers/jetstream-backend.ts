@@ -62,7 +62,7 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited
 }
 
-/** A backend on a fresh leaf port in `dir`, a connection to it and its JetStream API; both stopped at the test's end. */
+/** A backend on a fresh leaf port in `dir`, a connection to it and its JetStream API; stopped at the test's end. */
 export async function backendUnderTest(
   t: Test,
   dir: string,
