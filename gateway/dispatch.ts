@@ -124,11 +124,14 @@ export class Dispatcher {
     body: Promise<Buffer>,
   ): Promise<void> {
     const raw = await body
-    exchange.reads.hold()
     // uWS parses a read whole, and closes the connection if a request follows this one in it (see
     // ConnectionReads): nothing runs for this one until that read is through, nor once it is closed.
-    await setImmediate()
-    if (!exchange.open) return
+    // A read from the projections changes nothing, so it need not wait: the device's hottest path.
+    if (match?.route.handler.kind !== 'read') {
+      exchange.reads.hold()
+      await setImmediate()
+      if (!exchange.open) return
+    }
     this.receiving.delete(exchange)
     exchange.clearDeadline()
     const known = this.known(head, device)
