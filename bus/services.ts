@@ -1,3 +1,5 @@
+import { SYSTEM_DIAG_OPS, VERIFY_RECORDS_OP } from '../protocol/index.js'
+
 /**
  * Who is on the bus and what each may do. The nats-server permissions are generated from this
  * table, so a service can only answer its own commands, send the commands it needs and read
@@ -31,7 +33,8 @@ export const services: readonly ServiceSpec[] = [
   { name: 'supervisor', serves: true, calls: ['upgrade'], listens: ['eventstore'] },
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   // Every service that acts for a principal follows auth's read model: its token key checks the bearer tokens.
-  { name: 'system', serves: true, calls: ['eventstore', 'supervisor'], listens: ['*'] },
+  // Asks the keystore to check every stored record for a self-test.
+  { name: 'system', serves: true, calls: ['eventstore', 'supervisor', `keystore.${VERIFY_RECORDS_OP}`], listens: ['*'] },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
   // Reboots after a wipeout once the keystore and the disks have followed it.
   {
@@ -58,7 +61,9 @@ export const services: readonly ServiceSpec[] = [
   {
     name: 'gateway',
     serves: false,
+    // The DIAG operations answer only on a device started with --diag (no handler otherwise).
     calls: ['system.selftest', 'system.reboot', 'system.shutdown', 'auth', 'keystore', 'logger', 'storage'].concat(
+      SYSTEM_DIAG_OPS.map((op) => `system.${op}`),
       ['upload_begin_fw', 'upload_begin_ui', 'upload_chunk', 'upload_end', 'upload_abort'].map((op) => `upgrade.${op}`),
       ['check_fw', 'install_fw', 'check_ui', 'install_ui'].map((op) => `upgrade.${op}`),
     ),

@@ -119,6 +119,8 @@ export interface GatewayOptions {
    * principal.
    */
   onScopeFailure?(route: Route, principal: Principal, rid: string, bearer: string): void | Promise<void>
+  /** The DIAG build (hemd --diag): the `/api/diag/*` routes are served (docs/diag.md). */
+  diag?: boolean
 }
 
 /** The principal of a valid bearer token, or undefined; throws BusUnavailableError while that cannot be told. */

@@ -73,3 +73,14 @@ export type { HealthModel, SystemState, TemperatureRange, VersionModel } from '.
 export { tlsTransportKey } from './tls-transport-key.js'
 export type { UpgradeState } from './upgrade-state.js'
 export { wholeNumber } from './whole-number.js'
+export {
+  AUTH_DIAG_OPS,
+  DIAG_SUFFIX,
+  KEYSTORE_DIAG_OPS,
+  SYSTEM_DIAG_OPS,
+  VERIFY_RECORDS_OP,
+  type KeyLocation,
+  type RecordCheck,
+  type SelfTestAnswer,
+  type SelfTestRepoStats,
+} from './diag.js'

@@ -52,6 +52,8 @@ export interface ServiceContext {
   nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
   temperatureRange?: TemperatureRange
+  /** The DIAG build: services answer their `diag_*` operations, the gateway the `/api/diag/*` routes. */
+  diag?: boolean
   /**
    * Mirror the journal to the fleet backend's JetStream (in this domain, to this generation of the device's
    * stream), on the `mirror` user's connection.
@@ -189,7 +191,7 @@ function runActor(
 function runSystem(ctx: ServiceContext): Promise<RunningService> {
   return runActor(ctx, 'system', async (basics) => {
     const range = ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}
-    const actor = new SystemActor({ ...basics, ...range })
+    const actor = new SystemActor({ ...basics, ...range, ...diag(ctx) })
     await actor.start()
     return actor
   })
@@ -214,6 +216,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
         logger: ctx.logger,
         reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout'),
         checkinOrder: (action, rid) => orderHealth(nc, hal.devid, action, rid),
+        ...diag(ctx),
       },
       authOperations,
     )
@@ -225,7 +228,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
 
 function runKeystore(ctx: ServiceContext): Promise<RunningService> {
   return runActor(ctx, 'keystore', (basics) =>
-    KeystoreActor.start({ ...basics, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}) }),
+    KeystoreActor.start({ ...basics, ...(ctx.cryptoEngines ? { engines: ctx.cryptoEngines } : {}), ...diag(ctx) }),
   )
 }
 
@@ -252,6 +255,9 @@ function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
     return actor
   })
 }
+
+/** Only a DIAG build passes the flag on: a normal device's options never carry `diag` at all. */
+const diag = (ctx: ServiceContext): { diag?: true } => (ctx.diag ? { diag: true } : {})
 
 const runners: Record<DeviceService, (ctx: ServiceContext) => Promise<RunningService>> = {
   eventstore: runEventstore,
@@ -292,6 +298,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
           clock: ctx.hal.clock,
           tokens: new IdentityTokens(bus, ctx.hal.clock),
           onScopeFailure: scopeAudit(bus),
+          ...diag(ctx),
           ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
           logger: ctx.logger,
           ...(http ? { http } : {}),

@@ -55,6 +55,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.tls ? { tls: config.tls } : {}),
       ...(config.nbd ? { nbd: config.nbd } : {}),
       ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
+      ...(config.diag ? { diag: true } : {}),
       ...(config.mirror ? { mirror: mirrorSettings(config.mirror) } : {}),
     })
     send({

@@ -33,6 +33,12 @@ import type { Device, DeviceOptions, StartedServices } from './types.js'
  * with `split`, each service in a child process.
  */
 export async function startDevice(o: DeviceOptions): Promise<Device> {
+  if (o.diag)
+    o.logger.warn(
+      { diag: true },
+      'DIAG build: /api/diag/* injects faults, dumps the key store and wipes the device without a token; ' +
+        'for certification and fault drills only',
+    )
   const tls = o.tls ? await loadTlsFiles(o.tls) : undefined
   const hal = await openHal({
     variant: o.variant,
@@ -295,6 +301,7 @@ async function startInProcess(
     ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
     ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
+    ...(o.diag ? { diag: true } : {}),
     ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
   }
   const running: RunningService[] = []

@@ -42,6 +42,8 @@ export interface AuthActorOptions {
   reboot(): Promise<void>
   /** Passes a trusted backend's verified lock or shutdown order to the health machine. */
   checkinOrder(action: CheckinAction, rid: string): Promise<void>
+  /** The DIAG build (hemd --diag): serve the `diag_*` operations (docs/diag.md). */
+  diag?: boolean
 }
 
 /**

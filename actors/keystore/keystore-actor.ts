@@ -46,6 +46,8 @@ export interface KeystoreActorOptions {
   logger: Logger
   /** The engines whose KATs decide which one the device uses; tests inject a faulty one. */
   engines?: { native: CryptoEngine; noble: CryptoEngine }
+  /** The DIAG build (hemd --diag): serve the `diag_*` operations (docs/diag.md). */
+  diag?: boolean
 }
 
 /**

@@ -35,6 +35,8 @@ export interface SystemActorOptions {
   sampleIntervalMs?: number
   temperatureRange?: TemperatureRange
   heap?: () => HeapReading
+  /** The DIAG build (hemd --diag): serve the `diag_*` operations (docs/diag.md). */
+  diag?: boolean
 }
 
 /** Owns what version and status show, and the boot's lifecycle (STARTUP ... SHUTDOWN). */

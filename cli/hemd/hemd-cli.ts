@@ -57,6 +57,9 @@ Options:
   --split                run each service in its own process
   --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
                          (default -40:85; write --temp-range=-10:60 for a negative MIN)
+  --diag                 the DIAG build, for certification and fault drills only: serves the
+                         unauthenticated fault-injection routes /api/diag/* and fwv ends in
+                         -DIAG (docs/diag.md); never on a production device
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug, trace, silent (default info)
   -h, --help             show this help
 `
@@ -78,6 +81,8 @@ export interface HemdArgs {
   trustFiles?: TrustFiles
   /** --dev-keys */
   devKeys?: true
+  /** --diag */
+  diag?: true
 }
 
 const TRUST_OPTIONS: Record<string, TrustAnchorName> = {
@@ -108,6 +113,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       nbd: { type: 'string' },
       split: { type: 'boolean', default: false },
       'temp-range': { type: 'string' },
+      diag: { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -153,6 +159,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     logLevel: values['log-level'],
     ...(Object.keys(trustFiles).length > 0 ? { trustFiles } : {}),
     ...(values['dev-keys'] ? { devKeys: true as const } : {}),
+    ...(values.diag ? { diag: true as const } : {}),
   }
 }
 
@@ -304,6 +311,12 @@ function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: st
     `  keys   ${trust.summary}`,
     ...(trust.development.length > 0
       ? ['  WARNING: development keys, published in deploy/keys/: anyone can sign with them; not for production']
+      : []),
+    ...(args.diag
+      ? [
+          '  WARNING: DIAG build: /api/diag/* injects faults, dumps the key store and wipes the device,',
+          '           all without a token; for certification and fault drills only, never in production',
+        ]
       : []),
     `Next: curl -s ${device.httpUrl ?? device.httpsUrl}/api/system/status`,
     'Ctrl-C stops the device.',
