@@ -91,6 +91,8 @@ t.test('bad input is a usage error naming the flag', async (t) => {
     [['--nbd', '0.0.0.0:10809'], /loopback only/],
     [['--nbd', '10809'], /--nbd must be HOST:PORT/],
     [['--nbd', `unix:/${'x'.repeat(120)}`], /longer than 107 bytes/],
+    [['--diag'], /--diag runs only with --dev-keys/],
+    [['--diag', '--dev-keys', '--vendor-key', 'vendor.pem'], /never holds an installation's keys/],
   ]
   for (const [argv, message] of cases) t.throws(() => parseHemdArgs(argv), message, argv.join(' '))
   t.throws(
@@ -100,6 +102,11 @@ t.test('bad input is a usage error naming the flag', async (t) => {
   )
   t.throws(() => parseHemdArgs(['--bogus']), /Unknown option/)
   t.throws(() => parseEndpoint('--http', ':80'), UsageError)
+})
+
+t.test('--diag: the DIAG build, on development keys only', async (t) => {
+  t.match(parseHemdArgs(['--diag', '--dev-keys']), { diag: true, devKeys: true })
+  t.notOk((parseHemdArgs(['--dev-keys']) as HemdArgs).diag, 'never the default')
 })
 
 t.test('the hemd launcher, npm start and the node flags constant agree', async (t) => {

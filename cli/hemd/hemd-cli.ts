@@ -59,7 +59,7 @@ Options:
                          (default -40:85; write --temp-range=-10:60 for a negative MIN)
   --diag                 the DIAG build, for certification and fault drills only: serves the
                          unauthenticated fault-injection routes /api/diag/* and fwv ends in
-                         -DIAG (docs/diag.md); never on a production device
+                         -DIAG (docs/diag.md); only with --dev-keys and no installation key
   --log-level LEVEL      ops log level on stderr: fatal, error, warn, info, debug, trace, silent (default info)
   -h, --help             show this help
 `
@@ -144,6 +144,13 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     const file = values[option as keyof typeof values]
     if (typeof file === 'string') trustFiles[name] = resolve(file)
   }
+  // A device that trusts only the published development keys cannot be a production one: the
+  // DIAG build, which gives its key store and its wipe to anyone on the network, runs only so.
+  if (values.diag && (!values['dev-keys'] || Object.keys(trustFiles).length > 0))
+    throw new UsageError(
+      '--diag runs only with --dev-keys and none of --backend-key, --vendor-key, --factory-ca: ' +
+        'a DIAG build never holds an installation\'s keys',
+    )
   return {
     variant,
     dataDir: resolve(values.data),
