@@ -282,9 +282,10 @@ const shutdown = lifecycle({
 })
 
 const selftest = query(
-  'run every self-test (KATs, entropy) and show the fail state',
+  'run every self-test (KATs, entropy, key records) and show the fail state',
   'selftest',
-  'Runs GET /api/system/selftest; a failure raises its bit in fls_state.',
+  'Runs GET /api/system/selftest: the known-answer tests, the entropy tests and a check of every stored\n' +
+    'key record; a failure raises its bit in fls_state. Shows the answer: timestamps, fls_state, repo_stats.',
   (client) => client.selftest(),
 )
 
