@@ -76,8 +76,12 @@ function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
     publish.push(s.events(spec.name))
     subscribe.push(s.commands(spec.name))
   }
+  const denied = (spec.denies ?? []).map((d) => {
+    const [service, op] = d.split('.') as [string, string]
+    return s.command(service, op)
+  })
   const permissions = [
-    `publish: { allow: ${list(publish)} }`,
+    `publish: { allow: ${list(publish)}${denied.length > 0 ? `, deny: ${list(denied)}` : ''} }`,
     `subscribe: { allow: ${list(subscribe)} }`,
     ...(spec.serves ? ['allow_responses: true'] : []),
   ].join(', ')

@@ -23,7 +23,7 @@ export interface SelfTestRepoStats {
   deleted: number
   /** Slots whose record does not check (seal, header or contents). */
   invalid: number
-  /** Deleted slots below the highest slot in use: holes in the image a new key fills first. */
+  /** Deleted slots below the highest slot in use: holes in the image, reused once no slot is free. */
   fragmented: number
   /** Slots never written (all zero bytes). */
   freeslots: number

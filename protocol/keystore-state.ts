@@ -27,7 +27,7 @@ export interface RepoStats {
   /** Slots in use: live keys, deleted and invalid slots. */
   total: number
   deleted: number
-  /** Slots whose seal or contents did not check at boot. */
+  /** Slots whose seal or contents did not check, at boot or at a self-test since. */
   invalid: number
   freeespace: number
   /** Percent of used slots that are deleted, rounded down. */

@@ -13,6 +13,7 @@ import { followReadModels } from '../bus/follow-read-models.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { Subjects } from '../protocol/subjects.js'
 import type { StateEvent } from '../protocol/bus-messages.js'
+import { VERIFY_RECORDS_OP } from '../protocol/diag.js'
 import { inboxPrefix, services } from '../bus/services.js'
 import { gatewayProjections } from '../gateway/device-view.js'
 import { startOwnBus } from '../bus/bus-setup.js'
@@ -169,6 +170,33 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   await t.rejects(
     gateway.request(subjects.command('system', 'sim'), encode({ rid: 'c', tls: false }), { timeout: 1000 }),
     "nor the simulator's fault injection",
+  )
+
+  // The keystore checks its records for the system's self-test without a token: not for the gateway.
+  const keystore = await connect('keystore')
+  serve(t, keystore, 'keystore', {
+    list: { handler: () => ({ status: 200 }) },
+    [VERIFY_RECORDS_OP]: { handler: () => ({ status: 200 }) },
+  })
+  await keystore.flush()
+  t.equal(
+    decode<{ status: number }>((await gateway.request(subjects.command('keystore', 'list'), encode({ rid: 'l' }))).data)
+      .status,
+    200,
+    'the gateway may send the keystore its operations',
+  )
+  await t.rejects(
+    gateway.request(subjects.command('keystore', VERIFY_RECORDS_OP), encode({ rid: 'v', tls: false }), {
+      timeout: 1000,
+    }),
+    'but not the check of every key record',
+  )
+  t.equal(
+    decode<{ status: number }>(
+      (await system.request(subjects.command('keystore', VERIFY_RECORDS_OP), encode({ rid: 'v', tls: false }))).data,
+    ).status,
+    200,
+    'which the system may ask for',
   )
 
   // The system takes a check-in order without a token: only auth, which verified the check-in, may give it.
