@@ -36,7 +36,12 @@ export const services: readonly ServiceSpec[] = [
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   // Every service that acts for a principal follows auth's read model: its token key checks the bearer tokens.
   // Asks the keystore to check every stored record for a self-test.
-  { name: 'system', serves: true, calls: ['eventstore', 'supervisor', `keystore.${VERIFY_RECORDS_OP}`], listens: ['*'] },
+  {
+    name: 'system',
+    serves: true,
+    calls: ['eventstore', 'supervisor', `keystore.${VERIFY_RECORDS_OP}`],
+    listens: ['*'],
+  },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
   // Reboots after a wipeout once the keystore and the disks have followed it.
   {

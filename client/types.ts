@@ -1,5 +1,5 @@
 // What the device answers, as the client library hands it over, and what its calls take.
-import type { Digest, KeyType, SignedHead } from '../protocol/index.js'
+import type { Digest, KeyType, SelfTestAnswer, SignedHead } from '../protocol/index.js'
 
 export type { Digest, KeyType }
 
@@ -77,12 +77,8 @@ export interface Attestation {
   crt?: string
 }
 
-export interface Selftest {
-  last_selftest_ts: number
-  fls_state: number
-  kat_busy: boolean
-  se_state: number
-}
+/** `GET /api/system/selftest` (crypto-contract §5): `se_state` on P only. */
+export type Selftest = SelfTestAnswer
 
 export interface KeySpec {
   label: string

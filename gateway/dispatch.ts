@@ -31,6 +31,8 @@ import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './uplo
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
+import { diagRoutes } from './diag-routes.js'
+import { TlsBreaker } from './tls-breaker.js'
 import type { GatewayOptions, Route } from './types.js'
 
 /** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
@@ -57,9 +59,13 @@ export class Dispatcher {
   private readonly waiting: (() => void)[] = []
   /** The listeners' own address origins (listenerOrigins): the app reached by address, not by name. */
   private readonly ownOrigins = new Set<string>()
+  /** The DIAG build's TLS fault; undefined in a normal build. */
+  private readonly tlsBreaker: TlsBreaker | undefined
 
   constructor(private readonly options: GatewayOptions) {
-    const routes = options.routes ?? routeTable
+    const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
+    this.tlsBreaker = tlsBreaker
+    const routes = [...(options.routes ?? routeTable), ...(tlsBreaker ? diagRoutes(tlsBreaker) : [])]
     this.router = new Router(routes, options.variant)
     for (const route of routes) if (route.body) this.schemas.set(route, TypeCompiler.Compile(route.body))
   }
@@ -69,6 +75,11 @@ export class Dispatcher {
   }
 
   handle(res: HttpResponse, req: HttpRequest, tls: boolean): void {
+    // Before any answer can start: the client must see the connection die, as a broken TLS session would.
+    if (tls && this.tlsBreaker?.drops()) {
+      res.close()
+      return
+    }
     const exchange: Exchange = new Exchange(res, req.getCaseSensitiveMethod(), req.getUrl(), this.options.logger, () =>
       this.settled(exchange),
     )
@@ -155,7 +166,7 @@ export class Dispatcher {
 
     if (route.handler.kind === 'stream')
       return this.stream(exchange, route.handler, match.params, caller(head, principal), head.tls, budgetOf(route))
-    exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded))
+    exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded), route.closes === true)
   }
 
   /** Anything outside `/api/` is the management app's (P); the API's 404 otherwise. */
@@ -314,6 +325,7 @@ export class Dispatcher {
         readModel: (service) => bus.readModel(service),
       })
     }
+    if (handler.kind === 'local') return handler.answer()
     if (handler.kind !== 'command') throw new Error(`a ${handler.kind} route is not run as a command`)
     const request: CommandRequest = {
       rid,

@@ -57,7 +57,8 @@ function operation(route: Route): Json {
     required: true,
     schema: { type: 'string' },
   }))
-  const service = route.handler.kind === 'read' ? 'read' : route.handler.service
+  const { handler } = route
+  const service = handler.kind === 'read' ? 'read' : handler.kind === 'local' ? 'gateway' : handler.service
   const path = route.path.split('/').slice(2).join('_').replace(/:/g, '')
   return {
     operationId: `${service}_${route.method.toLowerCase()}_${path}`,
@@ -162,7 +163,7 @@ function responses(route: Route): Json {
     ...(route.tls === 'required' ? { '418': error('served over HTTPS only') } : {}),
     ...(route.tooManyRequests ? { '429': error(route.tooManyRequests) } : {}),
     '503': error('a device service is not reachable, or the device is stopping; try again'),
-    ...(route.handler.kind === 'read'
+    ...(route.handler.kind === 'read' || route.handler.kind === 'local'
       ? {}
       : {
           '504': error(

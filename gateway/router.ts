@@ -14,6 +14,14 @@ interface CompiledRoute {
 }
 
 /**
+ * The family's certification scripts send `wipe_config` with spaces after the path (crypto-contract
+ * §6); a client's URL encoding makes them `%20`. Any route's path ends before them. (Raw spaces never
+ * get here: uWS takes a request line with more than one space before `HTTP/1.1` for an unfinished
+ * request and closes the connection unanswered at its idle timeout.)
+ */
+const TRAILING_SPACES = /(?:%20)+$/
+
+/**
  * Finds the route for a request. Only this device's variant is served, so a route of the other
  * variant, a wrong method and an unknown path are all the same miss (the contract's 404).
  * Where patterns overlap (`/api/logger/list` and `/api/logger/:id`) the literal segment wins.
@@ -28,8 +36,9 @@ export class Router {
       .sort(bySpecificity)
   }
 
+  /** `path` as uWS gives it: not decoded, the query string apart. */
   match(method: string, path: string): RouteMatch | undefined {
-    const segments = path.split('/')
+    const segments = path.replace(TRAILING_SPACES, '').split('/')
     for (const c of this.routes) {
       if (c.route.method !== method || c.literals.length !== segments.length) continue
       const params = matchSegments(c, segments)

@@ -58,6 +58,8 @@ export type RouteHandler =
    * `upload_chunk` takes `{upload, offset, data}` and `upload_end` `{upload}` (gateway/upload.ts).
    */
   | { kind: 'upload'; service: string; begin: string; filenames: string[] }
+  /** Answered by the gateway alone, from and on its own state (a DIAG fault of its listeners): no service asked. */
+  | { kind: 'local'; answer(): CommandReply }
 
 export interface Route {
   method: Method
@@ -99,6 +101,8 @@ export interface Route {
   deadline?: DeadlineClass
   /** Why the service may answer 429 with `Retry-After` (its queue for strangers is full): the OpenAPI text. */
   tooManyRequests?: string
+  /** The connection closes after the answer: what the route does ends it anyway (a restart). */
+  closes?: true
   handler: RouteHandler
 }
 

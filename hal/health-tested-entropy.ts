@@ -1,6 +1,7 @@
+import { BreakableEntropy } from './breakable-entropy.js'
 import { EntropyError } from './errors.js'
 import { ContinuousHealthTests, DEVICE_HEALTH_TESTS, type HealthTestParameters } from './sp800-90b.js'
-import type { EntropyFailure, EntropySource, TestedEntropySource } from './types.js'
+import type { Clock, EntropyFailure, EntropySource, RawEntropySource, TestedEntropySource } from './types.js'
 
 /** SP 800-90B §4.3: the start-up tests run over at least 1024 consecutive samples. */
 const STARTUP_SAMPLES = 1024
@@ -44,20 +45,32 @@ const MAX_READ = 65_536
 export class HealthTestedEntropy implements TestedEntropySource {
   private readonly tests: ContinuousHealthTests
   private readonly window: number
+  private readonly source: BreakableEntropy
   private failed: EntropyFailure | undefined
+  private testedAt: number | undefined
   private buffer: Uint8Array = new Uint8Array(0)
   private offset = 0
 
   constructor(
-    private readonly source: EntropySource,
+    source: EntropySource,
     parameters: HealthTestParameters = DEVICE_HEALTH_TESTS,
+    private readonly clock: Pick<Clock, 'now'> = { now: Date.now },
   ) {
+    this.source = new BreakableEntropy(source)
     this.tests = new ContinuousHealthTests(parameters)
     this.window = parameters.window
   }
 
   get failure(): EntropyFailure | undefined {
     return this.failed
+  }
+
+  get lastTestedAt(): number | undefined {
+    return this.testedAt
+  }
+
+  get raw(): RawEntropySource {
+    return this.source
   }
 
   read(n: number): Uint8Array {
@@ -77,6 +90,7 @@ export class HealthTestedEntropy implements TestedEntropySource {
   }
 
   startup(): EntropyFailure | undefined {
+    this.source.powerUp()
     this.failed = undefined
     this.tests.reset()
     this.buffer.fill(0)
@@ -105,6 +119,7 @@ export class HealthTestedEntropy implements TestedEntropySource {
       throw new EntropyHealthError(this.failed, { cause: err })
     }
     const test = this.tests.push(bytes)
+    this.testedAt = this.clock.now()
     if (test) {
       bytes.fill(0)
       this.failed = { test }

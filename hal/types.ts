@@ -22,11 +22,28 @@ export interface EntropyFailure {
   test: 'repetition_count' | 'adaptive_proportion' | 'source'
 }
 
+/**
+ * The noise source itself, below the health tests, as the DIAG build reaches it (crypto-contract §6): its bytes
+ * are never handed to anything else once read from here.
+ */
+export interface RawEntropySource extends EntropySource {
+  /** True from `forceFailure` until the next power-up (`TestedEntropySource.startup`). */
+  readonly forcedFailure: boolean
+  /** The last byte the source delivered (to the health tests or to a raw read), or undefined before any. */
+  readonly lastByte: number | undefined
+  /** From now until the next power-up every byte it delivers is the same: the health tests must catch it. */
+  forceFailure(): void
+}
+
 /** The device's entropy source behind its continuous health tests (SP 800-90B §4.4). */
 export interface TestedEntropySource extends EntropySource {
   /** Why a health test failed since the last start-up test, or undefined while they pass. */
   readonly failure: EntropyFailure | undefined
-  /** The start-up tests of a boot: clears a latched failure and tests 1024 fresh samples. */
+  /** When the health tests last ran over fresh samples (ms since the Unix epoch), or undefined before. */
+  readonly lastTestedAt: number | undefined
+  /** The source below the tests, for the DIAG build's fault and raw dump only. */
+  readonly raw: RawEntropySource
+  /** The start-up tests of a boot (a power-up): clears a latched or forced failure and tests 1024 fresh samples. */
   startup(): EntropyFailure | undefined
 }
 
@@ -354,6 +371,11 @@ export interface KeySlotMedia {
   readonly slotSize: number
   /** Every slot's bytes in slot order; a slot never written (or erased) reads as zeros. */
   readAll(): Promise<Uint8Array[]>
+  /**
+   * `length` bytes of the slots as one image (slot i at i * slotSize) from `offset`, as the media
+   * holds them now. RangeError for a range that does not lie within the image.
+   */
+  read(offset: number, length: number): Promise<Uint8Array>
   /**
    * Stores `data`, zero-padded to `slotSize`, in slot `index`, durably (fdatasync) before it
    * resolves. RangeError for an index out of range or data longer than a slot.

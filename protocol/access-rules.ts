@@ -17,7 +17,8 @@ export const operationAccess = {
   configRead: { auth: 'token', scopes: ['system:config', 'auth:ext:pair', 'logger:get'], roles: ALL_ROLES },
   configWrite: { auth: 'token', scopes: ['system:config'], roles: ['U', 'M'] },
   attestation: { auth: 'token-unless-fresh' },
-  selftest: { auth: 'token-unless-fresh', scopes: SYSTEM, roles: ALL_ROLES },
+  // crypto-contract §5: any valid token, whatever its scope (never 403).
+  selftest: { auth: 'token-unless-fresh' },
   reboot: { auth: 'token', scopes: SYSTEM, roles: ALL_ROLES },
   shutdown: { auth: 'token', scopes: ['system:config', 'system:shutdown'], roles: ALL_ROLES },
   upgrade: { auth: 'token-unless-fresh', scopes: ['system:upgrade', 'system:config'], roles: ALL_ROLES },

@@ -5,7 +5,12 @@
 export const DIAG_SUFFIX = '-DIAG'
 
 /** The system service's DIAG operations (`hem.<devid>.cmd.system.<op>`). */
-export const SYSTEM_DIAG_OPS = ['diag_break_temp', 'diag_break_trng', 'diag_test_trng', 'diag_disable_selftest'] as const
+export const SYSTEM_DIAG_OPS = [
+  'diag_break_temp',
+  'diag_break_trng',
+  'diag_test_trng',
+  'diag_disable_selftest',
+] as const
 
 /** The key store's DIAG operations: its flash image read and damaged. */
 export const KEYSTORE_DIAG_OPS = ['diag_memdump', 'diag_corrupt_repo'] as const

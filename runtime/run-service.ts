@@ -52,6 +52,7 @@ export interface ServiceContext {
   nbd?: NbdListen
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
   temperatureRange?: TemperatureRange
+  selfTestIntervalMs?: number
   /** The DIAG build: services answer their `diag_*` operations, the gateway the `/api/diag/*` routes. */
   diag?: boolean
   /**
@@ -191,7 +192,8 @@ function runActor(
 function runSystem(ctx: ServiceContext): Promise<RunningService> {
   return runActor(ctx, 'system', async (basics) => {
     const range = ctx.temperatureRange ? { temperatureRange: ctx.temperatureRange } : {}
-    const actor = new SystemActor({ ...basics, ...range, ...diag(ctx) })
+    const interval = ctx.selfTestIntervalMs ? { selfTestIntervalMs: ctx.selfTestIntervalMs } : {}
+    const actor = new SystemActor({ ...basics, ...range, ...interval, ...diag(ctx) })
     await actor.start()
     return actor
   })

@@ -301,6 +301,7 @@ async function startInProcess(
     ...(o.nbd ? { nbd: o.nbd } : {}),
     ...(o.cryptoEngines ? { cryptoEngines: o.cryptoEngines } : {}),
     ...(o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
+    ...(o.selfTestIntervalMs ? { selfTestIntervalMs: o.selfTestIntervalMs } : {}),
     ...(o.diag ? { diag: true } : {}),
     ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
   }

@@ -69,6 +69,8 @@ export interface DeviceOptions {
   entropy?: EntropySource
   /** Chip temperatures outside it raise fls bit 0x04 (default -40 to 85 °C). */
   temperatureRange?: TemperatureRange
+  /** How often a self-test runs by itself (default 5 minutes; in-process only: tests shorten it). */
+  selfTestIntervalMs?: number
   /** The DIAG build (hemd --diag): the fault-injection routes of `/api/diag/*`, for certification only. */
   diag?: boolean
   /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */

@@ -60,6 +60,30 @@ t.test('concurrent writes to different slots all land; close and reuse', async (
   await media.close()
 })
 
+t.test('the slots read as one image: any range, zeros where nothing was written, nothing outside', async (t) => {
+  const dir = join(t.testdir(), 'keys')
+  const media = new FileKeySlotMedia(dir, { slotCount: 4, slotSize: 16 })
+  t.same(await media.read(0, 64), zeros(64), 'no file yet: zeros')
+  await media.write(1, Uint8Array.from([1, 2, 3]))
+  t.same(await media.read(14, 6), Uint8Array.from([0, 0, 1, 2, 3, 0]), 'a range across two slots')
+  t.same(await media.read(40, 24), zeros(24), 'past the end of the sparse file: zeros')
+  t.same(await media.read(64, 0), zeros(0), 'an empty read at the end')
+  t.same(await media.read(0, 64), Buffer.concat(await media.readAll()), 'the image is the slots end to end')
+  for (const [offset, length] of [
+    [-1, 1],
+    [0, 65],
+    [63, 2],
+    [1.5, 1],
+    [0, -1],
+    [Number.NaN, 1],
+  ] as const) {
+    await t.rejects(media.read(offset, length), RangeError, `${offset}, ${length}`)
+  }
+  await writeFile(join(dir, 'slots-4096.bin'), new Uint8Array(65))
+  await t.rejects(media.read(0, 1), HalCorruptError, 'a file made for another geometry')
+  await media.close()
+})
+
 t.test('out-of-range indexes, oversized or non-byte data are refused and write nothing', async (t) => {
   const dir = t.testdir()
   const media = new FileKeySlotMedia(dir, { slotCount: 4, slotSize: 16 })

@@ -523,6 +523,7 @@ t.test('open checks what it is given', async (t) => {
     slotCount,
     slotSize,
     readAll: async () => Array.from({ length: slots }, () => new Uint8Array(slotSize)),
+    read: async (_offset, length) => new Uint8Array(length),
     write: async () => undefined,
     erase: async () => undefined,
     close: async () => undefined,

@@ -4,7 +4,7 @@
 // and the gate: with fls_state ≠ 0 a key's encrypt answers 409 device_fault).
 import { createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { SimCommand } from '../actors/system/sim-control.js'
 import { signCheckinReply, type CheckinAction } from '../protocol/checkin.js'
@@ -14,11 +14,11 @@ import { FLS } from '../protocol/fail-state.js'
 import { healthMachine, healthVersion } from '../machines/health.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
-import { api, b64, createKey, Tokens } from './helpers/keys.js'
+import { createKey, Tokens } from './helpers/keys.js'
+import { encrypt, inFailState, inSecureState, type ObservedDevice } from './helpers/model-health.js'
 import { checkDrivers, modelPaths, type ModelPath } from './helpers/model-paths.js'
 import { checkObservations, walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { owned, type Owned } from './helpers/owner.js'
-import { until } from './helpers/until.js'
 
 const backend = createPrivateKey(readFileSync(new URL('../deploy/keys/backend-dev.pem', import.meta.url)))
 
@@ -48,12 +48,8 @@ class FaultyEngines {
   }
 }
 
-interface HealthDevice extends Owned {
-  dataDir: string
+interface HealthDevice extends Owned, ObservedDevice {
   faults: FaultyEngines
-  kid: string
-  /** keymgmt:use for the key: a token dies with the auth service, so every boot logs in again. */
-  use: string
   /** Check-in challenges asked for while the device could still draw randomness (a stuck source cannot). */
   checks: string[]
 }
@@ -68,14 +64,6 @@ const IN_THE_ENGINE = ['STACK_OVERFLOW', 'ALLOCATION_FAILED']
 async function sim(d: HealthDevice, command: SimCommand): Promise<void> {
   const reply = await sendSimCommand(d.dataDir, command)
   if (reply.status !== 200) throw new Error(`sim ${command.action}: ${reply.status} ${JSON.stringify(reply.body)}`)
-}
-
-function encrypt(d: HealthDevice): Promise<Answer> {
-  return api(`${d.https}/api/crypto/cipher/encrypt`, d.use, {
-    alg: 'AES256-GCM',
-    kid: d.kid,
-    msg: b64(Buffer.from('model')),
-  })
 }
 
 /** What a new boot takes: a token, and as many check-in challenges as the rest of the path answers. */
@@ -136,10 +124,7 @@ const run: ModelRun<HealthDevice> = {
     },
   },
   observations: {
-    secure: async (t, d) => {
-      await showsFls(t, d, 0)
-      t.equal((await encrypt(d)).status, 200, 'the key encrypts')
-    },
+    secure: (t, d) => inSecureState(t, d),
     failed: (t, d, walk) => inFailState(t, d, walk.snapshot.context.fls),
     locked: (t, d, walk) => inFailState(t, d, walk.snapshot.context.fls),
     shut_down: async (t, d, walk) => {
@@ -183,26 +168,6 @@ async function checkIn(d: HealthDevice, action: CheckinAction): Promise<void> {
   )
   if (answer.json.status !== (action === 'lock' ? 'LOCKED' : 'SHUTDOWN'))
     throw new Error(`check-in ${action}: ${answer.text}`)
-}
-
-/** Status is a projection of the health actor's published state: it follows the journal within moments. */
-async function showsFls(t: Test, d: HealthDevice, fls: number): Promise<void> {
-  let shown: unknown
-  await until(
-    `fls_state ${fls}`,
-    async () => (shown = (await call(`${d.base}/api/system/status`)).json.fls_state) === fls,
-    5000,
-  ).catch(() => undefined)
-  t.equal(shown, fls, `status.fls_state 0x${fls.toString(16)}`)
-}
-
-/** The model's bits in status and in the fault's audit record, and keys refused. */
-async function inFailState(t: Test, d: HealthDevice, fls: number): Promise<void> {
-  await showsFls(t, d, fls)
-  const { records } = await readJournal(d.dataDir)
-  const audit = records.filter((r) => r.type === LogType.NON_SECURE_STATE || r.type === LogType.TRNG_FAILED).at(-1)
-  t.equal(audit?.decoded?.fls, fls, 'the last fail-state record has the same bits')
-  t.match(await encrypt(d), { status: 409, json: { error: 'device_fault' } }, 'the key refuses to encrypt')
 }
 
 const drivable = Object.keys(run.drivers)

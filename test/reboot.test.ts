@@ -6,20 +6,12 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { bootDevice } from './helpers/device.js'
-import { call, type Answer } from './helpers/http.js'
+import { call } from './helpers/http.js'
+import { tryCall } from './helpers/try-call.js'
 import { rawExchange, requestHead } from './helpers/raw-http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { MASTER_PASS, bearer, login, owned, personalise } from './helpers/owner.js'
 import { until } from './helpers/until.js'
-
-/** The answer, or the error code when the connection itself fails (ECONNREFUSED while down). */
-async function tryCall(url: string, init?: Parameters<typeof call>[1]): Promise<Answer | string> {
-  try {
-    return await call(url, init)
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? String(err)
-  }
-}
 
 async function journalFiles(dataDir: string): Promise<number> {
   return (await readJournal(dataDir)).files.length

@@ -1,19 +1,18 @@
-// GET /api/system/selftest and GET/POST /api/system/checkin on real devices (contract §2.1, §3).
-import { createPublicKey, randomBytes, verify } from 'node:crypto'
+// GET/POST /api/system/checkin on real devices (contract §2.1, §3); the self-test: selftest-answer.test.ts.
+import { createPublicKey, verify } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { Device } from '../runtime/types.js'
-import { LogResult, LogType } from '../protocol/journal.js'
-import type { EntropySource } from '../hal/index.js'
+import { LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { passphraseChangeHmac } from '../client/index.js'
-import { MASTER_PASS, bearer, keys, login, personalise } from './helpers/owner.js'
+import { bearer, keys, personalise } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 
 // A directory of this run's own: t.testdir() is shared by every concurrent run of this file.
@@ -25,10 +24,6 @@ const newDir = (name: string) => join(root, `${++dirs}-${name}`)
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex')
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-function selftest(device: Device, token?: string): Promise<Answer> {
-  return call(`${device.httpUrl}/api/system/selftest`, token === undefined ? {} : { headers: bearer(token) })
-}
-
 function postCheckin(device: Device, body: string, token?: string): Promise<Answer> {
   return call(`${device.httpUrl}/api/system/checkin`, {
     method: 'POST',
@@ -36,92 +31,6 @@ function postCheckin(device: Device, body: string, token?: string): Promise<Answ
     body,
   })
 }
-
-async function records(device: Device, type: number) {
-  return (await readJournal(device.dataDir)).records.filter((r) => r.type === type)
-}
-
-/** A passing selftest answer, checked field by field; returns its timestamp. */
-function passed(t: Test, answer: Answer, what: string, from: number): number {
-  t.equal(answer.status, 200, `${what} → 200 (${answer.text})`)
-  t.strictSame(
-    Object.keys(answer.json ?? {}).sort(),
-    ['fls_state', 'kat_busy', 'last_selftest_ts', 'se_state'],
-    `${what}: the fields`,
-  )
-  t.equal(answer.json?.fls_state, 0, `${what}: fls_state 0`)
-  t.equal(typeof answer.json?.kat_busy, 'boolean', `${what}: kat_busy`)
-  t.equal(typeof answer.json?.se_state, 'number', `${what}: se_state`)
-  const ts = answer.json?.last_selftest_ts as number
-  t.ok(Number.isInteger(ts) && ts >= from && ts <= nowSeconds(), `${what}: last_selftest_ts is now (${ts})`)
-  return ts
-}
-
-t.test('selftest: no token while fresh, then system:config or system:upgrade; SELFTEST_PASSED each time', async (t) => {
-  const device = await bootDevice(t, { dataDir: newDir('selftest') })
-  const base = device.httpUrl!
-  const start = nowSeconds()
-  passed(t, await selftest(device), 'fresh, no token', start)
-  const fresh = await records(device, LogType.SELFTEST_PASSED)
-  t.equal(fresh.length, 1, 'one SELFTEST_PASSED')
-  t.match(fresh[0], { result: LogResult.OK, subject: '', decoded: { source: 200 } }, 'OK, no subject, source 200')
-
-  const init = await personalise(base, 'P')
-  t.equal(init.status, 200, init.text)
-  const none = await selftest(device)
-  t.equal(none.status, 401, 'personalised, no token → 401')
-  const wrong = await selftest(device, await login(base, 'logger:get'))
-  t.equal(wrong.status, 403, 'logger:get → 403')
-  t.match((await records(device, LogType.FAILED_SCOPE_CHECK)).at(-1), {
-    result: LogResult.FAILED,
-    subject: 'U',
-    decoded: { source: 403, scope: 'logger:get' },
-  })
-  t.equal((await records(device, LogType.SELFTEST_PASSED)).length, 1, 'refused selftests run nothing')
-
-  let last = start
-  for (const [role, scope, passphrase] of [
-    ['U', 'system:config', undefined],
-    ['U', 'system:upgrade', undefined],
-    ['M', 'system:config', MASTER_PASS],
-  ] as const) {
-    const ts = passed(t, await selftest(device, await login(base, scope, passphrase)), `${role} ${scope}`, last)
-    t.ok(ts >= last, 'last_selftest_ts does not go back')
-    last = ts
-    t.match(
-      (await records(device, LogType.SELFTEST_PASSED)).at(-1),
-      { result: LogResult.OK, subject: role, decoded: { source: 200 } },
-      `${role} ${scope}: journaled`,
-    )
-  }
-  t.equal((await records(device, LogType.SELFTEST_PASSED)).length, 4)
-  t.equal((await call(`${base}/api/system/status`)).json.fls_state, 0, 'status fls_state still 0')
-})
-
-t.test('selftest on E', async (t) => {
-  const device = await bootDevice(t, { dataDir: newDir('selftest-e'), variant: 'E' })
-  const start = nowSeconds()
-  passed(t, await selftest(device), 'E fresh, no token', start)
-})
-
-t.test('a selftest that finds the entropy source stuck raises fls_state 0x02, journaled FAILED', async (t) => {
-  let stuck = false
-  const entropy: EntropySource = {
-    read: (n) => (stuck ? new Uint8Array(n).fill(0x55) : new Uint8Array(randomBytes(n))),
-  }
-  const device = await bootDevice(t, { dataDir: newDir('stuck'), entropy })
-  stuck = true
-  const answer = await selftest(device)
-  stuck = false
-  t.equal(answer.status, 200)
-  t.equal(answer.json?.fls_state, 0x02, 'fls_state 0x02 (entropy failure)')
-  t.match((await records(device, LogType.SELFTEST_PASSED)).at(-1), {
-    result: LogResult.FAILED,
-    decoded: { source: 200, entropy: 'repetition_count' },
-  })
-  t.equal((await call(`${device.httpUrl}/api/system/status`)).json.fls_state, 0x02, 'status shows it')
-  t.equal((await selftest(device)).json?.fls_state, 0x02, 'the fail state sticks once the source recovers')
-})
 
 /** `check` = base64url(statement) "." base64url(Ed25519 signature of the statement's ASCII). */
 function verifyCheck(check: string, publicKey: Uint8Array): boolean {

@@ -8,10 +8,13 @@ import { ServiceHost } from '../bus/service-host.js'
 import { buildInitEjwt } from '../client/index.js'
 import { LogType } from '../protocol/journal.js'
 import { authActorOn } from './helpers/auth-actor.js'
+import { diskFiles, expectFresh, keyMedia } from './helpers/fresh-device.js'
 import { readJournal } from './helpers/journal.js'
+import { createKey, Tokens } from './helpers/keys.js'
 import { silentLogger } from './helpers/logger.js'
 import { wipeout } from './helpers/model-device.js'
 import { defaultCfg, keys, login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
+import { call } from './helpers/http.js'
 import { identity, scriptedIdentity, type ScriptedIdentity } from './helpers/scripted-identity.js'
 import { captureTimers } from './helpers/timers.js'
 import { until } from './helpers/until.js'
@@ -42,6 +45,21 @@ t.test('a wipeout reboots once the keys and the disks have followed it: their re
     "both disks journal ERASED before the SHUTDOWN of the wipeout's boot",
   )
   t.equal(records[shutdown]?.file, records[wiped]?.file, 'in the same journal file')
+})
+
+t.test('a wipeout restarts P fresh: no owner, no fault, the default hostname, no key, no disk', async (t) => {
+  const o = await owned(t, { variant: 'P', cfg: { hostname: 'vault.lab' } })
+  const tokens = new Tokens(o.base)
+  for (const type of ['AES256', 'ED25519'])
+    await createKey(o.https, await tokens.get('keymgmt:gen'), { label: type, type })
+  t.equal((await call(`${o.base}/api/system/status`)).json.hostname, 'vault.lab')
+  t.ok(
+    (await keyMedia(o.device.dataDir)).some((b) => b !== 0),
+    'sealed keys on the media before',
+  )
+  t.ok((await diskFiles(o.device.dataDir)).length > 0, 'formatted disks before')
+  await wipeout(o.base, o.device.dataDir, await tokens.get('system:config'))
+  await expectFresh(t, o.base, o.device.dataDir, 'P')
 })
 
 t.test('wipeoutFollowed waits for the keystore and the storage service, or for its time limit', async (t) => {

@@ -116,6 +116,10 @@ export class AuthActor implements AuthContext {
     return this.options.logger
   }
 
+  get diag(): boolean {
+    return this.options.diag === true
+  }
+
   reboot(): Promise<void> {
     return this.options.reboot()
   }

@@ -31,6 +31,8 @@ export interface AuthContext {
   readonly intact: boolean
   /** No owner (see AuthActor.fresh). */
   readonly fresh: boolean
+  /** The DIAG build (hemd --diag): `diag_wipe_config` is served. */
+  readonly diag: boolean
   config: DeviceConfig
   format: string | undefined
   /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */

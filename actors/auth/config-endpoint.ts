@@ -1,5 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { base64Field, type CommandReply, type CommandRequest, encodeBase64, fail } from '../../protocol/index.js'
+import {
+  base64Field,
+  type CommandReply,
+  type CommandRequest,
+  encodeBase64,
+  fail,
+  type JournalEntry,
+} from '../../protocol/index.js'
 import type { TlsMaterial } from '../../hal/index.js'
 import { nextUts, type ConfigChanges } from '../../machines/index.js'
 import { decodeTlsImport } from './tls-import.js'
@@ -78,7 +85,8 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
       if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
       throw err
     }
-    return wipeout(actor, req, subject)
+    await wipeout(actor, configUpdated(200, req.rid, { wipeout: true }, subject))
+    return { status: 200, body: { updated: true, reboot_required: true } }
   }
   let plan: UpdatePlan
   try {
@@ -162,9 +170,13 @@ function checkPassphraseChange(actor: AuthContext, body: Record<string, unknown>
 /** How long a wipeout waits for the keys and disks to be erased before it reboots anyway. */
 const WIPEOUT_FOLLOW_MS = 5_000
 
-/** Factory reset through the personalisation machine; the journal survives, then the device reboots. */
-async function wipeout(actor: AuthContext, req: CommandRequest, subject: { subject?: string }): Promise<CommandReply> {
-  await actor.personalisation.send({ type: 'WIPEOUT' }, [configUpdated(200, req.rid, { wipeout: true }, subject)])
+/**
+ * Factory reset through the personalisation machine, journaled with `record` (the CONFIG_UPDATED of
+ * whoever asked); the journal survives, then the device reboots. Resolves once the wipeout is applied;
+ * throws when the enclave or the disks could not be erased (the reboot follows all the same).
+ */
+export async function wipeout(actor: AuthContext, record: JournalEntry): Promise<void> {
+  await actor.personalisation.send({ type: 'WIPEOUT' }, [record])
   actor.wipedOut = true
   try {
     // Each is tried whatever the other does; a failure is the answer, once the wipeout is applied.
@@ -180,5 +192,4 @@ async function wipeout(actor: AuthContext, req: CommandRequest, subject: { subje
       .then(() => actor.reboot())
       .catch((err: Error) => actor.logger.error({ err: err.message }, 'reboot after wipeout failed'))
   }
-  return { status: 200, body: { updated: true, reboot_required: true } }
 }

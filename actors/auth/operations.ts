@@ -1,9 +1,10 @@
 import type { OperationSpec } from '../../bus/index.js'
-import { operationAccess } from '../../protocol/index.js'
+import { type CommandRequest, operationAccess } from '../../protocol/index.js'
 import { attestation, provision } from './attestation-endpoint.js'
 import type { AuthContext } from './auth-context.js'
 import { checkinChallenge, checkinReply } from './checkin.js'
 import { readConfig, updateConfig } from './config-endpoint.js'
+import { diagWipeConfig } from './diag-wipe-config.js'
 import { login, loginChallenge } from './login.js'
 import { initChallenge, personalise } from './personalise.js'
 
@@ -26,5 +27,7 @@ export function authOperations(actor: AuthContext): Record<string, OperationSpec
     provision: { handler: (req) => provision(actor, req) },
     checkin_get: { exclusive: false, handler: (req) => checkinChallenge(actor, req) },
     checkin_post: { exclusive: false, handler: (req) => checkinReply(actor, req) },
+    // The DIAG build's only: no token, so nothing of it may exist in a normal build.
+    ...(actor.diag ? { diag_wipe_config: { handler: (req: CommandRequest) => diagWipeConfig(actor, req) } } : {}),
   }
 }

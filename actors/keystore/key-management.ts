@@ -361,7 +361,12 @@ export function listKeys(actor: KeystoreContext, req: CommandRequest): Promise<C
     const offset = pageOf(req.params?.offset, 'offset', 0, 0)
     const count = pageOf(req.params?.count, 'count', PAGE, 1)
     const { offset: o, total, listed: n, list } = page(actor, actor.repository.keys(), offset, count)
-    return { status: 200, body: { offset: o, deleted: actor.repository.stats().deleted, total, listed: n, list } }
+    // Where each record sits in the image, for the certification scripts' dumps: DIAG builds only, list only.
+    const located = actor.diag ? list.map((key) => ({ ...key, ...actor.repository.location(key.kid) })) : list
+    return {
+      status: 200,
+      body: { offset: o, deleted: actor.repository.stats().deleted, total, listed: n, list: located },
+    }
   })
 }
 

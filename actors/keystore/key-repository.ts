@@ -17,11 +17,21 @@
 // is queued to be written again with what memory says it holds (zeros, or a tombstone) before
 // the next change and at the next open. A torn slot that a reboot finds before it was mended
 // does not open and is reported like any other damage.
+//
+// The slots are also one image, slot i at i * slotSize (the DIAG build's flash image): a record
+// sits at its slot's address, and `verifyRecords` checks every slot of the media again as a boot
+// would, so that damage done to the image since the boot is found while the device runs.
 
 import { type KeySlotMedia, type Sealer, UnsealError } from '../../hal/index.js'
 import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
-import { type KeyRecord, type RepoStats, SerialQueue } from '../../protocol/index.js'
+import {
+  type KeyLocation,
+  type KeyRecord,
+  type RepoStats,
+  type SelfTestRepoStats,
+  SerialQueue,
+} from '../../protocol/index.js'
 
 const FORMAT = 'hemd key slot v1'
 const VERSION = 1
@@ -38,6 +48,8 @@ interface Entry {
   index: number
   generation: number
   serial: number
+  /** Bytes of the slot's record: its header and the sealed bytes. */
+  length: number
   record: KeyRecord
 }
 
@@ -133,6 +145,100 @@ export class KeyRepository {
       freeespace: this.#states.length - total,
       fragmentation: total === 0 ? 0 : Math.floor((deleted * 100) / total),
     }
+  }
+
+  /** `repo_stats` of the self-test (crypto-contract §5): the slots of the image by what memory says they hold. */
+  selfTestStats(): SelfTestRepoStats {
+    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
+    const deleted = count('deleted')
+    const invalid = count('invalid')
+    const highest = this.#states.findLastIndex((state) => state !== 'free')
+    return {
+      total: count('live') + deleted + invalid,
+      deleted,
+      invalid,
+      fragmented: this.#states.slice(0, Math.max(highest, 0)).filter((state) => state === 'deleted').length,
+      freeslots: count('free'),
+    }
+  }
+
+  /** Bytes of the image: every slot, end to end. */
+  get imageSize(): number {
+    return this.#media.slotCount * this.#media.slotSize
+  }
+
+  /** Where a stored key's record sits in the image; undefined for a KID not stored. */
+  location(kid: string): KeyLocation | undefined {
+    const entry = this.#entries.get(kid)
+    return entry && { _addr: entry.index * this.#media.slotSize, _len: entry.length }
+  }
+
+  /**
+   * `length` bytes of the image from `address`, read from the media as they are now (not what
+   * memory holds): sealed records, tombstones and zeros. RangeError outside the image.
+   */
+  readImage(address: number, length: number): Promise<Uint8Array> {
+    return this.#serialised(() => this.#media.read(address, length))
+  }
+
+  /**
+   * Zeroes the image's bytes `address + 4` to `address + 7` on the media, and nothing in memory:
+   * at a record's address its generation, which is never zero and which the seal binds, so the
+   * record no longer checks. For fault drills (the DIAG build). RangeError outside the image.
+   */
+  damageImage(address: number): Promise<void> {
+    return this.#serialised(async () => {
+      const { slotSize } = this.#media
+      if (!Number.isSafeInteger(address) || address < 0 || address >= this.imageSize)
+        throw new RangeError(`the address must lie within the image's ${this.imageSize} bytes`)
+      const end = Math.min(address + 8, this.imageSize)
+      // Slot by slot, as the media writes whole slots: the four bytes span two only where a slot is not 32-aligned.
+      for (let at = address + 4; at < end; at = (Math.floor(at / slotSize) + 1) * slotSize) {
+        const index = Math.floor(at / slotSize)
+        const slot = await this.#media.read(index * slotSize, slotSize)
+        slot.fill(0, at - index * slotSize, Math.min(end - index * slotSize, slotSize))
+        await this.#media.write(index, slot)
+      }
+    })
+  }
+
+  /**
+   * Reads every slot of the media again and checks it as `open` does. A slot that held a key and
+   * no longer checks (or holds another record than memory's) is invalid from now on and its key
+   * leaves memory, as the next boot would find it; so does any other slot whose bytes are no longer
+   * what memory says. Slots with a write pending are left to it. Answers what newly failed, one
+   * line per slot as `problems` has them (also added there).
+   */
+  verifyRecords(): Promise<string[]> {
+    return this.#serialised(async () => {
+      const slots = await this.#media.readAll()
+      const stored = new Map([...this.#entries.values()].map((entry) => [entry.index, entry]))
+      const failed: string[] = []
+      for (const [index, bytes] of slots.entries()) {
+        const state = this.#states[index]
+        if (state === 'invalid' || this.#pending.has(index)) continue
+        const found = await readSlot(bytes, index, this.#sealer, this.#devid)
+        const held = stored.get(index)
+        const problem =
+          found.state === 'invalid'
+            ? found.problem
+            : found.state !== state
+              ? `reads as ${found.state} where it was ${state}`
+              : found.state === 'live' && !sameVersion(found.entry, held)
+                ? 'holds another record than the one stored there'
+                : undefined
+        if (found.state === 'live') forget(found.entry.record)
+        if (problem === undefined) continue
+        this.#states[index] = 'invalid'
+        if (held) {
+          this.#entries.delete(held.record.kid)
+          forget(held.record)
+        }
+        failed.push(`slot ${index}: ${problem}`)
+      }
+      this.#problems.push(...failed)
+      return failed
+    })
   }
 
   /** Whether a new key, or a new version of one, has a slot to go to: one free, or one deleted. */
@@ -240,7 +346,7 @@ export class KeyRepository {
     }
     const record = decodeKeyRecord(plaintext)
     this.#states[index] = 'live'
-    this.#entries.set(record.kid, { index, generation, serial, record })
+    this.#entries.set(record.kid, { index, generation, serial, length: slot.length, record })
   }
 
   #spareSlot(): number {
@@ -335,10 +441,19 @@ async function readSlot(
     throw err
   }
   try {
-    return { state: 'live', entry: { index, generation, serial, record: decodeKeyRecord(plaintext) } }
+    const record = decodeKeyRecord(plaintext)
+    return { state: 'live', entry: { index, generation, serial, length: HEADER + length, record } }
   } catch (err) {
     return invalid(`the record does not decode: ${(err as KeyRecordFormatError).message}`)
+  } finally {
+    // The record in clear: the decoded record holds copies of its own.
+    plaintext.fill(0)
   }
+}
+
+/** Whether two slots hold the same version of the same key. */
+function sameVersion(a: Entry, b: Entry | undefined): boolean {
+  return b !== undefined && a.record.kid === b.record.kid && a.generation === b.generation && a.serial === b.serial
 }
 
 /** The header of a live slot up to the length, which the seal binds (the length is known after sealing). */

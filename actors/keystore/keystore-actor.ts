@@ -18,12 +18,15 @@ import {
   type KeystoreState,
   LogResult,
   LogType,
+  type RecordCheck,
   SerialQueue,
   type SystemState,
+  VERIFY_RECORDS_OP,
 } from '../../protocol/index.js'
 import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort } from '../host/index.js'
 import { ExpandedKeys } from './crypto-expanded-keys.js'
+import { keystoreDiagOperations } from './diag-operations.js'
 import { keystoreOperations } from './operations.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
@@ -38,6 +41,8 @@ const FALLBACK_KATS_DELAY_MS = 2_000
 
 const FLS_KAT = 0x01
 const FLS_INTEGRITY = 0x08
+/** Lines of what did not check that a KEY_INTEGRITY_ERROR record (and the ops log) carries. */
+const PROBLEM_LINES = 8
 
 export interface KeystoreActorOptions {
   nc: NatsConnection
@@ -95,7 +100,13 @@ export class KeystoreActor implements KeystoreContext {
       options.nc,
       options.hal.devid,
       'keystore',
-      keystoreOperations(this),
+      {
+        ...keystoreOperations(this),
+        // No principal: only the system service may send it (bus/services.ts), for its self-test.
+        // Exclusive: a key it finds bad leaves memory, which no derive (that yields) may be using.
+        [VERIFY_RECORDS_OP]: { handler: () => this.verifyRecords() },
+        ...(options.diag ? keystoreDiagOperations(this) : {}),
+      },
       options.logger,
     )
   }
@@ -125,15 +136,7 @@ export class KeystoreActor implements KeystoreContext {
     actor.settleKats = choice.settle
     const problems: JournalEntry[] = []
     if (choice.failed.length > 0) actor.katsFailed(choice.failed, false)
-    if (!repository.intact) {
-      actor.fls |= FLS_INTEGRITY
-      o.logger.error({ problems: repository.problems.slice(0, 8) }, 'the key repository does not verify')
-      problems.push({
-        type: LogType.KEY_INTEGRITY_ERROR,
-        result: LogResult.ERROR,
-        data: { invalid: repository.stats().invalid, problems: repository.problems.slice(0, 8) },
-      })
-    }
+    if (!repository.intact) problems.push(actor.integrityFailed(repository.problems))
     if (problems.length > 0) await o.journal.append(problems)
     try {
       await actor.identity.whenReady()
@@ -167,6 +170,11 @@ export class KeystoreActor implements KeystoreContext {
     })
   }
 
+  /** The DIAG build: key list entries show where their records sit in the image. */
+  get diag(): boolean {
+    return this.options.diag === true
+  }
+
   get logger(): Logger {
     return this.options.logger
   }
@@ -177,6 +185,38 @@ export class KeystoreActor implements KeystoreContext {
 
   get identityState(): IdentityState | undefined {
     return this.identity.readModel<IdentityState>('auth')
+  }
+
+  /**
+   * The self-test's check of every stored record, on the media as it is now. Damage found since
+   * the boot (or the last check) is what a boot would find: fls 0x08, KEY_INTEGRITY_ERROR, and the
+   * read model published, which the health machine follows.
+   */
+  private async verifyRecords(): Promise<CommandReply> {
+    const failed = await this.repository.verifyRecords()
+    if (failed.length > 0) {
+      const entry = this.integrityFailed(failed)
+      this.publish()
+      await this.options.journal.append([entry])
+    }
+    const check: RecordCheck = {
+      intact: this.repository.intact,
+      newlyInvalid: failed.length,
+      repo_stats: this.repository.selfTestStats(),
+    }
+    return { status: 200, body: check }
+  }
+
+  /** Raises fls 0x08 for records that do not check; the KEY_INTEGRITY_ERROR record to journal. */
+  private integrityFailed(problems: readonly string[]): JournalEntry {
+    this.fls |= FLS_INTEGRITY
+    const lines = problems.slice(0, PROBLEM_LINES)
+    this.options.logger.error({ problems: lines }, 'the key repository does not verify')
+    return {
+      type: LogType.KEY_INTEGRITY_ERROR,
+      result: LogResult.ERROR,
+      data: { invalid: this.repository.stats().invalid, problems: lines },
+    }
   }
 
   /** The health machine journals it (NON_SECURE_STATE), with the failed KATs from the read model. */

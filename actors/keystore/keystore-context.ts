@@ -22,6 +22,8 @@ export interface KeystoreContext {
   readonly guard: BearerGuard
   readonly logger: Logger
   readonly identityState: IdentityState | undefined
+  /** The DIAG build (hemd --diag): key list entries carry `_addr` and `_len`. */
+  readonly diag?: boolean
   /** Seconds since the epoch, by the device clock. */
   now(): number
   publish(): void

@@ -10,7 +10,7 @@ import {
   SerialQueue,
   type TemperatureRange,
 } from '../../protocol/index.js'
-import type { Hal } from '../../hal/index.js'
+import type { Hal, TemperatureSensor } from '../../hal/index.js'
 import { healthMachine, healthVersion, type HealthEvent } from '../../machines/index.js'
 import { type JournalPort, MachineRunner } from '../host/index.js'
 
@@ -33,6 +33,8 @@ export interface HealthMonitorOptions {
   journal: JournalPort
   logger: Logger
   temperatureRange: TemperatureRange
+  /** The chip's sensor as the device reads it, when not the HAL's (a DIAG build can break it). */
+  temperature?: TemperatureSensor
   /** The heap now; tests replace the process's own. */
   heap?: () => HeapReading
   /** Called after fls_state changed. */
@@ -104,7 +106,7 @@ export class HealthMonitor {
   /** Reads the sensors once: temperature (raises and clears), the entropy source, the heap. */
   sample(): Promise<void> {
     return this.serially(async () => {
-      const celsius = this.o.hal.temperature.readCelsius()
+      const celsius = (this.o.temperature ?? this.o.hal.temperature).readCelsius()
       const { min, max } = this.o.temperatureRange
       if (celsius < min || celsius > max) {
         if (this.runner.can({ type: 'TEMPERATURE_OUT_OF_RANGE' })) {

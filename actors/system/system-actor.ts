@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import {
   type CommandReply,
   type CommandRequest,
+  DIAG_SUFFIX,
   encodeBase64,
   fail,
   FLS,
@@ -14,14 +15,15 @@ import {
   type TemperatureRange,
   type VersionModel,
 } from '../../protocol/index.js'
-import { type Hal, nativeEngine, nobleEngine } from '../../hal/index.js'
+import { type Hal, nativeEngine, nobleEngine, type TemperatureSensor } from '../../hal/index.js'
 import { lifecycleMachine, lifecycleVersion } from '../../machines/index.js'
 import { orderSupervisor, ServiceHost, type SupervisorOrder } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
-import { runSelfTest } from './self-test.js'
 import { HealthMonitor, type HeapReading } from './health-monitor.js'
 import { FaultFollower } from './fault-follower.js'
 import { simControl } from './sim-control.js'
+import { RecordCheckUnavailableError, SelfTestRunner } from './self-test-runner.js'
+import { DiagFaults } from './diag-faults.js'
 
 /** The industrial range: a sensor reading outside it raises fls bit 0x04. */
 export const DEFAULT_TEMPERATURE_RANGE: TemperatureRange = { min: -40, max: 85 }
@@ -35,6 +37,8 @@ export interface SystemActorOptions {
   sampleIntervalMs?: number
   temperatureRange?: TemperatureRange
   heap?: () => HeapReading
+  /** How often a self-test runs by itself (default 5 minutes). */
+  selfTestIntervalMs?: number
   /** The DIAG build (hemd --diag): serve the `diag_*` operations (docs/diag.md). */
   diag?: boolean
 }
@@ -47,7 +51,11 @@ export class SystemActor {
   private timer: NodeJS.Timeout | undefined
   readonly health: HealthMonitor
   private readonly faults: FaultFollower
-  private lastSelfTest = 0
+  private readonly selfTests: SelfTestRunner
+  /** Only in a DIAG build. */
+  private readonly diag: DiagFaults | undefined
+  /** The chip's sensor as this boot reads it: a DIAG build's `break_temp` breaks it until the next boot. */
+  private readonly temperature: TemperatureSensor
   /** Who asked for the shutdown over the API: the SHUTDOWN record names them. */
   private shutdownBy: { subject?: string; rid: string } | undefined
 
@@ -55,6 +63,16 @@ export class SystemActor {
     // The API's operations are for the principal of a bearer token checked here; a check-in order
     // comes from the auth service, which verified the trusted backend's signature.
     const guard = new BearerGuard({ identity: () => this.faults.identity, clock: o.hal.clock, journal: o.journal })
+    this.diag = o.diag
+      ? new DiagFaults({
+          logger: o.logger,
+          sensor: o.hal.temperature,
+          entropy: o.hal.entropy,
+          sample: () => this.sample(),
+          disableSelfTests: () => this.selfTests.disablePeriodic(),
+        })
+      : undefined
+    this.temperature = this.diag?.temperature ?? o.hal.temperature
     this.host = new ServiceHost<SystemState>(
       o.nc,
       o.hal.devid,
@@ -65,6 +83,7 @@ export class SystemActor {
         shutdown: guard.operation(operationAccess.shutdown, (req) => this.order('shutdown', undefined, req)),
         checkin: { handler: (req) => this.checkin(req) },
         ...(o.hal.faults ? { sim: { handler: simControl(o.hal.faults, this) } } : {}),
+        ...this.diag?.operations(),
       },
       o.logger,
     )
@@ -75,6 +94,7 @@ export class SystemActor {
       journal: o.journal,
       logger: o.logger,
       temperatureRange: o.temperatureRange ?? DEFAULT_TEMPERATURE_RANGE,
+      temperature: this.temperature,
       ...(o.heap ? { heap: o.heap } : {}),
       onChange: () => this.publish(),
     })
@@ -85,6 +105,15 @@ export class SystemActor {
       report: (fault) => this.health.report(fault),
       // Once started: the read model is published only from then on.
       onMirror: () => void (this.host.state && this.publish()),
+    })
+    this.selfTests = new SelfTestRunner({
+      nc: o.nc,
+      hal: o.hal,
+      journal: o.journal,
+      logger: o.logger,
+      health: this.health,
+      engine: () => (this.faults.engine === nobleEngine.name ? nobleEngine : nativeEngine),
+      ...(o.selfTestIntervalMs !== undefined ? { intervalMs: o.selfTestIntervalMs } : {}),
     })
   }
 
@@ -102,6 +131,8 @@ export class SystemActor {
           fls,
           // The published development keys (hemd --dev-keys): an auditor sees the device was not for production.
           ...(this.o.hal.developmentKeys ? { dev_keys: true } : {}),
+          // Nor was a DIAG build, whose routes inject faults and wipe the device without a token.
+          ...(this.o.diag ? { diag: true } : {}),
         },
       },
     ])
@@ -111,6 +142,7 @@ export class SystemActor {
     await this.lifecycle.send(fls === 0 ? { type: 'READY' } : { type: 'FAULT' })
     this.timer = setInterval(() => void this.sample(), this.o.sampleIntervalMs ?? 1000)
     this.timer.unref()
+    this.selfTests.start()
   }
 
   /** Samples the sensors now and publishes what changed; the sampling timer's work. */
@@ -128,6 +160,7 @@ export class SystemActor {
     clearInterval(this.timer)
     this.faults.close()
     await this.host.stop()
+    await this.selfTests.stop()
     const by = this.shutdownBy
     try {
       await this.lifecycle.send({ type: 'STOP' }, [
@@ -144,32 +177,14 @@ export class SystemActor {
     }
   }
 
-  /** `GET /api/system/selftest`: the known-answer tests and an entropy health test, now. */
+  /** `GET /api/system/selftest` (crypto-contract §5): a whole self-test, now, answered when it is done. */
   private async selfTest(req: CommandRequest): Promise<CommandReply> {
-    const engine = this.faults.engine === nobleEngine.name ? nobleEngine : nativeEngine
-    const result = runSelfTest(engine, this.o.hal.entropy)
-    const passed = result.failedKats.length === 0 && !result.entropy
-    await this.o.journal.append([
-      {
-        type: LogType.SELFTEST_PASSED,
-        result: passed ? LogResult.OK : LogResult.FAILED,
-        ...journalSubject(req.principal),
-        data: {
-          source: 200,
-          rid: req.rid,
-          engine: engine.name,
-          ...(passed ? {} : { failed: result.failedKats, entropy: result.entropy?.test ?? 'ok' }),
-        },
-      },
-    ])
-    this.lastSelfTest = Math.floor(this.o.hal.clock.now() / 1000)
-    if (result.failedKats.length > 0)
-      await this.health.report({ fault: 'KAT_FAILED', source: 'selftest', detail: { failed: result.failedKats } })
-    if (result.entropy)
-      await this.health.report({ fault: 'ENTROPY_FAILED', source: 'selftest', detail: { test: result.entropy.test } })
-    return {
-      status: 200,
-      body: { last_selftest_ts: this.lastSelfTest, fls_state: this.health.fls, kat_busy: false, se_state: 0 },
+    try {
+      return { status: 200, body: await this.selfTests.run({ req }) }
+    } catch (err) {
+      if (!(err instanceof RecordCheckUnavailableError)) throw err
+      this.o.logger.error({ rid: req.rid, err: err.message }, 'self-test not run: the key store did not answer')
+      return fail(503, 'bus_unavailable', 'The key store did not check its records, so no self-test ran; try again')
     }
   }
 
@@ -221,7 +236,7 @@ export class SystemActor {
     const { boot, storage, variant } = this.o.hal
     return {
       hwv: variant === 'P' ? 'HEM-PPA-SIM-1' : 'HEM-EPA-SIM-1',
-      fwv: boot.firmware.version,
+      fwv: this.o.diag ? `${boot.firmware.version}${DIAG_SUFFIX}` : boot.firmware.version,
       fwk: encodeBase64(boot.firmware.publicKey),
       fws: encodeBase64(boot.firmware.signature),
       blv: boot.bootloader.version,
@@ -233,6 +248,6 @@ export class SystemActor {
 
   private status(): HealthModel {
     const mirror = this.faults.mirror
-    return { fls_state: this.health.fls, temp: this.o.hal.temperature.readCelsius(), ...(mirror ? { mirror } : {}) }
+    return { fls_state: this.health.fls, temp: this.temperature.readCelsius(), ...(mirror ? { mirror } : {}) }
   }
 }

@@ -149,7 +149,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
   if (values.diag && (!values['dev-keys'] || Object.keys(trustFiles).length > 0))
     throw new UsageError(
       '--diag runs only with --dev-keys and none of --backend-key, --vendor-key, --factory-ca: ' +
-        'a DIAG build never holds an installation\'s keys',
+        "a DIAG build never holds an installation's keys",
     )
   return {
     variant,

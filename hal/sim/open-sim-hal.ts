@@ -18,6 +18,7 @@ import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
 import { HealthTestedEntropy, startupTest } from '../health-tested-entropy.js'
 import { nodeEntropy } from './node-entropy.js'
+import { DEVICE_HEALTH_TESTS } from '../sp800-90b.js'
 import { SimEntropy } from './sim-entropy.js'
 import { SimFaultInjector, simFaultFiles } from './sim-fault-injector.js'
 import { SimEnclave } from './sim-enclave.js'
@@ -42,7 +43,11 @@ export async function openSimHal(options: OpenHalOptions): Promise<Hal> {
 async function assemble(dataDir: string, options: OpenHalOptions, close: () => Promise<void>): Promise<Hal> {
   const clock = options.clock ?? hostClock
   const faultFiles = simFaultFiles(dataDir)
-  const entropy = new HealthTestedEntropy(new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy))
+  const entropy = new HealthTestedEntropy(
+    new SimEntropy(faultFiles.entropy, options.entropy ?? nodeEntropy),
+    DEVICE_HEALTH_TESTS,
+    clock,
+  )
   startupTest(entropy)
   const dev = developmentTrust()
   const trust: TrustAnchors = {

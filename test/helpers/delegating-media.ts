@@ -50,6 +50,9 @@ export class DelegatingKeySlotMedia implements KeySlotMedia {
   readAll() {
     return this.inner.readAll()
   }
+  read(offset: number, length: number) {
+    return this.inner.read(offset, length)
+  }
   write(index: number, data: Uint8Array) {
     return this.inner.write(index, data)
   }

@@ -13,12 +13,12 @@ export async function status(base: string): Promise<Record<string, any>> {
 }
 
 /** Boots so far: each journals one STARTUP. */
-async function boots(dataDir: string): Promise<number> {
+export async function boots(dataDir: string): Promise<number> {
   return (await readJournal(dataDir)).records.filter((r) => r.type === LogType.STARTUP).length
 }
 
 /** Until a boot after `before` has journaled its start and answers. */
-async function rebooted(base: string, dataDir: string, before: number): Promise<void> {
+export async function rebooted(base: string, dataDir: string, before: number): Promise<void> {
   await until(
     'rebooted',
     async () => (await boots(dataDir)) > before && (await call(`${base}/api/system/status`)).status === 200,
