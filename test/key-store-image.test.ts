@@ -9,48 +9,16 @@ import type { KeyRecord } from '../protocol/keystore-state.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
 import { DelegatingKeySlotMedia } from './helpers/delegating-media.js'
 import { testSealer } from './helpers/test-sealer.js'
+import { randomBytesArray, randomKeyRecord } from './helpers/key-records.js'
 
 const DEVID = '0123456789abcdef'
 const MAX_DUMP = 4095
 
-/** Public key and secret sizes (the secret of a post-quantum key is its seed). */
-const SIZES: Partial<Record<KeyType, [secret: number, publicKey: number]>> = {
-  CURVE25519: [32, 32],
-  CURVE448: [56, 56],
-  ED25519: [32, 32],
-  ED448: [57, 57],
-  SECP256R1: [32, 33],
-  SECP384R1: [48, 49],
-  SECP521R1: [66, 67],
-  SECP256K1: [32, 33],
-  MLKEM512: [64, 800],
-  MLKEM768: [64, 1184],
-  MLKEM1024: [64, 1568],
-  MLDSA44: [32, 1312],
-  MLDSA65: [32, 1952],
-  MLDSA87: [32, 2592],
-}
-
-const random = (n: number) => Uint8Array.from(randomBytes(n))
-
-let serial = 0
+const random = randomBytesArray
 
 /** A valid record of `type` with random material, a label and a description of the test's own. */
 function record(type: KeyType): KeyRecord {
-  const info = keyTypes[type]
-  const base = {
-    kid: randomBytes(16).toString('hex'),
-    type,
-    label: `label-${randomBytes(8).toString('hex')}-${++serial}`,
-    descr: random(64),
-    created: 1_700_000_000,
-    updated: 1_700_000_000,
-  }
-  if (info.kind === 'aes' || info.kind === 'hmac') return { ...base, secret: random(info.bytes) }
-  const [secret, pub] = SIZES[type]!
-  const publicKey = random(pub)
-  if (info.kind === 'ec') publicKey[0] = 2
-  return { ...base, ...(info.kind === 'ec' ? { mode: 'ECDH,ExDSA' as const } : {}), secret: random(secret), publicKey }
+  return randomKeyRecord(type, { label: `label-${randomBytes(8).toString('hex')}`, descr: random(64) })
 }
 
 async function setup(t: Test, slotCount = 8) {

@@ -17,6 +17,7 @@ import { openHal, type KeySlotMedia, type Sealer as HalSealer } from '../hal/ind
 import { FileKeySlotMedia, KEY_SLOT_FILE } from '../hal/sim/key-slot-media.js'
 import { testSealer } from './helpers/test-sealer.js'
 import { DelegatingKeySlotMedia } from './helpers/delegating-media.js'
+import { randomBytesArray, randomKeyRecord } from './helpers/key-records.js'
 import { builtFirmware } from './helpers/device.js'
 
 const DEVID = '0123456789abcdef'
@@ -39,46 +40,10 @@ class FlakyMedia extends DelegatingKeySlotMedia {
 
 const isTombstone = (data: Uint8Array) => data[0] === 0x48 && data[1] === 0x4b && data[2] === 2
 
-let serial = 0
-
-/** Plain byte arrays, as the repository hands back (a Buffer would compare unequal). */
-const random = (n: number) => Uint8Array.from(randomBytes(n))
+const random = randomBytesArray
 
 /** A valid record of `type`; `imported` leaves out the secret of an asymmetric key. */
-function record(type: KeyType, extra: Partial<KeyRecord> & { imported?: boolean } = {}): KeyRecord {
-  const { imported = false, ...fields } = extra
-  const info = keyTypes[type]
-  const kid = randomBytes(16).toString('hex')
-  const base = { kid, type, label: `${type} ${++serial}`, created: 1_700_000_000, updated: 1_700_000_000 }
-  const sizes: Record<string, [number, number]> = {
-    CURVE25519: [32, 32],
-    CURVE448: [56, 56],
-    ED25519: [32, 32],
-    ED448: [57, 57],
-    SECP256R1: [32, 33],
-    SECP384R1: [48, 49],
-    SECP521R1: [66, 67],
-    SECP256K1: [32, 33],
-    // Post-quantum keys keep their seed (FIPS 203 d‖z, FIPS 204 ξ).
-    MLKEM512: [64, 800],
-    MLKEM768: [64, 1184],
-    MLKEM1024: [64, 1568],
-    MLDSA44: [32, 1312],
-    MLDSA65: [32, 1952],
-    MLDSA87: [32, 2592],
-  }
-  if (info.kind === 'aes' || info.kind === 'hmac') return { ...base, secret: random(info.bytes), ...fields }
-  const [secret, pub] = sizes[type]!
-  const publicKey = random(pub)
-  if (info.kind === 'ec') publicKey[0] = 2
-  return {
-    ...base,
-    ...(info.kind === 'ec' ? { mode: 'ECDH,ExDSA' as const } : {}),
-    ...(imported ? {} : { secret: random(secret) }),
-    publicKey,
-    ...fields,
-  }
-}
+const record = randomKeyRecord
 
 async function setup(t: Test, slotCount = 8) {
   const dir = t.testdir()
