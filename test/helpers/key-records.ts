@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { keyTypes, type KeyRecord, type KeyType } from '../../protocol/index.js'
 
-/** Secret and public key sizes of the asymmetric types; post-quantum keys keep their seed (FIPS 203 d‖z, FIPS 204 ξ). */
+/** Secret and public key sizes of the asymmetric types; post-quantum keys keep their seed (FIPS 203, 204). */
 const SIZES: Partial<Record<KeyType, [secret: number, publicKey: number]>> = {
   CURVE25519: [32, 32],
   CURVE448: [56, 56],
