@@ -55,6 +55,13 @@ t.test('E, fresh: an older version at the floor needs the owner to confirm it', 
   const raising = join(root, 'work', 'raising.bin')
   t.equal(await firmwareImage(raising, '0.0.0-raising', '--hardware', 'E', '--floor', '1'), 0)
   const install = (body?: unknown) => api(`${base}/api/system/upgrade/install_fw`, undefined, body)
+  const backAfterRestart = (files: number) =>
+    until(
+      'back after the restart',
+      async () =>
+        (await readJournal(data)).files.length > files &&
+        (await api(`${base}/api/system/status`, undefined)).status === 200,
+    )
   const upgrades = async () =>
     (await readJournal(data)).records.filter((r) => r.type === LogType.UPGRADE && 'kind' in (r.decoded ?? {}))
 
@@ -83,17 +90,15 @@ t.test('E, fresh: an older version at the floor needs the owner to confirm it', 
   t.equal(await staged(base, await readFile(raising)), 200)
   const restarts = (await readJournal(data)).files.length
   t.equal((await install()).status, 200, 'an image that raises the floor installs without a confirmation')
-  await until(
-    'back after the restart',
-    async () =>
-      (await readJournal(data)).files.length > restarts &&
-      (await api(`${base}/api/system/status`, undefined)).status === 200,
-  )
+  await backAfterRestart(restarts)
 
   t.equal(await staged(base, await readFile(older)), 200)
+  const beforeConfirmed = (await readJournal(data)).files.length
   // The client library sends the confirmation as hemctl upgrade fw --allow-downgrade does.
   await new HemClient({ url: base }).install('fw', { allowDowngrade: true })
   t.pass('the owner confirms: it installs')
+  // The install restarts the device: the test ends (and its data dir goes) only once it is back.
+  await backAfterRestart(beforeConfirmed)
   const records = await upgrades()
   t.match(
     records.at(-1),
