@@ -1,6 +1,6 @@
 // Imports flow one way (deploy/import-rules.cjs names what each folder may import); anything else, and any
 // cycle, fails `npm run lint`.
-const { may, folders, grouped } = require('./deploy/import-rules.cjs')
+const { may, folders, grouped, browserFaces } = require('./deploy/import-rules.cjs')
 const fs = require('node:fs')
 // Other units use a unit (deploy/import-rules.cjs) only through its index.ts.
 const units = Object.keys(may)
@@ -43,7 +43,11 @@ module.exports = {
         path: `^(${folders.filter((f) => f !== 'test').join('|')})/`,
         pathNot: unitFiles(unit),
       },
-      to: { path: unitFiles(unit), pathNot: `^${esc(unit)}/index\\.ts$`, dependencyTypesNot: ['dynamic-import'] },
+      to: {
+        path: unitFiles(unit),
+        pathNot: `^${esc(unit)}/(${['index.ts', ...(browserFaces[unit] ?? [])].map(esc).join('|')})$`,
+        dependencyTypesNot: ['dynamic-import'],
+      },
     })),
   ],
   options: {

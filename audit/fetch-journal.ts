@@ -2,7 +2,7 @@
 // byte for byte, for the offline tools. The client logs in with the scope logger:get.
 
 import { type HemClient, NotFoundError, UnexpectedAnswerError } from '../client/index.js'
-import { readLines } from '../eventstore/index.js'
+import { upToRecord } from '../eventstore/index.js'
 import type { JournalFile, SignedHead } from '../protocol/index.js'
 import { parseSignedHead, SignedHeadError } from './signed-head.js'
 
@@ -62,12 +62,5 @@ export async function fetchJournal(
 }
 
 function upToHead(file: JournalFile, head: SignedHead): JournalFile {
-  if (file.id !== head.file) return file
-  let end = 0
-  for (const line of readLines(file.bytes)) {
-    end += line.bytes.length
-    if (line.kind === 'record' && line.record.seq === head.seq)
-      return { id: file.id, bytes: file.bytes.subarray(0, end) }
-  }
-  return file
+  return file.id === head.file ? upToRecord(file, head.seq) : file
 }

@@ -1,9 +1,16 @@
 // The story of a device, one event per journal record: when, where in the files, who, what,
-// how it ended, and the facts of its data that are safe to show.
+// how it ended, and the facts of its data that are safe to show. Without node: the management app
+// tells its timeline with it too, so it imports only the files it needs, none of the index.ts.
 
-import type { AuditRecord } from './audit-journal.js'
-import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/index.js'
-import { LogType, logTypeName, logTypePhrase } from '../protocol/index.js'
+import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/extension-data.js'
+import { LogType, type RecordLine } from '../protocol/journal.js'
+import { logTypeName, logTypePhrase } from '../protocol/log-type-names.js'
+
+/** A verified record with its file and decoded data (an AuditRecord is one). */
+export interface TimelineRecord extends RecordLine {
+  file: string
+  decoded: Record<string, unknown> | undefined
+}
 
 export type Fact = string | number | boolean
 
@@ -82,7 +89,7 @@ const MASKS = ['fls', 'raised', 'cleared'] as const
 const NAME_LISTS = ['secrets', 'failed'] as const
 const MAX_TEXT = 80
 
-export function timeline(records: AuditRecord[], filter: TimelineFilter = {}): TimelineEvent[] {
+export function timeline(records: TimelineRecord[], filter: TimelineFilter = {}): TimelineEvent[] {
   const types = filter.types && new Set(filter.types)
   return records
     .filter(
@@ -96,7 +103,7 @@ export function timeline(records: AuditRecord[], filter: TimelineFilter = {}): T
     .map(toEvent)
 }
 
-function toEvent(record: AuditRecord): TimelineEvent {
+function toEvent(record: TimelineRecord): TimelineEvent {
   const data = record.decoded ?? {}
   const status = typeof data.source === 'number' && Number.isInteger(data.source) ? data.source : undefined
   return {
@@ -115,7 +122,7 @@ function toEvent(record: AuditRecord): TimelineEvent {
   }
 }
 
-function describe(record: AuditRecord): string {
+function describe(record: TimelineRecord): string {
   if (record.type !== LogType.TRANSITION) return logTypePhrase(record.type)
   const t = parseTransitionData(record.decoded)
   if (!t) return 'transition (malformed data)'
@@ -123,7 +130,7 @@ function describe(record: AuditRecord): string {
   return `transition ${text(machine)} ${text(t.from)} → ${text(t.to)} by ${text(t.event)}`
 }
 
-function facts(record: AuditRecord): Record<string, Fact> {
+function facts(record: TimelineRecord): Record<string, Fact> {
   const data = record.decoded
   if (!data || record.type === LogType.TRANSITION) return {}
   if (record.type === LogType.LINK) {
@@ -132,7 +139,7 @@ function facts(record: AuditRecord): Record<string, Fact> {
   }
   if (record.type === LogType.SEAL) {
     const seal = parseSealData(data)
-    return seal ? { reason: seal.reason, head: `${Buffer.from(seal.head.subarray(0, 8)).toString('hex')}…` } : {}
+    return seal ? { reason: seal.reason, head: `${hex(seal.head.subarray(0, 8))}…` } : {}
   }
   const found: Record<string, Fact> = {}
   if (typeof data.source === 'string') found.source = text(data.source)
@@ -154,22 +161,24 @@ function facts(record: AuditRecord): Record<string, Fact> {
   return found
 }
 
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
 /** Printable and short: a record's text is the device's, but a terminal need not trust it. */
 function text(value: string): string {
   const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
   return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean
 }
 
+/** Who a record's subject names: `device` (empty), `user` (U), `master` (M), or the ExtAuth id. */
+export function whoWord(subject: string): string {
+  return subject === '' ? 'device' : subject === 'U' ? 'user' : subject === 'M' ? 'master' : text(subject)
+}
+
 /** One line: time, position, who, what, result (with the HTTP status), facts. */
 export function formatTimelineEvent(event: TimelineEvent): string {
-  const who =
-    event.subject === ''
-      ? 'device'
-      : event.subject === 'U'
-        ? 'user'
-        : event.subject === 'M'
-          ? 'master'
-          : text(event.subject)
+  const who = whoWord(event.subject)
   const result = event.status === undefined ? event.result : `${event.result} ${event.status}`
   const facts = Object.entries(event.facts)
     .map(([key, value]) => `${key}=${value}`)

@@ -1,18 +1,23 @@
-// Builds the management app (webroot/) into a web root: its page and style as they are, its
-// TypeScript (with the client code it shares with hemctl) bundled into one app.js.
+// Builds the management app (webroot/) into a web root: its page as it is, its styles (with the
+// screens' own) into one style.css, its TypeScript (with the client code it shares with hemctl)
+// into one app.js.
 // `node dist/deploy/build-webroot.js [OUT]`, default dist-webroot/; hem-image packs the result.
 import { copyFile, mkdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { checkWebrootBudget, describeWebrootSize, measureWebroot, type WebrootSize } from './webroot-budget.js'
 
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '..' : '../..', import.meta.url))
 const SOURCE = join(PACKAGE_TOP, 'webroot')
 export const WEBROOT_OUT = join(PACKAGE_TOP, 'dist-webroot')
-const COPIED = ['index.html', 'style.css']
+const COPIED = ['index.html']
 
-/** Replaces `outDir` with a fresh build; the same sources give the same bytes. */
-export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<void> {
+/**
+ * Replaces `outDir` with a fresh build; the same sources give the same bytes. Returns its size;
+ * WebrootBudgetError when it is over its budget (webroot-budget.ts).
+ */
+export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<WebrootSize> {
   await rm(outDir, { recursive: true, force: true })
   await mkdir(outDir, { recursive: true })
   await build({
@@ -26,11 +31,22 @@ export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<void> 
     minify: true,
     logLevel: 'warning',
   })
+  // One stylesheet: style.css and the screens' own, which it @imports.
+  await build({
+    entryPoints: [join(SOURCE, 'style.css')],
+    outfile: join(outDir, 'style.css'),
+    bundle: true,
+    minify: true,
+    logLevel: 'warning',
+  })
   for (const file of COPIED) await copyFile(join(SOURCE, file), join(outDir, file))
+  const size = await measureWebroot(outDir)
+  checkWebrootBudget(size)
+  return size
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const out = resolve(process.argv[2] ?? WEBROOT_OUT)
-  await buildWebroot(out)
-  console.log(`built the management app into ${out}`)
+  const size = await buildWebroot(out)
+  console.log(`built the management app into ${out}\n${describeWebrootSize(size)}`)
 }

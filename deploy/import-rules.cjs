@@ -21,6 +21,16 @@ const may = {
   bin: ['cli'],
 }
 
+/**
+ * Files of a unit that other folders may import besides its index.ts: free of node, they are what
+ * the management app's journal check and timeline (webroot/audit/) and its image check bundle,
+ * where an index.ts would bring node:crypto.
+ */
+const browserFaces = {
+  protocol: ['journal.ts', 'log-type-names.ts', 'device.ts'],
+  eventstore: ['extension-data.ts'],
+}
+
 /** Every folder of code: the ones with rules, and those that may import anything (but not be imported). */
 const folders = Object.keys(may).concat(['bench', 'deploy', 'test'])
 
@@ -33,4 +43,4 @@ function unitOf(file) {
   return grouped.includes(parts[0]) && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]
 }
 
-module.exports = { may, folders, grouped, unitOf }
+module.exports = { may, folders, grouped, unitOf, browserFaces }

@@ -140,18 +140,24 @@ if [ -z "$factory_ca" ] && [ -f "$keys/factory-ca.crt.pem" ]; then factory_ca="$
     }
     console.log('install: ' + flag + ' sha256 ' + fingerprint)
   }
+  const sign = ' (sign it: HEMD_VENDOR_KEY=FILE node dist/deploy/sign-build.js)'
   try {
     await loadFirmware('$src/dist', anchors.vendorKey)
   } catch (err) {
-    console.error('install: ' + err.message + ' (sign it: HEMD_VENDOR_KEY=FILE node dist/deploy/sign-build.js)')
+    console.error('install: ' + err.message + sign)
+    process.exit(1)
+  }
+  // The app a P device installs at its first start: refused there too when not the vendor's.
+  const { checkImage, bytesSource, FACTORY_WEBROOT_IMAGE } = await import('$src/dist/image/index.js')
+  const { readFile } = await import('node:fs/promises')
+  const app = await readFile('$src/dist/' + FACTORY_WEBROOT_IMAGE).catch(() => Buffer.alloc(0))
+  const expect = { vendorKey: anchors.vendorKey, kind: 'ui', variant: 'P' }
+  const verdict = await checkImage(bytesSource(app), app.length, expect)
+  if (!verdict.ok) {
+    console.error('install: the factory management app of the build does not verify: ' + verdict.message + sign)
     process.exit(1)
   }
 " "$backend_key" "$vendor_key" "$factory_ca" || exit 1
-# Variant P serves the management app: build it from this checkout when it was not built yet.
-if [ ! -d "$src/dist-webroot" ]; then
-  say "building the management app"
-  (cd "$src" && "$node" dist/deploy/build-webroot.js >/dev/null) || fail "building the management app failed"
-fi
 command -v npm >/dev/null || fail "npm is missing (it lists the production dependencies to copy)"
 
 if $apt; then
@@ -188,7 +194,6 @@ say "installing the runtime into $prefix"
 rm -rf "$prefix.new"
 mkdir -p "$prefix.new"
 cp -a "$src/dist" "$prefix.new/dist"
-cp -a "$src/dist-webroot" "$prefix.new/dist-webroot"
 cp "$src/package.json" "$prefix.new/"
 [ -f "$src/package-lock.json" ] && cp "$src/package-lock.json" "$prefix.new/"
 mkdir -p "$prefix.new/deploy"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything `npm start` and `npm test` need on a fresh clone: nats-server, npm dependencies, a signed build.
+# Everything `npm start` and `npm test` need on a fresh clone: nats-server, npm dependencies, a signed build
+# with its management app.
 # Idempotent and quick when nothing changed. --quiet prints only what it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,11 +47,20 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
   npm install --no-audit --no-fund --loglevel=error
 fi
 
+# The signed build: compiled when a TypeScript source changed. Signing builds the management app
+# (webroot/, with the client/ and protocol/ code it imports) into it as its factory image, so the app
+# alone changing costs a bundle and a signature, no compile.
 stamp=dist/firmware.json
-if [ ! -f "$stamp" ] || [ -n "$(find protocol machines hal eventstore bus image client audit actors gateway runtime factory cli bin bench deploy tsconfig.json package.json -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; then
+compiled=(protocol machines hal eventstore bus image client audit actors gateway runtime factory cli bin bench deploy
+  tsconfig.json package.json)
+newer() { [ -n "$(find "$@" -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; }
+if [ ! -f "$stamp" ] || newer "${compiled[@]}"; then
   act "building"
   rm -rf dist
   npx tsc -p tsconfig.json
+  node dist/deploy/sign-build.js >/dev/null
+elif [ ! -f dist/factory-webroot.img ] || newer webroot; then
+  act "building the management app"
   node dist/deploy/sign-build.js >/dev/null
 fi
 say "ready"

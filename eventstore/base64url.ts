@@ -1,15 +1,8 @@
-// base64url without padding, decoded strictly: the journal's fields must have one spelling only.
+// base64url without padding: encoded with Buffer (the journal writer's fast path), decoded strictly
+// (from-base64url.ts, shared with the management app): the journal's fields have one spelling only.
 
-const ALPHABET = /^[A-Za-z0-9_-]*$/
+export { fromBase64Url } from './from-base64url.js'
 
 export function toBase64Url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
-}
-
-/** The decoded bytes, or undefined when `text` is not canonical unpadded base64url. */
-export function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!ALPHABET.test(text) || text.length % 4 === 1) return undefined
-  const bytes = Buffer.from(text, 'base64url')
-  // Re-encoding rejects non-zero trailing bits, which Buffer silently drops.
-  return bytes.toString('base64url') === text ? new Uint8Array(bytes) : undefined
 }

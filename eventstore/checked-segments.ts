@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { ed25519Verifier } from './ed25519-verifier.js'
+import { nodeJournalCrypto } from './node-journal-crypto.js'
 import { checkSegment, type SegmentCheck } from './segment-check.js'
 import type { JournalFile } from '../protocol/index.js'
 
@@ -32,7 +33,7 @@ export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8
   const key = checkKey(id, bytes, publicKey)
   const known = checked.get(key)
   if (known) return known
-  const check = checkSegment(id, bytes, ed25519Verifier(publicKey))
+  const check = checkSegment(id, bytes, ed25519Verifier(publicKey), nodeJournalCrypto)
   remember(key, check)
   return check
 }

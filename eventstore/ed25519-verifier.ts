@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto'
 import { toBase64Url } from './base64url.js'
+import type { Ed25519Verifier } from './journal-crypto.js'
 
-export type Ed25519Verifier = (message: Uint8Array, signature: Uint8Array) => boolean
+export type { Ed25519Verifier }
 
 /** A verifier for one raw 32-byte Ed25519 public key (node:crypto: the fast path). */
 export function ed25519Verifier(publicKey: Uint8Array): Ed25519Verifier {

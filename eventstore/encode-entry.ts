@@ -1,7 +1,7 @@
 // Checks a caller's entry at the boundary and encodes its fields, so that a bad entry fails
 // with a TypeError before anything of its batch is written.
 
-import { packData } from './record-data.js'
+import { packData } from './pack-data.js'
 import { LogType, type JournalEntry, type LogResultNumber } from '../protocol/index.js'
 
 export interface EncodedEntry {

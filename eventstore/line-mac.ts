@@ -2,7 +2,6 @@
 // one key, and an HMAC object per line was most of the cost of checking a journal at boot.
 
 import { hash } from 'node:crypto'
-import { toBase64Url } from './base64url.js'
 import { bytesEqual } from './bytes-equal.js'
 
 const BLOCK = 64
@@ -39,5 +38,5 @@ export function lineMac(key: Uint8Array, signed: string): string {
   inner.copy(message, 0)
   message.write(signed, BLOCK, 'utf8')
   hash('sha256', message, 'buffer').copy(outer, BLOCK)
-  return toBase64Url(hash('sha256', outer, 'buffer').subarray(0, 16))
+  return hash('sha256', outer, 'buffer').subarray(0, 16).toString('base64url')
 }

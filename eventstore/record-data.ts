@@ -1,21 +1,17 @@
 // A record's data field: base64url of a msgpack map (KEY_INIT excepted: its data is a raw signature).
+// Reading only, without node: the management app decodes records with it too (pack-data.ts writes them).
 
-import { Packr } from 'msgpackr'
-import { fromBase64Url, toBase64Url } from './base64url.js'
-import { LogType, type RecordLine } from '../protocol/index.js'
+import { Unpackr } from 'msgpackr'
+import { fromBase64Url } from './from-base64url.js'
+import { LogType, type RecordLine } from '../protocol/journal.js'
 
-const packr = new Packr({ useRecords: false })
-
-export function packData(data: Record<string, unknown>): string {
-  // Packr reuses its buffer, so encode to text before the next pack.
-  return toBase64Url(packr.pack(data))
-}
+const unpackr = new Unpackr({ useRecords: false })
 
 /** Decodes a data field to its map. Throws when it is not base64url of one msgpack map. */
 export function unpackData(field: string): Record<string, unknown> {
   const bytes = fromBase64Url(field)
   if (!bytes) throw new Error('data is not canonical base64url')
-  const value: unknown = packr.unpack(bytes)
+  const value: unknown = unpackr.unpack(bytes)
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
     throw new Error('data is not a msgpack map')
   }

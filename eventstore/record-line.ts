@@ -1,7 +1,6 @@
 // The syntax of one record line: `seq|time|type|result|subject|data|mac`.
 
-import { lineMac } from './line-mac.js'
-import type { LogResultNumber, RecordLine } from '../protocol/index.js'
+import type { LogResultNumber, RecordLine } from '../protocol/journal.js'
 
 const HEX = /^(0|[1-9a-f][0-9a-f]*)$/
 const MAC = /^[A-Za-z0-9_-]{22}$/
@@ -9,7 +8,8 @@ const DATA = /^[A-Za-z0-9_-]*$/
 
 export type ParsedLine = { ok: true; record: RecordLine } | { ok: false; error: string }
 
-type LineFields = Omit<RecordLine, 'mac' | 'signed'>
+/** A record line's fields before it is MAC'd. */
+export type LineFields = Omit<RecordLine, 'mac' | 'signed'>
 
 function hexField(name: string, text: string, maxDigits: number): number | string {
   if (!HEX.test(text) || text.length > maxDigits) return `${name} is not lowercase hex without padding: '${text}'`
@@ -50,12 +50,4 @@ export function parseLine(text: string): ParsedLine {
     signed: text.slice(0, text.length - mac.length),
   }
   return { ok: true, record }
-}
-
-/** The stored bytes of a record line, MAC'd with the file key, newline included. */
-export function formatLine(fields: LineFields, key: Uint8Array): Uint8Array {
-  const signed =
-    `${fields.seq.toString(16)}|${fields.time.toString(16)}|${fields.type.toString(16)}|` +
-    `${fields.result}|${fields.subject}|${fields.data}|`
-  return new Uint8Array(Buffer.from(`${signed}${lineMac(key, signed)}\n`, 'utf8'))
 }

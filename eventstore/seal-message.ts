@@ -8,8 +8,13 @@ export function headMessage(fileId: string, seq: number, head: Uint8Array): Uint
   return positionMessage('hemd.head.v1', fileId, seq, head)
 }
 
+const utf8 = new TextEncoder()
+
 function positionMessage(domain: string, fileId: string, seq: number, head: Uint8Array): Uint8Array {
-  const seqBytes = Buffer.alloc(4)
-  seqBytes.writeUInt32BE(seq)
-  return new Uint8Array(Buffer.concat([Buffer.from(domain + fileId, 'utf8'), seqBytes, head]))
+  const prefix = utf8.encode(domain + fileId)
+  const message = new Uint8Array(prefix.length + 4 + head.length)
+  message.set(prefix, 0)
+  new DataView(message.buffer).setUint32(prefix.length, seq)
+  message.set(head, prefix.length + 4)
+  return message
 }

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { checkKey } from './checked-segments.js'
 import { ed25519Verifier } from './ed25519-verifier.js'
+import { nodeJournalCrypto } from './node-journal-crypto.js'
 import { checkSegment } from './segment-check.js'
 import type { JournalFile } from '../protocol/index.js'
 
@@ -12,6 +13,6 @@ const verify = ed25519Verifier(publicKey)
 parentPort!.postMessage(
   files.map((file) => ({
     key: checkKey(file.id, file.bytes, publicKey),
-    check: checkSegment(file.id, file.bytes, verify),
+    check: checkSegment(file.id, file.bytes, verify, nodeJournalCrypto),
   })),
 )

@@ -1,16 +1,14 @@
 // Checks one segment file on its own: syntax, seq, KEY_INIT, MACs, LINK shape, chain and seals.
 // Checks across files (links, a missing end seal) belong to verifyJournal.
 
-import { fromBase64Url } from './base64url.js'
+import { fromBase64Url } from './from-base64url.js'
 import { bytesEqual } from './bytes-equal.js'
-import { chainStart, chainStep } from './chain.js'
-import type { Ed25519Verifier } from './ed25519-verifier.js'
 import { isTerminalSeal, parseLinkData, parseSealData } from './extension-data.js'
-import { lineMac } from './line-mac.js'
+import type { Ed25519Verifier, JournalCrypto } from './journal-crypto.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/index.js'
+import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/journal.js'
 
 export interface SegmentCheck {
   id: string
@@ -49,7 +47,13 @@ function tryDecode<T>(
   }
 }
 
-export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verifier): SegmentCheck {
+export function checkSegment(
+  id: string,
+  bytes: Uint8Array,
+  verify: Ed25519Verifier,
+  crypto: JournalCrypto,
+): SegmentCheck {
+  const { chainStep, lineMac } = crypto
   const check: SegmentCheck = {
     id,
     problems: [],
@@ -62,7 +66,7 @@ export function checkSegment(id: string, bytes: Uint8Array, verify: Ed25519Verif
     linkLine: undefined,
     lastSeq: undefined,
     lines: 0,
-    head: chainStart(id),
+    head: crypto.chainStart(id),
     verified: undefined,
     lastSeal: undefined,
     unsealed: 0,

@@ -5,8 +5,8 @@ import type { AppendHandle, Clock, EnclaveSigner, JournalMedia } from '../hal/in
 import { toBase64Url } from './base64url.js'
 import { chainStart, chainStep } from './chain.js'
 import type { EncodedEntry } from './encode-entry.js'
-import { formatLine } from './record-line.js'
-import { packData } from './record-data.js'
+import { formatLine } from './format-line.js'
+import { packData } from './pack-data.js'
 import { sealMessage } from './seal-message.js'
 import { LogType, type LinkData, type SealReason } from '../protocol/index.js'
 

@@ -3,10 +3,10 @@
 // it were cut, and it vouches for the records up to it that no seal covers yet.
 
 import { bytesEqual } from './bytes-equal.js'
-import type { Ed25519Verifier } from './ed25519-verifier.js'
 import { headAfter } from './head-after.js'
+import type { Ed25519Verifier, JournalCrypto } from './journal-crypto.js'
 import { headMessage } from './seal-message.js'
-import type { JournalFile, VerifyProblem } from '../protocol/index.js'
+import type { JournalFile, VerifyProblem } from '../protocol/journal.js'
 
 export interface HeadClaim {
   file: string
@@ -29,6 +29,7 @@ export function checkHeads(
   claims: HeadClaim[],
   files: JournalFile[],
   verify: Ed25519Verifier,
+  crypto: JournalCrypto,
 ): { problems: VerifyProblem[]; covered: Map<string, number> } {
   const problems: VerifyProblem[] = []
   const covered = new Map<string, number>()
@@ -45,7 +46,7 @@ export function checkHeads(
       problems.push({ ...at, message: `${claim.source} is at ${where}, but ${why}` })
       continue
     }
-    const head = headAfter(claim.file, file.bytes, claim.seq)
+    const head = headAfter(claim.file, file.bytes, claim.seq, crypto)
     if (!head) {
       const message =
         `${claim.source} is at ${where}, but the file has no such record: ` + 'records were removed from its end'

@@ -1,8 +1,6 @@
 import type { Route } from './types.js'
 import { DEADLINE_MS } from '../protocol/index.js'
-
-/** The largest upload image (device contract §3). */
-const UPLOAD_LIMIT = 16 * 1024 * 1024
+import { MAX_IMAGE_BYTES } from '../image/index.js'
 
 type Json = Record<string, unknown>
 
@@ -80,7 +78,7 @@ function requestBody(route: Route): Json {
       requestBody: {
         required: true,
         content: {
-          'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: UPLOAD_LIMIT } },
+          'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: MAX_IMAGE_BYTES } },
         },
       },
     }

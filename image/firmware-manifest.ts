@@ -16,6 +16,11 @@ export interface FirmwareManifest {
 }
 
 export const MANIFEST_NAME = 'firmware.json'
+/**
+ * The management app a build ships, as a signed ui image in the build's own tree (so its manifest
+ * covers it too): a P device installs it at its first start, when it has no app yet.
+ */
+export const FACTORY_WEBROOT_IMAGE = 'factory-webroot.img'
 
 export class FirmwareManifestError extends Error {
   override readonly name = 'FirmwareManifestError'

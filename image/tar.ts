@@ -56,6 +56,16 @@ export function fileSource(file: FileHandle, offset: number): ArchiveSource {
   }
 }
 
+/** A source over bytes already in memory: what was checked is what is read, whatever happens to their file. */
+export function bytesSource(bytes: Buffer, offset = 0): ArchiveSource {
+  return {
+    async read(position, length) {
+      if (offset + position + length > bytes.length) throw new ImageFormatError('the archive ends inside an entry')
+      return bytes.subarray(offset + position, offset + position + length)
+    },
+  }
+}
+
 /** Walks the archive, checking every entry; `onFile` receives each file's data in pieces. */
 export async function walkArchive(
   source: ArchiveSource,

@@ -11,6 +11,13 @@ export {
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
 export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
+export {
+  CONFIG_FIELD_RULES,
+  FIXED_AFTER_PERSONALISATION,
+  ONLY_ON_P,
+  type ConfigFieldRule,
+  type ConfigRuleField,
+} from './config-field-rules.js'
 export { namesContractScope, STORAGE_SCOPE } from './contract-scopes.js'
 export { DEADLINE_MS, deadlinePassed, TIMEOUT_ERROR, type DeadlineClass } from './deadlines.js'
 export type { DiskCipher, DiskMode, Variant } from './device.js'
@@ -56,7 +63,6 @@ export {
   keyTypes,
   listedType,
   normaliseKid,
-  publicKeyKid,
   type Digest,
   type KeyKind,
   type KeyMode,
@@ -64,6 +70,7 @@ export {
   type KeyTypeOf,
 } from './key-types.js'
 export type { KeyRecord, KeystoreState, RepoStats } from './keystore-state.js'
+export { publicKeyKid } from './public-key-kid.js'
 export { logTypeName, logTypePhrase, parseLogType } from './log-type-names.js'
 export { ALL_ROLES, authorized, scopeSatisfies, USER_ROLES, type AccessRule, type Role } from './scopes.js'
 export type { StorageState } from './storage-state.js'

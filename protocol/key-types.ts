@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto'
-
 /** The digests of HMAC keys and of the ECDH modes' `alg` (crypto-contract §1, §4). */
 export const digests = {
   'SHA2-256': { bytes: 32 },
@@ -140,11 +138,6 @@ export function listedType(type: KeyType, mode: KeyMode | undefined, hasPrivate:
 /** The `type` of `get`: the bare algorithm of an asymmetric key, `ATT,<alg>` of a symmetric one. */
 export function gotType(type: KeyType): string {
   return isAsymmetric(type) ? type : `ATT,${type}`
-}
-
-/** KID of an asymmetric key: the first 16 bytes of SHA-1 of the public key `get` shows, as 32 lowercase hex. */
-export function publicKeyKid(rawPublicKey: Uint8Array): string {
-  return createHash('sha1').update(rawPublicKey).digest('hex').slice(0, 32)
 }
 
 const KID = /^[0-9a-fA-F]{32}$/

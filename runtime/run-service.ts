@@ -60,6 +60,8 @@ export interface ServiceContext {
    * stream), on the `mirror` user's connection.
    */
   mirror?: MirrorSettings
+  /** The upgrade's: the management app's factory image, installed at a start of a P device that has none. */
+  factoryWebroot?: string
   /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
   journalOpening?: Promise<Journal>
 }
@@ -252,7 +254,7 @@ function runStorage(ctx: ServiceContext): Promise<RunningService> {
 
 function runUpgrade(ctx: ServiceContext): Promise<RunningService> {
   return runActor(ctx, 'upgrade', async (basics) => {
-    const actor = new UpgradeActor(basics)
+    const actor = new UpgradeActor({ ...basics, ...(ctx.factoryWebroot ? { factoryWebroot: ctx.factoryWebroot } : {}) })
     await actor.start()
     return actor
   })

@@ -56,6 +56,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.nbd ? { nbd: config.nbd } : {}),
       ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
       ...(config.diag ? { diag: true } : {}),
+      ...(config.factoryWebroot ? { factoryWebroot: config.factoryWebroot } : {}),
       ...(config.mirror ? { mirror: mirrorSettings(config.mirror) } : {}),
     })
     send({

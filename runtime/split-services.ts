@@ -20,7 +20,7 @@ import type { DeviceOptions, MirrorSettings, StartedServices } from './types.js'
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
 export interface ServiceChildConfig extends Pick<
   ServiceContext,
-  'http' | 'https' | 'tls' | 'nbd' | 'temperatureRange' | 'diag'
+  'http' | 'https' | 'tls' | 'nbd' | 'temperatureRange' | 'diag' | 'factoryWebroot'
 > {
   service: DeviceService
   variant: 'P' | 'E'
@@ -143,6 +143,7 @@ export async function startSplitServices(
         ...(o.booted ? { booted: o.booted } : {}),
         ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),
         ...(o.diag ? { diag: true } : {}),
+        ...(service === 'upgrade' && o.factoryWebroot ? { factoryWebroot: o.factoryWebroot } : {}),
         ...(service === 'eventstore' && o.backend && credentials?.get('mirror')
           ? { mirror: { ...mirrorSettings(o.backend), credentials: credentials.get('mirror')! } }
           : {}),

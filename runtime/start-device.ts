@@ -304,6 +304,7 @@ async function startInProcess(
     ...(o.selfTestIntervalMs ? { selfTestIntervalMs: o.selfTestIntervalMs } : {}),
     ...(o.diag ? { diag: true } : {}),
     ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
+    ...(o.factoryWebroot ? { factoryWebroot: o.factoryWebroot } : {}),
   }
   const running: RunningService[] = []
   // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.

@@ -73,6 +73,12 @@ export interface DeviceOptions {
   selfTestIntervalMs?: number
   /** The DIAG build (hemd --diag): the fault-injection routes of `/api/diag/*`, for certification only. */
   diag?: boolean
+  /**
+   * The management app's factory image (a signed ui image; hemd gives its build's own): a P device
+   * whose webroot store has no app installs it at start, after the same checks as an uploaded image.
+   * None by default, so a device without it serves no app until an `install_ui`.
+   */
+  factoryWebroot?: string
   /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }

@@ -9,7 +9,7 @@ import { cryptoOperation } from '../actors/keystore/crypto-operation.js'
 import { deriveKey } from '../actors/keystore/derive-key.js'
 import { createKey } from '../actors/keystore/key-management.js'
 import { LogResult, LogType } from '../protocol/journal.js'
-import { publicKeyKid } from '../protocol/key-types.js'
+import { publicKeyKid } from '../protocol/public-key-kid.js'
 import { testKeystore } from './helpers/keystore-context.js'
 
 const CLAMPED = {

@@ -12,8 +12,8 @@ import {
   keyTypes,
   listedType,
   normaliseKid,
-  publicKeyKid,
 } from '../protocol/key-types.js'
+import { publicKeyKid } from '../protocol/public-key-kid.js'
 
 t.test('every type of the contract, and nothing else', async (t) => {
   t.same(Object.keys(keyTypes).sort(), [

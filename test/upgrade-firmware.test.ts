@@ -95,11 +95,12 @@ t.test('upgrade into a new build, refuse a downgrade, roll back a build that fai
   t.same(
     upgrades,
     [
+      [LogResult.OK, 'factory'],
       [LogResult.OK, 200],
       [LogResult.OK, 200],
       [LogResult.ERROR, 'rollback'],
     ],
-    'two installs and one rollback journaled',
+    'the factory app at the first start, two installs and one rollback journaled',
   )
   const fw = records
     .filter((r) => r.type === LogType.TRANSITION && r.decoded?.machine === 'upgrade' && r.decoded?.instance === 'fw')

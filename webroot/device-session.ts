@@ -18,15 +18,28 @@ export class DeviceError extends Error {
 /** An hour: long enough for a sitting; a token that dies earlier (a reboot) is renewed once. */
 const TOKEN_LIFETIME_SECONDS = 3600
 
+export interface RequestOptions {
+  token?: string
+  /** GET without a body, POST with one, unless named. */
+  method?: 'GET' | 'POST' | 'DELETE'
+  body?: unknown
+}
+
 /** One request; resolves to the parsed JSON answer (undefined for an empty one), rejects with a DeviceError. */
-export async function deviceRequest(path: string, options: { token?: string; body?: unknown } = {}): Promise<unknown> {
+export async function deviceRequest(path: string, options: RequestOptions = {}): Promise<unknown> {
+  const text = new TextDecoder().decode(await send(path, options))
+  return text === '' ? undefined : parseJson(text)
+}
+
+/** The answer's bytes as they are (a journal file, a public key). */
+export async function send(path: string, options: RequestOptions = {}): Promise<Uint8Array> {
   const headers: Record<string, string> = {}
   if (options.token) headers.Authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers['Content-Type'] = 'application/json'
   let answer: Response
   try {
     answer = await fetch(path, {
-      method: options.body === undefined ? 'GET' : 'POST',
+      method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
       headers,
       cache: 'no-store',
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
@@ -34,16 +47,20 @@ export async function deviceRequest(path: string, options: { token?: string; bod
   } catch {
     throw new DeviceError(0, 'The device did not answer. Is it still running and reachable?')
   }
-  const text = await answer.text()
-  const json: unknown = text === '' ? undefined : parseJson(text)
-  if (!answer.ok) {
-    const message = (json as { message?: unknown } | undefined)?.message
-    throw new DeviceError(
-      answer.status,
-      typeof message === 'string' ? message : `The device answered ${answer.status} ${answer.statusText}`,
-    )
+  let bytes: Uint8Array
+  try {
+    bytes = new Uint8Array(await answer.arrayBuffer())
+  } catch {
+    throw new DeviceError(0, 'The device stopped answering in the middle of its answer.')
   }
-  return json
+  if (!answer.ok) throw refusal(answer.status, answer.statusText, new TextDecoder().decode(bytes))
+  return bytes
+}
+
+/** The device's JSON error (`{error, message}`) in its own words; a bare status otherwise. */
+export function refusal(status: number, statusText: string, text: string): DeviceError {
+  const message = (parseJson(text) as { message?: unknown } | undefined)?.message
+  return new DeviceError(status, typeof message === 'string' ? message : `The device answered ${status} ${statusText}`)
 }
 
 function parseJson(text: string): unknown {
@@ -88,15 +105,33 @@ export class DeviceSession {
     return session
   }
 
-  /** A GET with this scope's token; one that died (expiry, reboot) is replaced once. */
-  async get(path: string, scope: string): Promise<unknown> {
+  /** A request under this scope's token (see `authorized`). */
+  request(path: string, scope: string, options: Omit<RequestOptions, 'token'> = {}): Promise<unknown> {
+    return this.authorized(scope, (token) => deviceRequest(path, { ...options, token }))
+  }
+
+  /** A GET under this scope's token. */
+  get(path: string, scope: string): Promise<unknown> {
+    return this.request(path, scope)
+  }
+
+  /** A GET's bytes under this scope's token. */
+  bytes(path: string, scope: string): Promise<Uint8Array> {
+    return this.authorized(scope, (token) => send(path, { token }))
+  }
+
+  /**
+   * Runs `call` with this scope's token, minted at first use from the kept key; a token that died
+   * (expiry, reboot: a 401) is replaced once.
+   */
+  async authorized<T>(scope: string, call: (token: string) => Promise<T>): Promise<T> {
     const token = this.#token(scope)
     try {
-      return await deviceRequest(path, { token: await token })
+      return await call(await token)
     } catch (error) {
       if (!(error instanceof DeviceError) || error.status !== 401) throw error
       this.#forget(scope, token)
-      return deviceRequest(path, { token: await this.#token(scope) })
+      return call(await this.#token(scope))
     }
   }
 

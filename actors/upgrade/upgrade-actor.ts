@@ -28,6 +28,7 @@ import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
 import { followReadModels, orderSupervisor, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, EventRefusedError, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
+import { installFactoryWebroot } from './factory-webroot.js'
 import { versionGoesBack } from './version-order.js'
 
 export interface UpgradeActorOptions {
@@ -35,6 +36,8 @@ export interface UpgradeActorOptions {
   hal: Hal
   journal: JournalPort
   logger: Logger
+  /** The factory image of the management app (a signed ui image), installed at a start of a P device with no app. */
+  factoryWebroot?: string
 }
 
 /** How long an open upload may wait for its next chunk: its client is gone, or its token expired mid-upload. */
@@ -141,7 +144,7 @@ export class UpgradeActor {
     )
   }
 
-  /** Nothing staged survives a boot: an image is checked and installed within one. */
+  /** Nothing staged survives a boot: an image is checked and installed within one. A P device gets its first app. */
   async start(): Promise<void> {
     const { hal } = this.o
     await hal.staging.discard('fw')
@@ -158,6 +161,7 @@ export class UpgradeActor {
       ])
     }
     if (hal.boot.trial) await fw.send({ type: 'TRIAL_BOOT' })
+    if (this.o.factoryWebroot) await installFactoryWebroot(this.o, this.o.factoryWebroot)
     try {
       await this.models.whenReady()
     } catch (err) {

@@ -259,7 +259,7 @@ async function runDevice(
   let upgrading = false
   let device: Device
   try {
-    const [{ loadFirmware }, { startDevice }] = await Promise.all([
+    const [{ FACTORY_WEBROOT_IMAGE, loadFirmware }, { startDevice }] = await Promise.all([
       import('../../image/firmware-manifest.js'),
       import('../../runtime/start-device.js'),
     ])
@@ -269,6 +269,8 @@ async function runDevice(
       firmware,
       trust: trust.anchors,
       logger,
+      // The app this build ships: the first one of a P device (then never again; E has none).
+      factoryWebroot: join(build, FACTORY_WEBROOT_IMAGE),
       // The launcher holds the data dir for the device: its lock names the process a user sees.
       ...(booted ? { booted, lock: false } : {}),
       // Only a launcher can boot another slot; without one the device restarts in place.

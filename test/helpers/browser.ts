@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import type { Test } from 'tap'
 import { chromium, type Page } from 'playwright-core'
 
@@ -28,7 +30,8 @@ export async function openPage(t: Test, hosts: string[] = []): Promise<BrowserPa
   const args = rules ? [`--host-resolver-rules=${rules}`] : []
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args })
   t.teardown(() => browser.close())
-  const page = await browser.newPage()
+  // The device's certificate is its own, self-signed: the owner accepted it once.
+  const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage()
   page.setDefaultTimeout(20_000)
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(error.message))
@@ -42,4 +45,26 @@ export async function openPage(t: Test, hosts: string[] = []): Promise<BrowserPa
       problems.push(`${response.status()} ${response.url()}`)
   })
   return { page, problems }
+}
+
+const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/**
+ * axe-core's WCAG 2.1 A/AA rules on the page as it is now: one line per violation (rule, impact,
+ * the first offending element), none when it passes. Run through the debugger protocol, which the
+ * page's CSP does not govern.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(await AXE_SOURCE)
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (options: unknown) => Promise<AxeResult> } }).axe
+    const result = await axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    })
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes[0]?.target.join(' ') ?? ''}`)
+  })
+}
+
+interface AxeResult {
+  violations: { id: string; impact: string; nodes: { target: string[] }[] }[]
 }

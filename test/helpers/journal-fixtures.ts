@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileJournalMedia } from '../../hal/sim/journal-media.js'
 import { fromBase64Url, headMessage, Journal, lineMac, readLines, type JournalOptions } from '../../eventstore/index.js'
-import { packData } from '../../eventstore/record-data.js'
+import { packData } from '../../eventstore/pack-data.js'
 import {
   LogResult,
   LogType,

@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildWebroot } from '../../deploy/build-webroot.js'
-import { signBuild } from '../../image/firmware-manifest.js'
+import { signRelease } from '../../deploy/sign-build.js'
 import { toPem } from '../../hal/x509/pem.js'
 import { repoRoot } from './device.js'
 import { makeCa } from './x509-fixtures.js'
@@ -35,12 +35,13 @@ export async function operatorCheckout(dir: string): Promise<OperatorCheckout> {
   await mkdir(src, { recursive: true })
   for (const part of ['dist', 'deploy', 'package.json', 'package-lock.json'])
     await cp(join(repoRoot, part), join(src, part), { recursive: true })
-  // install.sh would build the app from the sources, which a copy of the build alone lacks.
+  // The app is signed into the build as its factory image, with the operator's key like the build.
   await buildWebroot(join(src, 'dist-webroot'))
   await symlink(join(repoRoot, 'node_modules'), join(src, 'node_modules'), 'dir')
   const keys = await operatorKeys(join(dir, 'keys'))
   const { version } = JSON.parse(await readFile(join(src, 'dist', 'firmware.json'), 'utf8')) as { version: string }
-  await signBuild(join(src, 'dist'), version, keys.vendor.export({ type: 'pkcs8', format: 'pem' }).toString())
+  const vendorPem = keys.vendor.export({ type: 'pkcs8', format: 'pem' }).toString()
+  await signRelease(join(src, 'dist'), join(src, 'dist-webroot'), version, vendorPem)
   return {
     installScript: join(src, 'deploy', 'install.sh'),
     keys,

@@ -1,0 +1,81 @@
+import type { Test } from 'tap'
+import { createHash } from 'node:crypto'
+import { cp, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { buildWebroot } from '../../deploy/build-webroot.js'
+import { SimWebrootStore } from '../../hal/sim/webroot-store.js'
+import { accessibilityViolations, openPage } from './browser.js'
+import { owned, USER_PASS, type Owned, type OwnedOptions } from './owner.js'
+
+/** The hostname the test owner's configuration gives (helpers/owner.ts): the app's own origin. */
+export const APP_HOST = 'hem.example'
+
+export interface OpenApp {
+  o: Owned
+  page: Page
+  /** Script errors and CSP violations so far (see helpers/browser.ts); a passing test ends with none. */
+  problems: string[]
+  /** The app's URL over HTTPS at the device's hostname. */
+  url: string
+  /** Logs in through the login form; resolves once the first screen shows. */
+  logIn(passphrase?: string): Promise<void>
+  /** Follows the navigation link to a screen, by its title; resolves once its heading shows. */
+  go(title: string): Promise<void>
+  /** The screens the navigation offers, in its order (after login): title and path (`#/<path>`). */
+  screens(): Promise<{ title: string; path: string }[]>
+  /** axe-core's WCAG A/AA violations on the page now. */
+  violations(): Promise<string[]>
+}
+
+/** Builds the app and installs it as the device's current app, as install_ui would leave it. */
+export async function installApp(dataDir: string, scratch: string): Promise<void> {
+  const built = join(scratch, 'webroot-built')
+  await buildWebroot(built)
+  const sha256 = createHash('sha256')
+    .update(await readFile(join(built, 'app.js')))
+    .digest('hex')
+  await new SimWebrootStore(join(dataDir, 'webroot')).install((dir) => cp(built, dir, { recursive: true }), sha256)
+}
+
+/**
+ * An owned device (P unless asked) with the app installed, and a fresh Chromium page on the app
+ * over HTTPS at the device's hostname, not yet logged in.
+ */
+export async function openApp(t: Test, options: OwnedOptions = {}): Promise<OpenApp> {
+  const root = t.testdir({ data: {}, scratch: {} })
+  const dataDir = options.dataDir ?? join(root, 'data')
+  const o = await owned(t, { variant: 'P', ...options, dataDir })
+  await installApp(dataDir, join(root, 'scratch'))
+  const { page, problems } = await openPage(t, [APP_HOST])
+  const url = `${o.https.replace('127.0.0.1', APP_HOST)}/`
+  await page.goto(url)
+  return {
+    o,
+    page,
+    problems,
+    url,
+    async logIn(passphrase = USER_PASS) {
+      await page.getByLabel('Passphrase').fill(passphrase)
+      await page.getByRole('button', { name: 'Log in' }).click()
+      await page.locator('#screen-title').filter({ hasText: /./ }).waitFor()
+      await page.locator('#view:not([aria-busy])').waitFor()
+    },
+    async go(title) {
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: title, exact: true }).click()
+      await page.locator('#screen-title', { hasText: title }).waitFor()
+      await page.locator('#view:not([aria-busy])').waitFor()
+    },
+    screens: () =>
+      page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('link')
+        .evaluateAll((links) =>
+          links.map((link) => ({
+            title: link.textContent ?? '',
+            path: (link.getAttribute('href') ?? '').replace(/^#\//, ''),
+          })),
+        ),
+    violations: () => accessibilityViolations(page),
+  }
+}

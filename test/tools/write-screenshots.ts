@@ -1,0 +1,69 @@
+// Screenshots of the management app's screens for the docs: a fresh P device with a few keys,
+// the app in headless Chromium, one PNG per screen at desktop width and the dashboard at phone
+// width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
+import { mkdirSync } from 'node:fs'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { Test } from 'tap'
+import { openApp } from '../helpers/app.js'
+import { repoRoot } from '../helpers/device.js'
+import { b64, createKey, Tokens } from '../helpers/keys.js'
+
+const SAMPLE_KEYS = [
+  { label: 'payments', type: 'AES256', descr: 'card data at rest' },
+  { label: 'signing', type: 'ED25519', descr: 'release signatures' },
+  { label: 'tls-client', type: 'SECP256R1', descr: 'mutual TLS to the backend' },
+]
+
+/** Just what openApp asks of a tap test: fixture directories and teardowns, in a scratch directory. */
+function scriptTest(scratch: string, teardowns: (() => unknown)[]): Test {
+  let made = 0
+  return {
+    testdir: (fixture: Record<string, object>) => {
+      const dir = join(scratch, `dir-${(made += 1)}`)
+      for (const name of Object.keys(fixture)) mkdirSync(join(dir, name), { recursive: true })
+      return dir
+    },
+    teardown: (fn: () => unknown) => void teardowns.push(fn),
+  } as unknown as Test
+}
+
+export async function writeScreenshots(outDir: string): Promise<string[]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'hem-screenshots-'))
+  const teardowns: (() => unknown)[] = []
+  const written: string[] = []
+  try {
+    const dataDir = join(scratch, 'data')
+    const app = await openApp(scriptTest(scratch, teardowns), { dataDir })
+    const tokens = new Tokens(app.o.base)
+    for (const key of SAMPLE_KEYS)
+      await createKey(app.o.https, await tokens.get('keymgmt:gen'), { ...key, descr: b64(Buffer.from(key.descr)) })
+    await mkdir(outDir, { recursive: true })
+    const shoot = async (name: string) => {
+      const path = join(outDir, `${name}.png`)
+      await app.page.screenshot({ path, fullPage: true })
+      written.push(path)
+    }
+    await app.page.setViewportSize({ width: 1200, height: 800 })
+    await shoot('login')
+    await app.logIn()
+    const [first, ...rest] = await app.screens()
+    for (const screen of [first!, ...rest]) {
+      await app.go(screen.title)
+      await shoot(screen.path)
+    }
+    await app.page.setViewportSize({ width: 375, height: 740 })
+    await app.go(first!.title)
+    await shoot(`${first!.path}-phone`)
+    return written
+  } finally {
+    for (const fn of teardowns.reverse()) await fn()
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  const out = resolve(process.argv[2] ?? join(repoRoot, 'docs', 'screenshots'))
+  for (const path of await writeScreenshots(out)) console.log(`wrote ${path}`)
+}

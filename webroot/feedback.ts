@@ -1,0 +1,68 @@
+// The page's one status line (role=status) and one alert (role=alert), and the rule that one
+// user action runs at a time.
+import { DeviceError } from './device-session.js'
+
+export type Action = () => Promise<string | void>
+
+export class Feedback {
+  #busy = false
+
+  constructor(
+    private readonly notice: HTMLElement,
+    private readonly alert: HTMLElement,
+  ) {}
+
+  get busy(): boolean {
+    return this.#busy
+  }
+
+  /**
+   * Runs one user action: `doing` in the status line meanwhile, then what it returns there or,
+   * when it fails, the failure in the alert. An action asked for meanwhile is dropped (a double click).
+   */
+  async run(doing: string, action: Action): Promise<boolean> {
+    if (this.#busy) return false
+    this.#busy = true
+    document.body.setAttribute('aria-busy', 'true')
+    this.clearError()
+    this.notice.textContent = doing
+    try {
+      this.notice.textContent = (await action()) ?? ''
+      return true
+    } catch (error) {
+      this.notice.textContent = ''
+      this.fail(error)
+      return false
+    } finally {
+      this.#busy = false
+      document.body.removeAttribute('aria-busy')
+    }
+  }
+
+  /** Progress of the running action, in the status line. */
+  progress(text: string): void {
+    this.notice.textContent = text
+  }
+
+  fail(error: unknown): void {
+    this.alert.textContent = describeError(error)
+    this.alert.hidden = false
+  }
+
+  clearError(): void {
+    this.alert.hidden = true
+    this.alert.textContent = ''
+  }
+}
+
+/** The device's refusal in its own words, with its status; anything else as a plain failure. */
+export function describeError(error: unknown): string {
+  if (error instanceof DeviceError) return error.status ? `${error.message} (HTTP ${error.status})` : error.message
+  if (error instanceof InputError) return error.message
+  return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/** What the user typed cannot be sent: `message` says why, before anything reaches the device. */
+export class InputError extends Error {
+  override readonly name = 'InputError'
+}

@@ -1,0 +1,233 @@
+// The device at a glance: its state in words, the temperature over time, uptime and clock,
+// version, key store and disks (lock and unlock), read again every few seconds while it shows.
+import { h, type Child } from '../dom.js'
+import { describeFailState } from '../fail-state.js'
+import { describeError } from '../feedback.js'
+import type { AppContext, DeviceStatus, View } from '../view.js'
+import { TemperatureChart } from './temperature-chart.js'
+import { durationWords, unixTimeWords } from './time-words.js'
+
+/** Status and version with what a token adds (repo_stats, sd_csd, sd_cid). */
+const CONFIG_SCOPE = 'system:config'
+/** `:rw` covers every disk operation: unlock in either mode, and lock. */
+const diskScope = (disk: number) => `storage:disk${disk}:rw`
+/** The public status, read this often while the screen shows. */
+const POLL_MS = 3000
+/** Temperature readings kept for the chart: three minutes. */
+const SAMPLES = 60
+
+const MODES: Record<string, string> = { '-': 'locked', ro: 'unlocked, read-only', rw: 'unlocked, read-write' }
+
+const VERSION_NAMES: Record<string, string> = {
+  fwv: 'Firmware',
+  blv: 'Bootloader',
+  hwv: 'Hardware',
+  uis: 'Management app (SHA-256 of its image)',
+  sd_cid: 'microSD card id (CID)',
+  sd_csd: 'microSD card data (CSD)',
+  fwk: 'Firmware signing key',
+  fws: 'Firmware signature',
+  blk: 'Bootloader signing key',
+  bls: 'Bootloader signature',
+}
+
+type Rows = [string, Child][]
+
+function fill(list: HTMLDListElement, rows: Rows): void {
+  list.replaceChildren(...rows.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, value)]))
+}
+
+const number = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+
+function stateWords(fls: number): string {
+  return `${describeFailState(fls)} (fls_state 0x${fls.toString(16)})`
+}
+
+/** The device's clock against this browser's: the device gives whole seconds, so 2 s either way is in step. */
+function offsetWords(deviceSeconds: number, readAt: number): string {
+  const offset = Math.round(deviceSeconds - readAt / 1000)
+  if (Math.abs(offset) < 2) return "in step with this browser's clock (within 2 seconds)"
+  const size = Math.abs(offset) < 60 ? `${Math.abs(offset)} seconds` : durationWords(offset)
+  return `${size} ${offset > 0 ? 'ahead of' : 'behind'} this browser's clock`
+}
+
+function statusRows(status: DeviceStatus, readAt: number): Rows {
+  const time = number(status.time)
+  const rows: Rows = [
+    ['State', stateWords(status.fls_state)],
+    ['Temperature', status.temp === undefined ? 'not reported' : `${status.temp} °C`],
+    [
+      'Uptime',
+      `${durationWords(status.uptime)}` + (time === undefined ? '' : ` (since ${unixTimeWords(time - status.uptime)})`),
+    ],
+    ['Device clock', time === undefined ? 'not set: the real-time clock has no time' : unixTimeWords(time)],
+  ]
+  if (time !== undefined) rows.push(['Clock offset', offsetWords(time, readAt)])
+  if (status.tts === false) rows.push(['Trusted time', 'off (configuration TrustedTime)'])
+  if (typeof status.format === 'string') rows.push(['Disk formatting', status.format])
+  if (status.fw_upgrade === true) rows.push(['Firmware upgrade', 'this boot confirmed a new firmware'])
+  if (typeof status.hostname === 'string') rows.push(['Hostname', status.hostname])
+  const mirror = status.mirror as { state?: unknown; detail?: unknown } | undefined
+  if (mirror) rows.push(['Fleet mirror', [mirror.state, mirror.detail].filter(Boolean).join(': ')])
+  rows.push(['Context', String(status.ctx)])
+  return rows
+}
+
+function keyStoreRows(stats: Record<string, unknown>): Rows {
+  return [
+    ['Slots in use', String(stats.total)],
+    ['Deleted', String(stats.deleted)],
+    ['Invalid (failed their check)', String(stats.invalid)],
+    ['Free slots', String(stats.freeespace)],
+    ['Fragmentation', `${String(stats.fragmentation)} % of the slots in use are deleted`],
+  ]
+}
+
+function versionRows(version: Record<string, unknown>): Rows {
+  const known = Object.keys(VERSION_NAMES).filter((name) => name in version)
+  const others = Object.keys(version).filter((name) => !(name in VERSION_NAMES))
+  return [...known, ...others].map((name) => [VERSION_NAMES[name] ?? name, String(version[name])])
+}
+
+/** `status.storage`: one "<sectors>:<mode>" per disk. Offers the moves away from the present mode. */
+function disksTable(storage: string[], ctx: AppContext, refresh: () => Promise<void>): HTMLElement {
+  const button = (label: string, disk: number, path: string, done: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () =>
+          void ctx.feedback.run(`${label}…`, async () => {
+            await ctx.session.get(path, diskScope(disk))
+            await refresh()
+            return done
+          }),
+      },
+      label,
+    )
+  const rows = storage.map((entry, disk) => {
+    const [sectors = '', mode = ''] = entry.split(':')
+    const size = `${sectors} sectors (${((Number(sectors) * 512) / 2 ** 20).toFixed(0)} MiB)`
+    const name = `Disk ${disk}`
+    return h(
+      'tr',
+      {},
+      h('th', { scope: 'row' }, name),
+      h('td', {}, size),
+      h('td', {}, MODES[mode] ?? mode),
+      h(
+        'td',
+        {},
+        mode !== 'ro' &&
+          button(`Unlock ${name} read-only`, disk, '/api/storage/unlock/ro', `${name} is unlocked, read-only.`),
+        mode !== 'rw' &&
+          button(`Unlock ${name} read-write`, disk, '/api/storage/unlock/rw', `${name} is unlocked, read-write.`),
+        mode !== '-' && button(`Lock ${name}`, disk, '/api/storage/lock', `${name} is locked.`),
+      ),
+    )
+  })
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, ...['Disk', 'Size', 'State', 'Actions'].map((col) => h('th', { scope: 'col' }, col)))),
+      h('tbody', { id: 'disks' }, ...rows),
+    ),
+  )
+}
+
+export const dashboardView: View = {
+  path: 'dashboard',
+  title: 'Dashboard',
+  async show(root, ctx) {
+    const chart = new TemperatureChart(SAMPLES, POLL_MS)
+    const status = h('dl', { id: 'status' })
+    const keyStore = h('dl', { id: 'key-store' })
+    const version = h('dl', { id: 'version' })
+    const disks = h('section', { 'aria-labelledby': 'disks-title' })
+    const live = h('p', { class: 'hint', id: 'live' })
+    let shownDisks: string | undefined
+    let last = { uptime: 0, fls: 0, bootAt: 0 }
+
+    const showStatus = (now: DeviceStatus, readAt: number) => {
+      fill(status, statusRows(now, readAt))
+      if (typeof now.temp === 'number') chart.add({ at: readAt, celsius: now.temp })
+      const time = number(now.time)
+      last = { uptime: now.uptime, fls: now.fls_state, bootAt: time === undefined ? 0 : time - now.uptime }
+      const readWhen = unixTimeWords(Math.floor(readAt / 1000))
+      live.textContent = `Read every ${POLL_MS / 1000} seconds while this screen shows; last read at ${readWhen}.`
+      const storage = Array.isArray(now.storage) ? (now.storage as string[]) : undefined
+      if (JSON.stringify(storage) === shownDisks) return
+      shownDisks = JSON.stringify(storage)
+      disks.replaceChildren(
+        ...(storage
+          ? [
+              h('h3', { id: 'disks-title' }, 'Disks'),
+              h(
+                'p',
+                { class: 'hint' },
+                'A locked disk cannot be read. While the device is in the fail state it refuses every disk operation.',
+              ),
+              disksTable(storage, ctx, load),
+            ]
+          : []),
+      )
+    }
+    // Everything, with what the login's token adds; the public status keeps the fail-state banner current.
+    async function load(): Promise<void> {
+      const readAt = Date.now()
+      const [full, ver] = (await Promise.all([
+        ctx.session.get('/api/system/status', CONFIG_SCOPE),
+        ctx.session.get('/api/system/version', CONFIG_SCOPE),
+        ctx.status(),
+      ])) as [DeviceStatus, Record<string, unknown>, DeviceStatus]
+      showStatus(full, readAt)
+      const stats = full.repo_stats as Record<string, unknown> | undefined
+      if (stats) fill(keyStore, keyStoreRows(stats))
+      fill(version, versionRows(ver))
+    }
+
+    await load()
+    root.replaceChildren(
+      h('h3', {}, 'Status'),
+      status,
+      chart.element,
+      live,
+      h('h3', {}, 'Key store'),
+      keyStore,
+      h('h3', {}, 'Version'),
+      version,
+      disks,
+    )
+
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let stopped = false
+    let unanswered = false
+    const poll = async () => {
+      try {
+        const readAt = Date.now()
+        const now = await ctx.status()
+        const time = number(now.time)
+        // A new boot: its uptime restarted, or it started later than the boot shown.
+        const later = time !== undefined && last.bootAt !== 0 && time - now.uptime > last.bootAt + 2
+        const rebooted = now.uptime < last.uptime || later
+        if (rebooted || unanswered || now.fls_state !== last.fls) await load()
+        else showStatus(now, readAt)
+        if (rebooted) live.textContent = `The device restarted: this is its new boot. ${live.textContent}`
+        unanswered = false
+      } catch (error) {
+        unanswered = true
+        const when = unixTimeWords(Math.floor(Date.now() / 1000))
+        live.textContent = `No answer at ${when} (${describeError(error)}); trying again in ${POLL_MS / 1000} seconds.`
+      }
+      if (!stopped) timer = setTimeout(() => void poll(), POLL_MS)
+    }
+    timer = setTimeout(() => void poll(), POLL_MS)
+    return () => {
+      stopped = true
+      clearTimeout(timer)
+    }
+  },
+}

@@ -1,0 +1,58 @@
+// The Keys screen: the device's keys page by page or by a description search, new keys (created,
+// imported, derived), and each key's details, public key downloads, label and deletion. Key routes
+// are HTTPS only: over plain HTTP the screen links to the HTTPS address instead.
+import { h } from '../dom.js'
+import type { View } from '../view.js'
+import { showDetails } from './keys/key-details.js'
+import { createForm, deriveForm, importForm } from './keys/key-forms.js'
+import { keyList } from './keys/key-list.js'
+import { explained, runner, type KeysScreen } from './keys/keys-screen.js'
+
+export const keysView: View = {
+  path: 'keys',
+  title: 'Keys',
+  async show(root, ctx) {
+    if (!ctx.secure) {
+      const https = `https://${location.hostname}${location.pathname}${location.hash}`
+      root.replaceChildren(
+        h(
+          'p',
+          { class: 'https-only' },
+          'The device manages keys over HTTPS only, so that no key or token crosses the network in clear. ',
+          h('a', { href: https }, 'Open this screen over HTTPS'),
+          '.',
+        ),
+      )
+      return
+    }
+    const details = h('section', { class: 'key-open', 'aria-label': 'The open key' })
+    const screen: KeysScreen = {
+      ctx,
+      run: runner(ctx),
+      async reload(kid) {
+        await list.load(list.offset)
+        if (kid && !list.entry(kid)) await list.load('last')
+      },
+      async open(kid) {
+        const entry = list.entry(kid)
+        if (entry) await showDetails(screen, entry, details)
+      },
+      deriveFrom: (kid) => derive.from(kid),
+    }
+    const list = keyList(screen)
+    const derive = deriveForm(screen)
+    root.replaceChildren(
+      list.element,
+      details,
+      h('h3', {}, 'New keys'),
+      createForm(screen),
+      importForm(screen),
+      derive.element,
+    )
+    try {
+      await list.load(0)
+    } catch (error) {
+      throw await explained(error, ctx)
+    }
+  },
+}

@@ -1,0 +1,132 @@
+// One key: what the device says of it (keymgmt/get), its public key shown and downloadable as PEM
+// and as raw bytes, its label and description changed, or the key deleted after a confirmation.
+import { h, saveFile } from '../../dom.js'
+import { fromBase64 } from '../../../client/base64.js'
+import { isKeyType } from '../../../protocol/key-types.js'
+import { checkAll, checkedField } from './checked-field.js'
+import { confirmDialog } from './confirm-dialog.js'
+import { DESCR_RULE, descrField, descrProblem, descrText, LABEL_RULE, labelProblem, listedParts } from './key-text.js'
+import type { KeysScreen } from './keys-screen.js'
+import { isPublicKeyType, publicKeyPem } from './public-key-pem.js'
+
+/** An entry of keymgmt/list or search (client/types.ts has its twin, which brings node's types along). */
+export interface KeyEntry {
+  kid: string
+  created: number
+  updated: number
+  type: string
+  label: string
+  descr?: string
+}
+
+/** keymgmt/get: never private material. */
+interface KeyDetails {
+  type: string
+  pubkey?: string
+  updated: number
+  descr?: string
+}
+
+export const when = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+
+function downloads(entry: KeyEntry, details: KeyDetails): HTMLElement[] {
+  const { algorithm } = listedParts(entry.type)
+  if (!details.pubkey || !isKeyType(algorithm) || !isPublicKeyType(algorithm)) return []
+  const raw = fromBase64(details.pubkey)
+  return [
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => saveFile(`key-${entry.kid}.pem`, publicKeyPem(algorithm, raw), 'application/x-pem-file'),
+      },
+      'Download PEM',
+    ),
+    h('button', { type: 'button', onclick: () => saveFile(`key-${entry.kid}.bin`, raw) }, 'Download raw'),
+  ]
+}
+
+function updateForm(screen: KeysScreen, entry: KeyEntry): HTMLFormElement {
+  const label = checkedField('Label', h('input', { name: 'label', value: entry.label }), LABEL_RULE, labelProblem)
+  const descr = checkedField(
+    'Description',
+    h('input', { name: 'descr', value: descrText(entry.descr) }),
+    `${DESCR_RULE} Empty removes it.`,
+    descrProblem,
+  )
+  return h(
+    'form',
+    {
+      class: 'key-update',
+      novalidate: true,
+      onsubmit: (event) => {
+        event.preventDefault()
+        void screen.run('Saving the label and description…', async () => {
+          checkAll([label, descr])
+          const body = { kid: entry.kid, label: label.control.value, ...descrField(descr.control.value) }
+          await screen.ctx.session.request('/api/keymgmt/update', 'keymgmt:upd', { body })
+          await screen.reload(entry.kid)
+          await screen.open(entry.kid)
+          return `Saved the label and description of ${entry.kid}.`
+        })
+      },
+    },
+    h('h4', {}, 'Label and description'),
+    label.row,
+    descr.row,
+    h('button', { type: 'submit' }, 'Save label and description'),
+  )
+}
+
+function remove(screen: KeysScreen, entry: KeyEntry, close: () => void) {
+  return async () => {
+    const sure = await confirmDialog(
+      `Delete the key “${entry.label}”?`,
+      `Key ${entry.kid} is destroyed in the device: whatever it encrypted or wrapped can no longer be ` +
+        'decrypted, and it cannot be brought back.',
+      'Delete the key',
+    )
+    if (!sure) return
+    await screen.run('Deleting the key…', async () => {
+      await screen.ctx.session.request(`/api/keymgmt/delete/${entry.kid}`, 'keymgmt:del', { method: 'DELETE' })
+      close()
+      await screen.reload()
+      return `Deleted the key “${entry.label}” (${entry.kid}).`
+    })
+  }
+}
+
+/** Fills `into` with `entry`'s details, read now from the device. */
+export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTMLElement): Promise<void> {
+  const details = (await screen.ctx.session.get(`/api/keymgmt/get/${entry.kid}`, 'keymgmt:get')) as KeyDetails
+  const { algorithm, usage, holds } = listedParts(entry.type)
+  const close = () => into.replaceChildren()
+  const title = h('h3', { tabindex: -1 }, `Key “${entry.label}”`)
+  const row = (name: string, value: string | HTMLElement) => [h('dt', {}, name), h('dd', {}, value)]
+  into.replaceChildren(
+    title,
+    h(
+      'dl',
+      { class: 'key-details' },
+      ...row('KID', entry.kid),
+      ...row('Type', details.type),
+      ...row('Listed as', `${algorithm}${usage ? ` (${usage})` : ''}, ${holds}`),
+      ...row('Created', when(entry.created)),
+      ...row('Updated', when(details.updated)),
+      ...row('Description', descrText(details.descr) || 'none'),
+      ...(details.pubkey ? row('Public key (base64)', h('code', { class: 'blob' }, details.pubkey)) : []),
+    ),
+    h(
+      'div',
+      { class: 'buttons' },
+      ...downloads(entry, details),
+      usage.includes('ECDH') && holds === 'private key'
+        ? h('button', { type: 'button', onclick: () => screen.deriveFrom(entry.kid) }, 'Derive from this key')
+        : '',
+      h('button', { type: 'button', class: 'danger', onclick: remove(screen, entry, close) }, 'Delete key…'),
+      h('button', { type: 'button', onclick: close }, 'Close'),
+    ),
+    updateForm(screen, entry),
+  )
+  title.focus()
+}

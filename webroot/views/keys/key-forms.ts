@@ -1,0 +1,185 @@
+// The three ways to a new key: create it in the device, import a public key, derive one from an
+// ECDH. Each form checks the contract's rules before it sends anything.
+import { h } from '../../dom.js'
+import { InputError } from '../../feedback.js'
+import { toBase64 } from '../../../client/base64.js'
+import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/key-types.js'
+import { checkAll, checkedField, type CheckedField } from './checked-field.js'
+import { keySpecFields, type KeySpecFields } from './key-spec-fields.js'
+import { KID_RULE, kidProblem } from './key-text.js'
+import type { KeysScreen } from './keys-screen.js'
+import { importLengths, isPublicKeyType, readPublicKey, type PublicKeyType } from './public-key-pem.js'
+
+const ALL_TYPES = Object.keys(keyTypes) as KeyType[]
+const PUBLIC_KEY_TYPES = ALL_TYPES.filter(isPublicKeyType)
+const DERIVABLE_TYPES = ALL_TYPES.filter((type) => 'derived' in keyTypes[type])
+const ECDH_TYPES = PUBLIC_KEY_TYPES.filter((type) => ['ecdh', 'ec'].includes(keyTypes[type].kind))
+
+/** The label the device answers with is the label sent; the KID is the device's. */
+type Answer = { kid: string }
+
+function section(title: string, form: HTMLFormElement): HTMLDetailsElement {
+  return h('details', { class: 'key-form' }, h('summary', {}, title), form)
+}
+
+function form(submit: string, rows: HTMLElement[], onsubmit: () => void): HTMLFormElement {
+  return h(
+    'form',
+    {
+      novalidate: true,
+      onsubmit: (event) => {
+        event.preventDefault()
+        onsubmit()
+      },
+    },
+    ...rows,
+    h('button', { type: 'submit' }, submit),
+  )
+}
+
+/** Why these public key bytes cannot be a key of `types` (by length), or undefined. */
+function lengthProblem(bytes: Uint8Array, types: readonly PublicKeyType[], what: string): string | undefined {
+  if (types.some((type) => importLengths(type).includes(bytes.length))) return undefined
+  const lengths = types.map((type) => `${type} ${importLengths(type).join(' or ')}`).join(', ')
+  return `${what} has ${bytes.length} bytes; the device takes ${lengths}.`
+}
+
+function publicKeyProblem(text: string, types: readonly PublicKeyType[], what: string): string | undefined {
+  try {
+    const { type, bytes } = readPublicKey(text)
+    if (type && !types.includes(type)) return `${what} is a ${type} key; ${types.join(' or ')} is needed here.`
+    return lengthProblem(bytes, type ? [type] : types, what)
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
+const publicKeyArea = () => h('textarea', { name: 'pubkey', rows: 4, spellcheck: 'false', autocomplete: 'off' })
+
+export function createForm(screen: KeysScreen): HTMLDetailsElement {
+  const spec = keySpecFields(ALL_TYPES)
+  return section(
+    'Create a key',
+    form('Create key', spec.rows, () => void create(screen, spec)),
+  )
+}
+
+function create(screen: KeysScreen, spec: KeySpecFields) {
+  return screen.run('Creating the key…', async () => {
+    checkAll(spec.checked)
+    const body = spec.body()
+    const { kid } = (await screen.ctx.session.request('/api/keymgmt/create', 'keymgmt:gen', { body })) as Answer
+    await screen.reload(kid)
+    return `Created the ${body.type} key “${body.label}”, KID ${kid}.`
+  })
+}
+
+export function importForm(screen: KeysScreen): HTMLDetailsElement {
+  const spec = keySpecFields(PUBLIC_KEY_TYPES)
+  const selected = () => [spec.type.value as PublicKeyType]
+  const pubkey = checkedField(
+    'Public key',
+    publicKeyArea(),
+    'A PEM public key (-----BEGIN PUBLIC KEY-----), or the raw key in base64: X25519 32 bytes, X448 56, ' +
+      'Ed25519 32, Ed448 57, the SECP curves SEC1 compressed (33, 49, 67) or uncompressed, ML-KEM 800/1184/1568, ' +
+      'ML-DSA 1312/1952/2592. A PEM sets the type.',
+    (text) => publicKeyProblem(text, selected(), 'This public key'),
+  )
+  // A PEM names its algorithm: the type follows it.
+  pubkey.control.addEventListener('input', () => {
+    try {
+      const { type } = readPublicKey(pubkey.control.value)
+      if (type) spec.type.value = type
+      spec.type.dispatchEvent(new Event('change'))
+    } catch {
+      // judged when sent
+    }
+  })
+  const [type, mode, ...rest] = spec.rows
+  const checked = [pubkey, ...spec.checked]
+  return section(
+    'Import a public key',
+    form(
+      'Import key',
+      [pubkey.row, type!, mode!, ...rest],
+      () =>
+        void screen.run('Importing the public key…', async () => {
+          checkAll(checked)
+          const body = { ...spec.body(), pubkey: toBase64(readPublicKey(pubkey.control.value).bytes) }
+          const { kid } = (await screen.ctx.session.request('/api/keymgmt/import', 'keymgmt:imp', { body })) as Answer
+          await screen.reload(kid)
+          return `Imported the ${body.type} public key “${body.label}”, KID ${kid}.`
+        }),
+    ),
+  )
+}
+
+export interface DeriveForm {
+  readonly element: HTMLDetailsElement
+  /** Opens the form with `kid` as the source key. */
+  from(kid: string): void
+}
+
+export function deriveForm(screen: KeysScreen): DeriveForm {
+  const spec = keySpecFields(DERIVABLE_TYPES, 'Type of the new key')
+  const source = checkedField(
+    'Source key (KID)',
+    h('input', { name: 'kid', autocomplete: 'off', spellcheck: 'false' }),
+    `A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH. ${KID_RULE}`,
+    kidProblem,
+  )
+  const peerKid = h('input', { name: 'ext_kid', autocomplete: 'off', spellcheck: 'false' })
+  const peerKey = publicKeyArea()
+  const peerKidField: CheckedField = checkedField(
+    'Peer key (KID)',
+    peerKid,
+    `A stored key of the same curve (an imported public key will do). ${KID_RULE} Or give its public key below.`,
+    (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
+  )
+  const peerKeyField = checkedField(
+    'Or the peer’s public key',
+    peerKey,
+    'PEM, or raw base64: X25519 32 bytes, X448 56, SEC1 for the SECP curves.',
+    (text) => (text.trim() === '' ? undefined : publicKeyProblem(text, ECDH_TYPES, 'The peer’s public key')),
+  )
+  function peerProblem(): string | undefined {
+    const kid = peerKid.value.trim() !== ''
+    const key = peerKey.value.trim() !== ''
+    if (kid && key) return 'Give the peer once: its KID or its public key, not both.'
+    return kid || key ? undefined : 'The peer is needed: a stored key’s KID or its public key.'
+  }
+  const element = section(
+    'Derive a key',
+    form(
+      'Derive key',
+      [source.row, peerKidField.row, peerKeyField.row, ...spec.rows],
+      () =>
+        void screen.run('Deriving the key…', async () => {
+          checkAll([source, peerKidField, peerKeyField, ...spec.checked])
+          const peer = peerProblem()
+          if (peer) throw new InputError(`Not sent: ${peer}`)
+          const body = {
+            kid: normaliseKid(source.control.value.trim())!,
+            ...(peerKid.value.trim()
+              ? { ext_kid: normaliseKid(peerKid.value.trim())! }
+              : { pubkey: toBase64(readPublicKey(peerKey.value).bytes) }),
+            ...spec.body(),
+          }
+          const { kid } = (await screen.ctx.session.request('/api/keymgmt/derive', 'keymgmt:derive', {
+            body,
+          })) as Answer
+          await screen.reload(kid)
+          return `Derived the ${body.type} key “${body.label}” from ${body.kid}, KID ${kid}.`
+        }),
+    ),
+  )
+  return {
+    element,
+    from(kid) {
+      source.control.value = kid
+      element.open = true
+      element.scrollIntoView()
+      peerKid.focus()
+    },
+  }
+}

@@ -1,0 +1,51 @@
+// Settings: every configuration field (the device's rules shown and checked before sending), the
+// passphrase change, the HTTPS certificate (CSR and import) and the factory reset.
+import { h } from '../dom.js'
+import type { View } from '../view.js'
+import { CONFIG_PATH, CONFIG_SCOPE, configForm, type Config } from './settings/config-form.js'
+import { csrPanel } from './settings/csr-panel.js'
+import { fillFixedFields } from './settings/fixed-fields.js'
+import { passphraseForm } from './settings/passphrase-form.js'
+import { rebootOffer } from './settings/reboot-offer.js'
+import { tlsImportForm } from './settings/tls-import-form.js'
+import { wipeoutForm } from './settings/wipeout-form.js'
+
+/** The sectors the two disks share: status `storage` is one "<sectors>:<mode>" per disk. */
+function usableSectors(storage: unknown): number {
+  return Array.isArray(storage) ? storage.reduce((sum: number, disk) => sum + parseInt(String(disk), 10), 0) : 0
+}
+
+export const settingsView: View = {
+  path: 'settings',
+  title: 'Settings',
+  async show(root, ctx) {
+    const [loaded, status] = await Promise.all([
+      ctx.session.get(CONFIG_PATH, CONFIG_SCOPE) as Promise<Config>,
+      ctx.status(),
+    ])
+    let config = loaded
+    const hostname = String(config.hostname)
+    const fixed = h('dl', { id: 'device-identity' })
+    fillFixedFields(fixed, config)
+    const reboot = rebootOffer(ctx)
+    const saved = (fresh: Config) => {
+      config = fresh
+      fillFixedFields(fixed, fresh)
+    }
+    root.replaceChildren(
+      reboot.element,
+      h('h3', {}, 'Identity'),
+      fixed,
+      configForm(ctx, config, usableSectors(status.storage), reboot, saved),
+      passphraseForm(ctx),
+      h(
+        'section',
+        { 'aria-labelledby': 'tls-title' },
+        h('h3', { id: 'tls-title' }, 'HTTPS certificate'),
+        csrPanel(ctx, hostname),
+        tlsImportForm(ctx, () => config, reboot),
+      ),
+      wipeoutForm(ctx, hostname),
+    )
+  },
+}
