@@ -36,4 +36,5 @@ export {
   type PassphraseKey,
 } from './passphrase-key.js'
 export { PassphraseKeyCache, derivePassphraseKey, type PassphraseKeyCacheOptions } from './passphrase-key-node.js'
+export { wrapTlsKey } from './tls-key-wrap.js'
 export type { CipherAlg, EncryptInput, KeyEntry, KeySpec, UpgradeKind } from './types.js'

@@ -27,7 +27,7 @@ const may = {
  * where an index.ts would bring node:crypto.
  */
 const browserFaces = {
-  protocol: ['journal.ts', 'log-type-names.ts', 'device.ts'],
+  protocol: ['journal.ts', 'log-type-names.ts', 'device.ts', 'tls-transport-key.ts'],
   eventstore: ['extension-data.ts'],
 }
 

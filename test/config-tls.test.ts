@@ -5,7 +5,7 @@ import { Pkcs10CertificateRequest } from '@peculiar/x509'
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls'
 import t from 'tap'
-import { encryptTlsKeyForDevice } from '../factory/encrypt-tls-key-for-device.js'
+import { wrapTlsKey } from '../client/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { call, type Answer } from './helpers/http.js'
@@ -129,7 +129,7 @@ t.test('a fresh key sent encrypted with its certificate (P-256 and RSA)', async 
         : generateKeyPairSync('rsa', { modulusLength: 2048 })
     const leaf = await issue(intermediate, privateKey, 'hem.example')
     const secret = pkcs8(privateKey)
-    const { emp, key } = encryptTlsKeyForDevice(secret, await eid(o))
+    const { emp, key } = wrapTlsKey(secret, await eid(o))
     const answer = await postConfig(o, { tls: { crt: chain(leaf, intermediate.cert), key, emp } })
     t.equal(answer.status, 200, `${kind}: ${answer.text}`)
     t.same(answer.json, { updated: true, reboot_required: true })
@@ -190,20 +190,16 @@ t.test('tls refusals: a key that does not match → 406, garbage → 400; nothin
   }
 
   // 406: well formed, but the key does not fit.
-  await refused(
-    { crt: crtA, ...encryptTlsKeyForDevice(pkcs8(b.privateKey), deviceEid) },
-    406,
-    'the certificate of another key',
-  )
+  await refused({ crt: crtA, ...wrapTlsKey(pkcs8(b.privateKey), deviceEid) }, 406, 'the certificate of another key')
   await refused({ crt: crtA }, 406, 'no key, and the certificate is not for the own key')
   await refused(
-    { crt: crtA, ...encryptTlsKeyForDevice(pkcs8(a.privateKey), strangerEid) },
+    { crt: crtA, ...wrapTlsKey(pkcs8(a.privateKey), strangerEid) },
     406,
     'a key encrypted for another device',
   )
 
   // 400: not even well formed.
-  const good = encryptTlsKeyForDevice(pkcs8(a.privateKey), deviceEid)
+  const good = wrapTlsKey(pkcs8(a.privateKey), deviceEid)
   for (const [tls, what] of [
     ['garbage', 'a string'],
     [{}, 'no crt'],

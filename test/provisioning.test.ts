@@ -4,7 +4,7 @@ import { X509Certificate, createPrivateKey, generateKeyPairSync, webcrypto, type
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { decodeBase64 } from '../protocol/base64.js'
-import { encryptTlsKeyForDevice } from '../factory/encrypt-tls-key-for-device.js'
+import { wrapTlsKey } from '../client/index.js'
 import { signAttestation, type FactoryCa } from '../factory/sign-attestation.js'
 import { splitDerChain } from '../actors/auth/split-der-chain.js'
 import { decodeTlsImport } from '../actors/auth/tls-import.js'
@@ -196,7 +196,7 @@ t.test('decodeTlsImport', async (t) => {
   const chain = [await issue(intermediate, privateKey, 'device.example'), intermediate.cert]
   const crt = b64(Buffer.concat(chain))
   const eid = hal.enclave.identityPublicKey
-  const sealed = encryptTlsKeyForDevice(pkcs8(privateKey), eid)
+  const sealed = wrapTlsKey(pkcs8(privateKey), eid)
   const decode = (value: unknown) => decodeTlsImport(value, hal.enclave)
   const failure = (code: string, status: number) => ({ ok: false, code, status })
 
@@ -218,7 +218,7 @@ t.test('decodeTlsImport', async (t) => {
 
   const [iv = '', ciphertext = ''] = sealed.key.split('.')
   const bytes = Buffer.from(ciphertext, 'base64')
-  const otherEmp = encryptTlsKeyForDevice(pkcs8(privateKey), eid).emp
+  const otherEmp = wrapTlsKey(pkcs8(privateKey), eid).emp
   t.match(decode({ crt, emp: otherEmp, key: sealed.key }), failure('undecryptable', 406), 'wrong emp')
   const lastBlock = Buffer.from(bytes)
   lastBlock[lastBlock.length - 1]! ^= 0xff
@@ -275,7 +275,7 @@ t.test('decodeTlsImport', async (t) => {
 
   const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
   t.match(
-    decode({ crt, ...encryptTlsKeyForDevice(pkcs8(other), eid) }),
+    decode({ crt, ...wrapTlsKey(pkcs8(other), eid) }),
     failure('key_mismatch', 406),
     'a key the leaf does not certify',
   )
@@ -286,12 +286,8 @@ t.test('decodeTlsImport', async (t) => {
   )
   const ed25519 = generateKeyPairSync('ed25519').privateKey
   const edChain = b64(await issue(intermediate, ed25519, 'ed.example'))
-  t.match(
-    decode({ crt: edChain, ...encryptTlsKeyForDevice(pkcs8(ed25519), eid) }),
-    failure('unsupported_key', 406),
-    'Ed25519',
-  )
-  const notPkcs8 = encryptTlsKeyForDevice(Buffer.from('not a key at all, just text'), eid)
+  t.match(decode({ crt: edChain, ...wrapTlsKey(pkcs8(ed25519), eid) }), failure('unsupported_key', 406), 'Ed25519')
+  const notPkcs8 = wrapTlsKey(Buffer.from('not a key at all, just text'), eid)
   t.match(decode({ crt, ...notPkcs8 }), failure('undecryptable', 406), 'decrypts to something that is not PKCS#8')
 })
 

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
 import { openApp } from '../helpers/app.js'
 import { repoRoot } from '../helpers/device.js'
@@ -15,6 +16,18 @@ const SAMPLE_KEYS = [
   { label: 'signing', type: 'ED25519', descr: 'release signatures' },
   { label: 'tls-client', type: 'SECP256R1', descr: 'mutual TLS to the backend' },
 ]
+
+/** What a screen shows once used: the audit log verified, the self-test run. */
+const FIRST_ACTIONS: Record<string, (page: Page) => Promise<void>> = {
+  audit: async (page) => {
+    await page.getByRole('button', { name: 'Verify all files' }).click()
+    await page.locator('#verdict').waitFor()
+  },
+  health: async (page) => {
+    await page.getByRole('button', { name: 'Run the self-test' }).click()
+    await page.getByRole('status').filter({ hasText: 'The self-test passed.' }).waitFor()
+  },
+}
 
 /** Just what openApp asks of a tap test: fixture directories and teardowns, in a scratch directory. */
 function scriptTest(scratch: string, teardowns: (() => unknown)[]): Test {
@@ -51,6 +64,7 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
     const [first, ...rest] = await app.screens()
     for (const screen of [first!, ...rest]) {
       await app.go(screen.title)
+      await FIRST_ACTIONS[screen.path]?.(app.page)
       await shoot(screen.path)
     }
     await app.page.setViewportSize({ width: 375, height: 740 })

@@ -1,6 +1,7 @@
 // A public key as PEM (a SubjectPublicKeyInfo, RFC 5280), what other tools read and write, and
 // back: the device itself speaks raw keys (crypto-contract §1).
-import { fromBase64, toBase64 } from '../../../client/base64.js'
+import { fromBase64 } from '../../../client/base64.js'
+import { fromPem, toPem } from '../../../hal/x509/pem.js'
 import { keyTypes, type KeyType, type KeyTypeOf } from '../../../protocol/key-types.js'
 
 export type PublicKeyType = KeyTypeOf<'ecdh' | 'eddsa' | 'ec' | 'mlkem' | 'mldsa'>
@@ -28,7 +29,6 @@ const ALGORITHMS: Record<PublicKeyType, readonly string[]> = {
 const SEQUENCE = 0x30
 const BIT_STRING = 0x03
 const OID = 0x06
-const PEM = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/
 
 /** Text that is no public key this app can read; the message says what was expected. */
 export class PublicKeyFormatError extends Error {
@@ -70,8 +70,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 export function publicKeyPem(type: PublicKeyType, raw: Uint8Array): string {
   const algorithm = tlv(SEQUENCE, concat(...ALGORITHMS[type].map(oid)))
   const spki = tlv(SEQUENCE, concat(algorithm, tlv(BIT_STRING, concat(Uint8Array.of(0), raw))))
-  const lines = toBase64(spki).match(/.{1,64}/g) ?? []
-  return ['-----BEGIN PUBLIC KEY-----', ...lines, '-----END PUBLIC KEY-----', ''].join('\n')
+  return toPem('PUBLIC KEY', spki)
 }
 
 /** Reads one DER element at `at`: its tag, its content, and where the next begins. */
@@ -103,8 +102,7 @@ function dotted(content: Uint8Array): string {
   return arcs.join('.')
 }
 
-function fromPem(body: string): { type: PublicKeyType; bytes: Uint8Array } {
-  const der = fromBase64(body.replace(/\s+/g, ''))
+function readSpki(der: Uint8Array): { type: PublicKeyType; bytes: Uint8Array } {
   const spki = element(der, 0)
   const algorithm = element(spki.content, 0)
   const key = element(spki.content, algorithm.end)
@@ -129,9 +127,9 @@ function fromPem(body: string): { type: PublicKeyType; bytes: Uint8Array } {
  * Throws a PublicKeyFormatError saying what is wrong.
  */
 export function readPublicKey(text: string): { type?: PublicKeyType; bytes: Uint8Array } {
-  const pem = PEM.exec(text)
   try {
-    if (pem) return fromPem(pem[1]!)
+    const [der] = fromPem(text, 'PUBLIC KEY')
+    if (der) return readSpki(der)
     const trimmed = text.trim()
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) throw new PublicKeyFormatError('')
     return { bytes: fromBase64(trimmed) }

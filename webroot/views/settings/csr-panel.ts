@@ -4,7 +4,7 @@ import { fromBase64 } from '../../../client/base64.js'
 import { field, h, saveFile } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE } from './config-form.js'
-import { toPem } from './pem.js'
+import { toPem } from '../../../hal/x509/pem.js'
 
 export function csrPanel(ctx: AppContext, hostname: string): HTMLElement {
   const shown = h('textarea', { readonly: true, rows: 8, spellcheck: 'false', class: 'pem' })

@@ -5,9 +5,9 @@ import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, type Config } from './config-form.js'
 import { refuseIfInvalid, setFieldError } from '../../field-error.js'
-import { pemBlocks } from './pem.js'
+import { fromPem } from '../../../hal/x509/pem.js'
 import type { RebootOffer } from './reboot-offer.js'
-import { wrapTlsKey } from './tls-key-wrap.js'
+import { wrapTlsKey } from '../../../client/tls-key-wrap.js'
 
 /** JSON bodies above this many bytes are refused (docs/api.md "Rules on every path"). */
 const BODY_LIMIT = 7300
@@ -24,14 +24,14 @@ async function fileBytes(input: HTMLInputElement): Promise<Uint8Array | undefine
 /** The chain's DER certificates, leaf first, concatenated; or why the file holds none. */
 function chainDer(bytes: Uint8Array): Uint8Array | string {
   if (bytes[0] === DER_SEQUENCE) return bytes
-  const blocks = pemBlocks(new TextDecoder().decode(bytes), 'CERTIFICATE')
+  const blocks = fromPem(new TextDecoder().decode(bytes), 'CERTIFICATE')
   if (blocks.length === 0) return 'This file holds no certificate: give PEM (-----BEGIN CERTIFICATE-----) or DER.'
   return Uint8Array.from(blocks.flatMap((block) => [...block]))
 }
 
 function keyDer(bytes: Uint8Array): Uint8Array | string {
   if (bytes[0] === DER_SEQUENCE) return bytes
-  const blocks = pemBlocks(new TextDecoder().decode(bytes), 'PRIVATE KEY')
+  const blocks = fromPem(new TextDecoder().decode(bytes), 'PRIVATE KEY')
   return blocks.length === 1 ? blocks[0]! : PKCS8_ADVICE
 }
 

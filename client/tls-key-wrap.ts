@@ -1,10 +1,10 @@
-// The client side of `tls.key` (docs/api.md "Configuration rules"), in the page: the private key
-// leaves the browser only wrapped for the device's identity key.
+// The client side of `tls.key` (docs/api.md "Configuration rules"), in a page or in Node: a
+// private key leaves its owner only wrapped for the device's identity key.
 import { cbc } from '@noble/ciphers/aes.js'
 import { x25519 } from '@noble/curves/ed25519.js'
 import { randomBytes } from '@noble/hashes/utils.js'
-import { toBase64 } from '../../../client/base64.js'
-import { tlsTransportKey } from '../../../protocol/tls-transport-key.js'
+import { toBase64 } from './base64.js'
+import { tlsTransportKey } from '../protocol/tls-transport-key.js'
 
 /**
  * `emp` and `key` of POST config `tls`: the PKCS#8 DER `keyPkcs8` under AES-256-CBC keyed with
