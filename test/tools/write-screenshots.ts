@@ -17,8 +17,9 @@ const SAMPLE_KEYS = [
   { label: 'tls-client', type: 'SECP256R1', descr: 'mutual TLS to the backend' },
 ]
 
-/** What a screen shows once used: the audit log verified, the self-test run. */
+/** What a screen shows once used: a few temperature readings, the audit log verified, the self-test run. */
 const FIRST_ACTIONS: Record<string, (page: Page) => Promise<void>> = {
+  dashboard: (page) => page.getByText(/over the last 4 readings/).waitFor({ timeout: 60_000 }),
   audit: async (page) => {
     await page.getByRole('button', { name: 'Verify all files' }).click()
     await page.locator('#verdict').waitFor()
