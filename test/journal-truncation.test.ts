@@ -73,7 +73,8 @@ t.test('the anchor follows every durable seal, and a journal that stops short of
 })
 
 t.test('a deleted newest file, or a rewritten end, is not intact either', async (t) => {
-  const dir = t.testdir()
+  const root = t.testdir({ deleted: {}, rewritten: {} })
+  const dir = join(root, 'deleted')
   const anchor = memoryAnchor()
   await closedJournal(dir, anchor)
   const newest = await closedJournal(dir, anchor)
@@ -83,7 +84,7 @@ t.test('a deleted newest file, or a rewritten end, is not intact either', async 
   t.match(deleted.recovery.problems.at(-1), `file ${newest} is missing, but the enclave saw it sealed`)
   await deleted.close()
 
-  const dir2 = join(t.testdirName, 'rewritten')
+  const dir2 = join(root, 'rewritten')
   const anchor2 = memoryAnchor()
   const id = await closedJournal(dir2, anchor2)
   anchor2.anchor = { ...anchor2.anchor!, head: new Uint8Array(32) }
@@ -144,11 +145,13 @@ async function tamperRecords(dataDir: string) {
 }
 
 t.test('over HTTP: a device whose journal end was cut boots with fls_state 0x08 and journals it', async (t) => {
+  // Emptied first: a second run must not find the first one's devices.
+  const root = t.testdir()
   for (const [what, tamper] of [
     ['the last lines of the newest file cut, its seals included', (path: string) => cutLines(path, 3)],
     ['the newest file deleted', (path: string) => rm(path)],
   ] as const) {
-    const dataDir = join(t.testdirName, what.split(' ')[1]!)
+    const dataDir = join(root, what.split(' ')[1]!)
     await (await bootDevice(t, { dataDir, variant: 'E' })).stop()
     const second = await bootDevice(t, { dataDir, variant: 'E' })
     t.equal(await flsOf(second.httpUrl!), 0, `${what}: a whole journal boots secure`)
