@@ -6,6 +6,7 @@ import { openApp } from './helpers/app.js'
 import { noChromium } from './helpers/browser.js'
 import { api } from './helpers/keys.js'
 import { login } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 
 /** The POSTs to the configuration the page sent from now on. */
 function configPosts(page: Page): Request[] {
@@ -152,5 +153,10 @@ t.test('settings: read, change, refuse before sending', { skip: noChromium }, as
   await notice.filter({ hasText: 'Saved: disk 0 size' }).waitFor()
   t.equal((await config()).storage_disk0size, 100000, 'the new size reached the device')
   t.ok(await reformat.isHidden(), 'the tick goes once saved')
+  // The reformat runs on after the answer: the test ends with it, not with the device still writing its disks.
+  await until('the disks reformatted at the new size', async () => {
+    const status = (await api(`${o.base}/api/system/status`, undefined)).json
+    return status.format === 'done' && String(status.storage?.[0]).startsWith('100000:')
+  })
   t.same(app.problems, [], 'no script error and no CSP violation')
 })
