@@ -1,8 +1,11 @@
 /** The bus (or the service behind a subject) cannot be reached now; callers answer 503. */
 export class BusUnavailableError extends Error {
   override readonly name = 'BusUnavailableError'
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Nobody answers the subject: no such service runs now, so the command reached none and did not run. */
+  readonly noResponder: boolean
+  constructor(message: string, options?: { cause?: unknown; noResponder?: boolean }) {
     super(message, options)
+    this.noResponder = options?.noResponder === true
   }
 }
 

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { PID_FILE } from './nats-server.js'
 import { FLEET_ACCOUNT, inboxPrefix, type ServiceSpec } from './services.js'
 import { journalStreamId } from './stream-names.js'
-import { Subjects } from '../protocol/index.js'
+import { BATCH_LIMITS, Subjects } from '../protocol/index.js'
 
 export interface NatsUserCredentials {
   user: string
@@ -83,7 +83,9 @@ function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
   const permissions = [
     `publish: { allow: ${list(publish)}${denied.length > 0 ? `, deny: ${list(denied)}` : ''} }`,
     `subscribe: { allow: ${list(subscribe)} }`,
-    ...(spec.serves ? ['allow_responses: true'] : []),
+    // A reply to each request it took, and no other publish to an inbox; an envelope's replies may come in as many
+    // messages as it holds commands (bus/batch-replies.ts).
+    ...(spec.serves ? [`allow_responses: { max: ${BATCH_LIMITS.commands} }`] : []),
   ].join(', ')
   return `{ user: ${quote(cred.user)}, password: ${quote(cred.pass)}, permissions: { ${permissions} } }`
 }

@@ -97,12 +97,11 @@ export class ReadModelBus {
   ): Promise<CommandReply> {
     if (!this.connected) throw new BusUnavailableError('the bus is down')
     const deadline = (this.o.now ?? Date.now)() + budgetMs
-    const reply = await this.mux.request(this.subjects.command(service, op), encode({ ...req, deadline }), budgetMs)
-    try {
-      return decode<CommandReply>(reply)
-    } catch (err) {
-      throw new BusUnavailableError(`${service}.${op} answered something undecodable`, { cause: err })
-    }
+    return (await this.mux.request(
+      this.subjects.command(service, op),
+      encode({ ...req, deadline }),
+      budgetMs,
+    )) as CommandReply
   }
 
   /** Stops following: an owner that stopped must not act on a state change that arrives after. */
@@ -123,8 +122,8 @@ export class ReadModelBus {
     this.connected = connected
     this.epoch += 1
     if (this.o.currentOnly) this.models.clear()
+    // The mux fails what waits on its own connection's drop.
     if (connected) void this.resync()
-    else this.mux.failAll('the bus connection dropped')
   }
 
   /**

@@ -1,26 +1,54 @@
 import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node'
+import { type BatchReplyPart, decode, packArray, withinBatchLimits } from '../protocol/index.js'
 import { BusTimeoutError, BusUnavailableError } from './errors.js'
 
-interface Pending {
-  subject: string
-  resolve(data: Uint8Array): void
+/** One request, from its caller's call until its reply, its timeout or its failure. */
+interface Call {
+  readonly subject: string
+  readonly data: Uint8Array
+  resolve(reply: unknown): void
   reject(error: Error): void
-  timer: NodeJS.Timeout
+  readonly timer: NodeJS.Timeout
   /** Handed to the connection: from then on its service may run it, whatever becomes of the reply. */
   sent: boolean
+  /** Its caller has been answered. */
+  done: boolean
+  /** Where its reply will come: the message it was sent in, and its index in that message's envelope. */
+  message?: Message
+  index?: number
+}
+
+/** One message on the bus: a lone command, or an envelope of several for the same subject. */
+interface Message {
+  readonly token: string
+  readonly batch: boolean
+  readonly calls: (Call | undefined)[]
+  open: number
+}
+
+/** How many commands went out, in how many messages, since the mux was made. */
+export interface MuxCounts {
+  commands: number
+  messages: number
 }
 
 /**
- * Request/reply over one wildcard reply subscription. nats.js's own `request` allocates two
- * Error objects per request even when the reply arrives (one to cancel the settled promise),
- * about 5% of the gateway's CPU on an encrypt; this does the same exchange without them.
- * No-responder replies (a 503 status without payload) fail at once, like nats.js's.
+ * Request/reply over one wildcard reply subscription, in batches. The requests of one event-loop
+ * turn to the same subject go out as one message, an envelope (protocol/command-batch.ts) the
+ * service answers with one message, or a few when some of its commands take longer: a NATS message
+ * costs every process on its way far more than the request it carries. Nothing waits for company:
+ * the turn's requests go out at its end, as a lone one does. A request's timeout, failure or reply
+ * is its own, whatever the others of its envelope do.
+ * nats.js's own `request` allocates two Error objects per request even when the reply arrives;
+ * this does the same exchange without them. No-responder replies fail at once, like nats.js's.
  */
 export class RequestMux {
   private readonly prefix: string
-  private readonly pending = new Map<string, Pending>()
+  private readonly messages = new Map<string, Message>()
   private next = 0
-  private outbox: { subject: string; data: Uint8Array; token: string }[] = []
+  /** This turn's requests by subject, in the order they were made. */
+  private outbox = new Map<string, Call[]>()
+  readonly counts: MuxCounts = { commands: 0, messages: 0 }
 
   constructor(
     private readonly nc: NatsConnection,
@@ -29,95 +57,161 @@ export class RequestMux {
     this.prefix = createInbox(inboxPrefix)
     nc.subscribe(`${this.prefix}.*`, { callback: (err, msg) => this.settle(err, msg) })
     void nc.closed().then(() => this.failAll('the connection is closed'))
-    void this.followRefusals()
+    void this.followConnection()
   }
 
   /**
-   * The reply's payload. BusTimeoutError when a responder took the request but no reply came
-   * within `timeoutMs`, or the connection was lost once it was sent; BusUnavailableError on no
-   * responder, or a connection lost or closed before it was sent.
+   * The decoded reply. BusTimeoutError when a responder took the request but no reply came within
+   * `timeoutMs`, or the connection was lost once it was sent; BusUnavailableError on no responder
+   * (its `noResponder` set), an undecodable reply, or a connection lost or closed before it was sent.
    */
-  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    const token = (this.next++).toString(36)
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(token)
-        reject(new BusTimeoutError(`${subject}: no reply within ${timeoutMs} ms`))
-      }, timeoutMs)
-      this.pending.set(token, { subject, resolve, reject, timer, sent: false })
-      this.outbox.push({ subject, data, token })
-      if (this.outbox.length === 1) setImmediate(() => this.send())
+      const call: Call = {
+        subject,
+        data,
+        resolve,
+        reject,
+        sent: false,
+        done: false,
+        timer: setTimeout(() => {
+          this.finish(call)
+          reject(new BusTimeoutError(`${subject}: no reply within ${timeoutMs} ms`))
+        }, timeoutMs),
+      }
+      if (this.outbox.size === 0) setImmediate(() => this.send())
+      const queued = this.outbox.get(subject)
+      if (queued) queued.push(call)
+      else this.outbox.set(subject, [call])
     })
   }
 
   /**
-   * Publishes the requests of one event-loop turn together: nats.js writes what is published in
-   * one go with one socket write, where one write per request (each HTTP request arrives in its
-   * own callback) was a fifth of the gateway's CPU under load.
+   * Publishes the turn's requests, an envelope per subject (within BATCH_LIMITS): nats.js writes
+   * what is published in one go with one socket write.
    */
   private send(): void {
-    const batch = this.outbox
-    this.outbox = []
-    for (const { subject, data, token } of batch) {
-      const pending = this.pending.get(token)
-      // Failed before its turn (a lost connection): its caller was told it never ran, so it must not.
-      if (!pending) continue
-      try {
-        this.nc.publish(subject, data, { reply: `${this.prefix}.${token}` })
-        pending.sent = true
-      } catch (err) {
-        this.drop(token)?.reject(new BusUnavailableError(`${subject}: ${(err as Error).message}`, { cause: err }))
-      }
+    const outbox = this.outbox
+    this.outbox = new Map()
+    for (const [subject, queued] of outbox) {
+      // Failed before its turn (a timeout, a lost connection): its caller was told, and it must not run.
+      const waiting = queued.filter((call) => !call.done)
+      for (const calls of withinBatchLimits(waiting, (call) => call.data.length)) this.publish(subject, calls)
     }
   }
 
+  private publish(subject: string, calls: Call[]): void {
+    const message: Message = { token: (this.next++).toString(36), batch: calls.length > 1, calls, open: calls.length }
+    const data = message.batch ? packArray(calls.map((call) => call.data)) : calls[0]!.data
+    calls.forEach((call, index) => Object.assign(call, { message, index }))
+    this.messages.set(message.token, message)
+    try {
+      this.nc.publish(subject, data, { reply: `${this.prefix}.${message.token}` })
+    } catch (err) {
+      return this.failMessage(message, (call) => new BusUnavailableError(`${call.subject}: ${(err as Error).message}`))
+    }
+    for (const call of calls) call.sent = true
+    this.counts.commands += calls.length
+    this.counts.messages += 1
+  }
+
   /**
-   * Fails every request still waiting for its reply. The owner calls it when the connection
-   * drops: a request or its reply in flight then may be lost with the connection, and a caller
+   * Fails every request still waiting for its reply, as when the connection drops: a request or its reply in flight then may be lost with the connection, and a caller
    * must not wait out the timeout to learn that. One already sent may have reached its service
    * and run, or still run: it fails as a timeout, which says so, where "unavailable" (a 503)
    * would invite a retry that runs it twice. One not sent yet fails as unavailable, and never will be.
    */
   failAll(reason: string, cause?: Error): void {
-    for (const [token, { subject, sent }] of [...this.pending]) {
-      const error = sent
-        ? new BusTimeoutError(`${subject}: ${reason} after it was sent; it may still complete`, { cause })
-        : new BusUnavailableError(`${subject}: ${reason}`, { cause })
-      this.drop(token)?.reject(error)
+    const queued = [...this.outbox.values()].flat()
+    this.outbox = new Map()
+    for (const call of queued) {
+      if (call.done) continue
+      this.finish(call)
+      call.reject(new BusUnavailableError(`${call.subject}: ${reason}`, { cause }))
+    }
+    for (const message of [...this.messages.values()]) {
+      this.failMessage(message, (call) =>
+        call.sent
+          ? new BusTimeoutError(`${call.subject}: ${reason} after it was sent; it may still complete`, { cause })
+          : new BusUnavailableError(`${call.subject}: ${reason}`, { cause }),
+      )
     }
   }
 
   /**
-   * A publish the server refuses (this connection's user may not send to that subject) is only
-   * reported on the connection, never to the request: without this it would wait out its
-   * deadline and pass for a slow service. No service can be reached there, so: unavailable.
+   * A dropped connection fails what waits (see failAll). A publish the server refuses (this
+   * connection's user may not send to that subject) is only reported on the connection, never to
+   * the request: without this it would wait out its deadline and pass for a slow service. No
+   * service can be reached there, so: unavailable.
    */
-  private async followRefusals(): Promise<void> {
+  private async followConnection(): Promise<void> {
     for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') this.failAll('the bus connection dropped')
       if (status.type !== 'error' || !(status.error instanceof PermissionViolationError)) continue
       const { operation, subject } = status.error
       if (operation !== 'publish') continue
-      for (const [token, pending] of [...this.pending]) {
-        if (pending.subject === subject)
-          this.drop(token)?.reject(new BusUnavailableError(`${subject}: refused by the bus`, { cause: status.error }))
+      for (const message of [...this.messages.values()]) {
+        if (message.calls.some((call) => call?.subject === subject))
+          this.failMessage(
+            message,
+            () => new BusUnavailableError(`${subject}: refused by the bus`, { cause: status.error }),
+          )
       }
     }
   }
 
-  private drop(token: string): Pending | undefined {
-    const pending = this.pending.get(token)
-    if (!pending) return undefined
-    this.pending.delete(token)
-    clearTimeout(pending.timer)
-    return pending
+  /** Takes `call` out of its message, and the message out of the map once none of its calls waits. */
+  private finish(call: Call): void {
+    call.done = true
+    clearTimeout(call.timer)
+    const { message, index } = call
+    if (!message || index === undefined || message.calls[index] !== call) return
+    message.calls[index] = undefined
+    message.open -= 1
+    if (message.open === 0) this.messages.delete(message.token)
+  }
+
+  private failMessage(message: Message, error: (call: Call) => Error): void {
+    for (const call of message.calls) {
+      if (!call) continue
+      this.finish(call)
+      call.reject(error(call))
+    }
   }
 
   private settle(err: Error | null, msg: Msg): void {
     if (err) return this.failAll(`the reply subscription ended: ${err.message}`, err)
-    const pending = this.drop(msg.subject.slice(this.prefix.length + 1))
-    if (!pending) return
+    const message = this.messages.get(msg.subject.slice(this.prefix.length + 1))
+    if (!message) return
     if (msg.data.length === 0 && msg.headers?.code === 503)
-      pending.reject(new BusUnavailableError(`${pending.subject}: no responder`))
-    else pending.resolve(msg.data)
+      return this.failMessage(
+        message,
+        (call) => new BusUnavailableError(`${call.subject}: no responder`, { noResponder: true }),
+      )
+    let reply: unknown
+    try {
+      reply = decode(msg.data)
+    } catch (cause) {
+      return this.failMessage(
+        message,
+        (call) => new BusUnavailableError(`${call.subject}: undecodable reply`, { cause }),
+      )
+    }
+    // A refusal of the whole envelope (one too big, say) is every command's answer.
+    if (!message.batch || !Array.isArray(reply)) return this.resolveAll(message, reply)
+    for (const entry of reply as BatchReplyPart) {
+      const call = Array.isArray(entry) && Number.isInteger(entry[0]) ? message.calls[entry[0]] : undefined
+      if (!call) continue
+      this.finish(call)
+      call.resolve(entry[1])
+    }
+  }
+
+  private resolveAll(message: Message, reply: unknown): void {
+    for (const call of message.calls) {
+      if (!call) continue
+      this.finish(call)
+      call.resolve(reply)
+    }
   }
 }

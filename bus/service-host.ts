@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
+  BATCH_LIMITS,
   type CommandReply,
   type CommandRequest,
   DEADLINE_MS,
@@ -17,9 +18,14 @@ import {
   Subjects,
   TIMEOUT_ERROR,
 } from '../protocol/index.js'
+import { BatchReplies } from './batch-replies.js'
 import { faultOf } from './fault-of.js'
 import { BusTimeoutError, BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../hal/index.js'
+
+const BAD_ENVELOPE = fail(400, 'bad_envelope', 'the command envelope cannot be decoded')
+const ENVELOPE_SIZE = fail(400, 'bad_envelope', `an envelope holds 1 to ${BATCH_LIMITS.commands} commands`)
+const INTERNAL_ERROR = fail(500, 'internal_error', 'the operation failed')
 
 export type CommandHandler = (req: CommandRequest) => Promise<CommandReply> | CommandReply
 
@@ -99,33 +105,61 @@ export class ServiceHost<S> {
 
   private dispatch(msg: Msg): void {
     const op = msg.subject.slice(msg.subject.lastIndexOf('.') + 1)
-    if (op === 'state') return this.respond(msg, this.snapshot())
+    let envelope: unknown
+    try {
+      envelope = decode(msg.data)
+    } catch {
+      return this.respond(msg, encode(BAD_ENVELOPE))
+    }
+    if (!Array.isArray(envelope))
+      return this.track(
+        envelope,
+        this.answer(op, envelope).then((reply) => this.respond(msg, encode(reply))),
+      )
+    // Refused unread: an envelope of thousands of commands must not take the service's turn.
+    if (envelope.length === 0 || envelope.length > BATCH_LIMITS.commands)
+      return this.respond(msg, encode(ENVELOPE_SIZE))
+    // Taken in order: the exclusive ones queue in the mailbox as they come, the others start now.
+    const replies = new BatchReplies(envelope.length, (part) => this.respond(msg, part))
+    envelope.forEach((command, index) =>
+      this.track(
+        command,
+        this.answer(op, command).then((reply) => replies.add(index, reply)),
+      ),
+    )
+  }
+
+  /** The reply to one command; never rejects. */
+  private async answer(op: string, command: unknown): Promise<unknown> {
+    if (op === 'state') return this.snapshot()
     // A name every object inherits (`constructor`, `__proto__`) must not pass for an operation.
     const spec = Object.hasOwn(this.operations, op) ? this.operations[op] : undefined
-    if (!spec) return this.respond(msg, fail(404, 'unknown_operation', `no operation ${op}`))
-    let req: CommandRequest
+    if (!spec) return fail(404, 'unknown_operation', `no operation ${op}`)
+    if (typeof command !== 'object' || command === null || Array.isArray(command)) return BAD_ENVELOPE
+    // A principal is what a service finds in a bearer token it verified itself (actors/host/bearer-guard.ts),
+    // never what the sender claims: a claimed one is dropped here, before any operation sees it.
+    const { principal: _claimed, ...req } = command as CommandRequest
     try {
-      // A principal is what a service finds in a bearer token it verified itself (actors/host/bearer-guard.ts),
-      // never what the sender claims: a claimed one is dropped here, before any operation sees it.
-      const { principal: _claimed, ...sent } = decode<CommandRequest>(msg.data)
-      req = sent
-    } catch {
-      return this.respond(msg, fail(400, 'bad_envelope', 'the command envelope cannot be decoded'))
+      return await this.run(spec, req)
+    } catch (err) {
+      this.logger.error({ service: this.service, rid: req.rid, err: (err as Error).message }, 'command failed')
+      return INTERNAL_ERROR
     }
-    const work = this.run(spec, req).then(
-      (reply) => this.respond(msg, reply),
-      (err: Error) => this.logger.error({ service: this.service, rid: req.rid, err: err.message }, 'command failed'),
-    )
+  }
+
+  /** Keeps `work` (a command until its reply is sent) for a stop to wait for, until the command's deadline. */
+  private track(command: unknown, work: Promise<void>): void {
     const longest = this.now() + DEADLINE_MS.long
-    this.running.set(work, Number.isFinite(req.deadline) ? Math.min(req.deadline as number, longest) : longest)
+    const deadline = (command as Partial<CommandRequest> | null)?.deadline
+    this.running.set(work, Number.isFinite(deadline) ? Math.min(deadline as number, longest) : longest)
     void work.finally(() => this.running.delete(work))
   }
 
   /** A reply the connection refuses (one over the bus's max_payload) is lost: its caller learns it by its deadline. */
-  private respond(msg: Msg, reply: unknown): void {
+  private respond(msg: Msg, reply: Uint8Array): void {
     if (!msg.reply) return
     try {
-      msg.respond(encode(reply))
+      msg.respond(reply)
     } catch (err) {
       this.logger.warn({ service: this.service, err: (err as Error).message }, 'a reply could not be sent')
     }
@@ -167,7 +201,7 @@ export class ServiceHost<S> {
         // host did not answer that case itself: nothing was journaled or changed, the request does not fit the state.
         if ((err as Error | undefined)?.name === 'EventRefusedError')
           return fail(409, 'conflict', 'The device cannot do this in its current state')
-        return { status: 500, body: { error: 'internal_error', message: 'the operation failed' } }
+        return INTERNAL_ERROR
       }
     }
     if (spec.exclusive === false) return execute()

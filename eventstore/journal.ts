@@ -1,6 +1,7 @@
 // The journal writer: one writer per device, group-committing concurrent appends into one
 // durable append (one fdatasync) per batch, sealing often, rotating by size.
 
+import { setImmediate } from 'node:timers/promises'
 import type { JournalMedia } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { anchorProblem, type JournalAnchorStore } from './journal-anchor.js'
@@ -212,6 +213,9 @@ export class Journal {
   private schedule(): void {
     if (this.draining) return
     this.draining = (async () => {
+      // The first write waits for the end of the turn: the commands of one envelope append in the
+      // same turn (bus/service-host.ts), and so share one write and one fsync.
+      await setImmediate()
       while (this.hasWork()) await this.flush(this.queue.splice(0))
     })().finally(() => {
       this.draining = undefined

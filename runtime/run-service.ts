@@ -185,7 +185,7 @@ function runActor(
   start: (basics: ActorBasics) => Promise<{ stop(): Promise<void> }>,
 ): Promise<RunningService> {
   return connected(ctx, service, async (nc) => {
-    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid)
+    const journal = ctx.journal ?? new RemoteJournal(nc, ctx.hal.devid, inboxPrefix(service))
     const actor = await start({ nc, hal: ctx.hal, journal, logger: ctx.logger })
     return { stop: () => actor.stop() }
   })
@@ -204,7 +204,7 @@ function runSystem(ctx: ServiceContext): Promise<RunningService> {
 function runAuth(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
   return connected(ctx, 'auth', async (nc) => {
-    const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid)
+    const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid, inboxPrefix('auth'))
     const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, IDENTITY_RECORD_TYPES)
     if (!history.intact)
       ctx.logger.error(

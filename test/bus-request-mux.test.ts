@@ -20,7 +20,8 @@ t.test(
     const responder = await connect({ servers: nats.url })
     const client = await connect({ servers: nats.url })
     t.teardown(() => responder.close())
-    responder.subscribe('echo', {
+    // A subject each: requests of one turn to one subject would travel as one envelope (bus-batches.test.ts).
+    responder.subscribe('echo.*', {
       callback: (_err, msg) => {
         // Answers out of order: the later request's reply comes first.
         const delay = msg.data[0] === 1 ? 30 : 0
@@ -32,12 +33,8 @@ t.test(
     await responder.flush()
     const mux = new RequestMux(client, '_INBOX_test')
 
-    const replies = await Promise.all([1, 2, 3].map((n) => mux.request('echo', Uint8Array.of(n), 2000)))
-    t.same(
-      replies.map((r) => r[0]),
-      [1, 2, 3],
-      'each reply to its own request',
-    )
+    const replies = await Promise.all([1, 2, 3].map((n) => mux.request(`echo.${n}`, Uint8Array.of(n), 2000)))
+    t.same(replies, [1, 2, 3], 'each reply to its own request')
 
     // The waits below are far longer than tap's own timeout: a failure that came only with the
     // wait's end would fail the test by that timeout, not pass as the expected error.
@@ -48,7 +45,7 @@ t.test(
     await until('the responder has it', () => silent === 2)
     await client.close()
     await t.rejects(pending, BusTimeoutError, 'a closed connection ends what waits, at once: it may have run')
-    await t.rejects(mux.request('echo', Uint8Array.of(0), 1000), BusUnavailableError, 'and refuses new requests')
+    await t.rejects(mux.request('echo.0', Uint8Array.of(0), 1000), BusUnavailableError, 'and refuses new requests')
   },
 )
 

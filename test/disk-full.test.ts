@@ -8,6 +8,7 @@ import t from 'tap'
 import { decode, encode } from '../protocol/codec.js'
 import { connectBus } from '../bus/connection.js'
 import { ServiceHost } from '../bus/service-host.js'
+import { inboxPrefix } from '../bus/services.js'
 import { Subjects } from '../protocol/subjects.js'
 import type { CommandReply } from '../protocol/bus-messages.js'
 import { EventstoreActor } from '../actors/eventstore/eventstore-actor.js'
@@ -180,7 +181,7 @@ t.test(
     await eventstore.start()
     t.teardown(() => eventstore.stop())
     const nc = await connect('keystore')
-    const remote = new RemoteJournal(nc, devid)
+    const remote = new RemoteJournal(nc, devid, inboxPrefix('keystore'))
     const host = new ServiceHost(
       nc,
       devid,

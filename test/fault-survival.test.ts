@@ -5,6 +5,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encode } from '../protocol/codec.js'
 import { connectBus } from '../bus/connection.js'
+import { inboxPrefix } from '../bus/services.js'
 import { Subjects } from '../protocol/subjects.js'
 import { RemoteJournal } from '../actors/eventstore/remote-journal.js'
 import { LogResult, LogType } from '../protocol/journal.js'
@@ -244,7 +245,7 @@ t.test(
     const devid = '00112233aabbccdd'
     const keystore = await connectBus({ servers: nats.url, service: 'keystore' })
     t.teardown(() => keystore.close())
-    const appended = new RemoteJournal(keystore, devid)
+    const appended = new RemoteJournal(keystore, devid, inboxPrefix('keystore'))
       .append([{ type: LogType.CRYPTO_ENCRYPT, result: LogResult.OK }])
       .catch((err: Error) => err.message)
     await sleep(200)

@@ -1,18 +1,17 @@
-import { NoRespondersError, RequestError, type NatsConnection } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/transport-node'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { JournalWriteError } from '../../eventstore/index.js'
 import { StorageFullError } from '../../hal/index.js'
 import {
   type CommandReply,
   DEADLINE_MS,
-  decode,
   encode,
   type JournalEntry,
   type JournalPosition,
   type SignedHead,
   Subjects,
 } from '../../protocol/index.js'
-import { requestFailure } from '../../bus/index.js'
+import { BusUnavailableError, RequestMux } from '../../bus/index.js'
 import type { JournalPort, JournalStatus } from '../host/index.js'
 
 /** How long to wait before asking a journal that had no responder again. */
@@ -21,10 +20,14 @@ const RESUBSCRIBE_POLL_MS = 20
 /** The journal of a device whose eventstore runs in another process (`--split`). */
 export class RemoteJournal implements JournalPort {
   private readonly subjects: Subjects
+  /** The appends of one turn (the commands of one envelope, say) reach the eventstore as one message. */
+  private readonly mux: RequestMux
 
   constructor(
-    private readonly nc: NatsConnection,
+    nc: NatsConnection,
     devid: string,
+    /** The connection's own reply inbox prefix (bus `inboxPrefix`). */
+    inboxPrefix: string,
     /**
      * An append is a step of an operation already under way, which must run to its end where it
      * can: it gets the longest budget, and a slow journal is told apart from a missing one.
@@ -32,6 +35,7 @@ export class RemoteJournal implements JournalPort {
     private readonly timeoutMs = DEADLINE_MS.long,
   ) {
     this.subjects = new Subjects(devid)
+    this.mux = new RequestMux(nc, inboxPrefix)
   }
 
   append(entries: JournalEntry[]): Promise<JournalPosition[]> {
@@ -59,15 +63,12 @@ export class RemoteJournal implements JournalPort {
     let reply: CommandReply<T>
     for (;;) {
       try {
-        const msg = await this.nc.request(this.subjects.command('eventstore', op), payload, {
-          timeout: Math.max(1, deadline - Date.now()),
-        })
-        reply = decode<CommandReply<T>>(msg.data)
+        const subject = this.subjects.command('eventstore', op)
+        reply = (await this.mux.request(subject, payload, Math.max(1, deadline - Date.now()))) as CommandReply<T>
         break
       } catch (err) {
-        if (!noResponder(err) || Date.now() + RESUBSCRIBE_POLL_MS >= deadline) {
-          throw requestFailure(err, `the journal did not answer ${op}`)
-        }
+        if (!(err instanceof BusUnavailableError && err.noResponder) || Date.now() + RESUBSCRIBE_POLL_MS >= deadline)
+          throw err
         await sleep(RESUBSCRIBE_POLL_MS)
       }
     }
@@ -79,8 +80,4 @@ export class RemoteJournal implements JournalPort {
     if (reply.status !== 200) throw new Error(`the journal refused ${op} (${reply.status})`)
     return reply.body as T
   }
-}
-
-function noResponder(err: unknown): boolean {
-  return err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders())
 }
