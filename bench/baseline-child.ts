@@ -19,7 +19,7 @@ function serve(): Promise<ListeningServer> {
     case 'bus':
       return serveBusBaseline(config.tls, config.workDir)
     case 'get':
-      return serveGetBaseline()
+      return serveGetBaseline(config.tls)
     case 'download':
       return serveDownloadBaseline(config.tls, config.file!)
     case 'upload':

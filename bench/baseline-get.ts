@@ -1,10 +1,10 @@
 import uWS from 'uWebSockets.js'
 import { listenLocal } from './listen-local.js'
-import type { ListeningServer } from './types.js'
+import type { ListeningServer, TlsFiles } from './types.js'
 
-/** Baseline for (d): a bare uWS GET over plain HTTP answering a small JSON made per request, as status is. */
-export function serveGetBaseline(): Promise<ListeningServer> {
-  const app = uWS.App()
+/** Baseline for (d): a bare uWS GET over HTTPS answering a small JSON made per request, as status is. */
+export function serveGetBaseline(tls: TlsFiles): Promise<ListeningServer> {
+  const app = uWS.SSLApp({ cert_file_name: tls.certFile, key_file_name: tls.keyFile })
   app.get('/*', (res) => {
     const body = JSON.stringify({
       ctx: 'ready',

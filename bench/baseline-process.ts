@@ -42,9 +42,9 @@ export async function startBaseline(config: BaselineConfig): Promise<ServerProce
       throw new Error(`the ${config.kind} baseline exited with ${String(code)} before it listened`)
     }),
   ])) as [{ port: number }]
-  const scheme = config.kind === 'get' ? 'http' : 'https'
+  // Every baseline serves HTTPS with the bench certificate, as hemd's loads are over HTTPS.
   return {
-    url: `${scheme}://127.0.0.1:${message.port}`,
+    url: `https://127.0.0.1:${message.port}`,
     pid: child.pid!,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return

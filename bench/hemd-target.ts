@@ -32,7 +32,8 @@ export interface HemdTarget extends HemdProcess {
   client: HemClient
 }
 
-const HEMD = fileURLToPath(new URL('../bin/hemd.js', import.meta.url))
+/** The hemd executable of this build. */
+export const HEMD = fileURLToPath(new URL('../bin/hemd.js', import.meta.url))
 /** The passphrases of the devices the bench personalises. */
 export const BENCH_PASSPHRASES = { user: 'bench user passphrase', master: 'bench master passphrase' }
 /** A boot that replays a long journal on a busy machine can take a while. */
@@ -41,9 +42,9 @@ const READY_TIMEOUT_MS = 60_000
 /**
  * Starts hemd (variant P: the device with every route the bench loads) as a user would, in its
  * own process, and waits for its banner (printed once every service is up), from which it reads
- * its URLs.
+ * its URLs. `extraArgs` go after the bench's own flags (`--bus DIR` for the scaling group).
  */
-export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
+export async function spawnHemd(dataDir: string, extraArgs: readonly string[] = []): Promise<HemdProcess> {
   const started = performance.now()
   const child = spawn(
     process.execPath,
@@ -62,6 +63,7 @@ export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
       'warn',
       // The bench's images are signed with the development vendor key.
       '--dev-keys',
+      ...extraArgs,
     ],
     // Its own process group: only the bench stops it (see run.ts), once and in order.
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
@@ -96,11 +98,16 @@ export async function spawnHemd(dataDir: string): Promise<HemdProcess> {
 }
 
 /**
- * Starts hemd (see spawnHemd), personalises it unless its data dir is of a device this module
- * personalised before, creates the AES-256 key the cipher scenarios use and logs in for it.
+ * Starts hemd (see spawnHemd, which gets `extraArgs`), personalises it unless its data dir is of a
+ * device this module personalised before, creates the AES-256 key the cipher scenarios use and
+ * logs in for it.
  */
-export async function startHemdTarget(dataDir: string, personalised = false): Promise<HemdTarget> {
-  const hemd = await spawnHemd(dataDir)
+export async function startHemdTarget(
+  dataDir: string,
+  personalised = false,
+  extraArgs: readonly string[] = [],
+): Promise<HemdTarget> {
+  const hemd = await spawnHemd(dataDir, extraArgs)
   try {
     if (!personalised) await personalise(hemd.url)
     // Tokens as long-lived as the device allows: the bench never logs in again.

@@ -4,8 +4,8 @@ import type { TargetCheck } from './check-targets.js'
 const MB = 1024 * 1024
 
 /**
- * The human report: one line per scenario (medians of the rounds), the boots, the timed
- * exchanges, then each target with PASS or MISS.
+ * The human report: one line per scenario (medians of the rounds), the scaling table, the boots,
+ * the timed exchanges, then each target with PASS or MISS.
  */
 export function renderReport(summary: BenchSummary): string {
   const { settings, machine, boot } = summary
@@ -43,10 +43,25 @@ export function renderReport(summary: BenchSummary): string {
         ),
       ]
     : []
+  const scaling = summary.scaling
+    ? [
+        'scaling: encrypt as c on hemd --bus, by connections (median of rounds; batch = commands per',
+        "NATS message from the gateway, the 2xx answers over the gateway connection's in_msgs on the bus)",
+        `  ${'connections'.padEnd(12)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}` +
+          `${'p99 ms'.padStart(9)}${'batch'.padStart(8)}`,
+        ...summary.scaling.map(
+          (r) =>
+            `  ${String(r.connections).padEnd(12)}${r.requestsPerSecond.toFixed(0).padStart(8)}` +
+            `${r.p50.toFixed(3).padStart(9)}${r.p99.toFixed(3).padStart(9)}` +
+            `${(Number.isNaN(r.batch) ? '-' : r.batch.toFixed(2)).padStart(8)}`,
+        ),
+        '',
+      ]
+    : []
   const rss =
     summary.peakRssBytes === undefined
       ? []
-      : [`hemd peak RSS over the run (the runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
+      : [`hemd peak RSS over the run (either hemd's runtime's VmHWM): ${(summary.peakRssBytes / MB).toFixed(1)} MB`]
   return [
     `hemd bench: ${settings.connections} connections, ${settings.duration} s per load, ` +
       `${settings.rounds} round(s) interleaved, median of rounds`,
@@ -61,6 +76,7 @@ export function renderReport(summary: BenchSummary): string {
           ...rows,
           '',
         ]),
+    ...scaling,
     ...boots,
     ...rss,
     ...timings,
@@ -75,7 +91,7 @@ function renderTarget(t: TargetCheck): string {
   const unit = t.unit ? ` ${t.unit}` : ''
   const measured = `${t.unit === 'ms' ? milliseconds(t.measured) : t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
   return (
-    `  ${t.label.padEnd(38)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(68) +
+    `  ${t.label.padEnd(42)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(72) +
     (t.pass ? 'PASS' : 'MISS')
   )
 }

@@ -6,16 +6,18 @@ import { writeBenchCertificate } from './bench-certificate.js'
 import { startBaseline, type ServerProcess } from './baseline-process.js'
 import { bootDataDir, copyDataDir } from './boot-journal.js'
 import { measureBoots, type BootSample } from './boot-time.js'
+import { busCount, type BusCount } from './bus-batch.js'
+import { startBusHemd, type BusHemd } from './bus-hemd.js'
 import { checkTargets, type TargetCheck } from './check-targets.js'
 import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
 import { startHemdTarget, type HemdTarget } from './hemd-target.js'
 import { measure } from './measure.js'
 import { measureTimings, type TimingResult } from './measure-timings.js'
-import { medianSample } from './median-sample.js'
+import { median, medianSample } from './median-sample.js'
 import { preflight } from './preflight.js'
 import { PRIMITIVE_LOADS } from './primitive-loads.js'
 import { benchScenarios, isLoadGroup, type Group, type LoadGroup, type ScenarioInputs } from './scenarios.js'
-import type { BaselineKind, LoadSettings, Sample, TlsFiles } from './types.js'
+import type { BaselineKind, LoadSettings, Sample, Scenario } from './types.js'
 import { uiImage } from './upload-image.js'
 
 export interface BenchSettings extends LoadSettings {
@@ -37,6 +39,18 @@ export interface ScenarioResult {
   /** hemd's peak RSS during this scenario's rounds, for loads on hemd. */
   peakRssBytes?: number
   rounds: Sample[]
+  /** For the loads whose bus is watched (group scaling): the median batch size, and each round's count. */
+  bus?: { batch: number; rounds: BusCount[] }
+}
+
+/** One row of the scaling table: the encrypt load at one connection count (medians of the rounds). */
+export interface ScalingRow {
+  connections: number
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  /** Commands per NATS message from the gateway to the keystore, counted on the bus. */
+  batch: number
 }
 
 export interface BenchSummary {
@@ -49,6 +63,8 @@ export interface BenchSummary {
   boot: BootSample | undefined
   /** The timed exchanges (brake, deadlines, outage, reboot), when they ran. */
   timings: TimingResult[] | undefined
+  /** The scaling group's table, when it ran. */
+  scaling: ScalingRow[] | undefined
 }
 
 /** The baselines each load group measures against. */
@@ -60,6 +76,7 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
   hmac: ['primitives'],
   pqc: ['primitives'],
   status: ['get'],
+  scaling: [],
   login: [],
   download: ['download'],
   upload: ['upload'],
@@ -67,11 +84,11 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
 
 /**
  * Builds (or takes from the cache) a data dir whose journal holds `journalRecords` records, times
- * the boots of copies of it and the timed exchanges on another (measureTimings), then starts the baselines and hemd (on
- * another copy), each in its
- * own process, and runs every scenario once per round, interleaved (a, b, c, …, then again), so
- * that a slow phase of this noisy machine falls on all of them alike. `progress` hears what is
- * going on; `signal` stops the run (every server is stopped all the same).
+ * the boots of copies of it and the timed exchanges on another (measureTimings), then starts the
+ * baselines and hemd (on another copy; the scaling group a second hemd on a watched bus,
+ * bus-hemd.ts), each in its own process, and runs every scenario once per round, interleaved (a,
+ * b, c, …, then again), so that a slow phase of this noisy machine falls on all of them alike.
+ * `progress` hears what is going on; `signal` stops the run (every server is stopped all the same).
  */
 export async function runBench(
   settings: BenchSettings,
@@ -105,6 +122,7 @@ export async function runBench(
     const hemdDir = join(workDir, 'hemd')
     await copyDataDir(dataDir, hemdDir)
     const hemd = await started(startHemdTarget(hemdDir, true))
+    const busHemd = loads.includes('scaling') ? await started(startBusHemd(dataDir, workDir)) : undefined
     const bench = benchKeys()
     const inputs = await hemdInputs(hemd, bench, workDir, loads)
     const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
@@ -124,36 +142,55 @@ export async function runBench(
     const urls = Object.fromEntries(await Promise.all(kinds.map(async (kind, i) => [kind, (await baselines[i]!).url])))
     const scenarios = benchScenarios(loads, {
       ...inputs,
-      urls: { ...urls, hemdHttp: hemd.url, hemdHttps: hemd.httpsUrl },
+      ...(busHemd ? { scaling: { url: busHemd.httpsUrl, kid: busHemd.kid, token: busHemd.token } } : {}),
+      urls: { ...urls, hemdHttps: hemd.httpsUrl },
     })
     for (const scenario of scenarios) await preflight(scenario)
 
     const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
+    const buses = new Map<string, BusCount[]>(scenarios.filter((s) => s.busCounted).map((s) => [s.id, []]))
     const peaks = new Map<string, number>()
+    const hemds = busHemd ? [hemd, busHemd] : [hemd]
+    const runPeak = async () => Math.max(...(await Promise.all(hemds.map((h) => h.peakRss()))))
     // The whole run's peak, setup and preflights included, before the per-scenario peaks reset it.
-    let peakRssBytes = await hemd.peakRss()
+    let peakRssBytes = await runPeak()
     for (let round = 1; round <= settings.rounds; round++) {
       for (const scenario of scenarios) {
         signal.throwIfAborted()
         progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
-        if (scenario.hemd) await hemd.resetPeakRss()
-        rounds.get(scenario.id)!.push(await measure(scenario, settings, signal))
+        const target = scenario.busCounted ? busHemd! : hemd
+        if (scenario.hemd) await target.resetPeakRss()
+        const before = scenario.busCounted ? await busHemd!.gatewayPublished() : 0
+        const sample = await measure(scenario, settings, signal)
+        rounds.get(scenario.id)!.push(sample)
+        // The 2xx answers: those certainly crossed the bus.
+        if (scenario.busCounted)
+          buses.get(scenario.id)!.push(busCount(before, await busHemd!.gatewayPublished(), sample.ok))
         if (scenario.hemd) {
-          const peak = await hemd.peakRss()
+          const peak = await target.peakRss()
           peaks.set(scenario.id, Math.max(peaks.get(scenario.id) ?? 0, peak))
           peakRssBytes = Math.max(peakRssBytes, peak)
         }
       }
     }
     signal.throwIfAborted()
-    const results = scenarios.map((s) => {
+    const results: ScenarioResult[] = scenarios.map((s) => {
       const median = medianSample(rounds.get(s.id)!)
       const mbps =
         s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
       const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
-      return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)! }
+      const bus = buses.get(s.id)
+      const batch = bus ? { bus: { batch: medianBatch(bus), rounds: bus } } : {}
+      return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)!, ...batch }
     })
-    return summary(settings, results, Math.max(peakRssBytes, await hemd.peakRss()), boot, timings)
+    return summary(
+      settings,
+      results,
+      Math.max(peakRssBytes, await runPeak()),
+      boot,
+      timings,
+      scalingTable(scenarios, results),
+    )
   } finally {
     await Promise.all(running.map((s) => s.stop()))
     await rm(workDir, { recursive: true, force: true })
@@ -166,6 +203,7 @@ function summary(
   peakRssBytes: number | undefined,
   boot: BootSample | undefined,
   timings: TimingResult[] | undefined,
+  scaling?: ScalingRow[],
 ): BenchSummary {
   const samples = Object.fromEntries(scenarios.map((r) => [r.id, r.median]))
   return {
@@ -186,7 +224,31 @@ function summary(
     peakRssBytes,
     boot,
     timings,
+    scaling,
   }
+}
+
+/** The median of the rounds' batch sizes; NaN if any round saw no message (that round's batch is unknown). */
+function medianBatch(rounds: BusCount[]): number {
+  return rounds.some((r) => Number.isNaN(r.batch)) ? Number.NaN : median(rounds.map((r) => r.batch))
+}
+
+/** The scaling table: one row per load of the group, by connection count; undefined when the group did not run. */
+function scalingTable(scenarios: Scenario[], results: ScenarioResult[]): ScalingRow[] | undefined {
+  const rows = scenarios.flatMap((s, i) => {
+    const { median: m, bus } = results[i]!
+    if (!bus || s.load.kind !== 'http') return []
+    return [
+      {
+        connections: s.load.connections!,
+        requestsPerSecond: m.requestsPerSecond,
+        p50: m.p50,
+        p99: m.p99,
+        batch: bus.batch,
+      },
+    ]
+  })
+  return rows.length > 0 ? rows : undefined
 }
 
 /** The bench's own keys: the bare ceiling decrypts with them what the bench sealed. */

@@ -11,16 +11,19 @@ Measures, interleaved and in one run, hemd (variant P, its journal holding --jou
 records) against a baseline in its own process for each: encrypt (a: uWS + node:crypto, b: uWS ->
 NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), sign (Ed25519,
 ECDSA P-256), hmac (HMAC-SHA-256), pqc (ML-KEM-768 encaps, ML-DSA-65 sign; each of these against
-the same primitive of the device's engines behind bare uWS), status (a bare uWS GET), login
-(against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS moving the same
-bytes); then hemd's peak RSS and its boot to ready replaying that journal.
+the same primitive of the device's engines behind bare uWS), status (a bare uWS GET, HTTPS),
+scaling (encrypt as c at 1, 8, 32, 128 and 512 connections on a second hemd run with --bus on a
+nats-server the bench watches: the commands per NATS message from the gateway, counted on the
+bus), login (against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS
+moving the same bytes); then hemd's peak RSS and its boot to ready replaying that journal.
 The group timings times, once per round on a hemd of its own, the login brake's answers, a 10 MB
 eJWT's refusal, a stalled upload's 408 (dosprot 1), the slowest encrypt while the device's
 nats-server is killed and restarted, and a reboot with two requests waiting for their bodies.
 Prints req/s, MB/s, p50/p99, the timings, and each target with PASS or MISS.
 
   --duration SECONDS     per scenario and round (default 6)
-  --connections N        concurrent connections of the request loads (default 32; the download 4)
+  --connections N        concurrent connections of the request loads (default 32; the download 4,
+                         scaling its own)
   --rounds N             interleaved rounds; the report takes the median (default 3)
   --boots N              boots timed (default 3)
   --journal-records N    records of the journal hemd boots with (default 100000; the data dir is

@@ -17,6 +17,7 @@ export const GROUPS = [
   'hmac',
   'pqc',
   'status',
+  'scaling',
   'login',
   'download',
   'upload',
@@ -33,6 +34,8 @@ export function isLoadGroup(group: Group): group is LoadGroup {
 
 /** Transfers run on few connections: 32 parallel 8 MiB downloads would measure the socket buffers. */
 const TRANSFER_CONNECTIONS = 4
+/** The connection counts of the scaling group's encrypt loads (issue 25 item 4), whatever --connections says. */
+export const SCALING_CONNECTIONS = [1, 8, 32, 128, 512] as const
 
 /** Everything the load scenarios need from the servers under test (see run-bench.ts). */
 export interface ScenarioInputs {
@@ -44,11 +47,12 @@ export interface ScenarioInputs {
     get?: string
     download?: string
     upload?: string
-    hemdHttp: string
     hemdHttps: string
   }
   /** The AES-256 key of encrypt and direct decrypt, and a token for it. */
   aes: { kid: string; token: string }
+  /** The scaling group's hemd (on the watched bus, bus-hemd.ts): its HTTPS URL, AES-256 key and token. */
+  scaling?: { url: string; kid: string; token: string }
   /** A CURVE25519 key for the indirect decrypt, and a token for it. */
   ecdh: { kid: string; token: string }
   /** Decrypt bodies, each sealed with its server's own key (hemd's, or the bench's for the bare ceiling). */
@@ -152,14 +156,29 @@ export function benchScenarios(groups: readonly LoadGroup[], inputs: ScenarioInp
     status: () => {
       const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
       return [
-        { id: 'd-bare', title: 'bare uWS GET (HTTP)', load: { ...get, url: urls.get! + STATUS } },
+        {
+          id: 'd-bare',
+          title: 'bare uWS GET of a JSON made per request (HTTPS)',
+          load: { ...get, url: urls.get! + STATUS },
+        },
         {
           id: 'd-hemd',
           hemd: true,
-          title: 'hemd GET /api/system/status (HTTP)',
-          load: { ...get, url: urls.hemdHttp + STATUS },
+          title: 'hemd GET /api/system/status (HTTPS)',
+          load: { ...get, url: urls.hemdHttps + STATUS },
         },
       ]
+    },
+    scaling: () => {
+      const { url, kid, token } = inputs.scaling!
+      const body = encryptRequestBody(kid)
+      return SCALING_CONNECTIONS.map((connections) => ({
+        id: `scale-${connections}`,
+        hemd: true,
+        busCounted: true,
+        title: `hemd --bus POST ${ENCRYPT}, as c, ${connections} connection(s)`,
+        load: post(url + ENCRYPT, token, body, connections),
+      }))
     },
     login: () => [
       {

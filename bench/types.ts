@@ -40,6 +40,11 @@ export interface Scenario {
   payloadBytes?: number
   /** The load is on hemd (whose peak RSS is taken per scenario), not on a baseline. */
   hemd?: boolean
+  /**
+   * The load is on the scaling group's hemd, whose bus the bench watches: the messages its gateway
+   * publishes during each round are counted (bus-batch.ts).
+   */
+  busCounted?: boolean
 }
 
 export interface LoadSettings {
