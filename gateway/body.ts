@@ -4,6 +4,9 @@ import type { HttpResponse } from 'uWebSockets.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { HttpError } from './errors.js'
 
+/** A GET's body: shared, since no reader writes into a body. */
+const NO_BODY = Buffer.alloc(0)
+
 /** The largest request body the API accepts (contract §1). */
 export const BODY_LIMIT = 7300
 
@@ -45,9 +48,11 @@ export function readBody(res: Pick<HttpResponse, 'onData'>, limit: number): Prom
       if (size > limit) return
       size += chunk.byteLength
       if (size > limit) return reject(payloadTooLarge())
-      // uWS neuters the chunk when this callback returns, so keep a copy.
-      chunks.push(Buffer.from(chunk.slice(0)))
-      if (isLast) resolve(Buffer.concat(chunks, size))
+      // uWS neuters the chunk when this callback returns, so keep a copy (of a GET's empty one, none).
+      if (chunk.byteLength > 0) chunks.push(Buffer.from(chunk.slice(0)))
+      if (!isLast) return
+      // Most bodies come in one chunk: it is the body, not copied again.
+      resolve(chunks.length === 1 ? chunks[0]! : size === 0 ? NO_BODY : Buffer.concat(chunks, size))
     })
   })
 }

@@ -1,6 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { setImmediate } from 'node:timers/promises'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import {
   authorized,
@@ -33,6 +32,7 @@ import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
 import { diagRoutes } from './diag-routes.js'
 import { TlsBreaker } from './tls-breaker.js'
+import { TurnEnd } from './turn-end.js'
 import type { GatewayOptions, Route } from './types.js'
 
 /** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
@@ -41,8 +41,11 @@ interface RequestHead {
   host: string
   origin: string
   authorization: string
-  /** The client's address as this socket sees it: passed to the services for fairness only (CommandRequest.source). */
-  source: string
+  /**
+   * The client's address as this socket sees it, for a route that passes it on (Route.source): the services use it
+   * for fairness only (CommandRequest.source). Read while uWS's response is alive: it dies with the handler.
+   */
+  source: string | undefined
 }
 
 /**
@@ -61,6 +64,7 @@ export class Dispatcher {
   private readonly ownOrigins = new Set<string>()
   /** The DIAG build's TLS fault; undefined in a normal build. */
   private readonly tlsBreaker: TlsBreaker | undefined
+  private readonly turnEnd = new TurnEnd()
 
   constructor(private readonly options: GatewayOptions) {
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
@@ -84,16 +88,16 @@ export class Dispatcher {
       this.settled(exchange),
     )
     this.inflight.add(exchange)
+    const match = this.router.match(exchange.method, exchange.path)
     const head: RequestHead = {
       tls,
       host: req.getHeader('host'),
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
-      source: Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+      source: match?.route.source ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : undefined,
     }
     const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport, this.ownOrigins)
-    const match = this.router.match(exchange.method, exchange.path)
     if (match?.route.handler.kind === 'upload') return this.upload(res, req, exchange, head, device, match)
     const contentLength = req.getHeader('content-length')
     const tooLarge = Number(contentLength) > BODY_LIMIT
@@ -140,7 +144,7 @@ export class Dispatcher {
     // A read from the projections changes nothing, so it need not wait: the device's hottest path.
     if (match?.route.handler.kind !== 'read') {
       exchange.reads.hold()
-      await setImmediate()
+      await this.turnEnd.next()
       if (!exchange.open) return
     }
     this.receiving.delete(exchange)
@@ -333,7 +337,7 @@ export class Dispatcher {
       params,
       ...caller(head, principal),
       ...(body ? { body } : {}),
-      source: head.source,
+      ...(head.source !== undefined ? { source: head.source } : {}),
     }
     return bus.request(handler.service, handler.op, request, budgetOf(route))
   }

@@ -6,9 +6,12 @@ import type { HttpResponse } from 'uWebSockets.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import type { CommandReply } from '../protocol/index.js'
 import { ConnectionReads } from './connection-reads.js'
+import { EncodedJson } from './encoded-json.js'
 import { HttpError } from './errors.js'
 
 const JSON_TYPE = 'application/json'
+/** Shared, not a buffer per request: nothing is written into it. */
+const NOTHING_HELD = Buffer.alloc(0)
 
 /** How much of a refused body is still read and dropped after its early answer, at most, before the close. */
 export const LINGER_BYTES = 2 * MAX_IMAGE_BYTES
@@ -37,7 +40,7 @@ export class Exchange {
   private early = false
   private lingered = 0
   /** The early answer, whose last byte is held back. */
-  private held = Buffer.alloc(0)
+  private held = NOTHING_HELD
   /** A body reader took the body (see `body`). */
   private tapped = false
   private lingerTimer: NodeJS.Timeout | undefined
@@ -289,6 +292,7 @@ export function errorReply(error: HttpError): CommandReply {
 function encode(reply: CommandReply): string | Uint8Array {
   const { body, contentType = JSON_TYPE } = reply
   if (body === undefined) return ''
+  if (body instanceof EncodedJson) return body.text
   if (contentType !== JSON_TYPE && (typeof body === 'string' || body instanceof Uint8Array)) return body
   return JSON.stringify(body)
 }

@@ -21,6 +21,9 @@ interface CompiledRoute {
  */
 const TRAILING_SPACES = /(?:%20)+$/
 
+/** The parameters of a literal route's every match: shared, so frozen. */
+const NO_PARAMS: Record<string, string> = Object.freeze({})
+
 /**
  * Finds the route for a request. Only this device's variant is served, so a route of the other
  * variant, a wrong method and an unknown path are all the same miss (the contract's 404).
@@ -28,16 +31,27 @@ const TRAILING_SPACES = /(?:%20)+$/
  */
 export class Router {
   private readonly routes: CompiledRoute[]
+  /** The routes without parameters by method and path: most requests are found here at once. */
+  private readonly literal = new Map<string, Map<string, RouteMatch>>()
 
   constructor(routes: readonly Route[], variant: Variant) {
     this.routes = routes
       .filter((route) => route.variants.includes(variant))
       .map(compile)
       .sort(bySpecificity)
+    // A literal route is the most specific for its path: first in `routes` for it too, so the first kept.
+    for (const c of this.routes) {
+      if (c.names.some((name) => name !== undefined)) continue
+      const byPath = this.literal.get(c.route.method) ?? new Map<string, RouteMatch>()
+      this.literal.set(c.route.method, byPath)
+      if (!byPath.has(c.route.path)) byPath.set(c.route.path, { route: c.route, params: NO_PARAMS })
+    }
   }
 
   /** `path` as uWS gives it: not decoded, the query string apart. */
   match(method: string, path: string): RouteMatch | undefined {
+    const literal = this.literal.get(method)?.get(path)
+    if (literal) return literal
     const segments = path.replace(TRAILING_SPACES, '').split('/')
     for (const c of this.routes) {
       if (c.route.method !== method || c.literals.length !== segments.length) continue

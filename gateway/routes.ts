@@ -8,7 +8,7 @@ import {
   type Variant,
 } from '../protocol/index.js'
 import { apiDescription } from './api-description.js'
-import { renderStatus } from './status.js'
+import { StatusRendering } from './status-rendering.js'
 import type { Route, RouteHandler } from './types.js'
 import { renderVersion } from './version.js'
 
@@ -103,25 +103,29 @@ function cryptoRoute(path: string, op: KeyOperation, required: string[], optiona
   return keyRoute('POST', path, op, { body: cryptoBody(required, optional), bodyCheck: 'actor' })
 }
 
+/** Shared by every gateway of the process: it renders again for a gateway whose read models differ. */
+const status = new StatusRendering()
+
 /**
  * Every route the device answers; the gateway, the OpenAPI document and the route-matrix tests read this.
  * A route for a principal takes its access rule from protocol/access-rules.ts, where the service behind it does.
  */
 export const routeTable: readonly Route[] = [
   route('GET', '/api/system/version', open, { kind: 'read', render: renderVersion }),
-  route('GET', '/api/system/status', open, { kind: 'read', render: renderStatus }),
+  route('GET', '/api/system/status', open, { kind: 'read', render: (ctx) => status.render(ctx) }),
   route('GET', '/api/openapi.json', open, { kind: 'read', render: apiDescription(() => routeTable) }),
 
-  route('GET', '/api/auth/init', open, command('auth', 'init_challenge')),
+  route('GET', '/api/auth/init', open, command('auth', 'init_challenge'), { source: true }),
   route('POST', '/api/auth/init', open, command('auth', 'init'), {
     body: Type.Object({ init: Type.String({ maxLength: 7000 }) }),
     deadline: 'medium',
   }),
-  route('GET', '/api/auth/token', open, command('auth', 'challenge')),
+  route('GET', '/api/auth/token', open, command('auth', 'challenge'), { source: true }),
   route('POST', '/api/auth/token', open, command('auth', 'login'), {
     body: Type.Object({ auth: Type.String({ maxLength: 4096 }) }),
     bodyCheck: 'actor',
     deadline: 'medium',
+    source: true,
     tooManyRequests: 'too many login attempts wait, from this client or in all; refused at once, Retry-After in s',
   }),
 
@@ -139,7 +143,7 @@ export const routeTable: readonly Route[] = [
     body: Type.Object({ crt: Type.String({ maxLength: 4096 }), genuine: Type.String({ maxLength: 2048 }) }),
   }),
 
-  route('GET', '/api/system/checkin', open, command('auth', 'checkin_get')),
+  route('GET', '/api/system/checkin', open, command('auth', 'checkin_get'), { source: true }),
   route('POST', '/api/system/checkin', open, command('auth', 'checkin_post'), {
     body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
     deadline: 'medium',

@@ -1,4 +1,4 @@
-import type { CommandReply } from '../protocol/index.js'
+import type { CommandReply, TransportConfig } from '../protocol/index.js'
 import { deviceFailState } from './device-view.js'
 import type { ReadContext } from './types.js'
 
@@ -22,10 +22,7 @@ export function renderStatus(ctx: ReadContext): CommandReply {
     body.time = Math.floor(now / 1000)
   }
   if (!ctx.tls) body.https = true
-  // A device not yet given a hostname has nothing to point the client to.
-  if (transport.hostname !== '' && hostWithoutPort(ctx.host).toLowerCase() !== transport.hostname.toLowerCase()) {
-    body.hostname = transport.hostname
-  }
+  if (hostnameShown(transport, ctx.host)) body.hostname = transport.hostname
   if (!identity.inited) body.inited = false
   if (ctx.variant === 'P' && ctx.storage.storage) body.storage = ctx.storage.storage
   if (identity.format !== undefined) body.format = identity.format
@@ -35,6 +32,12 @@ export function renderStatus(ctx: ReadContext): CommandReply {
   // On a device given a fleet backend only: a stream that stopped matching the journal must be seen.
   if (status.mirror) body.mirror = status.mirror
   return { status: 200, body }
+}
+
+/** Whether status names the device's hostname: the client reached it by another name. */
+export function hostnameShown({ hostname }: TransportConfig, host: string): boolean {
+  // A device not yet given a hostname has nothing to point the client to.
+  return hostname !== '' && hostWithoutPort(host).toLowerCase() !== hostname.toLowerCase()
 }
 
 /** ISO 8601 in UTC without milliseconds, e.g. `2026-11-22T00:37:13Z`. */

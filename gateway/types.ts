@@ -101,6 +101,11 @@ export interface Route {
   deadline?: DeadlineClass
   /** Why the service may answer 429 with `Retry-After` (its queue for strangers is full): the OpenAPI text. */
   tooManyRequests?: string
+  /**
+   * The service shares out what strangers may queue (challenges, login attempts) between clients by their address:
+   * the command carries it (CommandRequest.source). Read only for these routes, since reading it costs every request.
+   */
+  source?: true
   /** The connection closes after the answer: what the route does ends it anyway (a restart). */
   closes?: true
   handler: RouteHandler

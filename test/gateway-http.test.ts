@@ -158,6 +158,7 @@ function testRoute(method: Route['method'], path: string, op: string, extra: Par
 const testRoutes: Route[] = [
   ...routeTable,
   testRoute('GET', '/api/test/p-only', 'p', { variants: ['P'] }),
+  testRoute('GET', '/api/test/fair', 'fair', { source: true }),
   testRoute('POST', '/api/test/echo', 'echo', { body: Type.Object({ n: Type.Optional(Type.Number()) }) }),
   testRoute('GET', '/api/test/secure', 'secure', { tls: 'required' }),
   testRoute('GET', '/api/test/disk0', 'disk0', { variants: ['P'], auth: 'token', scopes: ['storage:disk0'] }),
@@ -459,6 +460,19 @@ t.test('status on E: no storage', async (t) => {
     t.equal(a.status, 200)
     t.notOk('storage' in a.json)
   }
+})
+
+t.test('status shows a new read model in the very next answer', async (t) => {
+  const { http, bus } = await start(t)
+  const before = await ask(http, { path: '/api/system/status' })
+  t.equal(before.json.fls_state, 0)
+  const system = systemState('P', { status: { fls_state: 0x04 } }).system
+  bus.models.set('system', system)
+  t.equal((await ask(http, { path: '/api/system/status' })).json.fls_state, 0x04)
+  bus.models.set('upgrade', systemState('P', { status: { fw_upgrade: true } }).upgrade)
+  t.equal((await ask(http, { path: '/api/system/status' })).json.fw_upgrade, true)
+  const after = await ask(http, { path: '/api/system/status' })
+  t.strictSame(after.json, { ...before.json, fls_state: 0x04, fw_upgrade: true }, 'nothing else changed')
 })
 
 t.test('hostname appears only when the Host header (port ignored) differs', async (t) => {
@@ -936,10 +950,16 @@ t.test('a command route sends rid, bearer token, tls, params and body, and write
   t.equal(op, 'cipher')
   t.match(req.rid, /^[0-9a-f]{8,}$/)
   // The service verifies the token itself: it gets the token, and no principal beside it to be misled by.
-  // `source`, the client's address as the socket saw it, only shares out what strangers may queue.
+  t.strictSame({ ...req, rid: 'x' }, { rid: 'x', tls: true, params: {}, bearer: 'user-kid', body: { kid: KID } })
+  // `source`, the client's address as the socket saw it, only shares out what strangers may queue: only the
+  // routes whose service does so carry it.
+  t.equal((await ask(https, { path: '/api/test/fair', tls: true })).status, 406)
+  t.strictSame({ ...bus.requests[1]!.req, rid: 'x' }, { rid: 'x', tls: true, params: {}, source: '127.0.0.1' })
+  const bySource = routeTable.filter((route) => route.source).map((route) => `${route.method} ${route.path}`)
   t.strictSame(
-    { ...req, rid: 'x' },
-    { rid: 'x', tls: true, params: {}, bearer: 'user-kid', body: { kid: KID }, source: '127.0.0.1' },
+    bySource,
+    ['GET /api/auth/init', 'GET /api/auth/token', 'POST /api/auth/token', 'GET /api/system/checkin'],
+    "the auth service's challenges and logins",
   )
 
   bus.reply = async () => ({ status: 200, body: '0|1|2\n', contentType: 'text/plain' })
