@@ -3,6 +3,8 @@
 // the log key, the file id and the file's bytes only, so a file whose bytes were checked already
 // (by their SHA-256) need not be checked twice. Recovery also has the older files checked on the
 // machine's other core while it checks the newest (prefetchChecks): the history finds them done.
+// A boot starts that thread first of all (warmUpChecks): a Node thread takes 0.1–0.3 s to start,
+// which then passes while the HAL opens rather than after the files are read.
 
 import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
@@ -17,6 +19,39 @@ const KEPT = 64
 const PREFETCH_MIN_BYTES = 1024 * 1024
 const checked = new Map<string, Readonly<SegmentCheck>>()
 let prefetching: Promise<void> | undefined
+/** A check worker started ahead of its files, waiting for them. */
+let warm: CheckWorker | undefined
+
+interface CheckWorker {
+  worker: Worker
+  /** Its answer; rejected when it fails or ends first, whenever that happens. */
+  answer: Promise<{ key: string; check: SegmentCheck }[]>
+}
+
+function startWorker(): CheckWorker {
+  const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url))
+  // Neither a waiting nor a checking worker keeps a process alive.
+  worker.unref()
+  const answer = new Promise<{ key: string; check: SegmentCheck }[]>((resolve, reject) => {
+    worker.once('message', resolve)
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`the check worker exited with ${code}`)))
+  })
+  // A worker that fails, or is ended, before it is given files is no one's error.
+  answer.catch(() => undefined)
+  return { worker, answer }
+}
+
+/** Starts the worker the next prefetchChecks sends its files to; coolDownChecks ends it if none comes. */
+export function warmUpChecks(): void {
+  warm ??= startWorker()
+}
+
+/** Ends a worker warmUpChecks started that no prefetchChecks took (a boot that failed, or a short journal). */
+export function coolDownChecks(): void {
+  void warm?.worker.terminate()
+  warm = undefined
+}
 
 /** What a check is remembered by. */
 export function checkKey(id: string, bytes: Uint8Array, publicKey: Uint8Array): string {
@@ -45,25 +80,18 @@ export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8
  * at its boot's peak) and are empty here afterwards.
  */
 export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): void {
-  if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return
+  if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return coolDownChecks()
+  const { worker, answer } = warm ?? startWorker()
+  warm = undefined
   const previous = prefetching ?? Promise.resolve()
   const transferList = files.flatMap(({ bytes }) =>
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
       ? [bytes.buffer]
       : [],
   )
-  const run = new Promise<{ key: string; check: SegmentCheck }[]>((resolve, reject) => {
-    const worker = new Worker(new URL('./segment-check-worker.js', import.meta.url), {
-      workerData: { files, publicKey },
-      transferList,
-    })
-    worker.unref()
-    worker.once('message', resolve)
-    worker.once('error', reject)
-    worker.once('exit', (code) => reject(new Error(`the check worker exited with ${code}`)))
-  })
+  worker.postMessage({ files, publicKey }, transferList)
   prefetching = previous
-    .then(() => run)
+    .then(() => answer)
     .then((results) => results.forEach(({ key, check }) => remember(key, check)))
     .catch(() => undefined)
 }

@@ -1,5 +1,5 @@
 import type { JournalCrypto } from './journal-crypto.js'
-import { readLines } from './read-lines.js'
+import { findRecordLine } from './read-lines.js'
 
 /** The chain head right after the record with `seq`, if the file has one. */
 export function headAfter(
@@ -8,10 +8,8 @@ export function headAfter(
   seq: number,
   crypto: Pick<JournalCrypto, 'chainStart' | 'chainStep'>,
 ): Uint8Array | undefined {
+  // Only the sought line is parsed: the boot's anchor check runs this over the newest file.
   let head = crypto.chainStart(id)
-  for (const entry of readLines(bytes)) {
-    head = crypto.chainStep(head, entry.bytes)
-    if (entry.kind === 'record' && entry.record.seq === seq) return head
-  }
-  return undefined
+  const found = findRecordLine(bytes, seq, (line) => (head = crypto.chainStep(head, line)))
+  return found && head
 }

@@ -30,6 +30,7 @@ export interface JournalOptions {
   /**
    * Have the older files checked on a worker thread while recovery checks the newest: for a
    * process that reads the whole history next (readHistory finds the checks done). Default false.
+   * A worker warmUpChecks started is used (checked-segments.ts).
    */
   prefetchChecks?: boolean
 }

@@ -4,10 +4,10 @@
 import { setImmediate } from 'node:timers/promises'
 import type { JournalMedia } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
-import { anchorProblem, type JournalAnchorStore } from './journal-anchor.js'
+import { anchorProblem, type CheckedFile, type JournalAnchorStore } from './journal-anchor.js'
 import { headMessage } from './seal-message.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
-import { recoverJournal } from './recover-journal.js'
+import { prefetchOlderFiles, recoverJournal } from './recover-journal.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
 import {
   encodeBase64,
@@ -87,9 +87,11 @@ export class Journal {
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
-    // Checked before recovery writes anything: a recovered seal on a cut file must not hide the cut.
-    const cut = await Journal.cutEnd(settings)
-    const { report, link, reuseId } = await recoverJournal(media, settings.deps, options.prefetchChecks ?? false)
+    // First of all: the older files are the longest checks, and the other core is idle meanwhile.
+    if (options.prefetchChecks) await prefetchOlderFiles(media, signer.publicKey)
+    const { report, link, reuseId, tail } = await recoverJournal(media, settings.deps)
+    // Against the newest file as recovery found it: a recovered seal on a cut file must not hide the cut.
+    const cut = await Journal.cutEnd(settings, tail)
     if (cut) {
       report.intact = false
       report.problems.push(cut)
@@ -112,11 +114,11 @@ export class Journal {
   }
 
   /** Why the files do not reach the enclave's anchor, or undefined (also when there is no anchor yet). */
-  private static async cutEnd(settings: Settings): Promise<string | undefined> {
+  private static async cutEnd(settings: Settings, tail: CheckedFile | undefined): Promise<string | undefined> {
     if (!settings.anchor) return undefined
     try {
       const anchor = await settings.anchor.journalAnchor()
-      return anchor && (await anchorProblem(settings.media, anchor))
+      return anchor && (await anchorProblem(settings.media, anchor, tail))
     } catch (err) {
       settings.logger?.warn({ err }, 'journal: the anchor could not be read')
       return "the enclave's journal anchor cannot be read: the journal cannot be shown to be whole"

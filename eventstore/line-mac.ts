@@ -16,6 +16,8 @@ interface Pads {
 }
 
 let last: Pads | undefined
+/** Where the inner hash's input is assembled: hashing is synchronous, so one buffer serves every line. */
+let message = Buffer.allocUnsafe(4096)
 
 function padsFor(key: Uint8Array): Pads {
   // Compared by content, not identity: a caller may reuse or wipe its key's memory.
@@ -34,9 +36,10 @@ function padsFor(key: Uint8Array): Pads {
 /** The MAC field: base64url of the first 16 bytes of HMAC-SHA256(K, line up to and including the last `|`). */
 export function lineMac(key: Uint8Array, signed: string): string {
   const { inner, outer } = padsFor(key)
-  const message = Buffer.allocUnsafe(BLOCK + Buffer.byteLength(signed, 'utf8'))
+  // At most 3 UTF-8 bytes per UTF-16 unit.
+  if (BLOCK + 3 * signed.length > message.length) message = Buffer.allocUnsafe(2 * (BLOCK + 3 * signed.length))
   inner.copy(message, 0)
-  message.write(signed, BLOCK, 'utf8')
-  hash('sha256', message, 'buffer').copy(outer, BLOCK)
+  const length = BLOCK + message.write(signed, BLOCK, 'utf8')
+  hash('sha256', message.subarray(0, length), 'buffer').copy(outer, BLOCK)
   return hash('sha256', outer, 'buffer').subarray(0, 16).toString('base64url')
 }

@@ -50,19 +50,50 @@ export function* readRecordLines(
   }
 }
 
+/**
+ * The record line whose seq is `seq`, the first in `bytes`, passing each line before it to `each`
+ * (with its newline) unparsed: a seq that is not the one sought is told by its field alone.
+ */
+export function findRecordLine(
+  bytes: Uint8Array,
+  seq: number,
+  each: (line: Uint8Array) => void,
+): (JournalLine & { kind: 'record' }) | undefined {
+  let line = 0
+  for (
+    let start = 0, newline = bytes.indexOf(NEWLINE);
+    newline >= 0;
+    start = newline + 1, newline = bytes.indexOf(NEWLINE, start)
+  ) {
+    line++
+    const lineBytes = bytes.subarray(start, newline + 1)
+    each(lineBytes)
+    if (bytes[start] === HASH || hexField(bytes, start, newline) !== seq) continue
+    // A field read as `seq` may still be no record's (leading zeros, another field broken).
+    const classified = classify(line, lineBytes)
+    if (classified.kind === 'record' && classified.record.seq === seq) return classified
+  }
+  return undefined
+}
+
 /** `seq|time|type|…`: the third field, hex, read from the bytes. */
 function typeField(bytes: Uint8Array, start: number, end: number): number | undefined {
   const first = bytes.indexOf(BAR, start)
   const second = first < 0 || first > end ? -1 : bytes.indexOf(BAR, first + 1)
   if (second < 0 || second > end) return undefined
-  let type = 0
-  let at = second + 1
+  return hexField(bytes, second + 1, end)
+}
+
+/** The hex field at `start`, up to the next `|` before `end`. */
+function hexField(bytes: Uint8Array, start: number, end: number): number | undefined {
+  let value = 0
+  let at = start
   for (; at < end && bytes[at] !== BAR; at++) {
     const digit = hexDigit(bytes[at]!)
     if (digit < 0) return undefined
-    type = type * 16 + digit
+    value = value * 16 + digit
   }
-  return at > second + 1 && at < end ? type : undefined
+  return at > start && at < end ? value : undefined
 }
 
 function hexDigit(c: number): number {

@@ -4,7 +4,9 @@ import type { AppendHandle, JournalMedia } from '../hal/index.js'
 import { checkSegmentOnce, prefetchChecks } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
+import type { CheckedFile } from './journal-anchor.js'
 import { readLines } from './read-lines.js'
+import type { SegmentCheck } from './segment-check.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
 import type { LinkData, RecoveryReport } from '../protocol/index.js'
 
@@ -14,6 +16,8 @@ export interface Recovered {
   link: LinkData
   /** A file torn while being created, cut to nothing: the next file takes its id. */
   reuseId: string | undefined
+  /** The newest file (after the torn line's cut), and its check, before recovery sealed it. */
+  tail: CheckedFile | undefined
 }
 
 interface Tail {
@@ -24,7 +28,17 @@ interface Tail {
 
 const NEWLINE = 0x0a
 
-export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, prefetch = false): Promise<Recovered> {
+/**
+ * Has every file but the newest checked on a worker thread (prefetchChecks), for a process that
+ * reads the whole history next, while recovery checks the newest here. Should the newest turn out
+ * to be a file torn at its creation, the one before it is checked twice: a rare crash's cost.
+ */
+export async function prefetchOlderFiles(media: JournalMedia, publicKey: Uint8Array): Promise<void> {
+  const older = (await media.list()).slice(0, -1)
+  prefetchChecks(await Promise.all(older.map(async (id) => ({ id, bytes: await media.read(id) }))), publicKey)
+}
+
+export async function recoverJournal(media: JournalMedia, deps: SegmentDeps): Promise<Recovered> {
   const ids = await media.list()
   const report: RecoveryReport = {
     previous: undefined,
@@ -35,7 +49,7 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, pre
   }
   let reuseId: string | undefined
   let tail = await cutTornLine(media, ids.pop(), report)
-  if (tail && recordLines(tail.bytes) < 2) {
+  if (tail && !hasRecordLines(tail.bytes, 2)) {
     // Banner, KEY_INIT and LINK go in one append that never completed: nothing in the file was acknowledged.
     try {
       await tail.handle.truncate(0)
@@ -46,15 +60,11 @@ export async function recoverJournal(media: JournalMedia, deps: SegmentDeps, pre
     reuseId = tail.id
     tail = await cutTornLine(media, ids.pop(), report)
   }
-  if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId }
-  // The history read next checks the older files: on the other core while this one checks the tail.
-  if (prefetch)
-    prefetchChecks(
-      await Promise.all(ids.map(async (id) => ({ id, bytes: await media.read(id) }))),
-      deps.signer.publicKey,
-    )
+  if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId, tail: undefined }
   try {
-    return { report, link: await settle(tail, deps, report), reuseId }
+    const check = checkSegmentOnce(tail.id, tail.bytes, deps.signer.publicKey)
+    const link = await settle(tail, check, deps, report)
+    return { report, link, reuseId, tail: { id: tail.id, bytes: tail.bytes, check } }
   } finally {
     await tail.handle.close()
   }
@@ -79,16 +89,21 @@ async function cutTornLine(
   }
 }
 
-function recordLines(bytes: Uint8Array): number {
-  let count = 0
-  for (const line of readLines(bytes)) if (line.kind !== 'comment') count++
-  return count
+/** Whether `bytes` hold `count` lines that are no comments; read only that far (the file is checked whole next). */
+function hasRecordLines(bytes: Uint8Array, count: number): boolean {
+  let found = 0
+  for (const line of readLines(bytes)) if (line.kind !== 'comment' && ++found === count) return true
+  return false
 }
 
 /** Checks the newest file, seals it as recovered when it was left open, and says what to link to. */
-async function settle(tail: Tail, deps: SegmentDeps, report: RecoveryReport): Promise<LinkData> {
+async function settle(
+  tail: Tail,
+  check: Readonly<SegmentCheck>,
+  deps: SegmentDeps,
+  report: RecoveryReport,
+): Promise<LinkData> {
   report.previous = tail.id
-  const check = checkSegmentOnce(tail.id, tail.bytes, deps.signer.publicKey)
   if (check.problems.length > 0 || !check.key || check.lastSeq === undefined) {
     report.intact = false
     report.problems = check.problems.map((p) => formatProblem(p))

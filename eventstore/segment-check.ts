@@ -32,6 +32,8 @@ export interface SegmentCheck {
   lastSeal: SealReason | undefined
   /** Records after the last seal. */
   unsealed: number
+  /** The chain head after each seal's line, by the seal's seq: where an anchor in the enclave points. */
+  sealHeads: Map<number, Uint8Array>
 }
 
 const hex = (n: number): string => n.toString(16)
@@ -70,6 +72,7 @@ export function checkSegment(
     verified: undefined,
     lastSeal: undefined,
     unsealed: 0,
+    sealHeads: new Map(),
   }
   let expectedSeq = 0
   let endedBy: SealReason | undefined
@@ -137,6 +140,7 @@ export function checkSegment(
       }
       check.lastSeal = seal?.reason
       check.unsealed = 0
+      check.sealHeads.set(r.seq, check.head)
       if (isTerminalSeal(seal?.reason)) endedBy ??= seal?.reason
     } else {
       check.lastSeal = undefined

@@ -1,9 +1,8 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { ed25519PublicKey, type SignedComponent } from '../hal/index.js'
-
-const READS_IN_FLIGHT = 16
 
 /** The signed identity of a runtime build: what `version` shows as `fwv`, `fwk` and `fws`. */
 export interface FirmwareManifest {
@@ -92,17 +91,12 @@ async function treeHash(dir: string): Promise<string> {
     .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
     .filter((path) => path !== MANIFEST_NAME)
     .sort()
-  // Many reads in flight: one after another, their thread-pool round trips took about 0.2 s of every boot.
-  const digests: { length: number; sha256: Buffer }[] = new Array(files.length)
-  let next = 0
-  const reader = async () => {
-    for (let i = next++; i < files.length; i = next++) {
-      const content = await readFile(join(dir, files[i]!))
-      digests[i] = { length: content.length, sha256: createHash('sha256').update(content).digest() }
-    }
-  }
-  await Promise.all(Array.from({ length: READS_IN_FLIGHT }, reader))
+  // Read synchronously: a promise's read of a small file is four thread-pool round trips and their
+  // JS (open, stat, read, close); about 1 200 files took 0.2–0.4 s of every boot, read so 0.08 s.
   const tree = createHash('sha256')
-  files.forEach((path, i) => tree.update(`${path}\0${digests[i]!.length}\0`).update(digests[i]!.sha256))
+  for (const path of files) {
+    const content = readFileSync(join(dir, path))
+    tree.update(`${path}\0${content.length}\0`).update(createHash('sha256').update(content).digest())
+  }
   return tree.digest('hex')
 }

@@ -1,4 +1,4 @@
-import type { Journal } from '../eventstore/index.js'
+import { coolDownChecks, type Journal, warmUpChecks } from '../eventstore/index.js'
 import { type Hal, openHal, startupTest } from '../hal/index.js'
 import {
   callService,
@@ -40,6 +40,8 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         'for certification and fault drills only',
     )
   const tls = o.tls ? await loadTlsFiles(o.tls) : undefined
+  // The journal's recovery has the older files checked on a thread of its own: it starts while the HAL opens.
+  if (!o.split) warmUpChecks()
   const hal = await openHal({
     variant: o.variant,
     dataDir: o.dataDir,
@@ -49,6 +51,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     ...(o.entropy ? { entropy: o.entropy } : {}),
     ...(o.booted ? { booted: o.booted } : {}),
     ...(o.lock === false ? { lock: false } : {}),
+  }).catch((err: unknown) => {
+    coolDownChecks()
+    throw err
   })
   let bus: OwnBus | undefined
   let services: StartedServices | undefined
@@ -200,6 +205,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       stop,
     }
   } catch (err) {
+    coolDownChecks()
     await services?.stop().catch(() => undefined)
     // Opened early, and no eventstore took it over.
     await journalOpening?.then((journal) => journal.close()).catch(() => undefined)

@@ -101,3 +101,27 @@ t.test('a small set is not worth a worker: it is checked when asked for', async 
   await prefetchedChecks()
   t.notOk(isChecked(small[0]!.id, small[0]!.bytes, signer.publicKey))
 })
+
+t.test('a worker started ahead takes the next files; one ended unused leaves the next prefetch its own', async (t) => {
+  const built = (await import(
+    `${distDir}/eventstore/checked-segments.js`
+  )) as typeof import('../eventstore/checked-segments.js')
+  const file = (id: string) => ({
+    id,
+    bytes: new Uint8Array(Buffer.from(`# banner\n${'no record\n'.repeat(120_000)}`)),
+  })
+  const ahead = file('00000011')
+  const copy = new Uint8Array(ahead.bytes)
+  built.warmUpChecks()
+  built.prefetchChecks([ahead], signer.publicKey)
+  await built.prefetchedChecks()
+  t.ok(built.isChecked(ahead.id, copy, signer.publicKey), 'checked by the worker started ahead')
+
+  built.warmUpChecks()
+  built.coolDownChecks()
+  const after = file('00000012')
+  const afterCopy = new Uint8Array(after.bytes)
+  built.prefetchChecks([after], signer.publicKey)
+  await built.prefetchedChecks()
+  t.ok(built.isChecked(after.id, afterCopy, signer.publicKey), 'a worker of its own, not the ended one')
+})

@@ -94,6 +94,37 @@ t.test('a deleted newest file, or a rewritten end, is not intact either', async 
   await rewritten.close()
 })
 
+t.test('an anchor inside the newest file is checked against that file as recovery found it', async (t) => {
+  const root = t.testdir({ earlier: {}, cut: {} })
+  const dir = join(root, 'earlier')
+  const anchor = memoryAnchor()
+  const id = await closedJournal(dir, anchor)
+  const bytes = await readFile(join(dir, `${id}.log`))
+  const lines = bytes.toString('utf8').split('\n').slice(0, -1)
+  const seal = records(bytes).find((r) => r.type === LogType.SEAL)!
+  const through = lines.findIndex((line) => line.startsWith(`${seal.seq.toString(16)}|`)) + 1
+  const upTo = Buffer.from(
+    lines
+      .slice(0, through)
+      .map((line) => `${line}\n`)
+      .join(''),
+  )
+  anchor.anchor = { file: id, seq: seal.seq, head: new Uint8Array(chainOver(id, upTo)) }
+  const whole = await Journal.open(options(new FileJournalMedia(dir), { anchor }))
+  t.equal(whole.recovery.intact, true, 'an anchor at a periodic seal before the close seal: the file is longer')
+  await whole.close()
+
+  // Only the close seal cut: recovery seals the file again at that very seq, which must not pass for it.
+  const dir2 = join(root, 'cut')
+  const anchor2 = memoryAnchor()
+  const id2 = await closedJournal(dir2, anchor2)
+  await cutLines(join(dir2, `${id2}.log`), 1)
+  const cut = await Journal.open(options(new FileJournalMedia(dir2), { anchor: anchor2 }))
+  t.equal(cut.recovery.sealedRecovered, true, "the recovered seal takes the cut seal's seq")
+  t.match(cut.recovery.problems.at(-1), /has no record .*which the enclave saw sealed/, 'the cut is found')
+  await cut.close()
+})
+
 t.test('no anchor yet, or one left behind by a crash before it moved, is no tamper', async (t) => {
   const dir = t.testdir()
   const fresh = memoryAnchor()

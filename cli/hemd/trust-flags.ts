@@ -1,13 +1,4 @@
-import {
-  developmentAnchors,
-  developmentTrust,
-  readTrustAnchor,
-  TRUST_ANCHOR_FLAGS,
-  TrustAnchorError,
-  trustFingerprint,
-  type TrustAnchorName,
-  type TrustAnchors,
-} from '../../hal/index.js'
+import type { TrustAnchorName, TrustAnchors } from '../../hal/index.js'
 import { UsageError } from './endpoint.js'
 
 export type TrustFiles = Partial<Record<TrustAnchorName, string>>
@@ -31,6 +22,15 @@ const LABELS: Record<TrustAnchorName, string> = {
  * needs all three files and refuses the published keys: it never falls back to them.
  */
 export async function resolveTrust(args: { trustFiles?: TrustFiles; devKeys?: true }): Promise<ResolvedTrust> {
+  // Not the HAL's face: the launcher resolves these too, and the HAL's crypto engines cost it about 0.2 s to load.
+  const {
+    developmentAnchors,
+    developmentTrust,
+    readTrustAnchor,
+    TRUST_ANCHOR_FLAGS,
+    TrustAnchorError,
+    trustFingerprint,
+  } = await import('../../hal/trust-anchors.js')
   const names = Object.keys(TRUST_ANCHOR_FLAGS) as TrustAnchorName[]
   const files = args.trustFiles ?? {}
   const missing = names.filter((name) => files[name] === undefined)
