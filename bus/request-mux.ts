@@ -26,12 +26,6 @@ interface Message {
   open: number
 }
 
-/** How many commands went out, in how many messages, since the mux was made. */
-export interface MuxCounts {
-  commands: number
-  messages: number
-}
-
 /**
  * Request/reply over one wildcard reply subscription, in batches. The requests of one event-loop
  * turn to the same subject go out as one message, an envelope (protocol/command-batch.ts) the
@@ -48,7 +42,6 @@ export class RequestMux {
   private next = 0
   /** This turn's requests by subject, in the order they were made. */
   private outbox = new Map<string, Call[]>()
-  readonly counts: MuxCounts = { commands: 0, messages: 0 }
 
   constructor(
     private readonly nc: NatsConnection,
@@ -111,15 +104,14 @@ export class RequestMux {
       return this.failMessage(message, (call) => new BusUnavailableError(`${call.subject}: ${(err as Error).message}`))
     }
     for (const call of calls) call.sent = true
-    this.counts.commands += calls.length
-    this.counts.messages += 1
   }
 
   /**
-   * Fails every request still waiting for its reply, as when the connection drops: a request or its reply in flight then may be lost with the connection, and a caller
-   * must not wait out the timeout to learn that. One already sent may have reached its service
-   * and run, or still run: it fails as a timeout, which says so, where "unavailable" (a 503)
-   * would invite a retry that runs it twice. One not sent yet fails as unavailable, and never will be.
+   * Fails every request still waiting for its reply, as when the connection drops: a request or
+   * its reply in flight then may be lost with the connection, and a caller must not wait out the
+   * timeout to learn that. One already sent may have reached its service and run, or still run:
+   * it fails as a timeout, which says so, where "unavailable" (a 503) would invite a retry that
+   * runs it twice. One not sent yet fails as unavailable, and never will be.
    */
   failAll(reason: string, cause?: Error): void {
     const queued = [...this.outbox.values()].flat()

@@ -11,13 +11,7 @@ export {
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
 export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
-export {
-  BATCH_LIMITS,
-  type BatchReplyPart,
-  packArray,
-  packReplyPart,
-  withinBatchLimits,
-} from './command-batch.js'
+export { BATCH_LIMITS, type BatchReplyPart, packArray, packReplyPart, withinBatchLimits } from './command-batch.js'
 export {
   CONFIG_FIELD_RULES,
   FIXED_AFTER_PERSONALISATION,
