@@ -35,13 +35,7 @@ export function* readRecordLines(
   bytes: Uint8Array,
   types: ReadonlySet<number>,
 ): Generator<JournalLine & { kind: 'record' }> {
-  let line = 0
-  for (
-    let start = 0, newline = bytes.indexOf(NEWLINE);
-    newline >= 0;
-    start = newline + 1, newline = bytes.indexOf(NEWLINE, start)
-  ) {
-    line++
+  for (const { line, start, newline } of lineBounds(bytes)) {
     if (bytes[start] === HASH) continue
     const type = typeField(bytes, start, newline)
     if (type === undefined || !types.has(type)) continue
@@ -59,13 +53,7 @@ export function findRecordLine(
   seq: number,
   each: (line: Uint8Array) => void,
 ): (JournalLine & { kind: 'record' }) | undefined {
-  let line = 0
-  for (
-    let start = 0, newline = bytes.indexOf(NEWLINE);
-    newline >= 0;
-    start = newline + 1, newline = bytes.indexOf(NEWLINE, start)
-  ) {
-    line++
+  for (const { line, start, newline } of lineBounds(bytes)) {
     const lineBytes = bytes.subarray(start, newline + 1)
     each(lineBytes)
     if (bytes[start] === HASH || hexField(bytes, start, newline) !== seq) continue
@@ -74,6 +62,18 @@ export function findRecordLine(
     if (classified.kind === 'record' && classified.record.seq === seq) return classified
   }
   return undefined
+}
+
+/** Each complete line of `bytes`: its number (from 1), where it starts and where its newline is; one object reused. */
+function* lineBounds(bytes: Uint8Array): Generator<{ line: number; start: number; newline: number }> {
+  const bounds = { line: 0, start: 0, newline: 0 }
+  for (let start = 0, newline = bytes.indexOf(NEWLINE); newline >= 0; newline = bytes.indexOf(NEWLINE, start)) {
+    bounds.line += 1
+    bounds.start = start
+    bounds.newline = newline
+    yield bounds
+    start = newline + 1
+  }
 }
 
 /** `seq|time|type|…`: the third field, hex, read from the bytes. */
