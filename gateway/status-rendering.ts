@@ -47,7 +47,7 @@ export class StatusRendering {
     let text = this.texts[slot]
     if (!text) {
       // Rendered at the instant read above, so that the text is the one of its second.
-      const body = renderStatus({ ...ctx, clock: frozenClock(now, monotonic) }).body
+      const body = renderStatus({ ...ctx, clock: frozenClock(ctx.clock, now, monotonic) }).body
       text = new EncodedJson(JSON.stringify(body))
       this.texts[slot] = text
     }
@@ -67,6 +67,6 @@ export class StatusRendering {
   }
 }
 
-function frozenClock(now: number | undefined, monotonic: number): Clock {
-  return { now: () => now ?? NaN, monotonic: () => monotonic, isSet: () => now !== undefined }
+function frozenClock(clock: Clock, now: number | undefined, monotonic: number): Clock {
+  return { now: () => now ?? NaN, monotonic: () => monotonic, isSet: () => now !== undefined, sleep: clock.sleep }
 }

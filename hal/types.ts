@@ -10,6 +10,11 @@ export interface Clock {
   monotonic(): number
   /** False while the RTC has never been set (status then omits `ts`/`time`). */
   isSet(): boolean
+  /**
+   * Resolves once `ms` of this clock's monotonic time have passed: the device's deliberate delays
+   * (the login brake) wait on it, so that a test's clock can let them pass without the wall clock.
+   */
+  sleep(ms: number): Promise<void>
 }
 
 export interface EntropySource {

@@ -1,6 +1,7 @@
 // The attestation and provisioning state table (seed §3, contract §3) on real devices: a fresh
 // P device shows {genuine, csr}; the factory's answer provisions it once; then {crt, genuine}
 // for good, across reboots (replayed from the journal) and wipeouts (factory state).
+import { hostClock } from '../hal/sim/host-clock.js'
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -288,6 +289,7 @@ t.test('P: the certificate validity is checked only while the clock is set', asy
     now: () => y2000 + performance.now(),
     monotonic: () => performance.now(),
     isSet: () => isSet,
+    sleep: hostClock.sleep,
   })
   // A factory-fresh RTC that was never set: the factory's certificate (valid from now) must still go in.
   const unset = await bootDevice(t, { dataDir: `${dir}/unset`, clock: rtc(false) })

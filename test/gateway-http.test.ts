@@ -1,3 +1,4 @@
+import { hostClock } from '../hal/sim/host-clock.js'
 import { Type } from '@sinclair/typebox'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
@@ -216,7 +217,12 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     bus.models.set('storage', models.storage)
     bus.models.set('upgrade', models.upgrade)
   }
-  const clock: Clock = { now: () => NOW, monotonic: () => 62_999, isSet: () => setup.clockSet ?? true }
+  const clock: Clock = {
+    now: () => NOW,
+    monotonic: () => 62_999,
+    isSet: () => setup.clockSet ?? true,
+    sleep: hostClock.sleep,
+  }
   const logs: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -1141,7 +1147,7 @@ t.test('startGateway rejects when a port is taken or the TLS files cannot be loa
   const base = {
     variant: 'P' as const,
     bus: new FakeBus(),
-    clock: { now: Date.now, monotonic: () => 0, isSet: () => true },
+    clock: { ...hostClock, monotonic: () => 0 },
     tokens: { verify: async () => undefined },
     logger: pino({ level: 'silent' }),
   }

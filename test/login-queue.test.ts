@@ -1,4 +1,5 @@
 // The login queue on its own: bounds, fairness between clients, and attempts nobody awaits any more.
+import { hostClock } from '../hal/sim/host-clock.js'
 import t from 'tap'
 import { LoginBrake } from '../actors/auth/brake.js'
 import { LoginQueue, type LoginQueueOptions } from '../actors/auth/login-queue.js'
@@ -8,7 +9,7 @@ import type { CommandReply } from '../protocol/bus-messages.js'
 function queue(options: Partial<LoginQueueOptions> = {}) {
   let now = 1_000_000
   const q = new LoginQueue({
-    clock: { monotonic: () => 0 },
+    clock: { monotonic: () => 0, sleep: hostClock.sleep },
     brake: new LoginBrake({ baseMs: 0, slowMs: 0 }),
     now: () => now,
     ...options,
@@ -96,7 +97,10 @@ t.test('an attempt whose deadline passed while it waited is dropped unread', asy
 
 t.test('attempts run one at a time, whatever their client', async (t) => {
   let clock = 0
-  const q = new LoginQueue({ clock: { monotonic: () => clock }, brake: new LoginBrake({ baseMs: 50, slowMs: 50 }) })
+  const q = new LoginQueue({
+    clock: { monotonic: () => clock, sleep: hostClock.sleep },
+    brake: new LoginBrake({ baseMs: 50, slowMs: 50 }),
+  })
   let active = 0
   let most = 0
   const attempt = async () => {

@@ -1,5 +1,7 @@
 // Login end to end: the eJWT challenge of several clients, its refusals, the brute-force brake,
 // and what bearer tokens open (and do not) on a running device.
+import { hostClock } from '../hal/sim/host-clock.js'
+import { skippingClock } from './helpers/clock.js'
 import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
@@ -24,6 +26,7 @@ function steerableClock(): Clock & { advance(ms: number): void; seconds(): numbe
     now: () => Date.now() + offset,
     monotonic: () => performance.now(),
     isSet: () => true,
+    sleep: hostClock.sleep,
     advance(ms) {
       offset += ms
     },
@@ -82,10 +85,11 @@ function loginEjwt(
   })
 }
 
-async function timed(request: () => Promise<Answer>): Promise<Answer & { ms: number }> {
-  const started = performance.now()
+/** How long the answer took on the device's own clock. */
+async function timed(clock: Clock, request: () => Promise<Answer>): Promise<Answer & { ms: number }> {
+  const started = clock.monotonic()
   const answer = await request()
-  return { ...answer, ms: performance.now() - started }
+  return { ...answer, ms: clock.monotonic() - started }
 }
 
 // t.testdir() empties the test's directory each time it is called: one call per test, a subdirectory per device.
@@ -302,19 +306,21 @@ t.test('refusals: replay, expired and unknown challenges, wrong keys, wrong aud,
   )
 })
 
-// Only lower bounds: the brake waits on the monotonic clock the test measures with, so no answer
-// can come sooner on any machine; how much later a loaded machine answers says nothing. Which
+// Measured on the device's own clock, whose sleeps pass at once (skippingClock): a brake that did not
+// wait would show. Only lower bounds: how much later a loaded machine answers says nothing. Which
 // minimum each attempt gets (not slowed before the third failure, reset by a success) is the
-// policy's, asserted without a clock in auth-brake.test.ts and below.
+// policy's, asserted without a clock in auth-brake.test.ts and below; the brake on the host's real
+// clock, below ('an attempt that throws').
 t.test(
   'the brake: every answer ≥ 500 ms, ≥ 1500 ms after 3 failures in a row, ' + 'the owner still let in',
   async (t) => {
-    const { base, user } = await ownedDevice(t)
+    const clock = skippingClock()
+    const { base, user } = await ownedDevice(t, { clock })
     const wrong = await keys.get('guess 1234', (await challengeOf(base)).eid)
     const attempt = async (key: PassphraseKey) => {
       const challenge = await challengeOf(base)
       const auth = loginEjwt(key, challenge, Math.floor(Date.now() / 1000))
-      return timed(() => postAuth(base, auth))
+      return timed(clock, () => postAuth(base, auth))
     }
 
     const ok = await attempt(user)
@@ -328,7 +334,7 @@ t.test(
     const slowed = await attempt(wrong)
     t.equal(slowed.status, 401)
     t.ok(slowed.ms >= 1500, `after 3 failures: ≥ 1500 ms (${slowed.ms.toFixed(0)})`)
-    const malformed = await timed(() => postAuth(base, 'not-a-jwt'))
+    const malformed = await timed(clock, () => postAuth(base, 'not-a-jwt'))
     t.equal(malformed.status, 400)
     t.ok(malformed.ms >= 1500, `a malformed eJWT is braked too (${malformed.ms.toFixed(0)})`)
     const success = await attempt(user)
@@ -339,12 +345,12 @@ t.test(
     t.ok(afterReset.ms >= 500, `after the success: ≥ 500 ms (${afterReset.ms.toFixed(0)})`)
 
     // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
-    const started = performance.now()
+    const started = clock.monotonic()
     const challenges = await Promise.all([1, 2, 3, 4].map(() => challengeOf(base)))
     const parallel = await Promise.all(
       challenges.map(async (c) => {
         const answer = await postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000)))
-        return { status: answer.status, ms: performance.now() - started }
+        return { status: answer.status, ms: clock.monotonic() - started }
       }),
     )
     t.same(
@@ -358,7 +364,7 @@ t.test(
 )
 
 t.test('the brake: an attempt that throws is answered no sooner, and counts as a failure', async (t) => {
-  const queue = new LoginQueue({ clock: { monotonic: () => performance.now() } })
+  const queue = new LoginQueue({ clock: { monotonic: () => performance.now(), sleep: hostClock.sleep } })
   const braked = (attempt: () => Promise<CommandReply>) => queue.run('127.0.0.1', undefined, attempt)
   for (let i = 1; i <= 3; i++) {
     const started = performance.now()
@@ -377,13 +383,14 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
 })
 
 t.test('the brake holds for malformed bodies too: the auth actor answers them', async (t) => {
-  const { base } = await ownedDevice(t)
+  const clock = skippingClock()
+  const { base } = await ownedDevice(t, { clock })
   for (const [what, body] of [
     ['not JSON', 'this is not json'],
     ['no auth', '{}'],
     ['auth not a string', '{"auth":5}'],
   ] as const) {
-    const answer = await timed(() => postToken(base, body))
+    const answer = await timed(clock, () => postToken(base, body))
     t.equal(answer.status, 400, what)
     t.ok(answer.ms >= 500, `${what}: ≥ 500 ms (${answer.ms.toFixed(0)})`)
   }

@@ -1,5 +1,6 @@
 // The periodic self-test: every selfTestIntervalMs, journaled with source `periodic`, feeding the next answer's
 // last_*; the DIAG build's diag_disable_selftest stops it until the next boot.
+import { hostClock } from '../hal/sim/host-clock.js'
 import t from 'tap'
 import type { Clock } from '../hal/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
@@ -27,6 +28,7 @@ t.test('every selfTestIntervalMs a whole self-test; disable_selftest stops it un
     now: () => Date.now() + offset,
     monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
     isSet: () => true,
+    sleep: hostClock.sleep,
   }
   const device = await bootDevice(t, {
     dataDir: t.testdir(),

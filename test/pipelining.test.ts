@@ -4,6 +4,7 @@
 // the same read as its predecessor still gets the connection closed, and then the predecessor
 // must not run: a key created without its answer reaching the client.
 import t from 'tap'
+import { hostClock } from '../hal/sim/host-clock.js'
 import { LogType } from '../protocol/journal.js'
 import { bearer, login, owned } from './helpers/owner.js'
 import { readJournal } from './helpers/journal.js'
@@ -21,7 +22,8 @@ function post(path: string, body: unknown, token?: string): Buffer {
 
 t.test('pipelined requests: answered in order, or not run at all', async (t) => {
   const data = t.testdir()
-  const o = await owned(t, { dataDir: data })
+  // The brake on the host's clock: a login answer that takes 500 ms is the test's pending answer.
+  const o = await owned(t, { dataDir: data, boot: { clock: hostClock } })
   const https = { port: Number(new URL(o.https).port), tls: true }
   const token = await login(o.base, 'keymgmt:gen')
   const creates = async () => (await readJournal(data)).records.filter((r) => r.type === LogType.KEY_GENERATION).length

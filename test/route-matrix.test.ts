@@ -23,7 +23,7 @@ import { routeTable } from '../gateway/routes.js'
 import type { Role } from '../protocol/scopes.js'
 import type { Route } from '../gateway/types.js'
 import type { Device } from '../runtime/types.js'
-import { hostClock } from '../hal/sim/host-clock.js'
+import { skippingClock } from './helpers/clock.js'
 import type { Clock } from '../hal/types.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
@@ -224,12 +224,11 @@ interface Personalised {
 /** The host's time, moved on by `skew` ms: tokens expire without the test waiting for them. */
 function skewableClock(): Clock & { skew: number } {
   return {
+    ...skippingClock(),
     skew: 0,
     now() {
       return Date.now() + this.skew
     },
-    monotonic: hostClock.monotonic,
-    isSet: () => true,
   }
 }
 

@@ -1,4 +1,5 @@
 // GET /api/system/selftest (crypto-contract §5): the whole answer, who may ask, the fail state, a damaged key record.
+import { hostClock } from '../hal/sim/host-clock.js'
 import { randomBytes } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
@@ -21,6 +22,7 @@ function steppedClock(): Clock & { step(seconds: number): void } {
     now: () => Date.now() + offset,
     monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
     isSet: () => true,
+    sleep: hostClock.sleep,
     step: (seconds) => void (offset += seconds * 1000),
   }
 }

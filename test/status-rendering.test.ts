@@ -1,5 +1,6 @@
 // The cached status (gateway/status-rendering.ts) answers byte for byte what renderStatus renders,
 // in every case the contract names, and a change of a read model shows in the very next answer.
+import { hostClock } from '../hal/sim/host-clock.js'
 import t from 'tap'
 import type { Clock } from '../hal/types.js'
 import type { Variant } from '../protocol/device.js'
@@ -19,6 +20,7 @@ class TestClock implements Clock {
   now = () => this.wall ?? 0
   monotonic = () => this.mono
   isSet = () => this.wall !== undefined
+  sleep = hostClock.sleep
 }
 
 interface Patch {

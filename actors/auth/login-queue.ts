@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../../hal/index.js'
 import { type CommandReply, deadlinePassed, fail, TIMEOUT_ERROR } from '../../protocol/index.js'
 import { LoginBrake } from './brake.js'
 
 export interface LoginQueueOptions {
-  /** The brake's clock: each answer is timed on `monotonic`. */
-  clock: Pick<Clock, 'monotonic'>
+  /** The brake's clock: each answer is timed on `monotonic`, and held back by `sleep`. */
+  clock: Pick<Clock, 'monotonic' | 'sleep'>
   brake?: LoginBrake
   /** The host clock that command deadlines are read on (ms since the epoch); tests inject one. */
   now?: () => number
@@ -39,7 +38,7 @@ export const QUEUE_FULL = 429
  */
 export class LoginQueue {
   readonly brake: LoginBrake
-  readonly #clock: Pick<Clock, 'monotonic'>
+  readonly #clock: Pick<Clock, 'monotonic' | 'sleep'>
   readonly #now: () => number
   readonly #perSource: number
   readonly #total: number
@@ -160,7 +159,7 @@ export class LoginQueue {
       const elapsed = () => this.#clock.monotonic() - started
       for (let remaining = minimum + 1 - elapsed(); remaining > 0; remaining = minimum + 1 - elapsed()) {
         const before = this.#clock.monotonic()
-        await sleep(Math.ceil(remaining))
+        await this.#clock.sleep(Math.ceil(remaining))
         if (this.#clock.monotonic() === before) break
       }
     }

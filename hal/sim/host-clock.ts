@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises'
 import type { Clock } from '../types.js'
 
 export const hostClock: Clock = {
@@ -5,4 +6,5 @@ export const hostClock: Clock = {
   // hrtime is CLOCK_MONOTONIC, which every process on the machine shares, unlike performance.now().
   monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
   isSet: () => true,
+  sleep: (ms) => setTimeout(ms),
 }

@@ -5,6 +5,7 @@ import { startDevice } from '../../runtime/start-device.js'
 import type { Device, DeviceOptions } from '../../runtime/types.js'
 import { developmentTrust } from '../../hal/trust-anchors.js'
 import type { SignedComponent } from '../../hal/types.js'
+import { skippingClock } from './clock.js'
 import { silentLogger } from './logger.js'
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -20,6 +21,7 @@ export function builtFirmware(): Promise<SignedComponent> {
 /**
  * A whole device on free loopback ports with its own data dir; stopped when the test ends. It
  * trusts the development keys (deploy/keys/), as `hemd --dev-keys` does, unless `trust` says otherwise.
+ * Its clock lets the login brake pass at once (`skippingClock`) unless `clock` says otherwise.
  */
 export async function bootDevice(
   t: { teardown(fn: () => unknown): void },
@@ -32,6 +34,7 @@ export async function bootDevice(
     firmware: await builtFirmware(),
     trust: developmentTrust(),
     logger: silentLogger,
+    clock: skippingClock(),
     ...options,
   })
   t.teardown(() => device.stop())

@@ -23,9 +23,16 @@ export const START = 1_700_000_000_000
 /** The banner `options` uses unless told otherwise. */
 export const BANNER = '# hemd test {id}'
 
-/** A clock that stands still at `now` until `advance` moves it. */
+/** A clock that stands still at `now` until `advance` (or a sleep) moves it. */
 export function fixedClock(now = START) {
-  return { now: () => now, monotonic: () => now, isSet: () => true, advance: (ms: number) => void (now += ms) }
+  const advance = (ms: number) => void (now += ms)
+  return {
+    now: () => now,
+    monotonic: () => now,
+    isSet: () => true,
+    advance,
+    sleep: async (ms: number) => advance(ms),
+  }
 }
 
 /** Deterministic bytes: sha256 of `${seed}:${i}` for i = 0, 1, ... */

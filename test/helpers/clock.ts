@@ -1,0 +1,22 @@
+import type { Clock } from '../../hal/index.js'
+import { hostClock } from '../../hal/sim/host-clock.js'
+
+/**
+ * The host's clock, except that the device's deliberate delays (the login brake's, through `sleep`)
+ * pass at once: its monotonic time jumps by them instead, so the device still sees every answer
+ * take as long as the brake says. Wall time stays the host's. The default of `bootDevice`; only the
+ * tests of the delays themselves run on `hostClock`.
+ */
+export function skippingClock(): Clock & { skipped(): number } {
+  let skipped = 0
+  return {
+    now: hostClock.now,
+    monotonic: () => hostClock.monotonic() + skipped,
+    isSet: () => true,
+    sleep(ms) {
+      skipped += Math.max(0, ms)
+      return new Promise((resolve) => setImmediate(resolve))
+    },
+    skipped: () => skipped,
+  }
+}
