@@ -77,7 +77,7 @@ const TIMING_TARGETS = [
 /** The smallest run: half a second, two connections, one round, a small journal. */
 const TINY = ['--duration', '0.5', '--connections', '2', '--rounds', '1', '--journal-records', String(RECORDS)]
 
-// The four runs are independent bench processes, each mostly waiting on its servers: side by side.
+// The runs are independent bench processes, each mostly waiting on its servers: side by side.
 t.jobs = 4
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
@@ -120,7 +120,7 @@ t.test(
   },
 )
 
-t.test('--only runs the groups named, and --json has their results', { buffered: true }, async (t) => {
+t.test('--only runs the groups named, and --json has their results', async (t) => {
   const run = await runToEnd(bench, [...TINY, '--only', 'status', '--json'])
   t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
   const summary = JSON.parse(run.stdout) as {
@@ -179,7 +179,7 @@ t.test(
   },
 )
 
-t.test('--only timings: every timed exchange ended as it must, and has its targets', { buffered: true }, async (t) => {
+t.test('--only timings: every timed exchange ended as it must, and has its targets', async (t) => {
   const run = await runToEnd(bench, [
     '--rounds',
     '1',
