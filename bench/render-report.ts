@@ -3,6 +3,9 @@ import type { TargetCheck } from './check-targets.js'
 
 const MB = 1024 * 1024
 
+/** A number right-aligned in its column, and never run into the one before when it is wider. */
+const cell = (text: string, width: number) => ` ${text}`.padStart(width)
+
 /**
  * The human report: one line per scenario (medians of the rounds), the scaling table, the boots,
  * the timed exchanges, then each target with PASS or MISS.
@@ -12,14 +15,14 @@ export function renderReport(summary: BenchSummary): string {
   const rows = summary.scenarios.map(({ id, title, median: m, megabytesPerSecond, peakRssBytes }) =>
     [
       id.padEnd(10),
-      m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0).padStart(8),
-      (megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1)).padStart(8),
-      m.p50.toFixed(3).padStart(9),
-      m.p99.toFixed(3).padStart(9),
-      String(m.ok).padStart(8),
-      String(m.errors).padStart(7),
-      String(m.non2xx).padStart(8),
-      (peakRssBytes === undefined ? '-' : (peakRssBytes / MB).toFixed(0)).padStart(7),
+      cell(m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0), 8),
+      cell(megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1), 8),
+      cell(m.p50.toFixed(3), 9),
+      cell(m.p99.toFixed(3), 9),
+      cell(String(m.ok), 8),
+      cell(String(m.errors), 7),
+      cell(String(m.non2xx), 8),
+      cell(peakRssBytes === undefined ? '-' : (peakRssBytes / MB).toFixed(0), 7),
       `  ${title}`,
     ].join(''),
   )
@@ -51,9 +54,9 @@ export function renderReport(summary: BenchSummary): string {
           `${'p99 ms'.padStart(9)}${'batch'.padStart(8)}`,
         ...summary.scaling.map(
           (r) =>
-            `  ${String(r.connections).padEnd(12)}${r.requestsPerSecond.toFixed(0).padStart(8)}` +
-            `${r.p50.toFixed(3).padStart(9)}${r.p99.toFixed(3).padStart(9)}` +
-            `${(Number.isNaN(r.batch) ? '-' : r.batch.toFixed(2)).padStart(8)}`,
+            `  ${String(r.connections).padEnd(12)}${cell(r.requestsPerSecond.toFixed(0), 8)}` +
+            `${cell(r.p50.toFixed(3), 9)}${cell(r.p99.toFixed(3), 9)}` +
+            `${cell(Number.isNaN(r.batch) ? '-' : r.batch.toFixed(2), 8)}`,
         ),
         '',
       ]

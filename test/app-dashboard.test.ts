@@ -127,7 +127,7 @@ t.test('the dashboard of an E device has no disks', { skip: noChromium }, async 
   const webroot = join(root, 'webroot')
   await buildWebroot(webroot)
   const o = await owned(t, { variant: 'E', dataDir: join(root, 'data') })
-  const { page, problems } = await openPage(t, [APP_HOST])
+  const { page, problems } = await openPage(t)
   await page.route(
     (url) => !url.pathname.startsWith('/api/'),
     async (route) => {

@@ -47,7 +47,7 @@ export async function openApp(t: Test, options: OwnedOptions = {}): Promise<Open
   const dataDir = options.dataDir ?? join(root, 'data')
   const o = await owned(t, { variant: 'P', ...options, dataDir })
   await installApp(dataDir, join(root, 'scratch'))
-  const { page, problems } = await openPage(t, [APP_HOST])
+  const { page, problems } = await openPage(t)
   const url = `${o.https.replace('127.0.0.1', APP_HOST)}/`
   await page.goto(url)
   return {

@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { Test } from 'tap'
 import { chromium, type Page } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_FLAGS, sharedChromium } from './shared-chromium.js'
 
 /** Debian's chromium (deploy/setup.sh installs it when it may). */
-export const CHROMIUM = '/usr/bin/chromium'
+export { CHROMIUM }
 
 /** A tap `skip` reason when there is no browser to test with, else false. */
 export const noChromium: string | false = existsSync(CHROMIUM)
@@ -22,13 +23,16 @@ export interface BrowserPage {
 }
 
 /**
- * A page in a fresh headless Chromium, closed when the test ends. `hosts` names resolve to
- * 127.0.0.1, so that a page can reach a device at its configured hostname (its own origin).
+ * A page in a browser context of its own (as fresh as a new browser's), closed when the test ends:
+ * in the run's Chromium (helpers/shared-chromium.ts), or in one of its own when none runs. Every
+ * host name resolves to 127.0.0.1, so that a page can reach a device at its configured hostname.
  */
-export async function openPage(t: Test, hosts: string[] = []): Promise<BrowserPage> {
-  const rules = hosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')
-  const args = rules ? [`--host-resolver-rules=${rules}`] : []
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args })
+export async function openPage(t: Test): Promise<BrowserPage> {
+  const shared = sharedChromium()
+  const browser = shared
+    ? await chromium.connectOverCDP(shared.endpoint)
+    : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS })
+  // For the run's browser, only this test's contexts close and the connection ends.
   t.teardown(() => browser.close())
   // The device's certificate is its own, self-signed: the owner accepted it once.
   const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage()
