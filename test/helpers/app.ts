@@ -1,9 +1,10 @@
 import type { Test } from 'tap'
 import { createHash } from 'node:crypto'
-import { cp, readFile } from 'node:fs/promises'
+import { cp, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { buildWebroot } from '../../deploy/build-webroot.js'
+import { buildWebroot, WEBROOT_OUT } from '../../deploy/build-webroot.js'
+import { repoRoot } from './device.js'
 import { SimWebrootStore } from '../../hal/sim/webroot-store.js'
 import { accessibilityViolations, openPage } from './browser.js'
 import { owned, USER_PASS, type Owned, type OwnedOptions } from './owner.js'
@@ -28,10 +29,26 @@ export interface OpenApp {
   violations(): Promise<string[]>
 }
 
-/** Builds the app and installs it as the device's current app, as install_ui would leave it. */
+/**
+ * The app as `npm test`'s set-up built it (dist-webroot/), unless a file of webroot/ changed since:
+ * then built afresh into `scratch`. (The client and protocol code it bundles are checked by the test
+ * loader, which refuses a dist/ older than its sources.)
+ */
+async function builtApp(scratch: string): Promise<string> {
+  const built = await stat(join(WEBROOT_OUT, 'app.js')).catch(() => undefined)
+  const sources = await readdir(join(repoRoot, 'webroot'), { recursive: true, withFileTypes: true })
+  const times = await Promise.all(
+    sources.filter((e) => e.isFile()).map(async (e) => (await stat(join(e.parentPath ?? e.path, e.name))).mtimeMs),
+  )
+  if (built && times.every((mtime) => mtime <= built.mtimeMs)) return WEBROOT_OUT
+  const fresh = join(scratch, 'webroot-built')
+  await buildWebroot(fresh)
+  return fresh
+}
+
+/** Installs the app as the device's current app, as install_ui would leave it. */
 export async function installApp(dataDir: string, scratch: string): Promise<void> {
-  const built = join(scratch, 'webroot-built')
-  await buildWebroot(built)
+  const built = await builtApp(scratch)
   const sha256 = createHash('sha256')
     .update(await readFile(join(built, 'app.js')))
     .digest('hex')

@@ -4,13 +4,15 @@ import { hostClock } from '../../hal/sim/host-clock.js'
 /**
  * The host's clock, except that the device's deliberate delays (the login brake's, through `sleep`)
  * pass at once: its monotonic time jumps by them instead, so the device still sees every answer
- * take as long as the brake says. Wall time stays the host's. The default of `bootDevice`; only the
- * tests of the delays themselves run on `hostClock`.
+ * take as long as the brake says. Wall time is the host's, moved on by `advance` (a token's expiry
+ * without waiting for it). The default of `bootDevice`; only the tests of the delays themselves run
+ * on `hostClock`.
  */
-export function skippingClock(): Clock & { skipped(): number } {
+export function skippingClock(): Clock & { skipped(): number; advance(ms: number): void } {
   let skipped = 0
+  let advanced = 0
   return {
-    now: hostClock.now,
+    now: () => hostClock.now() + advanced,
     monotonic: () => hostClock.monotonic() + skipped,
     isSet: () => true,
     sleep(ms) {
@@ -18,5 +20,8 @@ export function skippingClock(): Clock & { skipped(): number } {
       return new Promise((resolve) => setImmediate(resolve))
     },
     skipped: () => skipped,
+    advance(ms) {
+      advanced += ms
+    },
   }
 }

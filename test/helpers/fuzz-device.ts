@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import fc from 'fast-check'
 import { pino, type Logger } from 'pino'
@@ -15,6 +14,7 @@ import type { Route } from '../../gateway/types.js'
 import { verifyDataDir } from './journal.js'
 import { api, createKey } from './keys.js'
 import { login, MASTER_PASS, owned, USER_PASS, type Owned } from './owner.js'
+import { skippingClock } from './clock.js'
 import { answerProblems, rawExchange, requestHead, type RawOutcome, type Target } from './raw-http.js'
 
 export const routeKey = (route: Route) => `${route.method} ${route.path}`
@@ -97,10 +97,11 @@ export function errorLog(): { logger: Logger; errors: string[] } {
 /** A personalised device with tokens. */
 export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDeviceOptions): Promise<FuzzDevice> {
   const { logger, errors } = errorLog()
-  const owner = await owned(t, { variant, dataDir: tempDataDir(t, variant), boot: { logger } })
+  const clock = skippingClock()
+  const owner = await owned(t, { variant, dataDir: tempDataDir(t, variant), boot: { logger, clock } })
   const port = (url: string) => Number(new URL(url).port)
   const tokens = new Map<string, string>([['system:config', owner.token]])
-  const expiry = Math.floor(Date.now() / 1000) + 1
+  const expiry = Math.floor(clock.now() / 1000) + 1
   const expired = await login(owner.base, 'logger:get', USER_PASS, expiry)
   for (const scope of options.scopes) tokens.set(scope, await login(owner.base, scope))
   const master = await login(owner.base, 'system:config', MASTER_PASS)
@@ -114,7 +115,8 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
     for (const name of names.filter((n) => n !== 'spare'))
       tokens.set(`keymgmt:use:${kids[name]}`, await login(owner.base, `keymgmt:use:${kids[name]}`))
   }
-  await sleep(Math.max(0, expiry * 1000 + 100 - Date.now()))
+  // The device's clock moved past the token's expiry, rather than waiting for it.
+  clock.advance(Math.max(0, expiry * 1000 + 100 - clock.now()))
   return {
     variant,
     owner,
