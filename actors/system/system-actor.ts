@@ -152,7 +152,12 @@ export class SystemActor {
     } catch (err) {
       this.o.logger.error({ err: (err as Error).message }, 'sampling the sensors failed')
     }
-    if (JSON.stringify(this.status()) !== JSON.stringify(this.host.state?.status)) this.publish()
+    // The status reads the temperature again: a sensor that fails is logged, never left unhandled.
+    try {
+      if (JSON.stringify(this.status()) !== JSON.stringify(this.host.state?.status)) this.publish()
+    } catch (err) {
+      this.o.logger.error({ err: (err as Error).message }, 'reading the sensors for the status failed')
+    }
   }
 
   /** Journals SHUTDOWN; the journal itself seals when it closes. */

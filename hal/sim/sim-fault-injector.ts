@@ -1,7 +1,8 @@
-import { mkdir, open, rm, writeFile } from 'node:fs/promises'
+import { mkdir, open, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { EntropyFault, FaultInjector, JournalMedia, KeySlotMedia } from '../types.js'
 import { setSimDiskFull } from './disk-space.js'
+import { writeFileAtomic } from './atomic-file.js'
 
 /** Where the simulator's knobs live: plain files under `<data>/sim`, outside the device's own state. */
 export function simFaultFiles(dataDir: string): { temperature: string; entropy: string } {
@@ -73,9 +74,10 @@ export class SimFaultInjector implements FaultInjector {
   }
 }
 
+// Replaced whole: the device reads a knob every second, and must never see it half written.
 async function knob(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 })
-  await writeFile(file, `${text}\n`)
+  await writeFileAtomic(file, `${text}\n`, 0o600)
 }
 
 function lineStarts(text: Buffer): number[] {

@@ -101,7 +101,8 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
   const owner = await owned(t, { variant, dataDir: tempDataDir(t, variant), boot: { logger, clock } })
   const port = (url: string) => Number(new URL(url).port)
   const tokens = new Map<string, string>([['system:config', owner.token]])
-  const expiry = Math.floor(clock.now() / 1000) + 1
+  // A minute: enough for a loaded host to deliver the login (its eJWT carries the same expiry).
+  const expiry = Math.floor(clock.now() / 1000) + 60
   const expired = await login(owner.base, 'logger:get', USER_PASS, expiry)
   for (const scope of options.scopes) tokens.set(scope, await login(owner.base, scope))
   const master = await login(owner.base, 'system:config', MASTER_PASS)
@@ -116,7 +117,7 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
       tokens.set(`keymgmt:use:${kids[name]}`, await login(owner.base, `keymgmt:use:${kids[name]}`))
   }
   // The device's clock moved past the token's expiry, rather than waiting for it.
-  clock.advance(Math.max(0, expiry * 1000 + 100 - clock.now()))
+  clock.advance(Math.max(0, expiry * 1000 + 1000 - clock.now()))
   return {
     variant,
     owner,
