@@ -57,6 +57,7 @@ const TARGETS = [
   '16 MiB upload MB/s / bare upload',
   'hemd peak RSS (VmHWM)',
   `boot to ready, ${RECORDS} records`,
+  'boot to ready, fresh device',
 ]
 
 /** The timed exchanges (group timings) and their targets, each with its bounds. */
@@ -110,6 +111,7 @@ t.test('one tiny run: every scenario answered 2xx only, and the report has every
     new RegExp(`^boot to ready, ${RECORDS} journal records: median \\d+ ms`, 'm'),
     'the boots are reported',
   )
+  t.match(run.stdout, /^boot to ready, fresh device: median \d+ ms/m, "a fresh device's boots too")
   t.match(run.stdout, /^machine: \d+ cpus .*node v\d+/m)
 })
 
@@ -120,6 +122,7 @@ t.test('--only runs the groups named, and --json has their results', async (t) =
     scenarios: { id: string; median: { ok: number } }[]
     targets: { label: string; pass: boolean }[]
     boot?: unknown
+    freshBoot?: unknown
     scaling?: unknown
   }
   t.same(
@@ -135,6 +138,7 @@ t.test('--only runs the groups named, and --json has their results', async (t) =
     ['status req/s / bare TLS GET', 'hemd peak RSS (VmHWM)'],
   )
   t.equal(summary.boot, undefined, 'no boots without the boot group')
+  t.equal(summary.freshBoot, undefined)
   t.equal(summary.scaling, undefined, 'no scaling table without the scaling group')
 })
 
