@@ -33,7 +33,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         'for certification and fault drills only',
     )
   const tls = o.tls ? await loadTlsFiles(o.tls) : undefined
-  // The journal's recovery has the older files checked on a thread of its own: it starts while the HAL opens.
+  // The journal's files are checked on threads of their own: the first one starts while the HAL opens.
   if (!o.split) warmUpChecks()
   const hal = await openHal({
     variant: o.variant,
@@ -101,7 +101,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     const boot = async () => {
       // A reboot is a power-up for the entropy source too: its start-up test runs again.
       startupTest(hal.entropy)
-      // Auth reads the whole history next in this process: recovery has the older files checked ahead.
+      // Auth reads the whole history next in this process: recovery has every file checked ahead.
       const opened = o.split
         ? undefined
         : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
