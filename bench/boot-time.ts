@@ -13,11 +13,12 @@ export interface BootSample {
 
 /**
  * Starts hemd `boots` times on copies of `dataDir` (a device with a long journal, see
- * bootDataDir), each time from spawning it to its banner (every service up, the journal verified
- * and replayed), and stops it again.
+ * bootDataDir), or with `dataDir` undefined on no data dir at all (a fresh device: its keys,
+ * certificates and first journal file made at this boot), each time from spawning it to its banner
+ * (every service up, the journal verified and replayed), and stops it again.
  */
 export async function measureBoots(
-  dataDir: string,
+  dataDir: string | undefined,
   workDir: string,
   boots: number,
   signal: AbortSignal,
@@ -26,7 +27,7 @@ export async function measureBoots(
   for (let i = 0; i < boots; i++) {
     signal.throwIfAborted()
     const copy = join(workDir, `boot-${i}`)
-    await copyDataDir(dataDir, copy)
+    if (dataDir !== undefined) await copyDataDir(dataDir, copy)
     const hemd = await spawnHemd(copy)
     readyMs.push(hemd.readyMs)
     await hemd.stop()

@@ -1,3 +1,4 @@
+import type { BootSample } from './boot-time.js'
 import type { BenchSummary } from './run-bench.js'
 import type { TargetCheck } from './check-targets.js'
 
@@ -11,7 +12,7 @@ const cell = (text: string, width: number) => ` ${text}`.padStart(width)
  * the timed exchanges, then each target with PASS or MISS.
  */
 export function renderReport(summary: BenchSummary): string {
-  const { settings, machine, boot } = summary
+  const { settings, machine, boot, freshBoot } = summary
   const rows = summary.scenarios.map(({ id, title, median: m, megabytesPerSecond, peakRssBytes }) =>
     [
       id.padEnd(10),
@@ -26,13 +27,13 @@ export function renderReport(summary: BenchSummary): string {
       `  ${title}`,
     ].join(''),
   )
-  const boots = boot
-    ? [
-        `boot to ready, ${settings.journalRecords} journal records: ` +
-          `median ${boot.medianMs.toFixed(0)} ms, max ${boot.maxMs.toFixed(0)} ms ` +
-          `(${boot.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`,
-      ]
-    : []
+  const bootLine = (what: string, sample: BootSample) =>
+    `boot to ready, ${what}: median ${sample.medianMs.toFixed(0)} ms, max ${sample.maxMs.toFixed(0)} ms ` +
+    `(${sample.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`
+  const boots = [
+    ...(boot ? [bootLine(`${settings.journalRecords} journal records`, boot)] : []),
+    ...(freshBoot ? [bootLine('fresh device', freshBoot)] : []),
+  ]
   const timings = summary.timings
     ? [
         '',

@@ -61,6 +61,8 @@ export interface BenchSummary {
   /** hemd's runtime's peak resident set over the whole run, when hemd ran. */
   peakRssBytes: number | undefined
   boot: BootSample | undefined
+  /** The boots of a fresh device (no data dir), when boots ran. */
+  freshBoot: BootSample | undefined
   /** The timed exchanges (brake, deadlines, outage, reboot), when they ran. */
   timings: TimingResult[] | undefined
   /** The scaling group's table, when it ran. */
@@ -105,9 +107,12 @@ export async function runBench(
   try {
     const dataDir = await bootDataDir(settings.journalRecords, progress)
     let boot: BootSample | undefined
+    let freshBoot: BootSample | undefined
     if (settings.groups.includes('boot')) {
       progress(`timing ${settings.boots} boot(s) with ${settings.journalRecords} journal records`)
       boot = await measureBoots(dataDir, workDir, settings.boots, signal)
+      progress(`timing ${settings.boots} boot(s) of a fresh device`)
+      freshBoot = await measureBoots(undefined, workDir, settings.boots, signal)
     }
     let timings: TimingResult[] | undefined
     if (settings.groups.includes('timings')) {
@@ -115,7 +120,7 @@ export async function runBench(
       timings = await measureTimings(dataDir, workDir, settings.rounds, progress, signal)
     }
     const loads = settings.groups.filter(isLoadGroup)
-    if (loads.length === 0) return summary(settings, [], undefined, boot, timings)
+    if (loads.length === 0) return summary(settings, [], undefined, { boot, freshBoot }, timings)
 
     progress('starting the baselines and hemd')
     const tls = await writeBenchCertificate(workDir)
@@ -187,7 +192,7 @@ export async function runBench(
       settings,
       results,
       Math.max(peakRssBytes, await runPeak()),
-      boot,
+      { boot, freshBoot },
       timings,
       scalingTable(scenarios, results),
     )
@@ -201,7 +206,7 @@ function summary(
   settings: BenchSettings,
   scenarios: ScenarioResult[],
   peakRssBytes: number | undefined,
-  boot: BootSample | undefined,
+  { boot, freshBoot }: Pick<BenchSummary, 'boot' | 'freshBoot'>,
   timings: TimingResult[] | undefined,
   scaling?: ScalingRow[],
 ): BenchSummary {
@@ -219,10 +224,12 @@ function summary(
       samples,
       peakRssBytes,
       boot: boot && { ms: boot.medianMs, records: settings.journalRecords },
+      freshBootMs: freshBoot?.medianMs,
       timings: Object.fromEntries((timings ?? []).map((t) => [t.id, t.medianMs])),
     }),
     peakRssBytes,
     boot,
+    freshBoot,
     timings,
     scaling,
   }

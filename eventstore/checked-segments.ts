@@ -1,10 +1,10 @@
 // A memo of segment checks: at boot the eventstore's recovery checks the newest journal file,
 // and the identity's history then checks every file, that one again. A check is a function of
 // the log key, the file id and the file's bytes only, so a file whose bytes were checked already
-// (by their SHA-256) need not be checked twice. Recovery also has the older files checked on the
-// machine's other core while it checks the newest (prefetchChecks): the history finds them done.
-// A boot starts that thread first of all (warmUpChecks): a Node thread takes 0.1–0.3 s to start,
-// which then passes while the HAL opens rather than after the files are read.
+// (by their SHA-256) need not be checked twice. A boot that reads the history next has every file
+// checked on worker threads (prefetchChecks): recovery and the history find them done.
+// A boot starts the first of them first of all (warmUpChecks): a Node thread takes 0.1–0.3 s to
+// start, which then passes while the runtime's modules load rather than after the files are read.
 
 import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
@@ -74,13 +74,17 @@ export function checkSegmentOnce(id: string, bytes: Uint8Array, publicKey: Uint8
 }
 
 /**
- * Checks `files` in a worker thread, into the memo. Best effort: should the worker fail, the
- * files are checked when they are asked for, as without it. Takes the files' bytes: those that
- * own their buffer move to the worker (a copy would cost a device the journal's size once more
- * at its boot's peak) and are empty here afterwards.
+ * Checks `files` in a worker thread, into the memo; resolves once their checks are in (or the
+ * worker failed). Best effort: should the worker fail, the files are checked when they are asked
+ * for, as without it. Takes the files' bytes: those that own their buffer move to the worker (a
+ * copy would cost a device the journal's size once more at its boot's peak) and are empty here
+ * afterwards. The worker warmUpChecks started takes the first files; later ones get a new worker.
  */
-export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): void {
-  if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) return coolDownChecks()
+export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): Promise<void> {
+  if (files.reduce((sum, f) => sum + f.bytes.length, 0) < PREFETCH_MIN_BYTES) {
+    coolDownChecks()
+    return Promise.resolve()
+  }
   const { worker, answer } = warm ?? startWorker()
   warm = undefined
   const previous = prefetching ?? Promise.resolve()
@@ -90,10 +94,11 @@ export function prefetchChecks(files: JournalFile[], publicKey: Uint8Array): voi
       : [],
   )
   worker.postMessage({ files, publicKey }, transferList)
-  prefetching = previous
-    .then(() => answer)
+  const landed = answer
     .then((results) => results.forEach(({ key, check }) => remember(key, check)))
     .catch(() => undefined)
+  prefetching = previous.then(() => landed)
+  return landed
 }
 
 /** Whether the check of these bytes is remembered (a prefetch's landed). */

@@ -28,9 +28,9 @@ export interface JournalOptions {
    */
   anchor?: JournalAnchorStore
   /**
-   * Have the older files checked on a worker thread while recovery checks the newest: for a
+   * Have every file checked on worker threads, recovery waiting for the newest's check: for a
    * process that reads the whole history next (readHistory finds the checks done). Default false.
-   * A worker warmUpChecks started is used (checked-segments.ts).
+   * A worker warmUpChecks started takes the older files (checked-segments.ts).
    */
   prefetchChecks?: boolean
 }

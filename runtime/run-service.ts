@@ -1,7 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node'
-import { createServer, type AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
-import { Journal, readHistory } from '../eventstore/index.js'
+import { type Journal, readHistory } from '../eventstore/index.js'
 import {
   type Gateway,
   gatewayProjections,
@@ -22,6 +21,8 @@ import { KeystoreActor } from '../actors/keystore/index.js'
 import { LoggerActor } from '../actors/logger/index.js'
 import { type NbdListen, StorageActor } from '../actors/storage/index.js'
 import { UpgradeActor } from '../actors/upgrade/index.js'
+import { concretePort } from './concrete-port.js'
+import { openDeviceJournal } from './device-journal.js'
 import type { Endpoint, MirrorSettings } from './types.js'
 import type { TemperatureRange } from '../protocol/index.js'
 
@@ -99,25 +100,6 @@ async function connected(
     await closeBus(nc)
     throw err
   }
-}
-
-/** The device's journal, recovered and open for appends; `prefetchChecks` when this process reads the history next. */
-export function openDeviceJournal(
-  hal: Hal,
-  firmwareVersion: string,
-  logger: Logger,
-  prefetchChecks: boolean,
-): Promise<Journal> {
-  return Journal.open({
-    media: hal.journal,
-    signer: hal.enclave.logSigner,
-    clock: hal.clock,
-    random: (n) => hal.entropy.read(n),
-    banner: `# hemd ${firmwareVersion} journal {id} devid ${hal.devid} variant ${hal.variant}`,
-    logger,
-    prefetchChecks,
-    anchor: hal.enclave,
-  })
 }
 
 async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
@@ -331,17 +313,4 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
       throw err
     }
   })
-}
-
-/** `endpoint`, with port 0 replaced by a port that is free now (taken again at once by the caller). */
-export async function concretePort(endpoint: Endpoint): Promise<Endpoint> {
-  if (endpoint.port !== 0) return endpoint
-  const server = createServer()
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen({ host: endpoint.host, port: 0, exclusive: true }, resolve)
-  })
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return { host: endpoint.host, port }
 }

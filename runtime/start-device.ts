@@ -12,16 +12,9 @@ import {
 } from '../bus/index.js'
 import type { JournalStatus } from '../actors/host/index.js'
 import { type CommandReply, DEADLINE_MS, type MirrorStatus, SerialQueue, Subjects } from '../protocol/index.js'
-import {
-  concretePort,
-  deviceServices,
-  mirrorSettings,
-  openDeviceJournal,
-  runService,
-  type RunningService,
-  type ServiceContext,
-} from './run-service.js'
-import { startSplitServices } from './split-services.js'
+import { concretePort } from './concrete-port.js'
+import { openDeviceJournal } from './device-journal.js'
+import type { RunningService, ServiceContext } from './run-service.js'
 import { loadTlsFiles } from './tls-files.js'
 import { writeSimControl } from './sim-control-file.js'
 import { everyStep } from './every-step.js'
@@ -40,7 +33,7 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
         'for certification and fault drills only',
     )
   const tls = o.tls ? await loadTlsFiles(o.tls) : undefined
-  // The journal's recovery has the older files checked on a thread of its own: it starts while the HAL opens.
+  // The journal's files are checked on threads of their own: the first one starts while the HAL opens.
   if (!o.split) warmUpChecks()
   const hal = await openHal({
     variant: o.variant,
@@ -62,6 +55,10 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
   let journalOpening = o.split ? undefined : openDeviceJournal(hal, o.firmware.version, o.logger, true)
   // Awaited by the eventstore, or by the clean-up below; never an unhandled rejection meanwhile.
   journalOpening?.catch(() => undefined)
+  // The services' code (the actors, the gateway and its schemas: most of the runtime's modules) loads
+  // now, while the journal is checked on the other core, rather than before the HAL could open.
+  // A failure is thrown where the services start, by the same import.
+  void (o.split ? import('./split-services.js') : import('./run-service.js')).catch(() => undefined)
   try {
     const external = o.busDir ? await readBusAccess(o.busDir, hal.devid) : undefined
     // An outside nats-server links to the backend as `hemd bus-config --backend` configured it: the mirror follows.
@@ -104,13 +101,14 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
     const boot = async () => {
       // A reboot is a power-up for the entropy source too: its start-up test runs again.
       startupTest(hal.entropy)
-      // Auth reads the whole history next in this process: recovery has the older files checked ahead.
+      // Auth reads the whole history next in this process: recovery has every file checked ahead.
       const opened = o.split
         ? undefined
         : (journalOpening ?? openDeviceJournal(hal, o.firmware.version, o.logger, true))
       journalOpening = undefined
-      const started = o.split
-        ? await startSplitServices(
+      const split = o.split && (await import('./split-services.js'))
+      const started = split
+        ? await split.startSplitServices(
             { ...serviceOptions, ...endpoints, nbd },
             hal,
             natsUrl,
@@ -287,6 +285,7 @@ async function startInProcess(
   tls: { certFile: string; keyFile: string } | undefined,
   journalOpening: Promise<Journal> | undefined,
 ): Promise<StartedServices> {
+  const { deviceServices, mirrorSettings, runService } = await import('./run-service.js')
   const ctx: ServiceContext = {
     hal,
     ...(journalOpening ? { journalOpening } : {}),

@@ -98,6 +98,58 @@ t.test('provision once: stored, kept across opens, refused the second time', asy
   })
 })
 
+t.test('the CSR is made once per identity: kept across opens, made anew for another key or genuineId', async (t) => {
+  const dataDir = t.testdir()
+  const csrFile = join(dataDir, 'enclave', 'attestation.csr.der')
+  const reopen = async () => {
+    const hal = await openHal({ variant: 'P', dataDir, firmware })
+    const request = { csr: hal.enclave.attestation().csr, spki: hal.enclave.attestationPublicKey() }
+    await hal.close()
+    return request
+  }
+  const certifies = async ({ csr, spki }: { csr: Uint8Array; spki: Uint8Array }, commonName: string) => {
+    const parsed = new Pkcs10CertificateRequest(csr)
+    return (
+      (await parsed.verify()) &&
+      parsed.subject === `CN=${commonName}` &&
+      Buffer.from(parsed.publicKey.rawData).equals(spki)
+    )
+  }
+  const first = await reopen()
+  const { genuineId } = JSON.parse(readFileSync(join(dataDir, 'device.json'), 'utf8')) as { genuineId: string }
+  t.ok(await certifies(first, genuineId), 'the first open makes it for the attestation key')
+  t.same(new Uint8Array(readFileSync(csrFile)), first.csr, 'kept beside the key')
+  t.equal(statSync(csrFile).mode & 0o777, 0o600)
+  // An ECDSA signature is never made twice alike: equal bytes are the stored request.
+  t.same((await reopen()).csr, first.csr, 'a second open does not make it again')
+
+  await rm(join(dataDir, 'enclave', 'attestation.key.pem'))
+  const newKey = await reopen()
+  t.notSame(newKey.spki, first.spki)
+  t.ok(await certifies(newKey, genuineId), 'a new key, a new CSR for it')
+
+  const identity = JSON.parse(readFileSync(join(dataDir, 'device.json'), 'utf8')) as Record<string, unknown>
+  await writeFile(join(dataDir, 'device.json'), JSON.stringify({ ...identity, genuineId: 'SIM-OTHER' }))
+  const renamed = await reopen()
+  t.ok(await certifies(renamed, 'SIM-OTHER'), 'another genuineId, a new CSR naming it')
+
+  for (const [what, bytes] of [
+    ['cut short', readFileSync(csrFile).subarray(0, 40)],
+    ['with another signature', Buffer.from(withChangedSignature(renamed.csr))],
+    ['empty', Buffer.alloc(0)],
+  ] as const) {
+    await writeFile(csrFile, bytes)
+    t.ok(await certifies(await reopen(), 'SIM-OTHER'), `a stored CSR ${what} is made anew`)
+  }
+})
+
+/** `csr` with one byte of its signature changed: the signed part is intact, the signature no longer fits. */
+function withChangedSignature(csr: Uint8Array): Uint8Array {
+  const changed = Uint8Array.from(csr)
+  changed[changed.length - 2]! ^= 0x01
+  return changed
+}
+
 t.test('two processes of one device cannot both provision it', async (t) => {
   const dataDir = t.testdir()
   const first = await open(t, dataDir)

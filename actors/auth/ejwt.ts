@@ -1,5 +1,6 @@
-import { createHmac, createPrivateKey, createPublicKey, diffieHellman, timingSafeEqual } from 'node:crypto'
+import { createHmac, timingSafeEqual } from 'node:crypto'
 import { base64Field, decodeBase64, namesContractScope } from '../../protocol/index.js'
+import { x25519 } from './x25519.js'
 
 /** What went wrong with an eJWT; `status` is the HTTP answer the contract gives for it. */
 export type EjwtErrorCode =
@@ -75,17 +76,6 @@ export function parseEjwt(text: unknown): ParsedEjwt {
   const mac = decodeBase64(macPart)
   if (!mac || mac.length !== 32) throw new EjwtError('malformed', 'the MAC is not 32 bytes of base64url')
   return { signingInput: `${headerPart}.${payloadPart}`, payload, mac }
-}
-
-const PKCS8_X25519 = Buffer.from('302e020100300506032b656e04220420', 'hex')
-const SPKI_X25519 = Buffer.from('302a300506032b656e032100', 'hex')
-
-function x25519(privateKey: Uint8Array, publicKey: Uint8Array): Buffer {
-  if (privateKey.length !== 32 || publicKey.length !== 32) throw new RangeError('X25519 keys are 32 bytes')
-  return diffieHellman({
-    privateKey: createPrivateKey({ key: Buffer.concat([PKCS8_X25519, privateKey]), format: 'der', type: 'pkcs8' }),
-    publicKey: createPublicKey({ key: Buffer.concat([SPKI_X25519, publicKey]), format: 'der', type: 'spki' }),
-  })
 }
 
 /**

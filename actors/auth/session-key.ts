@@ -1,5 +1,5 @@
-import { x25519 } from '@noble/curves/ed25519.js'
 import { verifyEjwt, type ParsedEjwt } from './ejwt.js'
+import { x25519, x25519PublicKey } from './x25519.js'
 
 /** The per-boot X25519 session key (`spk`): eJWTs and passphrase changes are keyed to it. */
 export class SessionKey {
@@ -10,7 +10,7 @@ export class SessionKey {
 
   constructor(random: (n: number) => Uint8Array) {
     this.#privateKey = random(32)
-    this.publicKey = x25519.getPublicKey(this.#privateKey)
+    this.publicKey = x25519PublicKey(this.#privateKey)
     this.spk = Buffer.from(this.publicKey).toString('base64')
   }
 
@@ -21,11 +21,12 @@ export class SessionKey {
 
   /**
    * X25519 with a client's key: the HMAC key of a passphrase change. Undefined for a point of
-   * small order, whose shared secret is all zeros whoever computes it (noble throws on it).
+   * small order, whose shared secret is all zeros whoever computes it, and for a key that is no
+   * 32 bytes.
    */
   agree(publicKey: Uint8Array): Uint8Array | undefined {
     try {
-      return x25519.getSharedSecret(this.#privateKey, publicKey)
+      return new Uint8Array(x25519(this.#privateKey, publicKey))
     } catch {
       return undefined
     }

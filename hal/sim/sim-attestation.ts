@@ -1,14 +1,17 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AlreadyProvisionedError, HalCorruptError } from '../errors.js'
 import type { AttestationRequest, ProvisioningRecord } from '../types.js'
 import { createCsr } from '../x509/create-csr.js'
+import { csrCertifies } from '../x509/csr-certifies.js'
 import { attestationKeyHash, signGenuine } from '../x509/genuine-statement.js'
 import { writeFileAtomic, writeFileOnce } from './atomic-file.js'
 import { readOptionalEnclaveFile } from './enclave-files.js'
 import { errorCode } from './error-code.js'
 
 const ATTESTATION_KEY = 'attestation.key.pem'
+const ATTESTATION_CSR = 'attestation.csr.der'
 const PROVISIONING = 'provisioning.json'
 
 export interface AttestationIdentity {
@@ -37,9 +40,9 @@ export class SimAttestation {
     const record = await readOptionalEnclaveFile(recordPath, parseRecord)
     const key = await loadOrCreateKey(join(dir, ATTESTATION_KEY), record !== undefined)
     const publicKey = new Uint8Array(createPublicKey(key).export({ type: 'spki', format: 'der' }))
-    // The CSR and self-statement are made once per open: attestation() answers without waiting.
+    // Both ready at the open, so that attestation() answers without waiting.
     const request: AttestationRequest = {
-      csr: await createCsr({ privateKey: key, commonName: genuineId }),
+      csr: await loadOrCreateCsr(join(dir, ATTESTATION_CSR), key, genuineId),
       genuine: signGenuine({ kind: 'device', devid, genuineId, keyHash: attestationKeyHash(publicKey) }, key),
     }
     return new SimAttestation(publicKey, request, factoryRoot, recordPath, record)
@@ -76,6 +79,21 @@ async function loadOrCreateKey(path: string, provisioned: boolean): Promise<KeyO
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   await writeFileAtomic(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600)
   return privateKey
+}
+
+/**
+ * The CSR is made once per identity and kept beside its key: the same request at every open,
+ * and a new one once the key or the genuineId it names is no longer the one stored.
+ */
+async function loadOrCreateCsr(path: string, key: KeyObject, genuineId: string): Promise<Uint8Array> {
+  const stored = await readFile(path).catch((err: unknown) => {
+    if (errorCode(err) === 'ENOENT') return undefined
+    throw new HalCorruptError(`${path} is unreadable`, { cause: err })
+  })
+  if (stored && csrCertifies(stored, key, genuineId)) return new Uint8Array(stored)
+  const csr = createCsr({ privateKey: key, commonName: genuineId })
+  await writeFileAtomic(path, csr, 0o600)
+  return csr
 }
 
 function parseRecord(text: string): ProvisioningRecord {

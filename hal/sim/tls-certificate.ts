@@ -12,7 +12,7 @@ import {
   time,
   tlv,
   utf8String,
-} from './der.js'
+} from '../x509/der.js'
 
 const VALIDITY_YEARS = 20
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'

@@ -56,7 +56,7 @@ export class TlsStore {
     return this.#active
   }
 
-  csr(hostname?: string): Promise<Uint8Array> {
+  async csr(hostname?: string): Promise<Uint8Array> {
     return createCsr({
       privateKey: this.#ownKey,
       commonName: hostname ?? `hem-${this.devid}`,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { loadFirmware } from '../../image/firmware-manifest.js'
-import { concretePort } from '../../runtime/run-service.js'
+import { concretePort } from '../../runtime/concrete-port.js'
 import { startDevice } from '../../runtime/start-device.js'
 import type { Device, DeviceOptions } from '../../runtime/types.js'
 import { developmentTrust } from '../../hal/trust-anchors.js'

@@ -1,4 +1,4 @@
-// Just enough DER to write the device certificate with node:crypto alone.
+// Just enough DER to write the device certificate and certification requests with node:crypto alone.
 
 export function tlv(tag: number, content: Uint8Array): Uint8Array {
   return concat([Uint8Array.of(tag), encodeLength(content.length), content])
@@ -13,6 +13,9 @@ export const bitString = (bytes: Uint8Array, unusedBits = 0): Uint8Array =>
   tlv(0x03, concat([Uint8Array.of(unusedBits), bytes]))
 export const octetString = (bytes: Uint8Array): Uint8Array => tlv(0x04, bytes)
 export const utf8String = (text: string): Uint8Array => tlv(0x0c, new TextEncoder().encode(text))
+/** `text` must hold only PrintableString's characters (isPrintable). */
+export const printableString = (text: string): Uint8Array => tlv(0x13, new TextEncoder().encode(text))
+export const isPrintable = (text: string): boolean => /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(text)
 export const explicit = (tagNumber: number, content: Uint8Array): Uint8Array => tlv(0xa0 | tagNumber, content)
 
 export function objectIdentifier(dotted: string): Uint8Array {
