@@ -84,7 +84,9 @@ t.test(
   'refused images: before sending, by the check, at install; cut off; cancelled',
   { skip: noChromium },
   async (t) => {
-    const app = await openApp(t)
+    // A browser of its own: playwright hands a file path to a browser it launched, but sends a
+    // browser it is connected to (the run's) the file's bytes, 16 MiB of them below.
+    const app = await openApp(t, { ownBrowser: true })
     const { page } = app
     const dir = scratch(app, 'x')
     await mkdir(dir)

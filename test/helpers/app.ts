@@ -59,12 +59,12 @@ export async function installApp(dataDir: string, scratch: string): Promise<void
  * An owned device (P unless asked) with the app installed, and a fresh Chromium page on the app
  * over HTTPS at the device's hostname, not yet logged in.
  */
-export async function openApp(t: Test, options: OwnedOptions = {}): Promise<OpenApp> {
+export async function openApp(t: Test, options: OwnedOptions & { ownBrowser?: boolean } = {}): Promise<OpenApp> {
   const root = t.testdir({ data: {}, scratch: {} })
   const dataDir = options.dataDir ?? join(root, 'data')
   const o = await owned(t, { variant: 'P', ...options, dataDir })
   await installApp(dataDir, join(root, 'scratch'))
-  const { page, problems } = await openPage(t)
+  const { page, problems } = await openPage(t, { ownBrowser: options.ownBrowser ?? false })
   const url = `${o.https.replace('127.0.0.1', APP_HOST)}/`
   await page.goto(url)
   return {

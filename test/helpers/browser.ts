@@ -24,11 +24,12 @@ export interface BrowserPage {
 
 /**
  * A page in a browser context of its own (as fresh as a new browser's), closed when the test ends:
- * in the run's Chromium (helpers/shared-chromium.ts), or in one of its own when none runs. Every
- * host name resolves to 127.0.0.1, so that a page can reach a device at its configured hostname.
+ * in the run's Chromium (helpers/shared-chromium.ts), or in one of its own when none runs or
+ * `ownBrowser` asks for it. Every host name resolves to 127.0.0.1, so that a page can reach a
+ * device at its configured hostname.
  */
-export async function openPage(t: Test): Promise<BrowserPage> {
-  const shared = sharedChromium()
+export async function openPage(t: Test, { ownBrowser = false } = {}): Promise<BrowserPage> {
+  const shared = ownBrowser ? undefined : sharedChromium()
   const browser = shared
     ? await chromium.connectOverCDP(shared.endpoint)
     : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS })
