@@ -22,9 +22,9 @@ interface SharedChromium {
 }
 
 /**
- * The flags of a headless browser on a host without a network: its own profile, no background
- * connections (refused here, many at a time), and every host name resolved to loopback, so that
- * a page reaches a device at the hostname its configuration gives.
+ * The flags of a headless browser on a host without a network: no background connections
+ * (refused here, many at a time), and every host name resolved to loopback, so that a page
+ * reaches a device at the hostname its configuration gives.
  */
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -35,6 +35,8 @@ export const CHROMIUM_FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // As playwright launches it: a screenshot as wide as its viewport.
+  '--hide-scrollbars',
   '--host-resolver-rules=MAP * 127.0.0.1',
 ]
 
