@@ -40,10 +40,15 @@ export const CHROMIUM_FLAGS = [
   '--host-resolver-rules=MAP * 127.0.0.1',
 ]
 
+/** What the run's `before` wrote of its browser, if anything. */
+function recorded(): SharedChromium | undefined {
+  return existsSync(STATE) ? (JSON.parse(readFileSync(STATE, 'utf8')) as SharedChromium) : undefined
+}
+
 /** The run's browser, if one is running. */
 export function sharedChromium(): SharedChromium | undefined {
-  if (!existsSync(STATE)) return undefined
-  const shared = JSON.parse(readFileSync(STATE, 'utf8')) as SharedChromium
+  const shared = recorded()
+  if (!shared) return undefined
   try {
     process.kill(shared.pid, 0)
     return shared
@@ -77,7 +82,7 @@ export async function startSharedChromium(): Promise<void> {
 }
 
 export async function stopSharedChromium(): Promise<void> {
-  const shared = existsSync(STATE) ? (JSON.parse(await readFile(STATE, 'utf8')) as SharedChromium) : undefined
+  const shared = recorded()
   if (!shared) return
   try {
     // Its own process group (detached): its renderers and helpers go with it.
