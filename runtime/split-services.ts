@@ -176,12 +176,14 @@ async function startChild(
   config: ServiceChildConfig,
   account: ServiceAccount | undefined,
 ): Promise<{ child: ChildProcess; ready: { httpPort?: number; httpsPort?: number } }> {
-  // A service's own user could not run what a test harness hooked into this process: hemd's own flags only.
-  const nodeFlags = account ? HEMD_NODE_FLAGS : process.execArgv
+  // hemd's own flags, whatever started the supervisor: not the loaders a test harness hooked into this
+  // process, which a service's own user could not even read (a harness's coverage goes by the environment).
   const child = fork(hemdBinary, ['--service', config.service], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // setpriv drops to the service's user before Node starts: the process never holds root.
-    ...(SETPRIV ? { execPath: SETPRIV, execArgv: [...setprivArgs(account), process.execPath, ...nodeFlags] } : {}),
+    ...(SETPRIV
+      ? { execPath: SETPRIV, execArgv: [...setprivArgs(account), process.execPath, ...HEMD_NODE_FLAGS] }
+      : { execArgv: [...HEMD_NODE_FLAGS] }),
   })
   child.send(config)
   const [message] = (await Promise.race([

@@ -7,6 +7,23 @@ import type { CryptoEngine, PostQuantum } from './types.js'
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/**
+ * noble's own suite beside a native engine that passed, once per engine in a process: it only says
+ * whether the fallback is sound, a property of the code loaded, which services restarted in the same
+ * process (a reboot) still run. The chosen engine's KATs and the shared ones run at every boot, and a
+ * boot that falls back to noble runs its whole suite again first.
+ */
+const fallbackVerdicts = new WeakMap<CryptoEngine, Promise<KatResult>>()
+
+function fallbackVerdict(noble: CryptoEngine): Promise<KatResult> {
+  let verdict = fallbackVerdicts.get(noble)
+  if (!verdict) {
+    verdict = runKatsStepwise(noble, nextTurn)
+    fallbackVerdicts.set(noble, verdict)
+  }
+  return verdict
+}
+
 export interface EngineChoice {
   engine: CryptoEngine
   /**
@@ -81,7 +98,7 @@ export function chooseEngine(
   // noble's whole suite (about a second of pure JS) yields between KATs: the device serves meanwhile.
   later(async () => {
     choice.settle()
-    choice.kats.noble = await runKatsStepwise(engines.noble, nextTurn)
+    choice.kats.noble = await fallbackVerdict(engines.noble)
   })
   return choice
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadFirmware } from '../../image/firmware-manifest.js'
 import { concretePort } from '../../runtime/concrete-port.js'
@@ -7,6 +9,7 @@ import { developmentTrust } from '../../hal/trust-anchors.js'
 import type { SignedComponent } from '../../hal/types.js'
 import { skippingClock } from './clock.js'
 import { silentLogger } from './logger.js'
+import { seedSharedIdentity } from './shared-identity.js'
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 export const distDir = `${repoRoot}dist`
@@ -18,17 +21,40 @@ export function builtFirmware(): Promise<SignedComponent> {
   return (firmware ??= loadFirmware(distDir))
 }
 
+/** Devices of this process running with the run's shared identity of a variant: two at once must differ. */
+const sharingIdentity = new Set<string>()
+
+export interface BootOptions extends Partial<DeviceOptions> {
+  dataDir: string
+  /**
+   * A new data dir starts with the run's shared identity of its variant (test/helpers/shared-identity.ts)
+   * unless this says `fresh`, or the test gives its own `entropy` or `trust`, or another device of this
+   * process has it now.
+   */
+  identity?: 'shared' | 'fresh'
+}
+
 /**
  * A whole device on free loopback ports with its own data dir; stopped when the test ends. It
  * trusts the development keys (deploy/keys/), as `hemd --dev-keys` does, unless `trust` says otherwise.
  * Its clock lets the login brake pass at once (`skippingClock`) unless `clock` says otherwise.
  */
-export async function bootDevice(
-  t: { teardown(fn: () => unknown): void },
-  options: Partial<DeviceOptions> & { dataDir: string },
-): Promise<Device> {
+export async function bootDevice(t: { teardown(fn: () => unknown): void }, bootOptions: BootOptions): Promise<Device> {
+  const { identity = 'shared', ...options } = bootOptions
+  const variant = options.variant ?? 'P'
+  const shared =
+    identity === 'shared' &&
+    options.entropy === undefined &&
+    options.trust === undefined &&
+    !sharingIdentity.has(variant) &&
+    !existsSync(join(options.dataDir, 'device.json'))
+  if (shared) {
+    sharingIdentity.add(variant)
+    t.teardown(() => void sharingIdentity.delete(variant))
+    await seedSharedIdentity(options.dataDir, variant, options.firmware ?? (await builtFirmware()))
+  }
   const device = await startDevice({
-    variant: 'P',
+    variant,
     http: { host: '127.0.0.1', port: 0 },
     https: { host: '127.0.0.1', port: 0 },
     firmware: await builtFirmware(),

@@ -101,8 +101,10 @@ export async function fuzzDevice(t: Test, variant: 'P' | 'E', options: FuzzDevic
   const owner = await owned(t, { variant, dataDir: tempDataDir(t, variant), boot: { logger, clock } })
   const port = (url: string) => Number(new URL(url).port)
   const tokens = new Map<string, string>([['system:config', owner.token]])
-  // A minute: enough for a loaded host to deliver the login (its eJWT carries the same expiry).
-  const expiry = Math.floor(clock.now() / 1000) + 60
+  // Half a minute: enough for a loaded host to deliver the login (its eJWT carries the same expiry), and
+  // short enough that the device's clock, moved past it below, stays within the 60 s it allows the
+  // `iat` of a later login made on the host's clock.
+  const expiry = Math.floor(clock.now() / 1000) + 30
   const expired = await login(owner.base, 'logger:get', USER_PASS, expiry)
   for (const scope of options.scopes) tokens.set(scope, await login(owner.base, scope))
   const master = await login(owner.base, 'system:config', MASTER_PASS)

@@ -1,16 +1,19 @@
+import { mkdirSync } from 'node:fs'
 import type { Test } from 'tap'
 import type { Device, DeviceOptions } from '../../runtime/types.js'
 import { HemClient, PassphraseKeyCache, buildInitEjwt, buildLoginEjwt, type PassphraseKey } from '../../client/index.js'
 import { b64 } from './base64.js'
 import { bootDevice } from './device.js'
 import { call, type Answer } from './http.js'
+import { RUN_SEEDS, SHARED_IDENTITY_DIR } from './shared-identity.js'
 import { until } from './until.js'
 
 export const USER_PASS = 'correct horse battery staple'
 export const MASTER_PASS = 'master of puppets 1986'
 
-/** Seeds derived once per (passphrase, eid) in a test process. */
-export const keys = new PassphraseKeyCache()
+mkdirSync(SHARED_IDENTITY_DIR, { recursive: true })
+/** Seeds derived once per (passphrase, eid) in a run: the run's devices mostly share one eid (bootDevice). */
+export const keys = new PassphraseKeyCache({ file: RUN_SEEDS })
 
 /** The client library as an owner's program uses it, with this process's seeds (self-signed TLS accepted). */
 export function ownerClient(url: string, passphrase = USER_PASS): HemClient {

@@ -1,4 +1,4 @@
-// One Chromium serves a whole test run: tap's `before` (test/tools/chromium-before.ts) starts it and
+// One Chromium serves a whole test run: tap's `before` (test/tools/run-before.ts) starts it and
 // its `after` stops it; each page gets a browser context of its own in it, as isolated as a fresh
 // browser's (cookies, storage, certificates accepted) but without a browser's start-up each time.
 import { spawn } from 'node:child_process'

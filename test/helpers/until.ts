@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface UntilOptions {
-  /** How long to keep polling (default 20 s). */
+  /** How long to keep polling (default 60 s: it only decides when a test gives up, on a loaded host too). */
   ms?: number
   /**
    * A throwing check fails the wait at once instead of counting as "not yet": for waits on
@@ -11,7 +11,8 @@ export interface UntilOptions {
 }
 
 /**
- * Polls `check` (sync or async) every 25 ms until it holds; throws `${what}: not reached within
+ * Polls `check` (sync or async) until it holds, first every 25 ms, then less often, up to every 250 ms
+ * (a long wait does not keep the device busy answering); throws `${what}: not reached within
  * ${ms} ms` (the last error as its cause) when it does not in time. A check that throws counts as
  * "not yet" (a device rebooting refuses connections), unless `rethrow` is set.
  */
@@ -20,9 +21,10 @@ export async function until(
   check: () => boolean | Promise<boolean>,
   options: number | UntilOptions = {},
 ): Promise<void> {
-  const { ms = 20_000, rethrow = false } = typeof options === 'number' ? { ms: options } : options
+  const { ms = 60_000, rethrow = false } = typeof options === 'number' ? { ms: options } : options
   const deadline = Date.now() + ms
   let lastError: unknown
+  let pause = 25
   for (;;) {
     try {
       if (await check()) return
@@ -32,6 +34,7 @@ export async function until(
     }
     if (Date.now() > deadline)
       throw new Error(`${what}: not reached within ${ms} ms`, lastError === undefined ? {} : { cause: lastError })
-    await sleep(25)
+    await sleep(pause)
+    pause = Math.min(250, Math.round(pause * 1.25))
   }
 }

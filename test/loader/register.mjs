@@ -1,3 +1,4 @@
 import { register } from 'node:module'
+import './child-coverage.mjs'
 
 register('./hooks.mjs', import.meta.url)
