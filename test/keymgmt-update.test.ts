@@ -8,8 +8,7 @@ import { KeyRepository } from '../actors/keystore/key-repository.js'
 import type { KeystoreContext } from '../actors/keystore/keystore-context.js'
 import { nativeEngine } from '../hal/index.js'
 import { FileKeySlotMedia } from '../hal/sim/key-slot-media.js'
-import { hostClock } from '../hal/sim/host-clock.js'
-import type { Clock } from '../hal/types.js'
+import { skippingClock } from './helpers/clock.js'
 import type { CommandRequest } from '../protocol/bus-messages.js'
 import { LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
@@ -19,8 +18,7 @@ import { testSealer } from './helpers/test-sealer.js'
 
 t.test('update', async (t) => {
   // The device's wall clock, which the test can set back.
-  let offset = 0
-  const clock: Clock = { ...hostClock, now: () => hostClock.now() + offset }
+  const clock = skippingClock()
   const o = await owned(t, { boot: { clock } })
   const tokens = new Tokens(o.base)
   const km = (path: string) => `${o.https}/api/keymgmt/${path}`
@@ -46,14 +44,14 @@ t.test('update', async (t) => {
 
   await t.test('updated moves forward by at least a second, whatever the clock says', async (t) => {
     const before = (await read()).updated as number
-    offset = -3_600_000
+    clock.advance(-3_600_000)
     const times: number[] = []
     for (const label of ['back 1', 'back 2', 'back 3']) {
       t.equal((await update({ label })).status, 200)
       times.push((await read()).updated)
     }
     t.same(times, [before + 1, before + 2, before + 3], 'old + 1 while the clock is behind')
-    offset = 0
+    clock.advance(3_600_000)
     t.equal((await update({ label: 'now' })).status, 200)
     const now = (await read()).updated as number
     t.ok(now >= before + 4, 'then now, which is later')

@@ -19,21 +19,10 @@ import { MASTER_PASS, USER_PASS, bearer, keys, login, loginAnswer, owned, person
 
 const json = { 'content-type': 'application/json' }
 
-/** The host's clock, but `advance` moves the device's wall time (not its monotonic time, which the brake uses). */
+/** The skipping clock (the brake's waits pass at once), with its wall time in seconds, as the claims carry it. */
 function steerableClock(): Clock & { advance(ms: number): void; seconds(): number } {
-  let offset = 0
-  return {
-    now: () => Date.now() + offset,
-    monotonic: () => performance.now(),
-    isSet: () => true,
-    sleep: hostClock.sleep,
-    advance(ms) {
-      offset += ms
-    },
-    seconds() {
-      return Math.floor((Date.now() + offset) / 1000)
-    },
-  }
+  const clock = skippingClock()
+  return { ...clock, seconds: () => Math.floor(clock.now() / 1000) }
 }
 
 function claimsOf(token: string): Record<string, unknown> {

@@ -1,5 +1,5 @@
 // GET /api/system/selftest (crypto-contract §5): the whole answer, who may ask, the fail state, a damaged key record.
-import { hostClock } from '../hal/sim/host-clock.js'
+import { skippingClock } from './helpers/clock.js'
 import { randomBytes } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { sendSimCommand } from '../cli/hemd/sim-cli.js'
@@ -15,16 +15,10 @@ import { bearer, login, owned, personalise } from './helpers/owner.js'
 
 const SLOTS = 1024
 
-/** The host's clock, moved forward by the test: each self-test gets a second of its own. */
+/** The skipping clock, moved forward by the test: each self-test gets a second of its own. */
 function steppedClock(): Clock & { step(seconds: number): void } {
-  let offset = 0
-  return {
-    now: () => Date.now() + offset,
-    monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
-    isSet: () => true,
-    sleep: hostClock.sleep,
-    step: (seconds) => void (offset += seconds * 1000),
-  }
+  const clock = skippingClock()
+  return { ...clock, step: (seconds) => clock.advance(seconds * 1000) }
 }
 
 function selftest(device: Device, token?: string): Promise<Answer> {
