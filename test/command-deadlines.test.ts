@@ -11,6 +11,7 @@ import { Subjects } from '../protocol/subjects.js'
 import { deadlinePassed } from '../protocol/deadlines.js'
 import { silentLogger } from './helpers/logger.js'
 import { startNats } from './helpers/nats.js'
+import { until } from './helpers/until.js'
 
 const devid = '00112233aabbccdd'
 const subjects = new Subjects(devid)
@@ -56,6 +57,8 @@ t.test(
     t.teardown(() => bus.close())
 
     await t.rejects(bus.request('slow', 'work', { rid: 'r1', tls: false }, 50), BusTimeoutError, 'took it, no answer')
+    // On a loaded host the 50 ms may pass before the service's connection delivers the command.
+    await until('the slow service got the command', () => received.length > 0)
     t.equal(received[0]?.deadline, NOW + 50, 'the deadline travelled with the command: now + its budget')
 
     // Far longer than tap's timeout: had it waited for the deadline, the test would fail by that.

@@ -63,8 +63,22 @@ export async function bootDevice(t: { teardown(fn: () => unknown): void }, bootO
     clock: skippingClock(),
     ...options,
   })
-  t.teardown(() => device.stop())
+  stopFirstAtEnd(t, device)
   return device
+}
+
+/**
+ * Stops the device as `t` ends, before the rest of its end: tap removes a `t.testdir()` made before the
+ * test's first teardown ahead of every teardown, and a device still running there (a reboot it ordered
+ * itself, as a wipeout does 5 s later) would boot again in the folder removed under it.
+ */
+function stopFirstAtEnd(t: { teardown(fn: () => unknown): void }, device: Device): void {
+  const ending = t as unknown as { onEOF(): unknown }
+  const rest = ending.onEOF.bind(ending)
+  ending.onEOF = async () => {
+    await device.stop()
+    return rest()
+  }
 }
 
 /** A loopback port free now, for a device that must keep its address across processes. */
