@@ -68,13 +68,15 @@ export async function bootDevice(t: { teardown(fn: () => unknown): void }, bootO
 }
 
 /**
- * Stops the device as `t` ends, before the rest of its end: tap removes a `t.testdir()` made before the
- * test's first teardown ahead of every teardown, and a device still running there (a reboot it ordered
- * itself, as a wipeout does 5 s later) would boot again in the folder removed under it.
+ * Stops the device as a tap test ends, before the rest of its end: tap removes a `t.testdir()` made
+ * before the test's first teardown ahead of every teardown, and a device still running there (a reboot
+ * it ordered itself, as a wipeout does 5 s later) would boot again in the folder removed under it.
+ * Anything else that stands in for a test (the screenshots script) stops it in its teardowns.
  */
 function stopFirstAtEnd(t: { teardown(fn: () => unknown): void }, device: Device): void {
-  const ending = t as unknown as { onEOF(): unknown }
-  const rest = ending.onEOF.bind(ending)
+  const ending = t as { teardown(fn: () => unknown): void; onEOF?: () => unknown }
+  const rest = ending.onEOF?.bind(ending)
+  if (!rest) return t.teardown(() => device.stop())
   ending.onEOF = async () => {
     await device.stop()
     return rest()
