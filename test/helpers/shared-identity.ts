@@ -4,7 +4,8 @@
 // device. tap's `before` (test/tools/run-before.ts) empties the folder; a test that needs an identity
 // of its own asks `bootDevice` for `identity: 'fresh'`.
 import { createHash } from 'node:crypto'
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openHal } from '../../hal/index.js'
@@ -37,21 +38,19 @@ function sharedIdentity(variant: Variant, firmware: SignedComponent): Promise<st
 
 /** Another test process may be making the same one: whoever renames first wins, the other uses it. */
 async function ensureTemplate(path: string, variant: Variant, firmware: SignedComponent): Promise<string> {
-  if (await complete(path)) return path
+  if (complete(path)) return path
   await mkdir(SHARED_IDENTITY_DIR, { recursive: true })
   const scratch = await mkdtemp(`${path}.tmp-`)
   const hal = await openHal({ variant, dataDir: scratch, firmware })
   await hal.close()
   await rename(scratch, path).catch(async (err: unknown) => {
     await rm(scratch, { recursive: true, force: true })
-    if (!(await complete(path))) throw err
+    if (!complete(path)) throw err
   })
   return path
 }
 
-async function complete(path: string): Promise<boolean> {
-  return readFile(join(path, 'device.json')).then(
-    () => true,
-    () => false,
-  )
+/** device.json is what a HAL open writes last (open-sim-hal.ts): with it, the identity is whole. */
+function complete(path: string): boolean {
+  return existsSync(join(path, 'device.json'))
 }
