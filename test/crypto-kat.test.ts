@@ -294,6 +294,28 @@ t.test('settle runs the deferred KATs at once, and only once', async (t) => {
   t.equal(late.length, 1, 'the timer and a second user do not run them again')
 })
 
+t.test('a second boot in the process keeps the deferred verdicts, a failure included', async (t) => {
+  let pqCalls = 0
+  const faulty = brokenPq.verifyAll(defaultPostQuantum)
+  const postQuantum = new Proxy(faulty, {
+    get: (target, key) => {
+      const value = Reflect.get(target, key)
+      return typeof value === 'function' ? (...args: unknown[]) => (pqCalls++, value.apply(target, args)) : value
+    },
+  })
+  const boot = () => {
+    const late: string[][] = []
+    const choice = chooseEngine(undefined, () => {}, { postQuantum, onLateFailure: (failed) => late.push(failed) })
+    choice.settle()
+    return late
+  }
+  const first = boot()
+  const calls = pqCalls
+  t.ok(calls > 0, 'the first boot ran the post-quantum KATs')
+  t.same(boot(), first, 'the second reports the same failure')
+  t.equal(pqCalls, calls, 'without running them again')
+})
+
 t.test("with onLateFailure, the native engine's signature, HMAC and wrap KATs wait for settle", async (t) => {
   const late: string[][] = []
   const choice = chooseEngine({ native: broken.hmac(nativeEngine), noble: nobleEngine }, () => {}, {

@@ -8,18 +8,25 @@ import type { CryptoEngine, PostQuantum } from './types.js'
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
- * noble's own suite beside a native engine that passed, once per engine in a process: it only says
- * whether the fallback is sound, a property of the code loaded, which services restarted in the same
- * process (a reboot) still run. The chosen engine's KATs and the shared ones run at every boot, and a
- * boot that falls back to noble runs its whole suite again first.
+ * The KATs off the boot path run once per implementation in a process: they test the code loaded,
+ * which services restarted in the same process (a reboot) still run. noble's own suite beside a
+ * native engine that passed only says whether the fallback is sound; the deferred ones (native's
+ * signatures, HMAC and wrap, the shared EdDSA variants, ML-KEM and ML-DSA) keep their verdict, a
+ * failure included, for every boot of the process. The boot's own KATs run at every boot, and a
+ * boot that falls back to noble runs noble's whole suite again first.
  */
-const fallbackVerdicts = new WeakMap<CryptoEngine, Promise<KatResult>>()
+const verdicts = {
+  fallback: new WeakMap<CryptoEngine, Promise<KatResult>>(),
+  late: new WeakMap<CryptoEngine, KatResult>(),
+  shared: new WeakMap<CryptoEngine, KatResult>(),
+  postQuantum: new WeakMap<PostQuantum, KatResult>(),
+}
 
-function fallbackVerdict(noble: CryptoEngine): Promise<KatResult> {
-  let verdict = fallbackVerdicts.get(noble)
-  if (!verdict) {
-    verdict = runKatsStepwise(noble, nextTurn)
-    fallbackVerdicts.set(noble, verdict)
+function verdictOf<K extends object, V>(verdicts: WeakMap<K, V>, implementation: K, run: () => V): V {
+  let verdict = verdicts.get(implementation)
+  if (verdict === undefined) {
+    verdict = run()
+    verdicts.set(implementation, verdict)
   }
   return verdict
 }
@@ -87,9 +94,12 @@ export function chooseEngine(
   choice.settle = () => {
     if (settled || !deferring) return
     settled = true
-    const late = runKats(engines.native, { shared: false, late: 'only' })
-    const shared = runKats(engines.noble, { own: false })
-    const pq = (choice.kats.postQuantum = runPostQuantumKats(postQuantum))
+    const late = verdictOf(verdicts.late, engines.native, () =>
+      runKats(engines.native, { shared: false, late: 'only' }),
+    )
+    const shared = verdictOf(verdicts.shared, engines.noble, () => runKats(engines.noble, { own: false }))
+    const pq = verdictOf(verdicts.postQuantum, postQuantum, () => runPostQuantumKats(postQuantum))
+    choice.kats.postQuantum = pq
     const failed = [...late.failed, ...shared.failed, ...pq.failed]
     if (failed.length === 0) return
     choice.failed.push(...failed)
@@ -98,7 +108,9 @@ export function chooseEngine(
   // noble's whole suite (about a second of pure JS) yields between KATs: the device serves meanwhile.
   later(async () => {
     choice.settle()
-    choice.kats.noble = await fallbackVerdict(engines.noble)
+    choice.kats.noble = await verdictOf(verdicts.fallback, engines.noble, () =>
+      runKatsStepwise(engines.noble, nextTurn),
+    )
   })
   return choice
 }
