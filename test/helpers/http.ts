@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { clientContext } from './tls-client.js'
 
 export interface Answer {
   status: number
@@ -34,6 +35,7 @@ export function call(
         method: init.method ?? 'GET',
         headers: init.headers ?? {},
         rejectUnauthorized: false,
+        ...(target.protocol === 'https:' ? { secureContext: clientContext() } : {}),
         agent: false,
         ...(init.localAddress ? { localAddress: init.localAddress } : {}),
       },

@@ -1,5 +1,6 @@
 import net from 'node:net'
 import tls from 'node:tls'
+import { clientContext } from './tls-client.js'
 
 /** A device listener: its port, and whether it speaks TLS. */
 export interface Target {
@@ -73,7 +74,10 @@ export function rawExchange(target: Target, plan: RawPlan): Promise<RawOutcome> 
     let wake: (() => void) | undefined
     let done = false
     const socket: net.Socket = target.tls
-      ? tls.connect({ host: '127.0.0.1', port: target.port, rejectUnauthorized: false }, () => void run())
+      ? tls.connect(
+          { host: '127.0.0.1', port: target.port, rejectUnauthorized: false, secureContext: clientContext() },
+          () => void run(),
+        )
       : net.connect(target.port, '127.0.0.1', () => void run())
     const finish = () => {
       if (done) return
