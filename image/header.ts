@@ -33,7 +33,10 @@ export function buildImage(
     payloadLength: payload.length,
     payloadSha256: createHash('sha256').update(payload).digest(),
   })
-  const signature = sign(null, signed, createPrivateKey(vendorKeyPem))
+  const key = createPrivateKey(vendorKeyPem)
+  // Another kind of key signs too, with a signature of another length: the header would be no image's.
+  if (key.asymmetricKeyType !== 'ed25519') throw new RangeError('the vendor key must be an Ed25519 private key')
+  const signature = sign(null, signed, key)
   return Buffer.concat([signed, signature, payload])
 }
 

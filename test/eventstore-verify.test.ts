@@ -1,9 +1,12 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { createHmac } from 'node:crypto'
 import { Packr } from 'msgpackr'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import { Journal, decodeRecordData, parseLine, readLines, verifyJournal } from '../eventstore/index.js'
+import { packData } from '../eventstore/pack-data.js'
 import { LogType, type JournalFile } from '../protocol/journal.js'
 import { verifyClientStyle } from '../audit/index.js'
 import { START, fixedClock, options, readSet, signer } from './helpers/journal-fixtures.js'
@@ -267,4 +270,100 @@ t.test('readLines and decodeRecordData give replay tools the records', async (t)
   )
   const keyInit = lines[1]!
   t.equal(keyInit.kind === 'record' && decodeRecordData(keyInit.record), undefined, 'KEY_INIT data is not a map')
+})
+
+t.test('a record out of its place, or its data malformed, is named even with a valid MAC', async (t) => {
+  const files = await journalSet(t.testdir())
+  const a = files[0]!
+  const key = Buffer.from(fields(Buffer.from(a.bytes).toString('utf8').split('\n')[at(0)]!)[4]!, 'base64url')
+  const hex = (n: number) => n.toString(16)
+  /** File A with record `seq`'s field `index` set to `value`, its MAC made again with K as anyone holding A could. */
+  const edited = (seq: number, index: number, value: string) =>
+    tamper([a], 0, (lines) => {
+      const f = fields(lines[at(seq)]!)
+      f[index] = value
+      lines[at(seq)] = remac(f.join('|'), key)
+    })
+  const TYPE = 2
+  const SUBJECT = 4
+  const DATA = 5
+  const head = new Uint8Array(32)
+  const cases: [string, JournalFile[], number, string][] = [
+    ['record 0 of another type', edited(0, TYPE, hex(LogType.CRYPTO_ENCRYPT)), 0, 'record 0 must be KEY_INIT'],
+    ['a file key that is no key', edited(0, SUBJECT, 'AAAA'), 0, 'KEY_INIT subject is not a 32-byte key'],
+    ['a file key signature that is none', edited(0, DATA, 'AAAA'), 0, 'KEY_INIT data is not a 64-byte signature'],
+    ['KEY_INIT later', edited(3, TYPE, hex(LogType.KEY_INIT)), 3, 'KEY_INIT is only allowed as record 0'],
+    ['record 1 of another type', edited(1, TYPE, hex(LogType.CRYPTO_ENCRYPT)), 1, 'record 1 must be LINK'],
+    ['LINK later', edited(3, TYPE, hex(LogType.LINK)), 3, 'LINK is only allowed as record 1'],
+    ['LINK without data', edited(1, DATA, ''), 1, 'LINK data is malformed'],
+    ['LINK data that is no msgpack', edited(1, DATA, 'wQ'), 1, 'LINK data is malformed'],
+    ['LINK to no file id', edited(1, DATA, packData({ prev: 'nothex!!', head, seq: 0 })), 1, 'LINK data is malformed'],
+    [
+      'LINK with a short head',
+      edited(1, DATA, packData({ prev: '00000001', head: head.subarray(1), seq: 0 })),
+      1,
+      'LINK data is malformed',
+    ],
+    [
+      'LINK with a negative seq',
+      edited(1, DATA, packData({ prev: '00000001', head, seq: -1 })),
+      1,
+      'LINK data is malformed',
+    ],
+    ['SEAL without data', edited(4, DATA, ''), 4, 'SEAL data is malformed'],
+    [
+      'SEAL without its signature',
+      edited(4, DATA, packData({ head, reason: 'periodic' })),
+      4,
+      'SEAL data is malformed',
+    ],
+  ]
+  for (const [what, set, seq, message] of cases) t.match(first(set), { ok: false, file: a.id, seq, message }, what)
+
+  const lines = Buffer.from(a.bytes).toString('utf8').split('\n')
+  t.match(
+    first([{ id: a.id, bytes: new Uint8Array(Buffer.from(`${lines[0]}\n${lines[at(0)]}\n`)) }]),
+    { file: a.id, seq: undefined, message: 'file ends before its LINK record' },
+    'a file cut after its KEY_INIT',
+  )
+})
+
+t.test('a LINK that vouches for nothing, or for no previous file, while one is before it in the set', async (t) => {
+  const dir = t.testdir()
+  const media = new FileJournalMedia(dir)
+  const clock = fixedClock()
+  const journal = await Journal.open(options(media, { clock }))
+  await journal.append([{ type: LogType.CRYPTO_ENCRYPT, result: 0, subject: 'U', data: { source: 200 } }])
+  await journal.close()
+  const [broken] = await media.list()
+  // The file's KEY_INIT no longer verifies: the next open finds nothing of it it could vouch for.
+  const path = join(dir, `${broken}.log`)
+  const text = await readFile(path, 'utf8')
+  const keyInit = text.split('\n')[at(0)]!
+  await writeFile(path, text.replace(keyInit, keyInit.replace(/\|0\|0\|/, '|0|1|')))
+  clock.advance(10_000)
+  const next = await Journal.open(options(media, { clock }))
+  await next.close()
+  const set = await readSet(media)
+  const problems = verifyJournal(set, signer.publicKey).problems
+  t.match(problems[0], { file: broken, seq: 0, message: 'record 0 must be KEY_INIT (type 0, result 0)' })
+  t.same(problems.at(-1), {
+    file: set[1]!.id,
+    seq: 1,
+    line: 3,
+    message: `LINK vouches for nothing in ${broken}: it was found broken when this file was opened`,
+  })
+
+  // A journal started afresh later, its files given after the old ones.
+  const fresh = new FileJournalMedia(join(dir, 'fresh'))
+  const later = await Journal.open(options(fresh, { clock: fixedClock(START + 100_000) }))
+  await later.close()
+  const [first] = await readSet(fresh)
+  t.match(verifyJournal([...set.slice(1), first!], signer.publicKey, { allowMissingStart: true }).problems, [
+    {
+      file: first!.id,
+      seq: 1,
+      message: `LINK names no previous file, but the file before it in the set is ${set[1]!.id}`,
+    },
+  ])
 })

@@ -255,6 +255,12 @@ t.test('what cannot be trusted or is not known is refused, naming the file and t
       [{ type: LogType.TRANSITION, result: 0, data: { machine: 'disk', version: '1' } }],
       /:seq 2: TRANSITION data is malformed/,
     ],
+    ['a transition without data', [{ type: LogType.TRANSITION, result: 0 }], /:seq 2: TRANSITION data is malformed/],
+    [
+      'an instance that is no text',
+      [{ type: LogType.TRANSITION, result: 0, data: { ...transition('disk', 'a', 'b', 'E').data, instance: 0 } }],
+      /:seq 2: TRANSITION data is malformed/,
+    ],
     [
       'a change of a key that is not there',
       [{ type: LogType.KEY_ATTRIBUTES_CHANGED, result: 0, data: { source: 200, kid: KIDS.aes, at: 1 } }],

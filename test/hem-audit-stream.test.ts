@@ -264,3 +264,61 @@ t.test('records after the last seal count only under the newest batch signature;
   t.equal(copied.code, 1)
   t.match(copied.out, `the signature of HEM_JOURNAL_00000000000000e4 message 21 at ${last.file}:seq ${extra.seq}`)
 })
+
+t.test('what is wrong with the stream itself is named by its message sequence', async (t) => {
+  t.testdir()
+  const { messages } = await journalMessages(join(t.testdirName, 'journal'))
+  const nats = await backend(t, 'faults', '')
+  const verify = (devid: string, ...more: string[]) =>
+    run(['verify', '--stream', nats.url, '--device', devid, '--key', KEY, '--allow-open', ...more])
+  const stream = (n: number) => journalStream(`00000000000000c${n}`)
+
+  await publish(nats.url, '00000000000000c1', [])
+  t.match(await verify('00000000000000c1'), { code: 1, out: `the stream ${stream(1)} is empty` })
+  t.match(await verify('00000000000000c2'), { code: 1, out: `there is no stream ${stream(2)}` })
+  const [m0, m1, m2, m3] = messages as [Message, Message, Message, Message]
+  const faults: [string, Message[], string][] = [
+    [
+      'a message that names no record',
+      [m0, { ...m1, file: 'notafile' }],
+      `${stream(3)} message 2: names no journal record`,
+    ],
+    ['a record twice', [m0, m1, m1], `${stream(4)} message 3: ${m1.file}:seq 1 a second time, after message 2`],
+    [
+      'records out of order',
+      [m0, m1, m2, m1],
+      `${stream(5)} message 4: ${m1.file}:seq 1 out of order, after message 3`,
+    ],
+    [
+      'a record left out',
+      [m0, m1, m3],
+      `${stream(6)} message 3: ${m3.file}:seq 3 follows ${m1.file}:seq 1: seq 2 is missing`,
+    ],
+  ]
+  for (const [i, [what, published, message]] of faults.entries()) {
+    const devid = `00000000000000c${i + 3}`
+    await publish(nats.url, devid, published)
+    t.match(await verify(devid), { code: 1, out: message }, what)
+  }
+  await publish(nats.url, '00000000000000c7', [...messages.slice(0, 19), { ...messages[19]!, sig: '!' }])
+  t.match(
+    await verify('00000000000000c7'),
+    { code: 1, out: `the signature of ${stream(7)} message 20 at ${messages[19]!.file}:seq 13 does not verify` },
+    'a batch signature that is not even base64url',
+  )
+  t.match(
+    await verify('00000000000000c7', '--domain', 'elsewhere'),
+    { code: 1, out: /^hem-audit verify: cannot read the stream: \$JS\.elsewhere\.API\.STREAM\.INFO\./ },
+    'a JetStream domain that does not answer',
+  )
+
+  const usage: [string[], RegExp][] = [
+    [['--stream', 'http://127.0.0.1:4222', '--device', '00000000000000c1'], /--stream must be a nats:\/\/ or tls:\/\//],
+    [['--stream', nats.url, '--device', 'C1'], /--device must be the devid: 16 lowercase hex chars/],
+    [['--stream', nats.url], /--stream and --device go together/],
+    [['--device', '00000000000000c1'], /--stream and --device go together/],
+    [['--stream', nats.url, '--device', '00000000000000c1', t.testdirName], /give --stream or files, not both/],
+  ]
+  for (const [argv, message] of usage)
+    t.match(await run(['verify', '--key', KEY, ...argv]), { code: 2, out: message }, argv.join(' '))
+})

@@ -1,6 +1,8 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
+import { spawnSync } from 'node:child_process'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { main } from '../cli/hem-audit/audit-cli.js'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
@@ -27,6 +29,13 @@ async function writeJournal(dir: string): Promise<string[]> {
 }
 
 const run = (...argv: string[]) => runCli(main, argv)
+
+/** The installed command in a process of its own, `input` on its stdin. */
+const runProcess = (argv: string[], input: string | Buffer) =>
+  spawnSync(process.execPath, [fileURLToPath(new URL('../dist/bin/hem-audit.js', import.meta.url)), ...argv], {
+    input,
+    encoding: 'utf8',
+  })
 
 t.test('verify a good directory', async (t) => {
   const dir = t.testdir()
@@ -104,6 +113,30 @@ t.test('an open newest file needs --allow-open, and its unsealed records a signe
   const covered = await run('verify', '--allow-open', '--head', head, '--key', KEY, dir)
   t.equal(covered.code, 0)
   t.match(covered.stdout, `open: ${path} ends with 4 unsealed record(s)\nOK\n`)
+
+  // As an auditor pipes GET /api/logger/key into it: the head from stdin, through the installed command.
+  const args = ['verify', '--allow-open', '--head', '-', '--key', KEY, dir]
+  const piped = runProcess(args, await readFile(head))
+  t.equal(piped.status, 0, piped.stderr)
+  t.match(piped.stdout, /\nOK\n$/)
+  const empty = runProcess(args, '')
+  t.equal(empty.status, 2)
+  t.match(empty.stderr, /^hem-audit verify: --head stdin is not a signed head \{file, seq, head, sig\}: /)
+
+  // A head of a file that is not given: its problem names the file as the head does.
+  await rm(path)
+  const json = JSON.parse((await run('verify', '--json', '--allow-open', '--head', head, '--key', KEY, dir)).stdout)
+  t.match(json.problems.at(-1), { file: ids[1], path: ids[1], message: /the signed head of .*head\.json/ })
+})
+
+t.test('files without a record show no times', async (t) => {
+  const dir = t.testdir({ '00000001.log': '' })
+  const text = await run('verify', '--key', KEY, dir)
+  t.equal(text.code, 1)
+  t.match(text.stdout, /^files: 1, records: 0, seals: 0\nfirst record: -, last record: -\n/)
+  t.match(text.stdout, `${join(dir, '00000001.log')}:line 1: file has no records`)
+  const json = JSON.parse((await run('verify', '--json', '--key', KEY, dir)).stdout)
+  t.match(json.summary, { records: 0, firstTimeIso: null, lastTimeIso: null })
 })
 
 t.test('usage', async (t) => {
@@ -123,6 +156,8 @@ t.test('usage', async (t) => {
     [['verify', dir], /^hem-audit verify: the log public key is needed/],
     [['verify', '--key', KEY, '--key-file', 'x', dir], /not both/],
     [['verify', '--key', 'AAAA', dir], /--key is not a base64 Ed25519 public key/],
+    [['verify', '--key', 'not base64!', dir], /--key is not a base64 Ed25519 public key/],
+    [['verify', '--key', KEY, '--head', join(dir, 'head.json'), dir], /cannot read --head .*head\.json: ENOENT/],
     [['verify', '--key-file', join(dir, 'short.key'), dir], /holds neither a base64 key nor 32 raw bytes/],
     [['verify', '--key-file', join(dir, 'missing.key'), dir], /cannot read key file/],
     [['verify', '--key', KEY], /no files given/],

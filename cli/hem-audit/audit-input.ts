@@ -3,6 +3,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { text as streamText } from 'node:stream/consumers'
 import { UsageError, type CliIo } from '../index.js'
 import {
   formatProblem,
@@ -97,7 +98,8 @@ export function verifyOptions(values: InputValues, input: AuditInput): VerifyOpt
 
 async function loadHead(path: string): Promise<HeadClaim> {
   const from = path === '-' ? 'stdin' : path
-  const text = await readFile(path === '-' ? '/dev/stdin' : path, 'utf8').catch((err: Error) =>
+  // Not /dev/stdin: a stdin that is a socket (a child of node with piped stdio) cannot be opened by path.
+  const text = await (path === '-' ? streamText(process.stdin) : readFile(path, 'utf8')).catch((err: Error) =>
     usage(`cannot read --head ${from}: ${err.message}`),
   )
   try {
