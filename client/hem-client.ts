@@ -34,8 +34,6 @@ const MAX_LOG_FILES = 1 << 20
 const RENEW_MARGIN_S = 30
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
-const bytes = (text: string | undefined) =>
-  text === undefined ? undefined : new Uint8Array(Buffer.from(text, 'base64'))
 
 /**
  * A client of one device. Each call logs in for the scope it needs (once: tokens are cached per
@@ -256,10 +254,12 @@ export class HemClient {
   /** Every key, page after page. */
   async allKeys(): Promise<T.KeyEntry[]> {
     const keys: T.KeyEntry[] = []
-    for (let page = await this.listKeys(0); ; page = await this.listKeys(keys.length)) {
+    let page: T.KeyList
+    do {
+      page = await this.listKeys(keys.length)
       keys.push(...page.list)
-      if (page.list.length === 0 || keys.length >= page.total) return keys
-    }
+    } while (page.list.length > 0 && keys.length < page.total)
+    return keys
   }
 
   /** With `use`, asked with the key's own scope `keymgmt:use:<kid>` (a program that holds only that one). */
@@ -288,18 +288,12 @@ export class HemClient {
   // ---- ciphers ----
 
   async encrypt(input: T.EncryptInput): Promise<T.Encrypted> {
-    const answer = await this.authorizedJson<{ ciphertext: string; iv?: string; tag?: string }>(
-      `keymgmt:use:${input.kid}`,
-      'POST',
-      '/api/crypto/cipher/encrypt',
-      {
-        json: cipherBody(input),
-      },
-    )
+    const answer = await this.useKeyJson(input.kid, 'cipher/encrypt', cipherBody(input), ['ciphertext'])
+    const { iv, tag } = answer as { iv?: string; tag?: string }
     return {
-      ciphertext: bytes(answer.ciphertext)!,
-      ...(answer.iv ? { iv: bytes(answer.iv)! } : {}),
-      ...(answer.tag ? { tag: bytes(answer.tag)! } : {}),
+      ciphertext: decoded(answer.ciphertext),
+      ...(iv ? { iv: decoded(iv) } : {}),
+      ...(tag ? { tag: decoded(tag) } : {}),
     }
   }
 
@@ -309,13 +303,7 @@ export class HemClient {
       ...(input.iv ? { iv: b64(input.iv) } : {}),
       ...(input.tag ? { tag: b64(input.tag) } : {}),
     }
-    const { plaintext } = await this.authorizedJson<{ plaintext: string }>(
-      `keymgmt:use:${input.kid}`,
-      'POST',
-      '/api/crypto/cipher/decrypt',
-      { json },
-    )
-    return bytes(plaintext)!
+    return this.useKey(input.kid, 'cipher/decrypt', json, 'plaintext')
   }
 
   // ---- signatures, MACs, agreement, key wrap, post-quantum (scope keymgmt:use:<kid>) ----
@@ -531,10 +519,10 @@ function tokenExpiry(token: string): number | undefined {
 function decoded(text: string): Uint8Array {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
     throw new UnexpectedAnswerError('the device sent a field that is not base64')
-  return bytes(text)!
+  return new Uint8Array(Buffer.from(text, 'base64'))
 }
 
-function cipherBody(input: T.EncryptInput): Record<string, unknown> {
+function cipherBody(input: T.EncryptInput): Record<string, string> {
   return {
     alg: input.alg,
     kid: input.kid,

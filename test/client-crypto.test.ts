@@ -2,8 +2,6 @@
 // they check before sending and how they encode, against a recording server; then each against a
 // real device, with an independent implementation on the host where one exists.
 import { createHash, createPublicKey, generateKeyPairSync, verify as nodeVerify } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import t from 'tap'
 import {
@@ -15,50 +13,7 @@ import {
   UnexpectedAnswerError,
 } from '../client/index.js'
 import { owned, ownerClient } from './helpers/owner.js'
-
-interface Seen {
-  method: string
-  path: string
-  /** The bearer token: the scope itself, as the test client hands it out. */
-  scope: string | undefined
-  body: Record<string, unknown>
-}
-
-/** A client whose token for a scope is the scope's name, so the server sees which scope each call asked for. */
-class ScopeNamingClient extends HemClient {
-  override async token(scope: string): Promise<string> {
-    return scope
-  }
-}
-
-/** A server that records every request and answers what `answer` says for its path. */
-async function recordingDevice(
-  t: { teardown(fn: () => unknown): void },
-  answer: (path: string) => { status: number; body?: unknown },
-) {
-  const seen: Seen[] = []
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      seen.push({
-        method: req.method!,
-        path: req.url!,
-        scope: req.headers.authorization?.replace(/^Bearer /, ''),
-        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-      })
-      const { status, body } = answer(req.url!)
-      const payload = body === undefined ? '' : JSON.stringify(body)
-      res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) })
-      res.end(payload)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => server.close())
-  const client = new ScopeNamingClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
-  return { seen, client }
-}
+import { recordingClient } from './helpers/recording-device.js'
 
 const bytes = (...values: number[]) => new Uint8Array(values)
 const b64 = (data: Uint8Array) => Buffer.from(data).toString('base64')
@@ -78,7 +33,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
     '/api/keymgmt/derive': { kid: peerKid },
     '/api/keymgmt/create': { kid },
   }
-  const { seen, client } = await recordingDevice(t, (path) =>
+  const { seen, client } = await recordingClient(t, ({ path }) =>
     path in answers ? { status: 200, body: answers[path] } : { status: 200 },
   )
   const msg = new Uint8Array(Buffer.from('a message'))
@@ -88,7 +43,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
   t.same(seen.at(-1), {
     method: 'POST',
     path: '/api/crypto/exdsa/sign',
-    scope: use,
+    token: use,
     body: { kid, alg: 'Ed448', msg: b64(msg), ctx: 'AQI=' },
   })
   t.equal(await client.verifySignature({ kid, msg, alg: 'SHA256WithECDSA', signature: bytes(0x30, 0) }), true)
@@ -100,7 +55,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
   t.same(seen.at(-1), {
     method: 'POST',
     path: '/api/crypto/hmac/verify',
-    scope: use,
+    token: use,
     body: { kid, msg: b64(msg), alg: 'SHA3-256', ext_kid: peerKid, mac: 'CQk=' },
   })
 
@@ -138,7 +93,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
   t.same(seen.at(-1), {
     method: 'POST',
     path: '/api/keymgmt/derive',
-    scope: 'keymgmt:derive',
+    token: 'keymgmt:derive',
     body: { kid, label: 'derived', type: 'SECP256K1', mode: 'ECDH,ExDSA', descr: 'AQ==', pubkey: b64(pubkey) },
   })
   await client.createKey({ label: 'sdk', type: 'MLDSA65', mode: 'MLDSA65' })
@@ -147,7 +102,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
     {
       method: 'POST',
       path: '/api/keymgmt/create',
-      scope: 'keymgmt:gen',
+      token: 'keymgmt:gen',
       body: { label: 'sdk', type: 'MLDSA65', mode: 'MLDSA65' },
     },
     "mode goes as given: the device ignores it where it means nothing (the JS SDK's habit)",
@@ -156,7 +111,7 @@ t.test('each call sends its route the fields in base64 with the token of the sco
 
 t.test('a verify is false on 406 and throws on any other refusal', async (t) => {
   let status = 406
-  const { client } = await recordingDevice(t, () => ({ status, body: { error: 'x', message: 'y' } }))
+  const { client } = await recordingClient(t, () => ({ status, body: { error: 'x', message: 'y' } }))
   const msg = bytes(1)
   const calls = [
     () => client.verifySignature({ kid, msg, alg: 'Ed25519', signature: new Uint8Array(64) }),
@@ -174,7 +129,7 @@ t.test('a verify is false on 406 and throws on any other refusal', async (t) => 
 
 t.test('an answer without its field, or not base64, is no answer of the API', async (t) => {
   let body: unknown = {}
-  const { client } = await recordingDevice(t, () => ({ status: 200, body }))
+  const { client } = await recordingClient(t, () => ({ status: 200, body }))
   await t.rejects(client.sign({ kid, msg: bytes(1), alg: 'Ed25519' }), UnexpectedAnswerError)
   body = { sign: 'not base64!' }
   await t.rejects(client.sign({ kid, msg: bytes(1), alg: 'Ed25519' }), UnexpectedAnswerError)
@@ -183,7 +138,7 @@ t.test('an answer without its field, or not base64, is no answer of the API', as
 })
 
 t.test('bad input is refused before anything is sent, naming the field but not its bytes', async (t) => {
-  const { seen, client } = await recordingDevice(t, () => ({ status: 200, body: {} }))
+  const { seen, client } = await recordingClient(t, () => ({ status: 200, body: {} }))
   const msg = bytes(1)
   const long = new Uint8Array(2049)
   const cases: [string, () => Promise<unknown>, RegExp][] = [

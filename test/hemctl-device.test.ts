@@ -86,6 +86,20 @@ t.test('P: disks, the audit log, an app upgrade', async (t) => {
     t.match(told.stdout.replace(/ +/g, ' '), ' user transition disk 1 locked → ro by UNLOCK_RO OK\n')
     t.match(told.stdout.replace(/ +/g, ' '), ' user transition disk 1 rw → locked by LOCK OK\n')
     t.notMatch(told.stdout, / login /, 'only the type asked for')
+    const timeline = async (...flags: string[]) => {
+      const answer = await hemctl(['logs', 'timeline', out, '--allow-open', ...flags])
+      t.equal(answer.code, 0, answer.stderr)
+      return answer.stdout.trimEnd().split('\n')
+    }
+    const everything = await timeline()
+    t.ok(
+      (await timeline('--since', '0', '--until', '4102444800', '--all')).length > everything.length,
+      '--all: seals too',
+    )
+    t.notOk(
+      (await timeline('--until', '1')).some((line) => / transition /.test(line)),
+      'nothing happened before 1970-01-01T00:00:01Z',
+    )
 
     const tampered = join(root, 'tampered')
     await cp(out, tampered, { recursive: true })

@@ -38,17 +38,44 @@ t.test('keys, encrypt and decrypt', async (t) => {
       ],
       [['keys', 'get', 'nothex'], /'nothex' is not a KID/],
       [['keys', 'get'], /KID is needed/],
+      [['keys', 'get', 'a'.repeat(32), 'b'.repeat(32)], /one KID, not 2/],
       [['keys', 'import', '--label', 'x', '--type', 'CURVE25519'], /one of --pubkey-file or --pubkey-b64/],
       [['keys', 'search'], /PATTERN is needed/],
       [['keys', 'nope'], /unknown command 'nope'/],
       [['encrypt', '--kid', 'a'.repeat(32), '--alg', 'AES256-XTS'], /--alg: 'AES256-XTS' is not/],
       [['encrypt', '--alg', 'AES256-GCM'], /--kid is needed/],
       [['decrypt'], /the input is not JSON/],
+      [['keys', 'search', 'AQ==', '--text', 'invoice:'], /give a PATTERN or --text, not both/],
+      [
+        [
+          'encrypt',
+          '--kid',
+          'a'.repeat(32),
+          '--alg',
+          'AES128-CBC',
+          '--peer-kid',
+          'b'.repeat(32),
+          '--pubkey-b64',
+          'AA==',
+        ],
+        /give --peer-kid or --pubkey-b64, not both/,
+      ],
+      [
+        ['encrypt', '--kid', 'a'.repeat(32), '--alg', 'AES128-CBC', '--pubkey-b64', 'not base64!'],
+        /--pubkey-b64 is not/,
+      ],
     ]
     for (const [argv, message] of cases) {
       const answer = await hemctl(argv)
       t.equal(answer.code, 2, argv.join(' '))
       t.match(answer.stderr, message, argv.join(' '))
+    }
+    for (const [envelope, message] of [
+      ['[]', /the envelope is not a JSON object/],
+      ['{"ciphertext":"AA==","iv":7}', /the envelope's iv is not a string/],
+    ] as const) {
+      const answer = await hemctl(['decrypt'], { stdin: [Buffer.from(envelope)] })
+      t.match(answer, { code: 2, stderr: message }, envelope)
     }
   })
 
@@ -199,6 +226,22 @@ t.test('keys, encrypt and decrypt', async (t) => {
     const opened = await hemctl(['decrypt'], { stdin: [sealed.bytes] })
     t.equal(opened.code, 0, opened.stderr)
     t.same(opened.bytes, plaintext)
+
+    // ECB with the peer's public key given: the envelope carries the key, and no iv.
+    const block = Buffer.alloc(16, 7)
+    const given = await hemctl(
+      ['encrypt', '--kid', ecdh, '--alg', 'AES128-ECB', '--pubkey-b64', peer.toString('base64')],
+      {
+        stdin: [block],
+      },
+    )
+    t.equal(given.code, 0, given.stderr)
+    const envelope = JSON.parse(given.stdout) as Record<string, string>
+    t.same(Object.keys(envelope).sort(), ['alg', 'ciphertext', 'kid', 'pubkey'])
+    t.equal(envelope.pubkey, peer.toString('base64'))
+    const back = await hemctl(['decrypt'], { stdin: [given.bytes] })
+    t.equal(back.code, 0, back.stderr)
+    t.same(back.bytes, block)
   })
 
   await t.test('refusals: the master, a wrong passphrase, an unknown key', async (t) => {

@@ -4,6 +4,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { signAttestation } from '../factory/sign-attestation.js'
 import { PinStore } from '../client/pin-store.js'
@@ -47,11 +48,10 @@ const claims = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
 const secrets = new RegExp(`${USER_PASS}|${MASTER_PASS}|not the passphrase`)
 
+const devCaFile = fileURLToPath(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))
 const devCa = {
   key: createPrivateKey(readFileSync(new URL('../deploy/keys/factory-ca-dev.key.pem', import.meta.url), 'utf8')),
-  cert: new Uint8Array(
-    new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url))).raw,
-  ),
+  cert: new Uint8Array(new X509Certificate(readFileSync(devCaFile)).raw),
 }
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
@@ -96,6 +96,12 @@ t.test('--help for every command, and usage errors before any connection', async
     [['trust', 'forget', 'https://a.example', '--url', 'https://b.example'], /give one URL/],
     [['provision', ...nowhere], /give one FILE/],
     [['trust', 'forget', 'not a url'], /is not a URL/],
+    [['login', '--lifetime', ' ', ...nowhere], /--lifetime must be a whole number/],
+    [['status', '--insecure', '--ca', devCaFile, ...nowhere], /give --insecure or --ca, not both/],
+    // No --url and no $HEM_URL: the default device, whose CA file is read first.
+    [['status', '--ca', join(dir, 'missing.pem')], /cannot read the CA file: ENOENT/],
+    [['status', '--url', 'ftp://hem.example'], /the device URL must be http:\/\/ or https:\/\//],
+    [['logs', 'verify', 'one', 'two'], /one DIR, not 2/],
   ] as const) {
     const usage = await run(...argv)
     t.equal(usage.code, 2, argv.join(' '))
@@ -107,6 +113,12 @@ t.test('--help for every command, and usage errors before any connection', async
   await writeFile(notJson, '{"crt":')
   t.match(await run('provision', notJson, ...nowhere), { code: 2, stderr: /does not hold a JSON object/ })
   t.match(await run('status', ...nowhere), { code: 3, stderr: /cannot reach the device/ })
+  t.match(await run('status', '--ca', devCaFile, ...nowhere), { code: 3, stderr: /cannot reach the device/ }, 'a CA')
+  t.match(await run('trust', 'forget'), { code: 0, stdout: 'No certificate was pinned for https://127.0.0.1:8443.\n' })
+  t.match(await hemctl(join(dir, 'config'), { HEM_URL: 'https://hem.example:9443' })('trust', 'forget'), {
+    code: 0,
+    stdout: 'No certificate was pinned for https://hem.example:9443.\n',
+  })
 })
 
 t.test('P over HTTPS with a pinned certificate: a whole life, from fresh to wiped out', async (t) => {
