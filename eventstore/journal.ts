@@ -2,7 +2,7 @@
 // durable append (one fdatasync) per batch, sealing often, rotating by size.
 
 import { setImmediate } from 'node:timers/promises'
-import type { JournalMedia } from '../hal/index.js'
+import type { JournalMedia, Timer } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { anchorProblem, type CheckedFile, type JournalAnchorStore } from './journal-anchor.js'
 import { headMessage } from './seal-message.js'
@@ -60,7 +60,7 @@ export class Journal {
   private closing: Promise<void> | undefined
   /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
   private nextId: string | undefined
-  private readonly timer: NodeJS.Timeout
+  private readonly timer: Timer
   /** Anchor updates in seal order, none waited for by an append: a crash before one leaves the journal longer. */
   private anchoring: Promise<void> = Promise.resolve()
 
@@ -70,7 +70,7 @@ export class Journal {
     private segment: SegmentWriter,
     sealIntervalMs: number,
   ) {
-    this.timer = setInterval(() => this.requestSeal(), sealIntervalMs).unref()
+    this.timer = settings.deps.clock.timer(sealIntervalMs, () => this.requestSeal(), { repeat: true, unref: true })
   }
 
   static async open(options: JournalOptions): Promise<Journal> {
@@ -172,7 +172,7 @@ export class Journal {
 
   private async shutdown(): Promise<void> {
     this.closed = true
-    clearInterval(this.timer)
+    this.timer.cancel()
     while (this.draining) await this.draining
     const segment = this.segment
     try {

@@ -90,7 +90,8 @@ export class Dispatcher {
       res.close()
       return
     }
-    const exchange: Exchange = new Exchange(res, req.getCaseSensitiveMethod(), req.getUrl(), this.options.logger, () =>
+    const { logger, clock } = this.options
+    const exchange: Exchange = new Exchange(res, req.getCaseSensitiveMethod(), req.getUrl(), logger, clock, () =>
       this.settled(exchange),
     )
     this.inflight.add(exchange)
@@ -114,7 +115,7 @@ export class Dispatcher {
       ? dropBody(exchange.body).then(() => Promise.reject(payloadTooLarge()))
       : readBody(exchange.body, BODY_LIMIT)
     this.receiving.set(exchange, () => exchange.fail(stopping(), true))
-    if (device && device.identity.transport.dosprot > 0) exchange.setDeadline(device.identity.transport.dosprot * 500)
+    armDeadline(exchange, device)
     this.process(exchange, head, device, match, body).catch((error: unknown) =>
       exchange.fail(this.httpError(error, exchange.rid)),
     )
@@ -211,14 +212,7 @@ export class Dispatcher {
     const body = new UploadBody(exchange.body, exchange.reads)
     exchange.onAbort(() => body.abandon())
     // dosprot bounds an upload too: a stalled one would hold its kind's pipeline (409 for every other).
-    const dosprot = device?.identity.transport.dosprot ?? 0
-    const deadline =
-      dosprot > 0
-        ? setTimeout(() => {
-            body.abandon()
-            exchange.fail(new HttpError(408, 'request_timeout', 'The request was not received in time'))
-          }, dosprot * 500)
-        : undefined
+    armDeadline(exchange, device, () => body.abandon())
     this.receiving.set(exchange, () => {
       body.abandon()
       exchange.fail(stopping(), true)
@@ -244,9 +238,7 @@ export class Dispatcher {
       if (complete) exchange.send(reply)
       else await refuse(reply)
     }
-    run()
-      .catch((error: unknown) => refuse(errorReply(this.httpError(error, exchange.rid))))
-      .finally(() => clearTimeout(deadline))
+    run().catch((error: unknown) => refuse(errorReply(this.httpError(error, exchange.rid))))
   }
 
   /** Without the read models the transport rules (CORS above all) are unknown: fail closed. */
@@ -383,6 +375,12 @@ function refuseUnready(route: Route, device: DeviceView): void {
     throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
   if (route.auth === 'token' && !device.identity.inited)
     throw new HttpError(409, 'not_personalised', 'The device is not personalised')
+}
+
+/** `http_option_dosprot_mode` N > 0: a request not received within N × 500 ms of the device's time is cut (408). */
+function armDeadline(exchange: Exchange, device: DeviceView | undefined, expiring?: () => void): void {
+  const dosprot = device?.identity.transport.dosprot ?? 0
+  if (dosprot > 0) exchange.setDeadline(dosprot * 500, expiring)
 }
 
 function stopping(): HttpError {

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { HttpResponse } from 'uWebSockets.js'
+import type { Clock, Timer } from '../hal/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import type { CommandReply } from '../protocol/index.js'
 import { ConnectionReads } from './connection-reads.js'
@@ -43,6 +44,8 @@ export class Exchange {
   private held = NOTHING_HELD
   /** A body reader took the body (see `body`). */
   private tapped = false
+  // The host's timers, not the device's clock: they pace how long a refused client's socket is read out after
+  // its answer went out, a detail of the transport that no deadline of the device (dosprot) sets.
   private lingerTimer: NodeJS.Timeout | undefined
   private quietTimer: NodeJS.Timeout | undefined
   readonly reads: ConnectionReads
@@ -51,7 +54,7 @@ export class Exchange {
    * out early, what the client still sends is dropped here instead.
    */
   readonly body: Pick<HttpResponse, 'onData'>
-  private deadline: NodeJS.Timeout | undefined
+  private deadline: Timer | undefined
   /** Wakes a stream waiting for the socket to drain, also when the client goes away. */
   private drained: (() => void) | undefined
   private readonly abortListeners: (() => void)[] = []
@@ -61,6 +64,8 @@ export class Exchange {
     readonly method: string,
     readonly path: string,
     private readonly logger: Logger,
+    /** The device's: the request's deadline runs on it. */
+    private readonly clock: Clock,
     private readonly onSettled: () => void,
   ) {
     this.reads = new ConnectionReads(res, () => this.state === 'open' || this.state === 'lingering')
@@ -98,16 +103,20 @@ export class Exchange {
     this.headers.set(name, value)
   }
 
-  /** Answers 408 and closes unless `clearDeadline` comes first. */
-  setDeadline(ms: number): void {
-    this.deadline = setTimeout(
-      () => this.fail(new HttpError(408, 'request_timeout', 'The request was not received in time')),
-      ms,
-    )
+  /**
+   * Answers 408 and closes `ms` of the device's time from now, unless `clearDeadline` or the answer comes first.
+   * `expiring` runs just before (an upload stops reading its body).
+   */
+  setDeadline(ms: number, expiring?: () => void): void {
+    this.deadline = this.clock.timer(ms, () => {
+      expiring?.()
+      this.fail(new HttpError(408, 'request_timeout', 'The request was not received in time'))
+    })
   }
 
   clearDeadline(): void {
-    clearTimeout(this.deadline)
+    this.deadline?.cancel()
+    this.deadline = undefined
   }
 
   /**

@@ -68,5 +68,11 @@ export class StatusRendering {
 }
 
 function frozenClock(clock: Clock, now: number | undefined, monotonic: number): Clock {
-  return { now: () => now ?? NaN, monotonic: () => monotonic, isSet: () => now !== undefined, sleep: clock.sleep }
+  return {
+    now: () => now ?? NaN,
+    monotonic: () => monotonic,
+    isSet: () => now !== undefined,
+    sleep: clock.sleep,
+    timer: clock.timer,
+  }
 }

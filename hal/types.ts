@@ -15,6 +15,23 @@ export interface Clock {
    * (the login brake) wait on it, so that a test's clock can let them pass without the wall clock.
    */
   sleep(ms: number): Promise<void>
+  /**
+   * Calls `fire` once `ms` of this clock's time have passed (every `ms`, with `repeat`), until cancelled: the
+   * device's deadlines and periodic tasks run on it, so that a test's clock can fire them without waiting.
+   */
+  timer(ms: number, fire: () => void, options?: TimerOptions): Timer
+}
+
+export interface TimerOptions {
+  /** Fire every `ms` until cancelled, not once. */
+  repeat?: boolean
+  /** The timer alone does not keep the process up (Node's `unref`): a stopping process does not wait for it. */
+  unref?: boolean
+}
+
+export interface Timer {
+  /** Stops it: it does not fire after this. Does nothing once it fired (without `repeat`) or was cancelled. */
+  cancel(): void
 }
 
 export interface EntropySource {

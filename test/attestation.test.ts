@@ -290,6 +290,7 @@ t.test('P: the certificate validity is checked only while the clock is set', asy
     monotonic: () => performance.now(),
     isSet: () => isSet,
     sleep: hostClock.sleep,
+    timer: hostClock.timer,
   })
   // A factory-fresh RTC that was never set: the factory's certificate (valid from now) must still go in.
   const unset = await bootDevice(t, { dataDir: `${dir}/unset`, clock: rtc(false) })

@@ -11,6 +11,7 @@ import { buildInitEjwt, passphraseChangeHmac } from '../client/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { plainConfigFields } from '../machines/config.js'
 import { b64 } from './helpers/base64.js'
+import { manualClock } from './helpers/clock.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import {
@@ -26,7 +27,6 @@ import {
   type Owned,
 } from './helpers/owner.js'
 import { until } from './helpers/until.js'
-import { captureTimers, type CapturedTimers } from './helpers/timers.js'
 
 const B64_32 = /^[A-Za-z0-9+/]{43}=$/
 
@@ -490,69 +490,77 @@ t.test('http_option_hsts adds Strict-Transport-Security on HTTPS only', async (t
 })
 
 /**
- * Sends the headers of a POST config and part of its body, then waits up to `waitMs` for the
- * device to answer or to close the connection; `delays` are those of the timers armed meanwhile.
+ * Sends the headers of a POST config of `user` and part of its body; `finish` sends the rest. `answer`
+ * is what the device wrote once it answered or closed the connection (empty when it closed without an answer).
  */
-async function slowRequest(
-  base: string,
-  token: string,
-  waitMs: number,
-  timers?: CapturedTimers,
-): Promise<{ delays: (number | undefined)[]; response: string; cut: boolean }> {
+async function slowRequest(t: Test, base: string, token: string, user: string) {
   const url = new URL(base)
   const socket = netConnect(Number(url.port), url.hostname)
   socket.on('error', () => undefined)
+  t.teardown(() => socket.destroy())
   await once(socket, 'connect')
-  const body = JSON.stringify({ user: 'Slowpoke' })
-  const armed = timers?.delays.length ?? 0
+  const body = JSON.stringify({ user })
   socket.write(
     `POST /api/system/config HTTP/1.1\r\nHost: ${url.host}\r\n` +
       `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 6)}`,
   )
-  return new Promise((resolve) => {
+  const answer = new Promise<string>((resolve) => {
     let response = ''
-    const done = (cut: boolean) => {
-      clearTimeout(timer)
-      socket.destroy()
-      resolve({ delays: timers?.delays.slice(armed) ?? [], response, cut })
-    }
-    const timer = setTimeout(() => done(false), waitMs)
     socket.on('data', (chunk: Buffer) => {
       response += chunk.toString()
-      if (response.includes('\r\n\r\n')) done(true)
+      if (response.includes('\r\n\r\n')) resolve(response)
     })
-    socket.on('close', () => done(true))
+    socket.on('close', () => resolve(response))
   })
+  return { answer, finish: () => void socket.write(body.slice(6)) }
 }
 
 t.test('http_option_dosprot_mode N cuts a slow request by a deadline of N × 0.5 s', async (t) => {
-  const o = await owned(t, { variant: 'E' })
-  // Disabled (0): the slow request is left alone.
-  const patient = await slowRequest(o.base, o.token, 2500)
-  t.equal(patient.cut, false, `not cut while disabled (${patient.response})`)
+  // The deadlines run on the device's clock: the test sees which one a request arms, and fires it.
+  const clock = manualClock()
+  const o = await owned(t, { variant: 'E', boot: { clock } })
+  const slowUnder = async (mode: number, user: string) => {
+    t.equal((await postConfig(o, { http_option_dosprot_mode: mode })).status, 200)
+    const armed = clock.armed()
+    const slow = await slowRequest(t, o.base, o.token, user)
+    // Another request answered: the device has read the slow one's head, where its deadline is armed.
+    t.equal((await call(`${o.base}/api/system/status`)).status, 200)
+    const deadlines = clock.armed().filter((ms) => !armed.includes(ms))
+    return { ...slow, deadlines }
+  }
+  const cut = async (slow: { answer: Promise<string>; deadlines: number[] }) => {
+    clock.advance(slow.deadlines[0]!)
+    t.match(await slow.answer, /^HTTP\/1\.1 408 /, 'firing it cuts the request: 408')
+    t.equal((await getConfig(o)).user, 'Patient', 'the cut request was not applied')
+  }
 
-  t.equal((await postConfig(o, { http_option_dosprot_mode: 2 })).status, 200)
-  const timers = captureTimers(t)
-  const slow = await slowRequest(o.base, o.token, 8000, timers)
-  t.equal(slow.cut, true, 'cut')
-  t.ok(slow.delays.includes(1000), `by a deadline of 2 x 500 ms (${slow.delays.join(', ')})`)
-  if (slow.response !== '') t.match(slow.response, /^HTTP\/1\.1 408 /, `408 (${slow.response.split('\r\n')[0]})`)
-  t.equal((await getConfig(o)).user, 'Ada', 'the cut request was not applied')
+  // Disabled (0): the slow request is left alone.
+  const patient = await slowUnder(0, 'Patient')
+  t.same(patient.deadlines, [], 'no deadline while disabled')
+  patient.finish()
+  t.match(await patient.answer, /^HTTP\/1\.1 200 /, 'the slow request is answered once its body is in')
+  t.equal((await getConfig(o)).user, 'Patient')
+
+  const slow = await slowUnder(2, 'Slowpoke')
+  t.same(slow.deadlines, [1000], 'a deadline of 2 x 500 ms')
+  await cut(slow)
 
   // Fast requests still work, with and without a body, on both listeners.
   t.equal((await call(`${o.base}/api/system/status`)).status, 200)
   t.equal((await call(`${o.https}/api/system/status`)).status, 200)
   t.same((await postConfig(o, { user: 'Quick' })).json, { updated: true })
   t.equal((await getConfig(o)).user, 'Quick')
+  t.same((await postConfig(o, { user: 'Patient' })).json, { updated: true })
 
-  t.equal((await postConfig(o, { http_option_dosprot_mode: 6 })).status, 200)
-  const slower = await slowRequest(o.base, o.token, 10_000, timers)
-  t.equal(slower.cut, true)
-  t.ok(slower.delays.includes(3000), `N = 6: by a deadline of 3 s (${slower.delays.join(', ')})`)
+  const slower = await slowUnder(6, 'Slowpoke')
+  t.same(slower.deadlines, [3000], 'N = 6: a deadline of 3 s')
+  await cut(slower)
 
-  t.equal((await postConfig(o, { http_option_dosprot_mode: 0 })).status, 200)
-  t.equal((await slowRequest(o.base, o.token, 2000)).cut, false, 'disabled again')
+  const disabled = await slowUnder(0, 'Patient again')
+  t.same(disabled.deadlines, [], 'disabled again')
+  disabled.finish()
+  t.match(await disabled.answer, /^HTTP\/1\.1 200 /)
 })
 
 t.test('trusted_ts and ctx show in status', async (t) => {

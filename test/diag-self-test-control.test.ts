@@ -4,9 +4,9 @@
 import t from 'tap'
 import { DEFAULT_SELF_TEST_INTERVAL_MS } from '../actors/system/self-test-runner.js'
 import { LogType } from '../protocol/journal.js'
+import { manualClock } from './helpers/clock.js'
 import { bootDevice } from './helpers/device.js'
 import { diagOk, rebootOver, selfTest } from './helpers/diag.js'
-import { holdIntervals } from './helpers/intervals.js'
 import { readJournal } from './helpers/journal.js'
 import { login, owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
@@ -17,28 +17,28 @@ async function selfTests(dataDir: string, source: 'periodic' | 200): Promise<num
 }
 
 t.test('disable_selftest: no periodic self-test until the next boot; an asked one still runs', async (t) => {
-  // The periodic self-test's timer is the test's to fire: no wall clock decides when it runs.
-  const periodic = holdIntervals(t, DEFAULT_SELF_TEST_INTERVAL_MS)
-  const o = await owned(t, { boot: { diag: true } })
+  // The device's clock moves on only when the test says: no wall clock decides when the self-test runs.
+  const clock = manualClock()
+  const o = await owned(t, { boot: { diag: true, clock } })
   const dataDir = o.device.dataDir
-  t.equal(periodic.length, 1, 'the boot armed the periodic self-test')
-  periodic[0]!.fire()
+  // Before the device's clock runs ahead of the host's: the login's iat would be too old for it then.
+  const config = await login(o.base, 'system:config')
+  const period = DEFAULT_SELF_TEST_INTERVAL_MS
+  t.ok(clock.armed().includes(period), 'the boot armed the periodic self-test')
+  clock.advance(period)
   await until('the periodic self-test journaled', async () => (await selfTests(dataDir, 'periodic')) === 1)
 
   const off = await diagOk(o.base, 'disable_selftest')
   t.equal(off.text, '', 'an empty 200')
-  t.ok(periodic[0]!.cleared, 'its timer is cleared')
-  // A tick already due when it was cleared changes nothing either.
-  periodic[0]!.fire()
-  const config = await login(o.base, 'system:config')
+  t.notOk(clock.armed().includes(period), 'its timer is cancelled')
+  clock.advance(period)
   t.equal((await selfTest(o.base, config)).status, 200, 'an asked self-test runs')
   t.equal(await selfTests(dataDir, 200), 1, 'and is journaled')
   t.equal(await selfTests(dataDir, 'periodic'), 1, 'no periodic one since')
 
   await rebootOver(o.base, dataDir, config)
-  t.equal(periodic.length, 2, 'the next boot arms it again')
-  t.notOk(periodic[1]!.cleared)
-  periodic[1]!.fire()
+  t.ok(clock.armed().includes(period), 'the next boot arms it again')
+  clock.advance(period)
   await until('periodic again after the reboot', async () => (await selfTests(dataDir, 'periodic')) === 2)
 })
 

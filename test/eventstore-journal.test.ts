@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { FileJournalMedia } from '../hal/sim/journal-media.js'
 import type { AppendHandle, JournalMedia } from '../hal/types.js'
@@ -16,6 +15,7 @@ import {
 import { LogType } from '../protocol/journal.js'
 import { verifyClientStyle } from '../audit/index.js'
 import { DelegatingJournalMedia, overrideHandle } from './helpers/delegating-media.js'
+import { until } from './helpers/until.js'
 import {
   START,
   chainOver,
@@ -161,16 +161,20 @@ t.test('periodic seal after sealEvery records, in the same batch', async (t) => 
 
 t.test('periodic seal by timer when something is unsealed', async (t) => {
   const media = new FileJournalMedia(t.testdir())
-  const journal = await Journal.open(options(media, { sealIntervalMs: 15 }))
+  const clock = fixedClock()
+  const journal = await Journal.open(options(media, { clock, sealIntervalMs: 15_000 }))
+  t.same(clock.armed(), [15_000], 'on the clock given, every sealIntervalMs')
   await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }])
-  const deadline = Date.now() + 2000
-  while (records(await media.read(journal.fileId)).at(-1)?.type !== LogType.SEAL && Date.now() < deadline)
-    await sleep(5)
+  clock.advance(15_000)
+  await until('the timer sealed the appended record', async () => {
+    return records(await media.read(journal.fileId)).at(-1)?.type === LogType.SEAL
+  })
   const sealed = await media.read(journal.fileId)
-  t.equal(records(sealed).at(-1)?.type, LogType.SEAL, 'the timer sealed the appended record')
-  await sleep(60)
+  clock.advance(45_000)
   t.same(await media.read(journal.fileId), sealed, 'no more seals while nothing is unsealed')
   await journal.close()
+  t.same(clock.armed(), [], 'the close stops the timer')
+  t.same(seals(await media.read(journal.fileId)), ['periodic', 'close'])
   t.ok(verifyJournal(await readSet(media), signer.publicKey).ok)
 })
 

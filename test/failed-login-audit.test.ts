@@ -4,11 +4,11 @@ import t from 'tap'
 import { FailedLoginAudit } from '../actors/auth/failed-login-audit.js'
 import { buildLoginEjwt } from '../client/index.js'
 import { LogResult, LogType, type JournalEntry } from '../protocol/journal.js'
+import { manualClock } from './helpers/clock.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { silentLogger } from './helpers/logger.js'
 import { keys, loginAnswer, owned, USER_PASS } from './helpers/owner.js'
-import { captureTimers } from './helpers/timers.js'
 
 const json = { 'content-type': 'application/json' }
 
@@ -73,9 +73,9 @@ t.test('a flood is journaled as one record per status and window, with its count
 })
 
 t.test('the window: the first at once, the rest counted into one record when it ends', async (t) => {
-  const timers = captureTimers(t, 10_000)
+  const clock = manualClock()
   const journaled: JournalEntry[] = []
-  const audit = new FailedLoginAudit({ journal: async (e) => void journaled.push(...e), logger: silentLogger })
+  const audit = new FailedLoginAudit({ journal: async (e) => void journaled.push(...e), logger: silentLogger, clock })
   const data = () => journaled.map((e) => [e.type, e.result, e.subject, e.data])
   const entry = (source: number, rid: string, count: number, scope?: string) => [
     LogType.AUTH_SUCCESS_INTERNAL,
@@ -88,17 +88,20 @@ t.test('the window: the first at once, the rest counted into one record when it 
   for (let i = 2; i <= 5; i++) await audit.refused({ status: 401, rid: `r${i}` })
   await audit.refused({ status: 429, rid: 'q1' })
   t.same(data(), [entry(401, 'r1', 1, 'system:config'), entry(429, 'q1', 1)], 'one at once per status')
+  t.same(clock.armed(), [10_000, 10_000], 'each opens a window of 10 s')
 
-  timers.held.shift()!()
+  clock.advance(9_999)
+  t.equal(journaled.length, 2, 'nothing more before the windows end')
+  clock.advance(1)
   await Promise.resolve()
   t.same(data().slice(2), [entry(401, 'r2', 4)], 'the window of 401 ends: its four in one record')
-  timers.held.shift()!()
-  await Promise.resolve()
   t.equal(journaled.length, 3, 'a window that counted nothing writes nothing')
+  t.same(clock.armed(), [10_000], '401 opens its next window, 429 none')
 
   await audit.refused({ status: 401, rid: 'r6' })
   await audit.refused({ status: 429, rid: 'q2' })
   t.same(data().slice(3), [entry(429, 'q2', 1)], "429's window had closed: at once; 401's next window counts")
   await audit.flush()
   t.same(data().slice(4), [entry(401, 'r6', 1)], 'at stop, what the open windows counted')
+  t.same(clock.armed(), [], 'and they are closed')
 })

@@ -34,7 +34,8 @@ import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
 import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 import { startNats } from './helpers/nats.js'
-import { captureTimers } from './helpers/timers.js'
+import { HeldTimers } from './helpers/held-timers.js'
+import { until } from './helpers/until.js'
 
 // ---- fixtures ----------------------------------------------------------------------------
 
@@ -204,6 +205,8 @@ interface Started {
   https: number
   scopeFailures: { path: string; principal: Principal; rid: string; bearer: string }[]
   logs: Record<string, unknown>[]
+  /** The gateway clock's timers (the requests' deadlines): they fire only when the test advances them. */
+  timers: HeldTimers
 }
 
 async function start(t: Test, setup: Setup = {}): Promise<Started> {
@@ -217,11 +220,14 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     bus.models.set('storage', models.storage)
     bus.models.set('upgrade', models.upgrade)
   }
+  // The clock stands still, so that every answer shows the same times.
+  const timers = new HeldTimers(() => undefined)
   const clock: Clock = {
     now: () => NOW,
     monotonic: () => 62_999,
     isSet: () => setup.clockSet ?? true,
     sleep: hostClock.sleep,
+    timer: timers.timer,
   }
   const logs: Record<string, unknown>[] = []
   const sink = new Writable({
@@ -244,7 +250,7 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
       void scopeFailures.push({ path: route.path, principal, rid, bearer }),
   })
   t.teardown(() => gw.close())
-  return { gw, bus, http: gw.httpPort!, https: gw.httpsPort!, scopeFailures, logs }
+  return { gw, bus, http: gw.httpPort!, https: gw.httpsPort!, scopeFailures, logs, timers }
 }
 
 interface Answer {
@@ -764,14 +770,15 @@ t.test('a GET with Content-Type: application/json and no body is normal', async 
 })
 
 t.test('408 when the body is not complete within dosprot x 0.5 s', async (t) => {
-  const { http, bus } = await start(t, { state: systemState('P', { transport: { dosprot: 1 } }) })
+  const { http, bus, timers } = await start(t, { state: systemState('P', { transport: { dosprot: 1 } }) })
   const c = await RawClient.connect(http)
-  const timers = captureTimers(t)
   c.write('POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Length: 10\r\n\r\n{"n"')
+  await until('the request arms its deadline', () => timers.armed().length > 0)
+  t.same(timers.armed(), [500], "the request's deadline is dosprot 1 x 500 ms")
+  timers.advance(500)
   const r = await c.response()
   t.match(r.head, /^HTTP\/1\.1 408 /)
   t.equal(JSON.parse(r.body).error, 'request_timeout')
-  t.ok(timers.delays.includes(500), `the request's deadline was dosprot 1 x 500 ms (${timers.delays.join(', ')})`)
   await c.closed
   t.equal(bus.requests.length, 0)
   const quick = await ask(http, { method: 'POST', path: '/api/test/echo', body: '{"n":1}' })

@@ -120,7 +120,7 @@ t.test('boot slots: slot A, the running firmware and a signed sim bootloader', a
 t.test('injected clock and entropy make the device deterministic', async (t) => {
   let counter = 0
   const entropy = { read: (n: number) => Uint8Array.from({ length: n }, () => counter++ & 0xff) }
-  const clock = { now: () => Date.UTC(2030, 0, 2), monotonic: () => 5, isSet: () => false, sleep: hostClock.sleep }
+  const clock = { ...hostClock, now: () => Date.UTC(2030, 0, 2), monotonic: () => 5, isSet: () => false }
   const dataDir = t.testdir()
   const hal = await openHal({ variant: 'P', dataDir, firmware: firmware(), clock, entropy })
   t.teardown(() => hal.close())

@@ -21,6 +21,7 @@ class TestClock implements Clock {
   monotonic = () => this.mono
   isSet = () => this.wall !== undefined
   sleep = hostClock.sleep
+  timer = hostClock.timer
 }
 
 interface Patch {

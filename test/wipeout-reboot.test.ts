@@ -8,6 +8,7 @@ import { ServiceHost } from '../bus/service-host.js'
 import { buildInitEjwt } from '../client/index.js'
 import { LogType } from '../protocol/journal.js'
 import { authActorOn } from './helpers/auth-actor.js'
+import { manualClock } from './helpers/clock.js'
 import { diskFiles, expectFresh, keyMedia } from './helpers/fresh-device.js'
 import { readJournal } from './helpers/journal.js'
 import { createKey, Tokens } from './helpers/keys.js'
@@ -16,7 +17,6 @@ import { wipeout } from './helpers/model-device.js'
 import { defaultCfg, keys, login, MASTER_PASS, owned, USER_PASS } from './helpers/owner.js'
 import { call } from './helpers/http.js'
 import { identity, scriptedIdentity, type ScriptedIdentity } from './helpers/scripted-identity.js'
-import { captureTimers } from './helpers/timers.js'
 import { until } from './helpers/until.js'
 
 /** Stands in for a service that follows the identity: its read model says whether it still holds anything. */
@@ -63,11 +63,10 @@ t.test('a wipeout restarts P fresh: no owner, no fault, the default hostname, no
 })
 
 t.test('wipeoutFollowed waits for the keystore and the storage service, or for its time limit', async (t) => {
-  // The limit's timer is the test's to fire: a delay no other timer of the process uses marks it.
-  const LIMIT = 54_321
-  const limits = captureTimers(t, LIMIT).held
-
-  const { hal, connect, journal } = await scriptedIdentity(t, 'P', identity(true))
+  // The limit runs on the device's clock, which only the test moves on.
+  const LIMIT = 5_000
+  const clock = manualClock()
+  const { hal, connect, journal } = await scriptedIdentity(t, 'P', identity(true), { clock })
   const [keystore, storage] = [
     await follower({ hal, connect }, 'keystore', true),
     await follower({ hal, connect }, 'storage', true),
@@ -78,9 +77,9 @@ t.test('wipeoutFollowed waits for the keystore and the storage service, or for i
   let limited = false
   const held = actor.wipeoutFollowed(LIMIT).then(() => (limited = true))
   await new Promise((resolve) => setImmediate(resolve))
-  t.equal(limits.length, 1, 'the wait arms its time limit')
+  t.same(clock.armed(), [LIMIT], 'the wait arms its time limit')
   t.notOk(limited, 'followers that do not answer hold the reboot...')
-  limits[0]!()
+  clock.advance(LIMIT)
   await held
   t.ok(limited, '...only until the limit')
 

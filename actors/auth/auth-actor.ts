@@ -87,7 +87,11 @@ export class AuthActor implements AuthContext {
     this.nonces = new ChallengeBook({ random })
     this.tokens = new BearerIssuer({ random })
     this.logins = new LoginQueue({ clock: o.hal.clock })
-    this.failedLogins = new FailedLoginAudit({ journal: (entries) => this.journal(entries), logger: o.logger })
+    this.failedLogins = new FailedLoginAudit({
+      journal: (entries) => this.journal(entries),
+      logger: o.logger,
+      clock: o.hal.clock,
+    })
     this.guard = new BearerGuard({ identity: () => this.host.state, clock: o.hal.clock, journal: o.journal })
     const facts = foldIdentity(history.records, o.hal.variant)
     this.intact = history.intact
@@ -161,12 +165,12 @@ export class AuthActor implements AuthContext {
       this.followers.readModel<StorageState>('storage')?.inited === false
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer)
+        timer.cancel()
         this.followerWatches.delete(watch)
         resolve()
       }
       const watch = () => void (erased() && done())
-      const timer = setTimeout(done, timeoutMs)
+      const timer = this.options.hal.clock.timer(timeoutMs, done)
       this.followerWatches.add(watch)
       watch()
     })

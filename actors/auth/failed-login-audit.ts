@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { Clock, Timer } from '../../hal/index.js'
 import { type JournalEntry, LogResult, LogType } from '../../protocol/index.js'
 
 /** A refused login as the journal records it: the status it was answered, the scope it asked for, its request. */
@@ -12,6 +13,8 @@ export interface RefusedLogin {
 export interface FailedLoginAuditOptions {
   journal(entries: JournalEntry[]): Promise<void>
   logger: Logger
+  /** The device's: the windows run on it. */
+  clock: Pick<Clock, 'timer'>
   /** How long refusals of one status are counted into one record; default 10 s. */
   windowMs?: number
 }
@@ -22,7 +25,7 @@ export const JOURNALED_SCOPE_LENGTH = 64
 interface Window {
   count: number
   first: RefusedLogin | undefined
-  timer: NodeJS.Timeout
+  timer: Timer
 }
 
 /**
@@ -38,11 +41,13 @@ export class FailedLoginAudit {
   readonly #windows = new Map<number, Window>()
   readonly #journal: (entries: JournalEntry[]) => Promise<void>
   readonly #logger: Logger
+  readonly #clock: Pick<Clock, 'timer'>
   readonly #windowMs: number
 
   constructor(options: FailedLoginAuditOptions) {
     this.#journal = options.journal
     this.#logger = options.logger
+    this.#clock = options.clock
     this.#windowMs = options.windowMs ?? 10_000
   }
 
@@ -62,13 +67,13 @@ export class FailedLoginAudit {
   async flush(): Promise<void> {
     const open = [...this.#windows.values()]
     this.#windows.clear()
-    for (const { timer } of open) clearTimeout(timer)
+    for (const { timer } of open) timer.cancel()
     await Promise.all(open.map(({ first, count }) => (first ? this.#write(first, count) : undefined)))
   }
 
   #open(status: number): void {
-    // The host's timer, unref'd: an open window must not keep a stopping process up (flush writes it).
-    const timer = setTimeout(() => this.#close(status), this.#windowMs).unref()
+    // Unref'd: an open window must not keep a stopping process up (flush writes it).
+    const timer = this.#clock.timer(this.#windowMs, () => this.#close(status), { unref: true })
     this.#windows.set(status, { count: 0, first: undefined, timer })
   }
 

@@ -14,7 +14,7 @@ import {
   VERIFY_RECORDS_OP,
 } from '../../protocol/index.js'
 import { callService } from '../../bus/index.js'
-import { type CryptoEngine, ed25519PublicKey, type Hal } from '../../hal/index.js'
+import { type CryptoEngine, ed25519PublicKey, type Hal, type Timer } from '../../hal/index.js'
 import { type JournalPort, journalSubject } from '../host/index.js'
 import type { HealthMonitor } from './health-monitor.js'
 import { runSelfTest } from './self-test.js'
@@ -56,7 +56,7 @@ export type SelfTestCause = { req: CommandRequest } | 'periodic'
 export class SelfTestRunner {
   private readonly queue = new SerialQueue()
   private previous = { ts: 0, fls: 0 }
-  private timer: NodeJS.Timeout | undefined
+  private timer: Timer | undefined
   private periodic = true
 
   constructor(private readonly o: SelfTestRunnerOptions) {}
@@ -64,19 +64,23 @@ export class SelfTestRunner {
   /** Once the boot's start-up tests are done: they count as the run before the first. */
   start(): void {
     this.previous = { ts: this.nowSeconds(), fls: this.o.health.fls }
-    this.timer = setInterval(() => void this.runPeriodic(), this.o.intervalMs ?? DEFAULT_SELF_TEST_INTERVAL_MS)
-    this.timer.unref()
+    // Unref'd: the next run must not keep a stopping process up.
+    this.timer = this.o.hal.clock.timer(
+      this.o.intervalMs ?? DEFAULT_SELF_TEST_INTERVAL_MS,
+      () => void this.runPeriodic(),
+      { repeat: true, unref: true },
+    )
   }
 
   /** Periodic self-tests stop until the next boot (`diag_disable_selftest`); asked ones still run. */
   disablePeriodic(): void {
     this.periodic = false
-    clearInterval(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
   }
 
   stop(): Promise<void> {
-    clearInterval(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     // A run under way finishes its journal entry before the journal closes.
     return this.queue.idle()

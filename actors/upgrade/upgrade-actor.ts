@@ -24,7 +24,7 @@ import {
   type SystemState,
   type UpgradeState,
 } from '../../protocol/index.js'
-import type { Hal, StagedImage, StagingWriter } from '../../hal/index.js'
+import type { Hal, StagedImage, StagingWriter, Timer } from '../../hal/index.js'
 import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../../machines/index.js'
 import { followReadModels, orderSupervisor, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, EventRefusedError, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
@@ -48,7 +48,7 @@ interface Upload {
   size: number
   writer: StagingWriter
   /** The idle limit (UPLOAD_IDLE_MS), restarted by every command for the upload. */
-  idle?: NodeJS.Timeout
+  idle?: Timer
 }
 
 type UpgradeEventType = Parameters<MachineRunner<typeof upgradeMachine>['send']>[0]['type']
@@ -175,7 +175,7 @@ export class UpgradeActor {
   async stop(): Promise<void> {
     this.models.close()
     await this.host.stop()
-    for (const pipeline of Object.values(this.pipelines)) clearTimeout(pipeline.upload?.idle)
+    for (const pipeline of Object.values(this.pipelines)) pipeline.upload?.idle?.cancel()
     await this.uploadSteps.idle()
     for (const pipeline of Object.values(this.pipelines)) {
       await pipeline.checking
@@ -465,7 +465,7 @@ export class UpgradeActor {
 
   private closeUpload(kind: UpgradeKind): void {
     const pipeline = this.pipelines[kind]
-    clearTimeout(pipeline.upload?.idle)
+    pipeline.upload?.idle?.cancel()
     pipeline.upload = undefined
   }
 
@@ -474,7 +474,7 @@ export class UpgradeActor {
     return (req: CommandRequest) =>
       this.uploadSteps.run(async () => {
         const found = this.uploadById((req.body as { upload?: unknown } | undefined)?.upload)
-        clearTimeout(found?.upload.idle)
+        found?.upload.idle?.cancel()
         try {
           return await handler(req)
         } finally {
@@ -488,8 +488,8 @@ export class UpgradeActor {
    * cannot even abort) would otherwise hold the pipeline in `receiving`, where no new upload starts.
    */
   private watch(kind: UpgradeKind, upload: Upload): void {
-    clearTimeout(upload.idle)
-    const idle = setTimeout(() => {
+    upload.idle?.cancel()
+    const expire = () =>
       this.uploadSteps
         .run(async () => {
           // A command restarted the limit while this drop waited for its turn, or ended the upload.
@@ -501,8 +501,8 @@ export class UpgradeActor {
           this.o.logger.error({ kind, err: err.message }, 'an idle upload could not be dropped; trying again later')
           if (this.pipelines[kind].upload === upload) this.watch(kind, upload)
         })
-    }, UPLOAD_IDLE_MS)
-    idle.unref()
+    // Unref'd: an open upload must not keep a stopping process up.
+    const idle = this.o.hal.clock.timer(UPLOAD_IDLE_MS, () => void expire(), { unref: true })
     upload.idle = idle
   }
 

@@ -1,14 +1,27 @@
 import type { Clock } from '../../hal/index.js'
 import { hostClock } from '../../hal/sim/host-clock.js'
+import { HeldTimers } from './held-timers.js'
+
+/** A test's clock: its time moves on when the test says, without waiting for the wall clock. */
+export interface TestClock extends Clock {
+  advance(ms: number): void
+}
+
+/** A test's clock whose timers fire only when the test moves it on. */
+export interface ManualClock extends TestClock {
+  /** The delays of the timers armed and neither fired nor cancelled, the soonest due first. */
+  armed(): number[]
+}
 
 /**
  * The host's clock, except that the device's deliberate delays (the login brake's, through `sleep`)
  * pass at once: its monotonic time jumps by them instead, so the device still sees every answer
  * take as long as the brake says. Wall time is the host's, moved on by `advance` (a token's expiry
- * without waiting for it). The default of `bootDevice`; only the tests of the delays themselves run
- * on `hostClock`.
+ * without waiting for it). Its timers are the host's: the device's deadlines and periodic tasks run
+ * in real time, as on a device (`manualClock` fires them at the test's word). The default of
+ * `bootDevice`; only the tests of the delays themselves run on `hostClock`.
  */
-export function skippingClock(): Clock & { advance(ms: number): void } {
+export function skippingClock(): TestClock {
   let skipped = 0
   let advanced = 0
   return {
@@ -19,8 +32,27 @@ export function skippingClock(): Clock & { advance(ms: number): void } {
       skipped += Math.max(0, ms)
       return new Promise((resolve) => setImmediate(resolve))
     },
+    timer: hostClock.timer,
     advance(ms) {
       advanced += ms
     },
+  }
+}
+
+/**
+ * The skipping clock, but for its timers: they fire only as `advance` moves its wall and monotonic
+ * time on, each at its own time (a test waits for no deadline, and a deadline cannot pass while a
+ * loaded machine is slow). So a test can tell which deadline the device armed (`armed`) and fire it
+ * exactly when it falls due.
+ */
+export function manualClock(): ManualClock {
+  const skipping = skippingClock()
+  const timers = new HeldTimers(skipping.advance)
+  return {
+    ...skipping,
+    monotonic: () => skipping.monotonic() + timers.elapsed,
+    timer: timers.timer,
+    armed: () => timers.armed(),
+    advance: (ms) => timers.advance(ms),
   }
 }

@@ -4,6 +4,8 @@ import type { JournalMedia } from '../../hal/types.js'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileJournalMedia } from '../../hal/sim/journal-media.js'
+import type { ManualClock } from './clock.js'
+import { HeldTimers } from './held-timers.js'
 import { fromBase64Url, headMessage, Journal, lineMac, readLines, type JournalOptions } from '../../eventstore/index.js'
 import { packData } from '../../eventstore/pack-data.js'
 import {
@@ -23,15 +25,18 @@ export const START = 1_700_000_000_000
 /** The banner `options` uses unless told otherwise. */
 export const BANNER = '# hemd test {id}'
 
-/** A clock that stands still at `now` until `advance` (or a sleep) moves it. */
-export function fixedClock(now = START) {
-  const advance = (ms: number) => void (now += ms)
+/** A clock that stands still at `now` until `advance` (or a sleep) moves it, firing its timers as they fall due. */
+export function fixedClock(now = START): ManualClock {
+  const timers = new HeldTimers((ms) => void (now += ms))
+  const advance = (ms: number) => timers.advance(ms)
   return {
     now: () => now,
     monotonic: () => now,
     isSet: () => true,
     advance,
-    sleep: async (ms: number) => advance(ms),
+    sleep: async (ms) => advance(ms),
+    timer: timers.timer,
+    armed: () => timers.armed(),
   }
 }
 
@@ -124,8 +129,10 @@ export const PERSONALISED_CONFIG = {
 export async function writeDeviceJournal(dir: string, openEnd = false): Promise<DeviceJournal> {
   const media = new FileJournalMedia(dir)
   const clock = fixedClock()
+  // Sealed by count, at rotation and at close only: the seals the readers' tests expect. Its boots
+  // span minutes of its clock, where a device's journal would also seal every 30 s.
   const open = (extra: Partial<JournalOptions> = {}) =>
-    Journal.open(options(media, { clock, ...extra }, deviceBanner('P')))
+    Journal.open(options(media, { clock, sealIntervalMs: 3_600_000, ...extra }, deviceBanner('P')))
   const now = () => Math.floor(clock.now() / 1000)
   const step = (seconds: number) => clock.advance(seconds * 1000)
   const ok = LogResult.OK

@@ -13,7 +13,7 @@ import type { JournalPort } from '../../actors/host/journal-port.js'
 import { startOwnBus } from '../../bus/bus-setup.js'
 import type { JournalEntry } from '../../protocol/journal.js'
 import { openHal } from '../../hal/index.js'
-import type { Hal } from '../../hal/types.js'
+import type { Clock, Hal } from '../../hal/types.js'
 import type { Variant } from '../../protocol/device.js'
 import { builtFirmware } from './device.js'
 import { recordingJournal } from './journal.js'
@@ -60,10 +60,17 @@ export interface ScriptedIdentity {
 /**
  * A real HAL and bus with the auth actor replaced by a script, for actors that follow the
  * identity: the test publishes whatever identity it wants and reads what the actor journaled.
+ * The HAL runs on `clock` when given (the host's otherwise).
  */
-export async function scriptedIdentity(t: Test, variant: Variant, initial: IdentityState): Promise<ScriptedIdentity> {
+export async function scriptedIdentity(
+  t: Test,
+  variant: Variant,
+  initial: IdentityState,
+  { clock }: { clock?: Clock } = {},
+): Promise<ScriptedIdentity> {
   const dir = t.testdir({ data: {}, run: {} })
-  const hal = await openHal({ variant, dataDir: `${dir}/data`, firmware: await builtFirmware() })
+  const firmware = await builtFirmware()
+  const hal = await openHal({ variant, dataDir: `${dir}/data`, firmware, ...(clock ? { clock } : {}) })
   t.teardown(() => hal.close())
   const bus = await startOwnBus({ devid: hal.devid, runDir: `${dir}/run` })
   t.teardown(() => bus.server.stop())
