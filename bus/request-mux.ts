@@ -9,8 +9,6 @@ interface Call {
   resolve(reply: unknown): void
   reject(error: Error): void
   readonly timer: NodeJS.Timeout
-  /** Handed to the connection: from then on its service may run it, whatever becomes of the reply. */
-  sent: boolean
   /** Its caller has been answered. */
   done: boolean
   /** Where its reply will come: the message it was sent in, and its index in that message's envelope. */
@@ -65,7 +63,6 @@ export class RequestMux {
         data,
         resolve,
         reject,
-        sent: false,
         done: false,
         timer: setTimeout(() => {
           this.finish(call)
@@ -103,7 +100,6 @@ export class RequestMux {
     } catch (err) {
       return this.failMessage(message, (call) => new BusUnavailableError(`${call.subject}: ${(err as Error).message}`))
     }
-    for (const call of calls) call.sent = true
   }
 
   /**
@@ -121,11 +117,11 @@ export class RequestMux {
       this.finish(call)
       call.reject(new BusUnavailableError(`${call.subject}: ${reason}`, { cause }))
     }
+    // A message is published as soon as it is made (or failed at once): every call of one was sent.
     for (const message of [...this.messages.values()]) {
-      this.failMessage(message, (call) =>
-        call.sent
-          ? new BusTimeoutError(`${call.subject}: ${reason} after it was sent; it may still complete`, { cause })
-          : new BusUnavailableError(`${call.subject}: ${reason}`, { cause }),
+      this.failMessage(
+        message,
+        (call) => new BusTimeoutError(`${call.subject}: ${reason} after it was sent; it may still complete`, { cause }),
       )
     }
   }

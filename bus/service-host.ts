@@ -81,8 +81,8 @@ export class ServiceHost<S> {
   }
 
   /** Tells the health machine (system service) of a fault found in this service. */
-  reportFault(fault: FaultEventType, detail?: Record<string, unknown>): void {
-    const event: FaultEvent = { service: this.service, fault, ...(detail ? { detail } : {}) }
+  reportFault(fault: FaultEventType): void {
+    const event: FaultEvent = { service: this.service, fault }
     this.nc.publish(this.subjects.fault(this.service), encode(event))
   }
 

@@ -224,7 +224,7 @@ function streamSequence(reply: string | undefined): number {
   const tokens = reply?.split('.') ?? []
   const at = tokens.length === 9 ? tokens[5] : tokens.length >= 12 ? tokens[7] : undefined
   if (tokens[0] !== '$JS' || tokens[1] !== 'ACK' || !at || !/^\d+$/.test(at))
-    throw new StreamApiError(`a delivered message has no stream sequence (${reply ?? 'no reply subject'})`)
+    throw new StreamApiError(`a delivered message has no stream sequence (${reply || 'no reply subject'})`)
   return Number(at)
 }
 

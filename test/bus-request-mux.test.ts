@@ -1,11 +1,13 @@
 // The gateway's request/reply over one reply subscription (bus/request-mux.ts).
-import { connect } from '@nats-io/transport-node'
+import { connect, type Msg } from '@nats-io/transport-node'
 import t from 'tap'
 import { BusTimeoutError, BusUnavailableError } from '../bus/errors.js'
 import { RequestMux } from '../bus/request-mux.js'
 import { ReadModelBus } from '../bus/read-model-bus.js'
+import { encode } from '../protocol/index.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
+import { captureTimers } from './helpers/timers.js'
 import { startNats } from './helpers/nats.js'
 import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { until } from './helpers/until.js'
@@ -98,4 +100,94 @@ t.test('the gateway sees its connection drop: what it had sent fails as a timeou
   proxy.cut()
   await t.rejects(pending, BusTimeoutError, 'a 504, which says it may still complete, not a 503')
   await t.rejects(bus.request('store', 'act', { rid: 'r2', tls: false }), BusUnavailableError, 'new ones: 503')
+})
+
+t.test('an envelope answered in parts: each part settles its own commands, whatever else a reply holds', async (t) => {
+  const nats = await startNats(t.testdir())
+  t.teardown(() => nats.stop())
+  const responder = await connect({ servers: nats.url })
+  t.teardown(() => responder.close())
+  // Each envelope is answered for its first command only, then held: the test says how the rest ends.
+  const held: Msg[] = []
+  responder.subscribe('parts', {
+    callback: (_err, msg) => {
+      // Beside the first command's answer: an entry without an index, and one for a command the envelope lacks.
+      msg.respond(
+        encode([
+          [0, 'first'],
+          ['junk', 'x'],
+          [7, 'nobody'],
+        ]),
+      )
+      held.push(msg)
+    },
+  })
+  responder.subscribe('garbled', { callback: (_err, msg) => void msg.respond(new Uint8Array(0)) })
+  await responder.flush()
+  const client = await connect({ servers: nats.url })
+  t.teardown(() => client.close())
+  const mux = new RequestMux(client, '_INBOX_test')
+
+  const [first, second] = [
+    mux.request('parts', Uint8Array.of(0xc0), 600_000),
+    mux.request('parts', Uint8Array.of(0xc0), 600_000),
+  ]
+  t.equal(await first, 'first', 'the first command has its answer')
+  const refusal = { status: 400, body: { error: 'bad_envelope' } }
+  held.shift()!.respond(encode(refusal))
+  t.same(await second, refusal, 'a refusal of the whole envelope answers the command still waiting')
+
+  await t.rejects(mux.request('garbled', Uint8Array.of(0xc0), 600_000), {
+    name: 'BusUnavailableError',
+    message: 'garbled: undecodable reply',
+  })
+
+  const [answered, cut] = [
+    mux.request('parts', Uint8Array.of(0xc0), 600_000),
+    mux.request('parts', Uint8Array.of(0xc0), 600_000),
+  ]
+  t.equal(await answered, 'first')
+  await until('the second envelope is held', () => held.length === 1)
+  await client.close()
+  await t.rejects(cut, { name: 'BusTimeoutError', message: /the connection is closed after it was sent/ })
+})
+
+t.test('a request whose deadline passed before its turn is never sent, nor failed again', async (t) => {
+  const nats = await startNats(t.testdir())
+  t.teardown(() => nats.stop())
+  const responder = await connect({ servers: nats.url })
+  t.teardown(() => responder.close())
+  let received = 0
+  responder.subscribe('held', { callback: () => void received++ })
+  await responder.flush()
+  const client = await connect({ servers: nats.url })
+  t.teardown(() => client.close())
+  const mux = new RequestMux(client, '_INBOX_test')
+  const HELD = 987_654
+  const timers = captureTimers(t, HELD)
+
+  const late = mux.request('held', Uint8Array.of(0xc0), HELD)
+  timers.held[0]!()
+  mux.failAll('the bus connection dropped')
+  await t.rejects(late, { name: 'BusTimeoutError', message: `held: no reply within ${HELD} ms` }, 'its own timeout')
+  await client.flush()
+  await responder.flush()
+  t.equal(received, 0, 'nothing reached the service')
+})
+
+t.test('a reply subscription the bus refuses fails what waits, at once', async (t) => {
+  const nats = await startNats(
+    t.testdir(),
+    -1,
+    'authorization { users: [ { user: gateway, password: gateway-password, permissions: { subscribe: "other" } } ] }',
+  )
+  t.teardown(() => nats.stop())
+  const client = await connect({ servers: nats.url, user: 'gateway', pass: 'gateway-password' })
+  t.teardown(() => client.close())
+  const mux = new RequestMux(client, '_INBOX_test')
+  // Far longer than tap's own timeout: only failing at once passes.
+  await t.rejects(mux.request('act', Uint8Array.of(0xc0), 600_000), {
+    name: 'BusTimeoutError',
+    message: /^act: the reply subscription ended: .*Permissions Violation for Subscription.* after it was sent/,
+  })
 })

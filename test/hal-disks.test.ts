@@ -1,5 +1,5 @@
 import { createCipheriv } from 'node:crypto'
-import { access, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { access, mkdir, open, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError } from '../hal/errors.js'
@@ -14,6 +14,8 @@ const DISK1_SECTORS = 4096
 const FAR = 3000
 const CIPHERS: DiskCipher[] = ['AES-CTR', 'AES-XTS']
 const MARKER = 'HEM-PLAINTEXT-MARKER'
+/** What the enclave binds a sealed Disk 1 key to (hal/sim/sim-disks.ts). */
+const DISK_KEY_AAD = Buffer.from('hemd disk1 key v1')
 
 const text = (sectors: number, label = MARKER) => Buffer.alloc(sectors * SECTOR, `${label} `)
 const zeros = (sectors: number) => Buffer.alloc(sectors * SECTOR)
@@ -150,7 +152,7 @@ t.test('the at-rest format: XTS tweak and CTR counter per sector, under the seal
   const sealedKey = await readFile(join(dataDir, 'disks', 'disk1.key'))
   // Group-writable for --split as separate users (auth formats, storage opens); never for others.
   t.equal((await stat(join(dataDir, 'disks', 'disk1.key'))).mode & 0o707, 0o600)
-  const key = Buffer.from(await hal.enclave.sealer('disks').unseal(sealedKey, Buffer.from('hemd disk1 key v1')))
+  const key = Buffer.from(await hal.enclave.sealer('disks').unseal(sealedKey, DISK_KEY_AAD))
   t.equal(key.length, 64)
   t.notOk(sealedKey.includes(key.subarray(0, 16)), 'the key does not rest in the clear')
   const data = text(2, 'convention')
@@ -305,6 +307,46 @@ t.test('a missing or altered Disk 1 key or image is reported, never replaced', a
   await rm(image(dataDir, 0))
   await t.rejects(hal.disks!.open(0, 'ro'), { name: 'HalCorruptError', message: /image of Disk 0 is missing/ })
 })
+
+t.test(
+  'a Disk 1 key of the wrong length, an image cut short or replaced, or a damaged layout is reported',
+  async (t) => {
+    const { hal, dataDir } = await formatted(t)
+    const disks = hal.disks!
+    const keyPath = join(dataDir, 'disks', 'disk1.key')
+    const original = await readFile(keyPath)
+    // Sealed by the enclave for the disks, so it unseals: only its length gives it away.
+    await writeFile(keyPath, await hal.enclave.sealer('disks').seal(new Uint8Array(32), DISK_KEY_AAD))
+    await t.rejects(disks.open(1, 'ro', 'AES-XTS'), { name: 'HalCorruptError', message: /key is not 64 bytes/ })
+    await rm(keyPath)
+    await mkdir(keyPath)
+    await t.rejects(disks.open(1, 'ro', 'AES-XTS'), { code: 'EISDIR' }, 'an unreadable key is no missing key')
+    await rm(keyPath, { recursive: true })
+    await writeFile(keyPath, original)
+
+    const handle = await disks.open(1, 'rw', 'AES-CTR')
+    await handle.write(FAR, text(1))
+    await truncate(image(dataDir, 1), FAR * SECTOR)
+    await t.rejects(handle.read(FAR, 1), { name: 'HalCorruptError', message: /Disk 1 is shorter than its layout/ })
+    await handle.close()
+    await rm(image(dataDir, 1))
+    await t.rejects(disks.open(1, 'ro', 'AES-CTR'), { name: 'HalCorruptError', message: /image of Disk 1 is missing/ })
+    await mkdir(image(dataDir, 1))
+    await t.rejects(
+      disks.open(1, 'rw', 'AES-CTR'),
+      { code: 'EISDIR' },
+      'an image that cannot be opened is no missing one',
+    )
+
+    const layoutPath = join(dataDir, 'disks', 'layout.json')
+    await writeFile(layoutPath, JSON.stringify({ disk0Sectors: 'all', disk1Sectors: DISK1_SECTORS }))
+    t.throws(() => disks.layout(), { name: 'HalCorruptError', message: /layout\.json is corrupt/ })
+    await t.rejects(disks.open(0, 'ro'), HalCorruptError)
+    await rm(layoutPath)
+    await mkdir(layoutPath)
+    t.throws(() => disks.layout(), { code: 'EISDIR' }, 'a layout that cannot be read is no missing one')
+  },
+)
 
 t.test('open, format and erase take turns: an open never straddles the bytes changing', async (t) => {
   const { hal } = await formatted(t)

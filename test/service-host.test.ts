@@ -1,17 +1,20 @@
 // The service host (bus/service-host.ts): its stop lets the commands begun answer, within their
-// deadlines; an operation is one of its own; a machine's refusal reaching it is a 409.
+// deadlines; an operation is one of its own; a machine's refusal reaching it is a 409; what it answers itself.
 import { connect } from '@nats-io/transport-node'
 import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { EventRefusedError } from '../actors/host/event-refused-error.js'
 import { closeBus } from '../bus/connection.js'
+import { BusTimeoutError } from '../bus/errors.js'
 import { type OperationSpec, ServiceHost } from '../bus/service-host.js'
 import { decode, encode } from '../protocol/codec.js'
 import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
+import { TIMEOUT_ERROR } from '../protocol/index.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
 import { startNats } from './helpers/nats.js'
+import { until } from './helpers/until.js'
 
 const devid = '00112233aabbccdd'
 const subjects = new Subjects(devid)
@@ -39,7 +42,7 @@ async function hosted(t: Test, operations: Record<string, OperationSpec>, logger
     })
     return decode<CommandReply>(msg.data)
   }
-  return { host, service, send }
+  return { host, service, caller, send }
 }
 
 /** Collects unhandled rejections while the test runs. */
@@ -131,4 +134,57 @@ t.test('a refusal of a machine that reaches the host is a 409, not an internal e
   const reply = await send('unlock')
   t.equal(reply.status, 409)
   t.same(reply.body, { error: 'conflict', message: 'The device cannot do this in its current state' })
+})
+
+t.test(
+  'what the host answers itself: an envelope it cannot decode, a late service, a failure without a reason',
+  async (t) => {
+    const ran: string[] = []
+    const { host, caller, send } = await hosted(t, {
+      act: { handler: (req) => (ran.push(req.rid), { status: 200 }) },
+      relay: {
+        handler: () => {
+          throw new BusTimeoutError('hem.00112233aabbccdd.cmd.keystore.get: no reply within 5000 ms')
+        },
+      },
+      // A rejection with no reason: not even its logging may take the host down.
+      vague: { handler: () => Promise.reject(undefined) },
+    })
+    t.teardown(() => host.stop())
+    const garbled = await caller.request(subjects.command('store', 'act'), Uint8Array.of(0xc1, 0xff), {
+      timeout: 60_000,
+    })
+    t.same(decode(garbled.data), {
+      status: 400,
+      body: { error: 'bad_envelope', message: 'the command envelope cannot be decoded' },
+    })
+    t.same(await send('relay'), { status: 504, body: TIMEOUT_ERROR }, 'slow, not out of reach')
+    t.same(await send('vague'), { status: 500, body: { error: 'internal_error', message: 'the operation failed' } })
+
+    // Sent with no reply subject: it runs all the same, and its answer goes nowhere.
+    caller.publish(subjects.command('store', 'act'), encode({ rid: 'unanswered', tls: false }))
+    t.equal((await send('act')).status, 200)
+    t.same(ran, ['unanswered', 'act'], 'in the order they came')
+  },
+)
+
+t.test('a command subscription the bus refuses is logged', async (t) => {
+  const lines: string[] = []
+  const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) })
+  const nats = await startNats(
+    t.testdir(),
+    -1,
+    'authorization { users: [ { user: store, password: store-password, permissions: { subscribe: "other" } } ] }',
+  )
+  t.teardown(() => nats.stop())
+  const nc = await connect({ servers: nats.url, user: 'store', pass: 'store-password' })
+  t.teardown(() => nc.close())
+  const host = new ServiceHost(nc, devid, 'store', {}, logger)
+  host.start()
+  await until('the refusal is logged', () => lines.length > 0)
+  t.match(JSON.parse(lines[0]!), {
+    msg: 'command subscription failed',
+    service: 'store',
+    err: /Permissions Violation for Subscription/,
+  })
 })
