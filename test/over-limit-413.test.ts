@@ -94,13 +94,15 @@ t.test('a client sending far more: the status first, then the close', async (t) 
     socket.on('connect', () => {
       const headers = Object.entries(uploadHeaders(announced)).map(([n, v]): [string, string] => [n, String(v)])
       socket.write(requestHead('POST', '/api/system/upgrade/upload_fw', headers))
-      const pump = () => {
-        while (sent < announced && !socket.destroyed) {
-          sent += piece.length
-          if (!socket.write(piece)) return void socket.once('drain', pump)
-        }
+      // A turn of the event loop after each piece, as a client reading its socket gets: written in one loop,
+      // the pieces the kernel takes at once never let the answer be read before the device's close resets it.
+      const pump = (): void => {
+        if (socket.destroyed) return
         // Everything sent (the device may have read it all, had this client paused): done.
-        if (sent >= announced) socket.end()
+        if (sent >= announced) return void socket.end()
+        sent += piece.length
+        if (socket.write(piece)) setImmediate(pump)
+        else socket.once('drain', pump)
       }
       pump()
     })
