@@ -8,7 +8,7 @@ import { encode } from '../protocol/index.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
 import { captureTimers } from './helpers/timers.js'
-import { startNats } from './helpers/nats.js'
+import { natsBus, startNats } from './helpers/nats.js'
 import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { until } from './helpers/until.js'
 
@@ -176,14 +176,11 @@ t.test('a request whose deadline passed before its turn is never sent, nor faile
 })
 
 t.test('a reply subscription the bus refuses fails what waits, at once', async (t) => {
-  const nats = await startNats(
-    t.testdir(),
-    -1,
+  const { open } = await natsBus(
+    t,
     'authorization { users: [ { user: gateway, password: gateway-password, permissions: { subscribe: "other" } } ] }',
   )
-  t.teardown(() => nats.stop())
-  const client = await connect({ servers: nats.url, user: 'gateway', pass: 'gateway-password' })
-  t.teardown(() => client.close())
+  const client = await open('gateway')
   const mux = new RequestMux(client, '_INBOX_test')
   // Far longer than tap's own timeout: only failing at once passes.
   await t.rejects(mux.request('act', Uint8Array.of(0xc0), 600_000), {

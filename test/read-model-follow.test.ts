@@ -2,15 +2,15 @@
 // service with none yet is asked again, an event it cannot read or without a state changes nothing,
 // a state it may not follow is still read on request, an answer to a question asked before a
 // reconnect is stale, and once closed it takes nothing more.
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node'
+import { connect, type Msg } from '@nats-io/transport-node'
 import { pino } from 'pino'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { ReadModelBus } from '../bus/read-model-bus.js'
 import { ServiceHost } from '../bus/service-host.js'
 import { encode } from '../protocol/codec.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
-import { startNats } from './helpers/nats.js'
+import { natsBus, startNats } from './helpers/nats.js'
 import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { captureTimers } from './helpers/timers.js'
 import { until } from './helpers/until.js'
@@ -18,21 +18,8 @@ import { until } from './helpers/until.js'
 const devid = '00112233aabbccdd'
 const subjects = new Subjects(devid)
 
-async function bus(t: Test, config?: string): Promise<{ url: string; open(user?: string): Promise<NatsConnection> }> {
-  const nats = await startNats(t.testdir(), -1, config)
-  t.teardown(() => nats.stop())
-  return {
-    url: nats.url,
-    open: async (user) => {
-      const nc = await connect({ servers: nats.url, ...(user ? { user, pass: `${user}-password` } : {}) })
-      t.teardown(() => nc.close())
-      return nc
-    },
-  }
-}
-
 t.test('a service with no state yet is asked again; an event unreadable or without a state is dropped', async (t) => {
-  const { open } = await bus(t)
+  const { open } = await natsBus(t)
   const serviceNc = await open()
   const auth = new ServiceHost<{ token_key: string }>(serviceNc, devid, 'auth', {}, silentLogger)
   auth.start()
@@ -67,7 +54,7 @@ t.test('a service with no state yet is asked again; an event unreadable or witho
 })
 
 t.test('a view never told a state gives up waiting at its deadline', async (t) => {
-  const { open } = await bus(t)
+  const { open } = await natsBus(t)
   const view = new ReadModelBus({ nc: await open(), devid, services: ['keystore'], logger: silentLogger })
   t.teardown(() => view.close())
   await t.rejects(view.whenReady(0), { name: 'BusUnavailableError', message: 'no state from keystore within 0 ms' })
@@ -75,7 +62,7 @@ t.test('a view never told a state gives up waiting at its deadline', async (t) =
 
 t.test('a state event the bus does not let a view follow: the state is still read on request', async (t) => {
   // The gateway may not subscribe to auth's state events, only ask for them.
-  const { open } = await bus(
+  const { open } = await natsBus(
     t,
     `authorization { users: [
       { user: auth, password: auth-password }
@@ -93,7 +80,7 @@ t.test('a state event the bus does not let a view follow: the state is still rea
 })
 
 t.test('a state that arrives after the view closed is not taken', async (t) => {
-  const { open } = await bus(t)
+  const { open } = await natsBus(t)
   const serviceNc = await open()
   const held: Msg[] = []
   serviceNc.subscribe(subjects.command('auth', 'state'), { callback: (_err, msg) => void held.push(msg) })

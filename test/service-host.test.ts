@@ -13,7 +13,7 @@ import type { CommandReply, CommandRequest } from '../protocol/bus-messages.js'
 import { TIMEOUT_ERROR } from '../protocol/index.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
-import { startNats } from './helpers/nats.js'
+import { natsBus, startNats } from './helpers/nats.js'
 import { until } from './helpers/until.js'
 
 const devid = '00112233aabbccdd'
@@ -171,14 +171,11 @@ t.test(
 t.test('a command subscription the bus refuses is logged', async (t) => {
   const lines: string[] = []
   const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(line) })
-  const nats = await startNats(
-    t.testdir(),
-    -1,
+  const { open } = await natsBus(
+    t,
     'authorization { users: [ { user: store, password: store-password, permissions: { subscribe: "other" } } ] }',
   )
-  t.teardown(() => nats.stop())
-  const nc = await connect({ servers: nats.url, user: 'store', pass: 'store-password' })
-  t.teardown(() => nc.close())
+  const nc = await open('store')
   const host = new ServiceHost(nc, devid, 'store', {}, logger)
   host.start()
   await until('the refusal is logged', () => lines.length > 0)

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import type { Test } from 'tap'
 import { once } from 'node:events'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -31,6 +33,26 @@ export async function startNats(dir: string, port = -1, config?: string): Promis
     else await sleep(20)
   }
   return { url: `nats://127.0.0.1:${actual}`, port: actual, stop: () => stop(child) }
+}
+
+/**
+ * A nats-server of the test's own (`config` adds to its configuration), and its connections: `open(user)` connects
+ * as `user` with the password `<user>-password`, or as nobody; all close as the test ends.
+ */
+export async function natsBus(
+  t: Test,
+  config?: string,
+): Promise<{ url: string; open(user?: string): Promise<NatsConnection> }> {
+  const nats = await startNats(t.testdir(), -1, config)
+  t.teardown(() => nats.stop())
+  return {
+    url: nats.url,
+    open: async (user) => {
+      const nc = await connect({ servers: nats.url, ...(user ? { user, pass: `${user}-password` } : {}) })
+      t.teardown(() => nc.close())
+      return nc
+    },
+  }
 }
 
 async function stop(child: ChildProcess): Promise<void> {
