@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import net from 'node:net'
 import tls from 'node:tls'
 import { clientContext } from './tls-client.js'
@@ -38,9 +39,10 @@ export interface RawOutcome {
 /**
  * What to write: bytes; a wait for an interim `100 Continue` (or any answer); a wait for this
  * many final answers in all (a request written before the previous answer is out is pipelined,
- * and uWS closes such a connection while an answer is pending); or a pause.
+ * and uWS closes such a connection while an answer is pending); a wait until the device has read
+ * every byte written so far; or a pause.
  */
-export type Step = Buffer | { continue: true } | { responses: number } | { pause: number }
+export type Step = Buffer | { continue: true } | { responses: number } | { read: true } | { pause: number }
 
 export interface RawPlan {
   steps: Step[]
@@ -116,17 +118,47 @@ export function rawExchange(target: Target, plan: RawPlan): Promise<RawOutcome> 
       ('continue' in step
         ? outcome.continues > 0 || outcome.responses.length > 0
         : outcome.responses.length >= step.responses)
+    let written = Promise.resolve()
     async function run() {
       for (const step of plan.steps) {
         if (done) return
-        if (Buffer.isBuffer(step)) socket.write(step, (err) => void (err && (outcome.writeFailed = true)))
-        else if ('pause' in step) await new Promise((r) => setTimeout(r, step.pause))
+        if (Buffer.isBuffer(step))
+          written = new Promise((r) =>
+            socket.write(step, (err) => {
+              if (err) outcome.writeFailed = true
+              r()
+            }),
+          )
+        else if ('read' in step) {
+          await written
+          await untilRead(socket, target.port, () => done)
+        } else if ('pause' in step) await new Promise((r) => setTimeout(r, step.pause))
         else while (!answered(step) && !done) await new Promise<void>((r) => (wake = r))
       }
       if (plan.after === 'end') socket.end()
       if (plan.after === 'destroy') finish()
     }
   })
+}
+
+/**
+ * Waits until the kernel holds none of this connection's bytes in either direction's queue: the
+ * device's process has read them (and uWS parses what it reads at once). A pause instead would
+ * only guess how long a loaded host takes to read.
+ */
+async function untilRead(socket: net.Socket, serverPort: number, stopped: () => boolean): Promise<void> {
+  const address = (port: number) => `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  const client = address(socket.localPort!)
+  const server = address(serverPort)
+  while (!stopped()) {
+    const queued = (await readFile('/proc/net/tcp', 'latin1'))
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([, local, remote]) => (local === client && remote === server) || (local === server && remote === client))
+      .some(([, , , , queues]) => queues !== '00000000:00000000')
+    if (!queued) return
+    await new Promise((r) => setTimeout(r, 2))
+  }
 }
 
 /** Takes every whole answer off the front of `data`; returns what is left. */
