@@ -36,6 +36,7 @@ export {
   edCurveOf,
   eddsaPublicKeyValid,
   mlKemModulusHolds,
+  montgomeryPublicKeyValid,
   nativeEngine,
   nobleEngine,
   postQuantum,

@@ -19,7 +19,6 @@ export {
   type ConfigFieldRule,
   type ConfigRuleField,
 } from './config-field-rules.js'
-export { namesContractScope, STORAGE_SCOPE } from './contract-scopes.js'
 export { DEADLINE_MS, deadlinePassed, TIMEOUT_ERROR, type DeadlineClass } from './deadlines.js'
 export type { DiskCipher, DiskMode, Variant } from './device.js'
 export { FAULT_EVENTS, FLS, type FaultEventType } from './fail-state.js'

@@ -1,9 +1,9 @@
 import type { Principal } from './bus-messages.js'
 
-export const PLACEHOLDER = /<(\w+)>$/
+const PLACEHOLDER = /<(\w+)>$/
 
 /** The shape each scope placeholder's value must have before it can be compared. */
-export const PLACEHOLDER_VALUES: Readonly<Record<string, RegExp>> = { kid: /^[0-9a-fA-F]{32}$/ }
+const PLACEHOLDER_VALUES: Readonly<Record<string, RegExp>> = { kid: /^[0-9a-fA-F]{32}$/ }
 
 /**
  * Whether a token scope satisfies one required scope. Plain scopes match by prefix on `:`

@@ -13,6 +13,7 @@ import {
   type CryptoEngine,
   type Curve,
 } from '../hal/crypto/index.js'
+import { SMALL_ORDER } from './helpers/small-order-points.js'
 
 const ENGINES = [nativeEngine, nobleEngine]
 const SEC_CURVES = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 }
@@ -317,15 +318,6 @@ forEachEngine('ECDH: malformed and invalid SEC1 points are CryptoInputErrors', (
 })
 
 forEachEngine('ECDH: X25519/X448 keys have fixed sizes; small-order peers are refused', (t, engine) => {
-  const smallOrder = {
-    CURVE25519: [
-      '00',
-      '01',
-      'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800',
-      'ec' + 'ff'.repeat(30) + '7f',
-    ],
-    CURVE448: ['00', '01', 'fe' + 'ff'.repeat(27) + 'fe' + 'ff'.repeat(27)],
-  }
   for (const curve of ['CURVE25519', 'CURVE448'] as const) {
     const { size } = CURVES[curve]
     for (const length of [0, size - 1, size + 1, 2 * size + 1]) {
@@ -333,16 +325,14 @@ forEachEngine('ECDH: X25519/X448 keys have fixed sizes; small-order peers are re
         message: `public key must be ${size} bytes, got ${length}`,
       })
     }
-    for (const u of smallOrder[curve]) {
-      const peer = new Uint8Array(size)
-      peer.set(Buffer.from(u, 'hex'))
+    for (const [what, peer] of SMALL_ORDER[curve]) {
       t.throws(
         () => engine.ecdh(curve, bytes(size), peer),
         {
           name: 'CryptoInputError',
           message: `peer public key is a small-order ${curve} point`,
         },
-        `${curve} u=${u.slice(0, 8)}`,
+        `${curve} ${what}`,
       )
     }
   }

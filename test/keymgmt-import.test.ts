@@ -11,6 +11,7 @@ import { LogResult, LogType } from '../protocol/journal.js'
 import { readJournal } from './helpers/journal.js'
 import { api, b64, createKey, Tokens } from './helpers/keys.js'
 import { owned } from './helpers/owner.js'
+import { NOT_SMALL_ORDER, SMALL_ORDER } from './helpers/small-order-points.js'
 
 const sha1Kid = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('hex').slice(0, 32)
 
@@ -180,4 +181,20 @@ t.test('import', async (t) => {
       KEYS.map(([type, , stored]) => [sha1Kid(stored), type]),
     )
   })
+
+  // After the count above: the look-alikes are imported.
+  await t.test(
+    'X25519 and X448 points of small order: 406, as Ed25519 ones are; their look-alikes import',
+    async (t) => {
+      for (const type of ['CURVE25519', 'CURVE448'] as const) {
+        for (const [what, key] of SMALL_ORDER[type]) {
+          const answer = await importKey({ type, pubkey: b64(key) })
+          t.equal(answer.status, 406, `${type} ${what}: 406`)
+          t.equal(answer.json?.error, 'bad_public_key', `${type} ${what}: not a ${type} public key`)
+        }
+        for (const [what, key] of NOT_SMALL_ORDER[type])
+          t.equal((await importKey({ type, pubkey: b64(key) })).status, 200, `${type} ${what}: imported`)
+      }
+    },
+  )
 })

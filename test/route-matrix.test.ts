@@ -65,6 +65,14 @@ const sample = (name: string) => SAMPLES[name] ?? '0'
 /** Plausible scopes that a route may not accept, tried in order for the wrong-scope case. */
 const WRONG_SCOPE_CANDIDATES = ['keymgmt:list', 'logger:get', 'storage:disk0', 'system:shutdown', 'system:config']
 
+/**
+ * Scopes no access rule names, which a login grants all the same (the family's certification asks
+ * for the first two): every route with scopes refuses them, and a route of any scope takes them.
+ * `keymgmt:use:` is a use scope's kind without a KID, which the gateway lets through to the key
+ * store where it cannot see the KID.
+ */
+const UNKNOWN_SCOPES = ['system:wrong', 'system:reboot', 'keymgmt:use:']
+
 const PASSPHRASE: Record<LoginRole, string> = { U: USER_PASS, M: MASTER_PASS }
 const LOGIN_ROLES: LoginRole[] = ['U', 'M']
 const ALL: Role[] = ['U', 'M', 'ExtAuth']
@@ -110,8 +118,8 @@ function wrongScopeFor(route: Route): string {
 }
 
 /**
- * A scope the route accepts (any one when it names none). Login grants only whole scopes of the
- * contract, so the storage routes' `storage` (the kind) is asked for as a disk's scope.
+ * A scope the route accepts (any one when it names none). The storage routes' `storage` is the
+ * kind, which names no disk (the storage service's 406): a disk's scope is asked for instead.
  */
 function rightScopesFor(route: Route): string[] {
   return (
@@ -237,6 +245,7 @@ function neededLogins(variant: Variant): [LoginRole, string][] {
   const wanted = new Map<string, [LoginRole, string]>()
   const want = (role: LoginRole, scope: string) => wanted.set(`${role} ${scope}`, [role, scope])
   want('U', WRONG_SCOPE_CANDIDATES[0]!)
+  for (const scope of UNKNOWN_SCOPES) want('U', scope)
   for (const route of routeTable) {
     if (!route.variants.includes(variant)) continue
     if (route.scopes) want('U', wrongScopeFor(route))
@@ -350,6 +359,14 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
     await noAudit(`${name}, invalid, expired or no token`)
 
     if (route.scopes) await refused(`${name}, wrong scope`, route, 'U', wrongScopeFor(route))
+    for (const scope of UNKNOWN_SCOPES) {
+      const what = `${name}, unknown scope ${scope}`
+      if (route.scopes) await refused(what, route, 'U', scope)
+      else if (route.auth !== 'open' && !DISRUPTIVE.has(key)) {
+        notRefused(t, await send(device, route, token('U', scope)), what)
+        await noAudit(what)
+      }
+    }
 
     const roles = route.roles ?? ALL
     for (const role of LOGIN_ROLES.filter((r) => !roles.includes(r))) {
@@ -461,7 +478,7 @@ t.test('fresh devices without a token', async (t) => {
 })
 
 t.test(
-  'personalised P and E: every route × no / invalid / expired / wrong-scope / wrong-role / right-scope token',
+  'personalised P and E: every route × no / invalid / expired / wrong / unknown-scope / wrong-role / right-scope token',
   async (t) => {
     const dir = newDir('personalised')
     const [p, e] = await Promise.all([personalisedDevice(t, dir, 'P'), personalisedDevice(t, dir, 'E')])

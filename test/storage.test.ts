@@ -6,7 +6,7 @@ import { diskMachine } from '../machines/disk.js'
 import { routeTable } from '../gateway/index.js'
 import { readJournal } from './helpers/journal.js'
 import { api } from './helpers/keys.js'
-import { MASTER_PASS, login, loginAnswer, owned } from './helpers/owner.js'
+import { MASTER_PASS, login, owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
 
 type Op = 'unlock' | 'unlock/ro' | 'unlock/rw' | 'lock'
@@ -93,7 +93,9 @@ t.test('P: power-up modes, every transition of the table from every state, scope
   )
 
   t.equal((await call('unlock', 'storage:disk2')).status, 406, 'no Disk 2')
-  t.equal((await loginAnswer(o.base, 'storage:disk01')).status, 400, 'a disk spelt otherwise names no scope')
+  t.equal((await call('unlock', 'storage:disk01')).status, 406, 'a disk spelt otherwise names no disk')
+  t.equal((await call('lock', 'storage')).status, 406, 'the bare kind names no disk')
+  t.equal((await call('unlock', 'storage:disk0:rw:x')).status, 406, 'nor does a disk scope with more after it')
   t.equal((await api(`${o.base}/api/storage/unlock`, await token('system:config'))).status, 403, 'another scope')
   t.equal(
     (await api(`${o.base}/api/storage/unlock`, await login(o.base, 'storage:disk0', MASTER_PASS))).status,

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { base64Field, decodeBase64, namesContractScope } from '../../protocol/index.js'
+import { base64Field, decodeBase64 } from '../../protocol/index.js'
+import { isLoginScope, LOGIN_SCOPE_MAX_BYTES } from './login-scope.js'
 import { x25519 } from './x25519.js'
 
 /** What went wrong with an eJWT; `status` is the HTTP answer the contract gives for it. */
@@ -144,11 +145,12 @@ function commonClaims(payload: Record<string, unknown>, ctx: ClaimsContext): Com
 /** The claims of a login eJWT (`POST /api/auth/token`). */
 export function validateLoginClaims(payload: Record<string, unknown>, ctx: ClaimsContext): LoginClaims {
   const { scope } = payload
-  if (typeof scope !== 'string' || scope === '') throw new EjwtError('bad_claims', '`scope` must be a non-empty string')
-  const claims = { ...commonClaims(payload, ctx), scope }
-  // After the shape of every claim, so that a malformed eJWT is told as such whatever its scope.
-  if (!namesContractScope(scope)) throw new EjwtError('bad_claims', '`scope` names no scope of the device')
-  return claims
+  if (!isLoginScope(scope))
+    throw new EjwtError(
+      'bad_claims',
+      `\`scope\` must be 1 to ${LOGIN_SCOPE_MAX_BYTES} printable ASCII characters without spaces`,
+    )
+  return { ...commonClaims(payload, ctx), scope }
 }
 
 /** The claims of a personalisation eJWT (`POST /api/auth/init`); `cfg` is checked by its consumer. */

@@ -1,4 +1,5 @@
-import { STORAGE_SCOPE } from '../../protocol/index.js'
+// Any disk number passes here: one the device lacks is the storage service's 406 (contract §3).
+const STORAGE_SCOPE = /^storage:disk(0|[1-9]\d{0,2})(:rw)?$/
 
 /**
  * The disk and the write permission a `storage:disk<N>[:rw]` scope names (seed §3: the disk and

@@ -16,6 +16,7 @@ export type {
 } from './types.js'
 export { AuthenticationError, CipherError, CryptoInputError } from './errors.js'
 export { eddsaPublicKeyValid } from './eddsa-public-key-valid.js'
+export { montgomeryPublicKeyValid } from './montgomery-public-key-valid.js'
 export { nativeEngine } from './native-engine.js'
 export { nobleEngine } from './noble-engine.js'
 export { mlKemModulusHolds, postQuantum } from './post-quantum.js'
