@@ -31,8 +31,9 @@ export const services: readonly ServiceSpec[] = [
   { name: 'eventstore', serves: true, calls: [], listens: [] },
   // Restarts and stops the services on request (reboot, shutdown, wipeout).
   // Confirms a trial boot of new firmware with the upgrade service once the device is up.
-  // Follows the eventstore's read model: the journal mirror's state, for hemd's banner.
-  { name: 'supervisor', serves: true, calls: ['upgrade'], listens: ['eventstore'] },
+  // Follows the eventstore's read model and the identity's: the journal mirror's state and the CORS origin,
+  // for hemd's banner.
+  { name: 'supervisor', serves: true, calls: ['upgrade'], listens: ['eventstore', 'auth'] },
   // Owns fls_state: follows the faults every service reports and the keystore's and auth's read models.
   // Every service that acts for a principal follows auth's read model: its token key checks the bearer tokens.
   // Asks the keystore to check every stored record for a self-test.

@@ -152,7 +152,9 @@ export class HemClient {
 
   /**
    * Makes a fresh device its owner's: the master passphrase signs `cfg`, which carries both
-   * passphrases' public keys. Answers the init token (the user's, `system:config`).
+   * passphrases' public keys. Answers the init token (the user's, `system:config`). Without
+   * `cfg.origin` the device is told to admit the origin of the URL this client talks to, its own:
+   * never `*`, which lets every page its owner visits call the routes that need no token.
    */
   async personalise(
     passphrases: { user: string; master: string },
@@ -164,7 +166,12 @@ export class HemClient {
       derive(passphrases.user, challenge.eid),
       derive(passphrases.master, challenge.eid),
     ])
-    const signed = { ...cfg, masterkey: b64(master.publicKey), userkey: b64(user.publicKey) }
+    const signed = {
+      origin: this.transport.origin,
+      ...cfg,
+      masterkey: b64(master.publicKey),
+      userkey: b64(user.publicKey),
+    }
     const init = buildInitEjwt(master, challenge, signed, this.now())
     return this.json('POST', '/api/auth/init', { json: { init } })
   }

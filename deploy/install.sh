@@ -110,7 +110,8 @@ fi
 [ -d "$src/node_modules" ] || fail "no node_modules in $src: run deploy/setup.sh first"
 
 # The trust anchors: the operator's own, never the development keys whose private halves are
-# published in deploy/keys/ (compared by fingerprint). Checked before anything is installed.
+# published in deploy/keys/ (compared by public key, whatever certificate or PEM wraps it).
+# Checked before anything is installed.
 keys="$etc/keys"
 if [ -z "$backend_key" ] && [ -f "$keys/backend.pub.pem" ]; then backend_key="$keys/backend.pub.pem"; fi
 if [ -z "$vendor_key" ] && [ -f "$keys/vendor.pub.pem" ]; then vendor_key="$keys/vendor.pub.pem"; fi
@@ -121,7 +122,6 @@ if [ -z "$factory_ca" ] && [ -f "$keys/factory-ca.crt.pem" ]; then factory_ca="$
   const trust = await import('$src/dist/hal/trust-anchors.js')
   const { loadFirmware } = await import('$src/dist/image/firmware-manifest.js')
   const [backendKey, vendorKey, factoryRoot] = process.argv.slice(1)
-  const dev = trust.developmentTrust()
   const files = { backendKey, vendorKey, factoryRoot }
   const anchors = {}
   for (const [name, file] of Object.entries(files)) {
@@ -133,8 +133,8 @@ if [ -z "$factory_ca" ] && [ -f "$keys/factory-ca.crt.pem" ]; then factory_ca="$
       process.exit(1)
     }
     const fingerprint = trust.trustFingerprint(anchors[name])
-    if (fingerprint === trust.trustFingerprint(dev[name])) {
-      console.error('install: ' + flag + ' ' + file + ' is a development key of deploy/keys/ (sha256 ' +
+    if (trust.developmentKeyOf(name, anchors[name])) {
+      console.error('install: ' + flag + ' ' + file + ' holds a development key of deploy/keys/ (sha256 ' +
         fingerprint + '): its private half is published, anyone can sign with it. Give this installation its own key.')
       process.exit(1)
     }

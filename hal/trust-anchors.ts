@@ -43,10 +43,43 @@ export function developmentTrust(): TrustAnchors {
   }
 }
 
-/** Which of `trust`'s anchors are the published development ones. */
-export function developmentAnchors(trust: TrustAnchors): TrustAnchorName[] {
+/**
+ * The public key an anchor holds, as SPKI DER: what identifies a key whatever certificate or file wraps it (a
+ * certificate re-issued from a key carries that key still). Undefined for bytes that hold no key.
+ */
+export function anchorPublicKey(name: TrustAnchorName, anchor: Uint8Array): Buffer | undefined {
+  try {
+    const key =
+      name === 'factoryRoot'
+        ? new X509Certificate(Buffer.from(anchor)).publicKey
+        : createPublicKey({
+            key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(anchor).toString('base64url') },
+            format: 'jwk',
+          })
+    return key.export({ type: 'spki', format: 'der' })
+  } catch {
+    return undefined
+  }
+}
+
+let developmentKeys: [TrustAnchorName, Buffer][] | undefined
+
+/** Which published development key `anchor` holds, if it holds one: any of the three, in whatever wrapping. */
+export function developmentKeyOf(name: TrustAnchorName, anchor: Uint8Array): TrustAnchorName | undefined {
   const dev = developmentTrust()
-  return (Object.keys(dev) as TrustAnchorName[]).filter((name) => Buffer.from(trust[name]).equals(dev[name]))
+  developmentKeys ??= (Object.keys(dev) as TrustAnchorName[]).map((devName) => [
+    devName,
+    anchorPublicKey(devName, dev[devName])!,
+  ])
+  const key = anchorPublicKey(name, anchor)
+  return key && developmentKeys.find(([, devKey]) => devKey.equals(key))?.[0]
+}
+
+/** Which of `trust`'s anchors hold a published development key. */
+export function developmentAnchors(trust: TrustAnchors): TrustAnchorName[] {
+  return (Object.keys(TRUST_ANCHOR_FLAGS) as TrustAnchorName[]).filter(
+    (name) => developmentKeyOf(name, trust[name]) !== undefined,
+  )
 }
 
 /** SHA-256 of the anchor's bytes (raw key or certificate DER), hex: how the banner and install.sh name it. */

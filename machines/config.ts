@@ -11,6 +11,7 @@ export interface DeviceConfig {
   hostname: string
   /** IP address, possibly with a prefix length (P). */
   ip: string
+  /** The CORS origin admitted besides the device's own: `*`, an origin, `*.domain.tld`; '' (factory) none. */
   origin: string
   ctx: number
   dnsd: boolean
@@ -65,7 +66,9 @@ export function factoryConfig(variant: Variant): DeviceConfig {
     email: '',
     hostname: 'hem.local',
     ip: '',
-    origin: '*',
+    // No page but the device's own (which the gateway always admits): a fresh device that admitted every origin
+    // could be personalised by any page its owner visits.
+    origin: '',
     ctx: 0,
     dnsd: false,
     trusted_ts: true,

@@ -17,7 +17,8 @@ export interface ConfigFieldRule {
 
 export const ONLY_ON_P = 'exists only on devices with embedded disks'
 
-const ORIGIN = /^(\*|\*\.[a-z0-9-]+(\.[a-z0-9-]+)+|https?:\/\/[a-z0-9.-]+(:\d{1,5})?)$/i
+/** An IPv6 host is bracketed, as a browser sends it: the client's default is the URL it talks to, whatever its host. */
+const ORIGIN = /^(\*|\*\.[a-z0-9-]+(\.[a-z0-9-]+)+|https?:\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?)$/i
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
 const IPV4_CIDR = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)(\/([12]?\d|3[0-2]))?$/
 /** Text a person would type: any Unicode but control characters, and no lone surrogate. */

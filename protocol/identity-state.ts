@@ -1,7 +1,7 @@
 /** Configuration the gateway needs to apply transport rules. Never secrets. */
 export interface TransportConfig {
   hostname: string
-  /** `*`, an exact origin, or `*.domain.tld`. */
+  /** `*`, an exact origin, or `*.domain.tld`; '' (a device not personalised) none besides the device's own. */
   origin: string
   hsts: boolean
   /** Request completion timeout in 0.5 s units; 0 disables. */

@@ -11,7 +11,14 @@ import {
   startOwnBus,
 } from '../bus/index.js'
 import type { JournalStatus } from '../actors/host/index.js'
-import { type CommandReply, DEADLINE_MS, type MirrorStatus, SerialQueue, Subjects } from '../protocol/index.js'
+import {
+  type CommandReply,
+  DEADLINE_MS,
+  type IdentityState,
+  type MirrorStatus,
+  SerialQueue,
+  Subjects,
+} from '../protocol/index.js'
 import { concretePort } from './concrete-port.js'
 import { openDeviceJournal } from './device-journal.js'
 import type { RunningService, ServiceContext } from './run-service.js'
@@ -190,6 +197,9 @@ export async function startDevice(o: DeviceOptions): Promise<Device> {
       get mirror() {
         return supervisor.mirror
       },
+      get corsOrigin() {
+        return supervisor.corsOrigin
+      },
       logPublicKey: hal.enclave.logSigner.publicKey,
       get uidSeparation() {
         return services?.uidSeparation
@@ -225,11 +235,18 @@ async function startSupervisor(
   bus: Pick<OwnBus, 'credentials'> | undefined,
   device: { restart(): Promise<void>; stop(): Promise<void>; upgrade(): Promise<void> },
   followMirror: boolean,
-): Promise<{ stop(): Promise<void>; confirmTrial(): Promise<boolean>; readonly mirror: MirrorStatus | undefined }> {
+): Promise<{
+  stop(): Promise<void>
+  confirmTrial(): Promise<boolean>
+  readonly mirror: MirrorStatus | undefined
+  readonly corsOrigin: string | undefined
+}> {
   const credentials = bus?.credentials.get('supervisor')
   const nc = await connectBus({ servers: natsUrl, service: 'supervisor', ...(credentials ? { credentials } : {}) })
   // The mirror runs beside the journal (in the eventstore's process): its state is in the eventstore's read model.
-  const journal = followMirror ? followReadModels(nc, hal.devid, 'supervisor', ['eventstore'], o.logger) : undefined
+  // The identity's names the CORS origin, for hemd's banner.
+  const followed = followMirror ? ['auth', 'eventstore'] : ['auth']
+  const models = followReadModels(nc, hal.devid, 'supervisor', followed, o.logger)
   const later = (what: string, action: () => Promise<void>) => () => {
     setTimeout(() => action().catch((err: Error) => o.logger.error({ err: err.message }, `${what} failed`)), 20)
     return { status: 200 }
@@ -248,12 +265,15 @@ async function startSupervisor(
   host.start()
   return {
     stop: async () => {
-      journal?.close()
+      models.close()
       await host.stop()
       await closeBus(nc)
     },
     get mirror() {
-      return journal?.readModel<JournalStatus>('eventstore')?.mirror
+      return models.readModel<JournalStatus>('eventstore')?.mirror
+    },
+    get corsOrigin() {
+      return models.readModel<IdentityState>('auth')?.transport.origin
     },
     /** A trial boot of new firmware is kept only if the upgrade service confirms the device healthy. */
     confirmTrial: async () => {

@@ -98,6 +98,8 @@ export interface Device {
   readonly backend: ({ url: string } & MirrorSettings) | undefined
   /** The journal mirror's state as the eventstore last published it; undefined before its first (or no backend). */
   readonly mirror: MirrorStatus | undefined
+  /** The configured CORS origin as the identity last published it; undefined before its first. */
+  readonly corsOrigin: string | undefined
   /** Ed25519 public key that signs the journal (`/api/logger/key`). */
   readonly logPublicKey: Uint8Array
   /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */

@@ -45,6 +45,7 @@ t.test('the dashboard of a P device', { skip: noChromium }, async (t) => {
   )
   t.equal(await field(page, 'status', 'Temperature'), `${status.temp} °C`, 'the temperature')
   t.equal(await field(page, 'status', 'Disk formatting'), 'done')
+  t.equal(await page.locator('#status dt', { hasText: 'Allowed web origin' }).count(), 0, 'an origin of its own')
   t.equal(await field(page, 'version', 'Firmware'), version.fwv, 'the firmware version')
   t.equal(await field(page, 'version', 'Hardware'), version.hwv, 'the hardware version')
   t.equal(await field(page, 'version', 'microSD card id (CID)'), version.sd_cid, 'with what a token adds')
@@ -126,7 +127,8 @@ t.test('the dashboard of an E device has no disks', { skip: noChromium }, async 
   const root = t.testdir({ data: {}, webroot: {} })
   const webroot = join(root, 'webroot')
   await buildWebroot(webroot)
-  const o = await owned(t, { variant: 'E', dataDir: join(root, 'data') })
+  // Its owner allows every origin: the dashboard says what that exposes.
+  const o = await owned(t, { variant: 'E', dataDir: join(root, 'data'), cfg: { origin: '*' } })
   const { page, problems } = await openPage(t)
   await page.route(
     (url) => !url.pathname.startsWith('/api/'),
@@ -152,6 +154,10 @@ t.test('the dashboard of an E device has no disks', { skip: noChromium }, async 
   t.equal(await page.getByRole('button', { name: /Disk/ }).count(), 0, 'nor disk buttons')
   t.equal(await page.locator('#version dt', { hasText: 'microSD' }).count(), 0, 'nor microSD registers')
   t.equal(await field(page, 'version', 'Hardware'), (await api(`${o.base}/api/system/version`, o.token)).json.hwv)
+  t.equal(
+    await field(page, 'status', 'Allowed web origin'),
+    'any (*): every page you visit may call the routes that need no login',
+  )
   t.same(await accessibilityViolations(page), [], 'passes the accessibility check')
   t.same(problems, [], 'no script error and no CSP violation')
 })

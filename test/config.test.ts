@@ -221,6 +221,7 @@ t.test('POST config: user, email and origin', async (t) => {
     'https://console.example',
     'http://localhost:3000',
     '*.corp.example',
+    'https://[::1]:8443',
     'https://app.example',
   ]) {
     t.equal((await postConfig(o, { origin })).status, 200, `origin ${origin}`)
@@ -238,6 +239,8 @@ t.test('POST config: user, email and origin', async (t) => {
     '**',
     'javascript:alert(1)',
     'https://a b.example',
+    'https://[::1',
+    'https://[evil.example]',
     5,
   ]) {
     isError(t, await postConfig(o, { origin: wrong }), 400, `origin ${JSON.stringify(wrong)}`)

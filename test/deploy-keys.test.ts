@@ -1,13 +1,17 @@
 // An installation runs with its own keys: install.sh refuses the published development keys,
 // hemd without --dev-keys refuses to start without keys, and development mode says so.
 import { spawn } from 'node:child_process'
-import { createPublicKey } from 'node:crypto'
-import { access, readFile, stat, writeFile } from 'node:fs/promises'
+import { access, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { repoRoot } from './helpers/device.js'
 import { hemdBin, runHemd, runToEnd } from './helpers/hemd-process.js'
-import { operatorCheckout, type OperatorCheckout } from './helpers/operator-checkout.js'
+import {
+  operatorCheckout,
+  type OperatorCheckout,
+  operatorKeys,
+  publishedKeyFiles,
+} from './helpers/operator-checkout.js'
 
 const devKeys = join(repoRoot, 'deploy', 'keys')
 const top = t.testdir()
@@ -27,27 +31,23 @@ function install(script: string, staging: string, ...extra: string[]): Promise<{
   })
 }
 
-t.test('install.sh refuses the development keys, and installs nothing then', async (t) => {
+t.test('install.sh refuses the development keys, in any wrapping, and installs nothing then', async (t) => {
   const { installScript, keys } = await prepared()
   const own = { '--backend-key': keys.backendKey, '--vendor-key': keys.vendorKey, '--factory-ca': keys.factoryCa }
-  // The public halves of deploy/keys/'s published keys, as an operator would give them.
-  const publicHalf = async (name: string) => {
-    const path = join(top, name.replace('.pem', '.pub.pem'))
-    const key = createPublicKey(await readFile(join(devKeys, name)))
-    await writeFile(path, key.export({ type: 'spki', format: 'pem' }))
-    return path
-  }
-  const published = {
-    '--backend-key': await publicHalf('backend-dev.pem'),
-    '--vendor-key': await publicHalf('vendor-dev.pem'),
-    '--factory-ca': join(devKeys, 'factory-ca-dev.crt.pem'),
-  }
-  for (const [flag, file] of Object.entries(published)) {
-    const staging = join(top, `dev${flag}`)
+  // deploy/keys/'s published keys as an operator could be handed them.
+  const published = await publishedKeyFiles(join(top, 'published'))
+  const refused: [string, string, string][] = [
+    ['--backend-key', published.backendKey, 'the public half'],
+    ['--vendor-key', published.vendorKey, 'the public half'],
+    ['--factory-ca', published.factoryCa, 'the certificate of deploy/keys/'],
+    ['--factory-ca', published.reissuedFactoryCa, 'a certificate re-issued from its key'],
+  ]
+  for (const [index, [flag, file, what]] of refused.entries()) {
+    const staging = join(top, `dev${index}`)
     const args = Object.entries({ ...own, [flag]: file }).flat()
     const { code, out } = await install(installScript, staging, ...args)
-    t.equal(code, 1, `${flag}: refused`)
-    t.match(out, new RegExp(`install: ${flag} \\S+ is a development key of deploy/keys/ \\(sha256 [0-9a-f]{64}\\)`))
+    t.equal(code, 1, `${flag}, ${what}: refused`)
+    t.match(out, new RegExp(`install: ${flag} \\S+ holds a development key of deploy/keys/ \\(sha256 [0-9a-f]{64}\\)`))
     t.match(out, /its private half is published/)
     await t.rejects(access(join(staging, 'opt', 'hemd')), 'nothing is installed')
   }
@@ -124,4 +124,18 @@ t.test('development mode says so in the banner', async (t) => {
     /^ {2}keys {3}backend key [0-9a-f]{16} \(development\), vendor key [0-9a-f]{16} \(development\)/m,
   )
   t.match(hemd.stdout(), /WARNING: development keys, published in deploy\/keys\/: .*not for production/)
+})
+
+t.test('the banner tags a development key it runs with, whatever file gave it', async (t) => {
+  const published = await publishedKeyFiles(join(t.testdir(), 'published'))
+  const keys = await operatorKeys(join(t.testdirName, 'own'))
+  const args = ['--backend-key', keys.backendKey, '--factory-ca', published.reissuedFactoryCa]
+  const hemd = await runHemd(t, ['--data', join(t.testdirName, 'data'), ...args])
+  const keysLine = /^ {2}keys {3}(.*)$/m.exec(hemd.stdout())?.[1]
+  t.match(
+    keysLine,
+    /^backend key [0-9a-f]{16}, vendor key [0-9a-f]{16} \(development\), factory CA [0-9a-f]{16} \(development\)$/,
+    "the installation's backend key, the development vendor key, the development CA's key re-issued",
+  )
+  t.match(hemd.stdout(), /WARNING: development keys/)
 })

@@ -2,18 +2,23 @@
 // development keys are used only in development mode, which the STARTUP record names.
 import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { resolveTrust } from '../cli/hemd/trust-flags.js'
 import { DEV_VENDOR_PUBLIC_KEY } from '../hal/sim/vendor-key-dev.js'
-import { developmentTrust, readTrustAnchor, type TrustAnchors } from '../hal/trust-anchors.js'
+import {
+  developmentAnchors,
+  developmentTrust,
+  readTrustAnchor,
+  trustFingerprint,
+  type TrustAnchors,
+} from '../hal/trust-anchors.js'
 import { buildImage, packDirectory } from '../image/index.js'
 import { signCheckinReply } from '../protocol/checkin.js'
 import { LogType } from '../protocol/journal.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
-import { operatorKeys, type OperatorKeys } from './helpers/operator-checkout.js'
+import { operatorKeys, type OperatorKeys, publishedKeyFiles } from './helpers/operator-checkout.js'
 import { api } from './helpers/keys.js'
 import { login, owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
@@ -47,19 +52,20 @@ t.test('hemd without --dev-keys needs all three keys and refuses the development
     name: 'UsageError',
     message: /no --vendor-key, --factory-ca given/,
   })
-  const devPublic = join(t.testdirName, 'backend-dev.pub.pem')
-  await writeFile(devPublic, createPublicKey(devBackend).export({ type: 'spki', format: 'pem' }))
-  const files = { backendKey: devPublic, vendorKey: keys.vendorKey, factoryRoot: keys.factoryCa }
-  await t.rejects(resolveTrust({ trustFiles: files }), {
+  const published = await publishedKeyFiles(join(t.testdirName, 'published'))
+  const ownFiles = { backendKey: keys.backendKey, vendorKey: keys.vendorKey, factoryRoot: keys.factoryCa }
+  await t.rejects(resolveTrust({ trustFiles: { ...ownFiles, backendKey: published.backendKey } }), {
     name: 'TrustAnchorError',
-    message: /--backend-key .* is the published development backend key .*only with --dev-keys/,
+    message: /--backend-key .* holds the published development backend key .*only with --dev-keys/,
   })
-  const ownFiles = { ...files, backendKey: keys.backendKey }
-  await t.rejects(resolveTrust({ trustFiles: { ...ownFiles, factoryRoot: join(devDir, 'factory-ca-dev.crt.pem') } }), {
-    message: /--factory-ca .* is the published development factory CA /,
+  await t.rejects(resolveTrust({ trustFiles: { ...ownFiles, factoryRoot: published.factoryCa } }), {
+    message: /--factory-ca .* holds the published development factory CA's key /,
+  })
+  await t.rejects(resolveTrust({ trustFiles: { ...ownFiles, vendorKey: published.vendorKeyCertificate } }), {
+    message: /--vendor-key .* holds the published development vendor key /,
   })
   await t.rejects(
-    resolveTrust({ trustFiles: { ...files, backendKey: join(devDir, 'backend-dev.pem') } }),
+    resolveTrust({ trustFiles: { ...ownFiles, backendKey: join(devDir, 'backend-dev.pem') } }),
     { name: 'TrustAnchorError', message: /is a private key: give its public half/ },
     'a private key has no place on the device',
   )
@@ -76,6 +82,29 @@ t.test('hemd without --dev-keys needs all three keys and refuses the development
   t.match(dev.summary, /^backend key [0-9a-f]{16} \(development\), vendor key [0-9a-f]{16} \(development\), factory CA/)
   const mixed = await resolveTrust({ devKeys: true, trustFiles: { backendKey: keys.backendKey } })
   t.same(mixed.development, ['vendorKey', 'factoryRoot'], '--dev-keys fills in only what no file gives')
+})
+
+t.test('a certificate re-issued from the development CA key is a development key', async (t) => {
+  const keys = await operatorKeys(t.testdir())
+  const published = await publishedKeyFiles(join(t.testdirName, 'published'))
+  const reissued = await readTrustAnchor('factoryRoot', published.reissuedFactoryCa)
+  t.not(trustFingerprint(reissued), trustFingerprint(developmentTrust().factoryRoot), 'other certificate bytes')
+  const ownFiles = { backendKey: keys.backendKey, vendorKey: keys.vendorKey, factoryRoot: keys.factoryCa }
+  await t.rejects(resolveTrust({ trustFiles: { ...ownFiles, factoryRoot: published.reissuedFactoryCa } }), {
+    name: 'TrustAnchorError',
+    message: /--factory-ca \S+factory-ca-reissued\.crt\.pem holds the published development factory CA's key/,
+  })
+  const dev = await resolveTrust({
+    devKeys: true,
+    trustFiles: { ...ownFiles, factoryRoot: published.reissuedFactoryCa },
+  })
+  t.same(dev.development, ['factoryRoot'], '--dev-keys: used, and known for what it is')
+  t.match(dev.summary, /factory CA [0-9a-f]{16} \(development\)$/)
+  t.same(developmentAnchors({ ...developmentTrust(), factoryRoot: reissued }), [
+    'backendKey',
+    'vendorKey',
+    'factoryRoot',
+  ])
 })
 
 for (const split of [false, true])

@@ -108,6 +108,7 @@ const projections: [string, Variant, Patch][] = [
   ['no hostname', 'P', { transport: { hostname: '' } }],
   ['hostname in capitals', 'P', { transport: { hostname: 'HEM.Local' } }],
   ['temperature', 'P', { system: { temp: -3 } }],
+  ['any origin', 'E', { transport: { origin: '*' } }],
 ]
 
 const hosts = ['hem.local', 'HEM.LOCAL:8443', '10.0.0.1:443', '[::1]:8443', '']
@@ -142,6 +143,15 @@ t.test('the cached status is the plain rendering, byte for byte, in every case',
     ['ctx', 'fls_state', 'uptime', 'temp', 'ts', 'time', 'https', 'hostname', 'storage', 'fw_upgrade', 'repo_stats'],
     'keys in the contract order',
   )
+})
+
+t.test('status shows the CORS origin only when the owner allowed every page', async (t) => {
+  const clock = new TestClock()
+  const origin = (value: string) =>
+    renderStatus(context(device('E', { transport: { origin: value } }), clock, { tls: true, host: '', token: false }))
+      .body as Record<string, unknown>
+  t.equal(origin('*').origin, '*')
+  for (const value of ['', 'https://app.example', '*.example.com']) t.notOk('origin' in origin(value), value)
 })
 
 t.test('the texts of one state are reused, and renewed by a new second or a new read model', async (t) => {

@@ -73,6 +73,7 @@ export class AuthActor implements AuthContext {
   /** The keystore's and the storage service's read models: a wipeout reboots once both have followed it. */
   private readonly followers: ReadModelBus
   private readonly followerWatches = new Set<() => void>()
+  private anyOriginWarned = false
 
   /** The options but the boot's history: its files' bytes (14 MB at 100 000 records) are not kept once folded. */
   private readonly options: Omit<AuthActorOptions, 'history'>
@@ -178,6 +179,7 @@ export class AuthActor implements AuthContext {
 
   publish(): void {
     const { config } = this
+    this.warnAnyOrigin(config.origin)
     this.host.publishState({
       token_key: this.tokens.publicKey,
       inited: !this.fresh,
@@ -194,6 +196,17 @@ export class AuthActor implements AuthContext {
       },
       intact: this.intact,
     })
+  }
+
+  /** `*` is only ever the owner's choice: the ops log says what it exposes at boot and whenever it is set. */
+  private warnAnyOrigin(origin: string): void {
+    const any = origin === '*'
+    if (any && !this.anyOriginWarned)
+      this.logger.warn(
+        { origin },
+        'CORS origin *: every web page the owner visits may call the routes that need no token',
+      )
+    this.anyOriginWarned = any
   }
 
   applyConfig(event: ConfigEvent): void {

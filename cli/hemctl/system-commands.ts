@@ -35,9 +35,15 @@ const status = clientCommand(
   },
   async (client) => {
     const value = await client.status()
-    const { mirror, ...rest } = value
-    if (!mirror) return { value }
-    return { value, text: `${fields(rest)}mirror: ${mirrorText(mirror)}\n` }
+    const { mirror, origin, ...rest } = value
+    if (!mirror && !origin) return { value }
+    const told = [
+      ...(mirror ? [`mirror: ${mirrorText(mirror)}\n`] : []),
+      ...(origin
+        ? ['origin: * (WARNING: every web page its owner visits may call the device routes that need no token)\n']
+        : []),
+    ]
+    return { value, text: `${fields(rest)}${told.join('')}` }
   },
 )
 
@@ -90,7 +96,8 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
     `  --user NAME                    the owner's name (at most 64 printable characters)
   --email EMAIL                  the owner's e-mail address
   --hostname HOST                the device's host name (default hem.local; fixed from now on)
-  --origin ORIGIN                the web origin allowed to call the API (default *)
+  --origin ORIGIN                the web origin allowed to call the API besides the device's own (default the
+                                 origin of --url: no other page; * allows every page the owner visits)
   --ip CIDR                      P: the device's address (default ${P_ONLY.ip}; fixed from now on)
   --storage-mode N               P: the disks' storage mode (default ${P_ONLY['storage-mode']})
   --disk0-sectors N              P: Disk 0's size in sectors (default ${P_ONLY['disk0-sectors']})
@@ -107,7 +114,7 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
         user: { type: 'string' },
         email: { type: 'string' },
         hostname: { type: 'string', default: 'hem.local' },
-        origin: { type: 'string', default: '*' },
+        origin: { type: 'string' },
         ip: { type: 'string' },
         'storage-mode': { type: 'string' },
         'disk0-sectors': { type: 'string' },
@@ -125,7 +132,8 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
       user: values.user,
       email: values.email,
       hostname: values.hostname,
-      origin: values.origin,
+      // Else the client library's default: the device's own origin.
+      ...(values.origin !== undefined ? { origin: values.origin } : {}),
       trusted_ts: true,
       trusted_backend: false,
       allow_keysearch: false,

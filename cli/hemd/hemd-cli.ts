@@ -17,6 +17,7 @@ import type { TemperatureRange } from '../../protocol/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
 import { BACKEND_OPTIONS, parseBackendArgs } from './backend-args.js'
 import { mirrorBanner } from './mirror-banner.js'
+import { originBanner } from './origin-banner.js'
 import type { BusBackend } from '../../bus/index.js'
 
 const USAGE = `Usage: hemd [options]
@@ -285,7 +286,8 @@ async function runDevice(
     process.stderr.write(`hemd: ${(err as Error).message}\n`)
     return 1
   }
-  process.stdout.write(banner(device, args, trust, await mirrorBanner(device)))
+  const [mirror, origin] = await Promise.all([mirrorBanner(device), originBanner(device)])
+  process.stdout.write(banner(device, args, trust, mirror, origin))
   process.send?.({ type: 'ready', ...(device.trial ? { trial: device.trial } : {}) } satisfies RuntimeMessage)
   await Promise.race([untilSignal(logger), device.stopped])
   try {
@@ -307,7 +309,8 @@ async function runDevice(
   return 0
 }
 
-function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: string[]): string {
+/** `mirror`, `origin`: the lines of what the device's services publish (mirrorBanner, originBanner). */
+function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: string[], origin: string[]): string {
   const bus =
     device.natsPid === undefined
       ? `${device.natsUrl} (external)`
@@ -326,6 +329,7 @@ function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: st
     ...(trust.development.length > 0
       ? ['  WARNING: development keys, published in deploy/keys/: anyone can sign with them; not for production']
       : []),
+    ...origin,
     ...(args.diag
       ? [
           '  WARNING: DIAG build: /api/diag/* injects faults, dumps the key store and wipes the device,',

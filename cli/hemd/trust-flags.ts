@@ -16,6 +16,9 @@ const LABELS: Record<TrustAnchorName, string> = {
   factoryRoot: 'factory CA',
 }
 
+/** The key an anchor holds, in words. */
+const KEY_LABELS: Record<TrustAnchorName, string> = { ...LABELS, factoryRoot: "factory CA's key" }
+
 /**
  * The installation's anchors from the operator's files. A development key is used only in
  * development mode (--dev-keys), for an anchor no file gives; a production device (without it)
@@ -25,6 +28,7 @@ export async function resolveTrust(args: { trustFiles?: TrustFiles; devKeys?: tr
   // Not the HAL's face: the launcher resolves these too, and the HAL's crypto engines cost it about 0.2 s to load.
   const {
     developmentAnchors,
+    developmentKeyOf,
     developmentTrust,
     readTrustAnchor,
     TRUST_ANCHOR_FLAGS,
@@ -45,9 +49,11 @@ export async function resolveTrust(args: { trustFiles?: TrustFiles; devKeys?: tr
     const file = files[name]
     if (file === undefined) continue
     anchors[name] = await readTrustAnchor(name, file)
-    if (!args.devKeys && developmentAnchors(anchors).includes(name))
+    // By its public key: a certificate re-issued from a published key is as forgeable as the published one.
+    const published = developmentKeyOf(name, anchors[name])
+    if (!args.devKeys && published)
       throw new TrustAnchorError(
-        `${TRUST_ANCHOR_FLAGS[name]} ${file} is the published development ${LABELS[name]} ` +
+        `${TRUST_ANCHOR_FLAGS[name]} ${file} holds the published development ${KEY_LABELS[published]} ` +
           '(deploy/keys/): anyone can sign with it; use it only with --dev-keys',
       )
   }

@@ -1,11 +1,11 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildWebroot } from '../../deploy/build-webroot.js'
 import { signRelease } from '../../deploy/sign-build.js'
-import { toPem } from '../../hal/x509/pem.js'
+import { fromPem, toPem } from '../../hal/x509/pem.js'
 import { repoRoot } from './device.js'
-import { makeCa } from './x509-fixtures.js'
+import { issue, makeCa } from './x509-fixtures.js'
 
 /** The operator's own key files (public halves), as install.sh takes them. */
 export interface OperatorKeys {
@@ -66,5 +66,46 @@ export async function operatorKeys(dir: string): Promise<OperatorKeys> {
     factoryCa: await write('factory-ca.crt.pem', toPem('CERTIFICATE', ca.cert)),
     backend: backend.privateKey,
     vendor: vendor.privateKey,
+  }
+}
+
+/** The published development keys as an operator could be handed them: each a public key or CA certificate file. */
+export interface PublishedKeyFiles {
+  /** The public halves of deploy/keys/'s backend and vendor keys (SPKI PEM). */
+  backendKey: string
+  vendorKey: string
+  /** deploy/keys/'s factory CA certificate itself. */
+  factoryCa: string
+  /** A CA certificate re-issued from the development factory CA's key: other name, other bytes, the same key. */
+  reissuedFactoryCa: string
+  /** A certificate of the development vendor key (issued by the development CA): the key in another wrapping. */
+  vendorKeyCertificate: string
+}
+
+export async function publishedKeyFiles(dir: string): Promise<PublishedKeyFiles> {
+  await mkdir(dir, { recursive: true })
+  const devKeys = join(repoRoot, 'deploy', 'keys')
+  const privateKey = async (name: string) => createPrivateKey(await readFile(join(devKeys, name)))
+  const write = async (name: string, text: string) => {
+    await writeFile(join(dir, name), text)
+    return join(dir, name)
+  }
+  const publicHalf = async (name: string) =>
+    createPublicKey(await privateKey(name))
+      .export({ type: 'spki', format: 'pem' })
+      .toString()
+  const factoryCa = join(devKeys, 'factory-ca-dev.crt.pem')
+  const ca = {
+    key: await privateKey('factory-ca-dev.key.pem'),
+    cert: fromPem(await readFile(factoryCa, 'utf8'), 'CERTIFICATE')[0]!,
+  }
+  const reissued = await issue(ca, ca.key, 'Not The Development Factory CA', { ca: true })
+  const vendorCertificate = await issue(ca, createPublicKey(await privateKey('vendor-dev.pem')), 'Vendor')
+  return {
+    backendKey: await write('backend-dev.pub.pem', await publicHalf('backend-dev.pem')),
+    vendorKey: await write('vendor-dev.pub.pem', await publicHalf('vendor-dev.pem')),
+    factoryCa,
+    reissuedFactoryCa: await write('factory-ca-reissued.crt.pem', toPem('CERTIFICATE', reissued)),
+    vendorKeyCertificate: await write('vendor-dev.crt.pem', toPem('CERTIFICATE', vendorCertificate)),
   }
 }

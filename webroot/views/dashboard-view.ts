@@ -69,6 +69,8 @@ function statusRows(status: DeviceStatus, readAt: number): Rows {
   if (typeof status.hostname === 'string') rows.push(['Hostname', status.hostname])
   const mirror = status.mirror as { state?: unknown; detail?: unknown } | undefined
   if (mirror) rows.push(['Fleet mirror', [mirror.state, mirror.detail].filter(Boolean).join(': ')])
+  if (status.origin === '*')
+    rows.push(['Allowed web origin', 'any (*): every page you visit may call the routes that need no login'])
   rows.push(['Context', String(status.ctx)])
   return rows
 }
