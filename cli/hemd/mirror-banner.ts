@@ -12,7 +12,9 @@ export async function mirrorBanner(device: Device): Promise<string[]> {
   const mirror = device.mirror
   const state = !mirror
     ? 'starting'
-    : mirror.state === 'mismatch'
+    : mirror.state === 'rollback'
+      ? `ROLLBACK: the journal went back behind ${mirror.stream} (fls_state 0x08); nothing is mirrored`
+      : mirror.state === 'mismatch'
       ? `MISMATCH: ${mirror.stream} does not continue the journal; nothing is mirrored ` +
         '(docs/operations.md, "Fleet backend": start the next --stream-generation)'
       : mirror.state === 'off'
