@@ -26,7 +26,7 @@ export interface CheckedFile {
   check: Readonly<SegmentCheck>
 }
 
-/** The files as the boot found them: every id (a file torn at its creation and emptied left out), the newest checked. */
+/** The files as the boot found them: every id (but a file torn at its creation, emptied), the newest checked. */
 export interface FoundFiles {
   ids: string[]
   tail: CheckedFile | undefined
@@ -34,6 +34,7 @@ export interface FoundFiles {
 
 const SEALS: ReadonlySet<number> = new Set([LogType.SEAL])
 const hex = (n: number): string => n.toString(16)
+const CUT = 'the journal was cut at its end'
 
 /** Why the files do not agree with `anchor` (undefined: the enclave holds none), or undefined when they do. */
 export async function anchorProblem(
@@ -53,7 +54,7 @@ export async function anchorProblem(
   }
   const where = `${anchor.file}:seq ${hex(anchor.seq)}`
   if (!found.ids.includes(anchor.file))
-    return `file ${anchor.file} is missing, but the enclave saw it sealed up to ${where}: the journal was cut at its end`
+    return `file ${anchor.file} is missing, but the enclave saw it sealed up to ${where}: ${CUT}`
   const newer = found.ids.filter((id) => id > anchor.file)
   const head = await files.headAfter(anchor.file, anchor.seq)
   if (head && bytesEqual(head, anchor.head)) {
@@ -74,8 +75,7 @@ export async function anchorProblem(
     if (before && bytesEqual(before, after.head) && (await files.sealAfter(anchor.file, after.seq)) === undefined)
       return undefined
   }
-  if (!head)
-    return `file ${anchor.file} has no record ${where}, which the enclave saw sealed: the journal was cut at its end`
+  if (!head) return `file ${anchor.file} has no record ${where}, which the enclave saw sealed: ${CUT}`
   return `the chain head after ${where} is not the one the enclave saw sealed: the journal was cut and rewritten`
 }
 

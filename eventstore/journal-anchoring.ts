@@ -22,7 +22,8 @@ export class JournalAnchoring {
       anchor = await this.store.journalAnchor()
     } catch (err) {
       this.logger?.warn({ err }, 'journal: the anchor could not be read')
-      return `the enclave's journal anchor cannot be used (${(err as Error).message}): the journal cannot be shown to be whole`
+      const why = (err as Error).message
+      return `the enclave's journal anchor cannot be used (${why}): the journal cannot be shown to be whole`
     }
     return anchorProblem(media, anchor, found)
   }
@@ -37,7 +38,9 @@ export class JournalAnchoring {
   /** The seal is durable. Not waited for: an anchor left `after` a seal the files hold is no tamper. */
   afterSeal(anchor: { file: string; seq: number; head: Uint8Array }): void {
     this.moves = this.moves
-      .then(() => this.store.setJournalAnchor({ file: anchor.file, seq: anchor.seq, head: new Uint8Array(anchor.head) }))
+      .then(() =>
+        this.store.setJournalAnchor({ file: anchor.file, seq: anchor.seq, head: new Uint8Array(anchor.head) }),
+      )
       .catch((err: unknown) => this.logger?.warn({ err }, 'journal: the anchor could not be marked durable'))
   }
 

@@ -126,7 +126,10 @@ t.test('sealed records without an anchor: the anchor was removed', async (t) => 
   await closedJournal(dir, memoryAnchor())
   const removed = await Journal.open(options(new FileJournalMedia(dir), { anchor: memoryAnchor() }))
   t.equal(removed.recovery.intact, false)
-  t.match(removed.recovery.problems.at(-1), /is a seal, but the enclave holds no journal anchor: the anchor was removed/)
+  t.match(
+    removed.recovery.problems.at(-1),
+    /is a seal, but the enclave holds no journal anchor: the anchor was removed/,
+  )
   await removed.close()
 })
 

@@ -13,7 +13,10 @@ import { JournalTail, type DurableJournal, type RecordPosition } from './journal
  */
 export type Standing = 'holds' | 'went-on' | 'behind'
 
-export async function journalStanding(journal: DurableJournal, at: RecordPosition & { head: Uint8Array }): Promise<Standing> {
+export async function journalStanding(
+  journal: DurableJournal,
+  at: RecordPosition & { head: Uint8Array },
+): Promise<Standing> {
   const tail = new JournalTail(journal, at)
   const first = await tail.next()
   if (first?.file === at.file && first.seq === at.seq) return bytesEqual(first.head, at.head) ? 'holds' : 'behind'

@@ -36,7 +36,9 @@ export class JournalAnchorFile {
     const stored = await readOptionalEnclaveFile(this.path, parseAnchor)
     if (!stored) return undefined
     if (!verify(null, anchorMessage(this.devid, stored.anchor), this.#verifyKey, stored.sig))
-      throw new JournalAnchorError("the journal anchor was not made by this device's enclave (another device's, or edited)")
+      throw new JournalAnchorError(
+        "the journal anchor was not made by this device's enclave (another device's, or edited)",
+      )
     return stored.anchor
   }
 
