@@ -6,6 +6,19 @@
 import type { JournalAnchor, JournalMedia } from '../hal/index.js'
 import { anchorProblem, type FoundFiles, type JournalAnchorStore } from './journal-anchor.js'
 import type { JournalLogger } from './journal-options.js'
+import type { Batch, SegmentWriter } from './segment-writer.js'
+
+/** Commits a batch that ends with a seal: the anchor moved to the seal first (when kept), marked durable after. */
+export async function commitSealed(
+  segment: SegmentWriter,
+  batch: Batch,
+  anchoring: JournalAnchoring | undefined,
+): Promise<void> {
+  const seal = { file: segment.id, seq: batch.seq - 1, head: batch.head }
+  await anchoring?.beforeSeal({ ...seal, after: { seq: segment.lastSeq, head: segment.head } })
+  await segment.commit(batch)
+  anchoring?.afterSeal(seal)
+}
 
 export class JournalAnchoring {
   private moves: Promise<void> = Promise.resolve()

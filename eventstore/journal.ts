@@ -4,11 +4,11 @@
 import { setImmediate } from 'node:timers/promises'
 import type { JournalMedia, Timer } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
-import { JournalAnchoring } from './journal-anchoring.js'
+import { commitSealed, JournalAnchoring } from './journal-anchoring.js'
 import { headMessage } from './seal-message.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
 import { prefetchFiles, recoverJournal } from './recover-journal.js'
-import { SegmentWriter, type Batch, type SegmentDeps } from './segment-writer.js'
+import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
 import {
   encodeBase64,
   type JournalEntry,
@@ -158,7 +158,7 @@ export class Journal {
       if (segment.writable) {
         const batch = segment.begin()
         segment.addSeal(batch, 'close')
-        await this.commitSealed(segment, batch)
+        await commitSealed(segment, batch, this.settings.anchoring)
       }
     } catch (err) {
       throw new JournalWriteError('journal: the close seal could not be written', { cause: err })
@@ -166,15 +166,6 @@ export class Journal {
       await segment.close()
       await this.settings.anchoring?.settled()
     }
-  }
-
-  /** Commits a batch that ends with a seal, the enclave's anchor moved to the seal first and marked durable after. */
-  private async commitSealed(segment: SegmentWriter, batch: Batch): Promise<void> {
-    const { anchoring } = this.settings
-    const seal = { file: segment.id, seq: batch.seq - 1, head: batch.head }
-    await anchoring?.beforeSeal({ ...seal, after: { seq: segment.lastSeq, head: segment.head } })
-    await segment.commit(batch)
-    anchoring?.afterSeal(seal)
   }
 
   private requestSeal(): void {
@@ -224,7 +215,7 @@ export class Journal {
       else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
       if (seal) {
         segment.addSeal(batch, seal)
-        await this.commitSealed(segment, batch)
+        await commitSealed(segment, batch, this.settings.anchoring)
       } else await segment.commit(batch)
     } catch (err) {
       if (this.segment.broken)

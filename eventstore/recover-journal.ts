@@ -4,7 +4,7 @@ import type { AppendHandle, JournalMedia } from '../hal/index.js'
 import { checkSegmentOnce, prefetchChecks } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
-import type { JournalAnchoring } from './journal-anchoring.js'
+import { commitSealed, type JournalAnchoring } from './journal-anchoring.js'
 import { readLines } from './read-lines.js'
 import type { SegmentCheck } from './segment-check.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
@@ -144,10 +144,8 @@ async function settle(
   const position = { seq: check.lastSeq + 1, head: check.head, unsealed: check.unsealed }
   const writer = new SegmentWriter(tail.id, tail.handle, check.key, position, deps)
   const batch = writer.begin()
-  const seq = writer.addSeal(batch, 'recovered')
-  await anchoring?.beforeSeal({ file: tail.id, seq, head: batch.head, after: { seq: check.lastSeq, head: check.head } })
-  await writer.commit(batch)
-  anchoring?.afterSeal({ file: tail.id, seq, head: writer.head })
+  writer.addSeal(batch, 'recovered')
+  await commitSealed(writer, batch, anchoring)
   report.sealedRecovered = true
   return { prev: tail.id, head: writer.head, seq: writer.lastSeq }
 }
