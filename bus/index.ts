@@ -22,7 +22,7 @@ export { RequestMux } from './request-mux.js'
 export { requestFailure } from './request-failure.js'
 export { ServiceHost, type CommandHandler, type OperationSpec } from './service-host.js'
 export { inboxPrefix } from './services.js'
-export { StreamApi, StreamApiError } from './stream-api.js'
+export { StreamApi, StreamApiError, type StoredMessage } from './stream-api.js'
 // Where a device's journal lives on the fleet backend: all of it is public.
 export * from './stream-names.js'
 export { orderSupervisor, type SupervisorOrder } from './supervisor-client.js'

@@ -32,6 +32,11 @@ export const SEQ_HEADER = 'Hem-Seq'
  * mirrored record is covered by the device's signature before a seal reaches the stream.
  */
 export const HEAD_SIG_HEADER = 'Hem-Head-Sig'
+/**
+ * Beside HEAD_SIG_HEADER: base64url of the chain head it signs, so that the signature verifies from
+ * the message alone. A device whose journal went back finds in it a head it signed and no longer has.
+ */
+export const HEAD_HEADER = 'Hem-Head'
 
 /** The record a message's headers name, or undefined when they name none. */
 export function headerPosition(

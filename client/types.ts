@@ -45,7 +45,7 @@ export interface Status {
   tts?: number
   repo_stats?: { total: number; deleted: number; invalid: number; freeespace: number; fragmentation: number }
   /** The journal mirror, on a device given a fleet backend. */
-  mirror?: { state: 'off' | 'mirroring' | 'unreachable' | 'mismatch'; stream: string; detail?: string }
+  mirror?: { state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'; stream: string; detail?: string }
   /** Present only when the owner set the CORS origin `*`: every web page may call the routes that need no token. */
   origin?: '*'
   [field: string]: unknown

@@ -4,7 +4,7 @@
 import { setImmediate } from 'node:timers/promises'
 import type { JournalMedia, Timer } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
-import { anchorProblem, type CheckedFile, type JournalAnchorStore } from './journal-anchor.js'
+import { commitSealed, JournalAnchoring } from './journal-anchoring.js'
 import { headMessage } from './seal-message.js'
 import { JournalClosedError, JournalWriteError } from './errors.js'
 import { prefetchFiles, recoverJournal } from './recover-journal.js'
@@ -34,7 +34,7 @@ interface Settings {
   sealEvery: number
   rotateBytes: number
   logger: JournalLogger | undefined
-  anchor: JournalAnchorStore | undefined
+  anchoring: JournalAnchoring | undefined
 }
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
@@ -61,8 +61,6 @@ export class Journal {
   /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
   private nextId: string | undefined
   private readonly timer: Timer
-  /** Anchor updates in seal order, none waited for by an append: a crash before one leaves the journal longer. */
-  private anchoring: Promise<void> = Promise.resolve()
 
   private constructor(
     private readonly settings: Settings,
@@ -82,20 +80,14 @@ export class Journal {
       random,
       banner,
       logger,
-      anchor,
+      anchoring: anchor && new JournalAnchoring(anchor, logger),
       sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }
     const sealIntervalMs = positiveInteger('sealIntervalMs', options.sealIntervalMs ?? 30_000)
     // First of all: the checks are the longest part of an open, and the other core is idle meanwhile.
     const prefetched = options.prefetchChecks ? await prefetchFiles(media, signer.publicKey) : undefined
-    const { report, link, reuseId, tail } = await recoverJournal(media, settings.deps, prefetched?.newest)
-    // Against the newest file as recovery found it: a recovered seal on a cut file must not hide the cut.
-    const cut = await Journal.cutEnd(settings, tail)
-    if (cut) {
-      report.intact = false
-      report.problems.push(cut)
-    }
+    const { report, link, reuseId } = await recoverJournal(media, settings.deps, prefetched?.newest, settings.anchoring)
     if (!report.intact)
       logger?.warn({ previous: report.previous, problems: report.problems }, 'journal: the journal does not verify')
     else if (report.previous !== undefined) {
@@ -106,23 +98,7 @@ export class Journal {
     }
     const id = reuseId ?? nextSegmentId(report.previous, clock.now())
     const segment = await Journal.createSegment(settings, id, link)
-    const journal = new Journal(settings, report, segment, sealIntervalMs)
-    // Where the previous run's files end now, sealed: what a later cut would be measured against.
-    if (link.prev !== null && link.seq !== null && link.head !== null)
-      journal.anchor({ file: link.prev, seq: link.seq, head: link.head })
-    return journal
-  }
-
-  /** Why the files do not reach the enclave's anchor, or undefined (also when there is no anchor yet). */
-  private static async cutEnd(settings: Settings, tail: CheckedFile | undefined): Promise<string | undefined> {
-    if (!settings.anchor) return undefined
-    try {
-      const anchor = await settings.anchor.journalAnchor()
-      return anchor && (await anchorProblem(settings.media, anchor, tail))
-    } catch (err) {
-      settings.logger?.warn({ err }, 'journal: the anchor could not be read')
-      return "the enclave's journal anchor cannot be read: the journal cannot be shown to be whole"
-    }
+    return new Journal(settings, report, segment, sealIntervalMs)
   }
 
   private static createSegment(settings: Settings, id: string, link: LinkData): Promise<SegmentWriter> {
@@ -182,24 +158,14 @@ export class Journal {
       if (segment.writable) {
         const batch = segment.begin()
         segment.addSeal(batch, 'close')
-        await segment.commit(batch)
-        this.anchor({ file: segment.id, seq: segment.lastSeq, head: segment.head })
+        await commitSealed(segment, batch, this.settings.anchoring)
       }
     } catch (err) {
       throw new JournalWriteError('journal: the close seal could not be written', { cause: err })
     } finally {
       await segment.close()
-      await this.anchoring
+      await this.settings.anchoring?.settled()
     }
-  }
-
-  /** Moves the enclave's anchor to a durable seal (with the head after its line), after the ones before it. */
-  private anchor(position: { file: string; seq: number; head: Uint8Array }): void {
-    const { anchor, logger } = this.settings
-    if (!anchor) return
-    this.anchoring = this.anchoring
-      .then(() => anchor.setJournalAnchor(position))
-      .catch((err: unknown) => logger?.warn({ err }, 'journal: the anchor could not be moved'))
   }
 
   private requestSeal(): void {
@@ -247,9 +213,10 @@ export class Journal {
       )
       if (segment.size + batch.bytes >= rotateBytes) seal = 'rotate'
       else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
-      if (seal) segment.addSeal(batch, seal)
-      await segment.commit(batch)
-      if (seal) this.anchor({ file: segment.id, seq: segment.lastSeq, head: segment.head })
+      if (seal) {
+        segment.addSeal(batch, seal)
+        await commitSealed(segment, batch, this.settings.anchoring)
+      } else await segment.commit(batch)
     } catch (err) {
       if (this.segment.broken)
         logger?.warn(

@@ -4,7 +4,7 @@ import type { AppendHandle, JournalMedia } from '../hal/index.js'
 import { checkSegmentOnce, prefetchChecks } from './checked-segments.js'
 import { isTerminalSeal } from './extension-data.js'
 import { formatProblem } from './format-problem.js'
-import type { CheckedFile } from './journal-anchor.js'
+import { commitSealed, type JournalAnchoring } from './journal-anchoring.js'
 import { readLines } from './read-lines.js'
 import type { SegmentCheck } from './segment-check.js'
 import { SegmentWriter, type SegmentDeps } from './segment-writer.js'
@@ -16,8 +16,6 @@ export interface Recovered {
   link: LinkData
   /** A file torn while being created, cut to nothing: the next file takes its id. */
   reuseId: string | undefined
-  /** The newest file (after the torn line's cut), and its check, before recovery sealed it. */
-  tail: CheckedFile | undefined
 }
 
 interface Tail {
@@ -42,13 +40,19 @@ export async function prefetchFiles(media: JournalMedia, publicKey: Uint8Array):
   return { newest: newest ? prefetchChecks([newest], publicKey) : Promise.resolve() }
 }
 
-/** `prefetched`: the newest file's check on a worker (prefetchFiles), when one was started. */
+/**
+ * `prefetched`: the newest file's check on a worker (prefetchFiles), when one was started. With
+ * `anchoring`, the files as found are checked against the enclave's anchor before recovery writes
+ * anything, and the anchor moves around the recovered seal.
+ */
 export async function recoverJournal(
   media: JournalMedia,
   deps: SegmentDeps,
   prefetched?: Promise<void>,
+  anchoring?: JournalAnchoring,
 ): Promise<Recovered> {
   const ids = await media.list()
+  const listed = [...ids]
   const report: RecoveryReport = {
     previous: undefined,
     cutBytes: 0,
@@ -69,17 +73,31 @@ export async function recoverJournal(
     reuseId = tail.id
     tail = await cutTornLine(media, ids.pop(), report)
   }
-  if (!tail) return { report, link: { prev: null, head: null, seq: null }, reuseId, tail: undefined }
+  const found = listed.filter((id) => id !== reuseId)
+  if (!tail) {
+    notIntact(report, await anchoring?.check(media, { ids: found, tail: undefined }))
+    return { report, link: { prev: null, head: null, seq: null }, reuseId }
+  }
   try {
     // The worker's check is of the file as it was read: a torn line cut since, or a file torn at its
     // creation, is checked here.
     await prefetched
     const check = checkSegmentOnce(tail.id, tail.bytes, deps.signer.publicKey)
-    const link = await settle(tail, check, deps, report)
-    return { report, link, reuseId, tail: { id: tail.id, bytes: tail.bytes, check } }
+    const checked = { id: tail.id, bytes: tail.bytes, check }
+    // Against the files as found: a recovered seal on a cut file must not hide the cut.
+    const cut = await anchoring?.check(media, { ids: found, tail: checked })
+    const link = await settle(tail, check, deps, report, anchoring)
+    notIntact(report, cut)
+    return { report, link, reuseId }
   } finally {
     await tail.handle.close()
   }
+}
+
+function notIntact(report: RecoveryReport, problem: string | undefined): void {
+  if (problem === undefined) return
+  report.intact = false
+  report.problems.push(problem)
 }
 
 async function cutTornLine(
@@ -114,6 +132,7 @@ async function settle(
   check: Readonly<SegmentCheck>,
   deps: SegmentDeps,
   report: RecoveryReport,
+  anchoring: JournalAnchoring | undefined,
 ): Promise<LinkData> {
   report.previous = tail.id
   if (check.problems.length > 0 || !check.key || check.lastSeq === undefined) {
@@ -126,7 +145,7 @@ async function settle(
   const writer = new SegmentWriter(tail.id, tail.handle, check.key, position, deps)
   const batch = writer.begin()
   writer.addSeal(batch, 'recovered')
-  await writer.commit(batch)
+  await commitSealed(writer, batch, anchoring)
   report.sealedRecovered = true
   return { prev: tail.id, head: writer.head, seq: writer.lastSeq }
 }

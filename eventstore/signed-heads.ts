@@ -5,8 +5,11 @@
 import { bytesEqual } from './bytes-equal.js'
 import { headAfter } from './head-after.js'
 import type { Ed25519Verifier, JournalCrypto } from './journal-crypto.js'
+import { parseLinkData } from './extension-data.js'
+import { findRecordLine } from './read-lines.js'
+import { decodeRecordData } from './record-data.js'
 import { headMessage } from './seal-message.js'
-import type { JournalFile, VerifyProblem } from '../protocol/journal.js'
+import { LogType, type JournalFile, type VerifyProblem } from '../protocol/journal.js'
 
 export interface HeadClaim {
   file: string
@@ -39,17 +42,14 @@ export function checkHeads(
     const at = { file: claim.file, seq: claim.seq }
     const file = files.find((f) => f.id === claim.file)
     if (!file) {
-      const why =
-        newest === undefined || claim.file > newest
-          ? `the files end before it (the newest given is ${newest ?? 'none'}): the journal was cut at its end`
-          : `file ${claim.file} is not among the files given`
-      problems.push({ ...at, message: `${claim.source} is at ${where}, but ${why}` })
+      problems.push({ ...at, message: `${claim.source} is at ${where}, but ${missingFile(claim.file, files)}` })
       continue
     }
     const head = headAfter(claim.file, file.bytes, claim.seq, crypto)
     if (!head) {
       const message =
-        `${claim.source} is at ${where}, but the file has no such record: ` + 'records were removed from its end'
+        `${claim.source} is at ${where}, but the file has no such record: records were removed from its end, ` +
+        'or the journal went back to an older state (its data rolled back)'
       problems.push({ ...at, message })
       continue
     }
@@ -65,4 +65,33 @@ export function checkHeads(
     covered.set(claim.file, Math.max(covered.get(claim.file) ?? -1, claim.seq))
   }
   return { problems, covered }
+}
+
+/**
+ * Why a claim's file is not given: the files end before it; or the next file links past it (a
+ * file left out or deleted); or the next file links to an older one, so the journal never went on
+ * from the claim: it went back to before it (a device whose data was rolled back wrote on from there).
+ */
+function missingFile(id: string, files: JournalFile[]): string {
+  const next = files.find((f) => f.id > id)
+  if (!next) {
+    const newest = files.at(-1)?.id ?? 'none'
+    return `the files end before it (the newest given is ${newest}): the journal was cut at its end or went back`
+  }
+  const prev = linkedFile(next)
+  if (prev === undefined || prev >= id) return `file ${id} is not among the files given`
+  return (
+    `file ${next.id}, the next given, links to ${prev}, before it: the journal went back to an older state ` +
+    '(its data rolled back) and wrote on from there'
+  )
+}
+
+function linkedFile(file: JournalFile): string | undefined {
+  const link = findRecordLine(file.bytes, 1, () => undefined)
+  if (link?.record.type !== LogType.LINK) return undefined
+  try {
+    return parseLinkData(decodeRecordData(link.record))?.prev ?? undefined
+  } catch {
+    return undefined
+  }
 }

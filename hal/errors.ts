@@ -32,6 +32,11 @@ export class HalCorruptError extends HalError {
   override name = 'HalCorruptError'
 }
 
+/** The journal anchor in the enclave's store was not made by this device's enclave: another device's, or edited. */
+export class JournalAnchorError extends HalCorruptError {
+  override name = 'JournalAnchorError'
+}
+
 export class EntropyError extends HalError {
   override name = 'EntropyError'
 }

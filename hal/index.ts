@@ -15,6 +15,7 @@ export {
   HalUnsupportedError,
   HalVariantMismatchError,
   isStorageFull,
+  JournalAnchorError,
   StorageFullError,
   TlsMaterialError,
   UnsealError,

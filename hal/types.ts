@@ -126,12 +126,18 @@ export interface TlsProblem {
 
 /**
  * Where the journal last ended with a seal: the file, the seal's seq and the chain head after its
- * line. Kept outside the journal's files so that a journal cut short at its end shows against it.
+ * line. Kept outside the journal's files so that a journal cut short at its end, or an anchor put
+ * back from an older state, shows against it.
  */
 export interface JournalAnchor {
   file: string
   seq: number
   head: Uint8Array
+  /**
+   * Set while the seal may not be durable yet (the anchor moves before the seal is written): its
+   * batch follows the record `after.seq` of the same file, whose chain head is `after.head`.
+   */
+  after?: { seq: number; head: Uint8Array }
 }
 
 export interface Enclave {
@@ -195,11 +201,15 @@ export interface Enclave {
    * and the keystore cannot open the disk key.
    */
   sealer(purpose: SealPurpose): Sealer
-  /** The journal's anchor, or undefined before the first seal (a new device, or an enclave that never kept one). */
+  /**
+   * The journal's anchor, or undefined when the enclave holds none (before the first seal). Throws
+   * JournalAnchorError for an anchor this enclave did not make (another device's, or edited).
+   */
   journalAnchor(): Promise<JournalAnchor | undefined>
   /**
-   * Replaces the anchor, whole or not at all; the journal calls it once a seal is durable. On
-   * hardware a monotonic counter and its head, which nothing outside the enclave can move back.
+   * Replaces the anchor, whole or not at all, authenticated by the enclave for this device; the
+   * journal calls it before a seal is written and again once it is durable. On hardware a monotonic
+   * counter and its head, which nothing outside the enclave can move back.
    */
   setJournalAnchor(anchor: JournalAnchor): Promise<void>
 }

@@ -6,11 +6,13 @@
  * - `unreachable`: the backend cannot be reached now; the mirror retries and loses nothing.
  * - `mismatch`: the stream does not continue this journal (a message the device did not publish):
  *   nothing more is published to it until the operator starts the stream's next generation.
+ * - `rollback`: the stream holds a record the device signed that its journal no longer has: the
+ *   device's data went back to an older state. fls_state 0x08; nothing more is published to it.
  */
 export interface MirrorStatus {
-  state: 'off' | 'mirroring' | 'unreachable' | 'mismatch'
+  state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'
   /** The JetStream stream of the generation mirrored to. */
   stream: string
-  /** What does not match (`mismatch` only): the stream message and the journal record. */
+  /** What does not match (`mismatch`, `rollback`): the stream message and the journal record. */
   detail?: string
 }

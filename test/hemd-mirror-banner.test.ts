@@ -22,6 +22,7 @@ t.test("each state of the mirror, in the banner's words", async (t) => {
     ['off', new RegExp(`^  mirror off: the owner has not set trusted_backend \\(${STREAM}\\);`)],
     ['unreachable', new RegExp(`^  mirror ${STREAM}: the backend cannot be reached now; retrying;`)],
     ['mismatch', new RegExp(`^  mirror MISMATCH: ${STREAM} does not continue the journal; .*--stream-generation\\)`)],
+    ['rollback', new RegExp(`^  mirror ROLLBACK: the journal went back behind ${STREAM} \\(fls_state 0x08\\);`)],
   ]
   for (const [state, line] of cases) {
     const [backend, mirror] = await mirrorBanner(device({ state, stream: STREAM }))

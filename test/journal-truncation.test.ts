@@ -17,14 +17,16 @@ import { chainOver, options, readSet, records, signer } from './helpers/journal-
 import { readJournal } from './helpers/journal.js'
 import { bearer, login, owned } from './helpers/owner.js'
 
-/** An enclave's anchor in memory; `failWrites` makes every move fail, as a crash right after the seal would. */
+/** An enclave's anchor in memory, with every anchor it was moved to; `failWrites` makes every move fail. */
 function memoryAnchor(failWrites = false) {
   const store = {
     anchor: undefined as JournalAnchor | undefined,
+    moves: [] as JournalAnchor[],
     journalAnchor: async () => store.anchor,
     setJournalAnchor: async (anchor: JournalAnchor) => {
       if (failWrites) throw new Error('power cut')
       store.anchor = anchor
+      store.moves.push(anchor)
     },
   }
   return store
@@ -94,25 +96,19 @@ t.test('a deleted newest file, or a rewritten end, is not intact either', async 
   await rewritten.close()
 })
 
-t.test('an anchor inside the newest file is checked against that file as recovery found it', async (t) => {
+t.test('an older anchor put back is found; one inside the newest file is checked against it as found', async (t) => {
   const root = t.testdir({ earlier: {}, cut: {} })
   const dir = join(root, 'earlier')
   const anchor = memoryAnchor()
   const id = await closedJournal(dir, anchor)
   const bytes = await readFile(join(dir, `${id}.log`))
-  const lines = bytes.toString('utf8').split('\n').slice(0, -1)
   const seal = records(bytes).find((r) => r.type === LogType.SEAL)!
-  const through = lines.findIndex((line) => line.startsWith(`${seal.seq.toString(16)}|`)) + 1
-  const upTo = Buffer.from(
-    lines
-      .slice(0, through)
-      .map((line) => `${line}\n`)
-      .join(''),
-  )
-  anchor.anchor = { file: id, seq: seal.seq, head: new Uint8Array(chainOver(id, upTo)) }
-  const whole = await Journal.open(options(new FileJournalMedia(dir), { anchor }))
-  t.equal(whole.recovery.intact, true, 'an anchor at a periodic seal before the close seal: the file is longer')
-  await whole.close()
+  anchor.anchor = anchor.moves.find((move) => move.seq === seal.seq && !move.after)
+  t.ok(anchor.anchor, 'the anchor of the periodic seal before the close seal')
+  const older = await Journal.open(options(new FileJournalMedia(dir), { anchor }))
+  t.equal(older.recovery.intact, false, 'the files hold a seal after it: it was put back')
+  t.match(older.recovery.problems.at(-1), /is a seal after the enclave's anchor at .*put back from an older state/)
+  await older.close()
 
   // Only the close seal cut: recovery seals the file again at that very seq, which must not pass for it.
   const dir2 = join(root, 'cut')
@@ -125,21 +121,57 @@ t.test('an anchor inside the newest file is checked against that file as recover
   await cut.close()
 })
 
-t.test('no anchor yet, or one left behind by a crash before it moved, is no tamper', async (t) => {
+t.test('sealed records without an anchor: the anchor was removed', async (t) => {
   const dir = t.testdir()
-  const fresh = memoryAnchor()
-  const journal = await Journal.open(options(new FileJournalMedia(dir), { anchor: fresh }))
-  t.equal(journal.recovery.intact, true, 'a fresh journal')
-  await journal.close()
+  await closedJournal(dir, memoryAnchor())
+  const removed = await Journal.open(options(new FileJournalMedia(dir), { anchor: memoryAnchor() }))
+  t.equal(removed.recovery.intact, false)
+  t.match(
+    removed.recovery.problems.at(-1),
+    /is a seal, but the enclave holds no journal anchor: the anchor was removed/,
+  )
+  await removed.close()
+})
 
-  const behind = memoryAnchor()
-  await closedJournal(dir, behind)
-  const stuck = memoryAnchor(true)
-  stuck.anchor = behind.anchor
-  await closedJournal(dir, stuck)
-  const longer = await Journal.open(options(new FileJournalMedia(dir), { anchor: stuck }))
-  t.equal(longer.recovery.intact, true, 'a journal longer than its anchor is whole')
-  await longer.close()
+t.test('the anchor moves to a seal before it is written and is marked durable after', async (t) => {
+  const dir = t.testdir()
+  const anchor = memoryAnchor()
+  const id = await closedJournal(dir, anchor)
+  const bytes = await readFile(join(dir, `${id}.log`))
+  const seals = records(bytes).filter((r) => r.type === LogType.SEAL)
+  t.same(
+    anchor.moves.map((move) => [move.seq, move.after === undefined ? 'durable' : 'ahead']),
+    seals.flatMap((seal) => [
+      [seal.seq, 'ahead'],
+      [seal.seq, 'durable'],
+    ]),
+    'two moves per seal, in order',
+  )
+  const closing = anchor.moves.at(-2)!
+  t.equal(closing.after!.seq, seals.at(-1)!.seq - 1, 'ahead of the close seal: the record its batch follows')
+})
+
+t.test('a crash around a seal is no tamper: before its write, or before the anchor was marked durable', async (t) => {
+  const root = t.testdir({ fresh: {}, before: {}, after: {}, beyond: {} })
+  const fresh = await Journal.open(options(new FileJournalMedia(join(root, 'fresh')), { anchor: memoryAnchor() }))
+  t.equal(fresh.recovery.intact, true, 'a fresh journal')
+  await fresh.close()
+
+  const crashed = async (name: string, cut: number) => {
+    const dir = join(root, name)
+    const anchor = memoryAnchor()
+    const id = await closedJournal(dir, anchor)
+    anchor.anchor = anchor.moves.at(-2)
+    if (cut > 0) await cutLines(join(dir, `${id}.log`), cut)
+    const journal = await Journal.open(options(new FileJournalMedia(dir), { anchor }))
+    await journal.close()
+    return journal.recovery
+  }
+  t.equal((await crashed('before', 1)).intact, true, "the close seal's write did not complete: the file ends before it")
+  t.equal((await crashed('after', 0)).intact, true, 'the close seal written, the anchor still ahead of it')
+  const beyond = await crashed('beyond', 2)
+  t.equal(beyond.intact, false, 'a record before the seal missing too: cut')
+  t.match(beyond.problems.at(-1), /has no record .*the journal was cut at its end/)
 
   const unreadable = {
     journalAnchor: async () => {
@@ -147,9 +179,21 @@ t.test('no anchor yet, or one left behind by a crash before it moved, is no tamp
     },
     setJournalAnchor: async () => undefined,
   }
-  const unknown = await Journal.open(options(new FileJournalMedia(dir), { anchor: unreadable }))
+  const unknown = await Journal.open(options(new FileJournalMedia(join(root, 'after')), { anchor: unreadable }))
   t.equal(unknown.recovery.intact, false, 'an anchor that cannot be read vouches for nothing')
+  t.match(unknown.recovery.problems.at(-1), /cannot be used \(corrupt\)/)
   await unknown.close()
+})
+
+t.test('an enclave that refuses the anchor: no seal is written, the write fails', async (t) => {
+  const dir = t.testdir()
+  const stuck = memoryAnchor(true)
+  const journal = await Journal.open(options(new FileJournalMedia(dir), { anchor: stuck, sealEvery: 4 }))
+  await journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }])
+  await t.rejects(journal.append([{ type: LogType.KEY_USAGE_PKEY, result: 0 }]), { name: 'JournalWriteError' })
+  await t.rejects(journal.close(), { name: 'JournalWriteError' })
+  const bytes = await readFile(join(dir, `${journal.fileId}.log`))
+  t.equal(records(bytes).filter((r) => r.type === LogType.SEAL).length, 0, 'the file holds no seal')
 })
 
 t.test('the signed head: the newest durable record, signed with the log key', async (t) => {

@@ -15,9 +15,10 @@
 
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
-import { bytesEqual, headMessage } from '../../eventstore/index.js'
+import { bytesEqual, ed25519Verifier, fromBase64Url, headMessage } from '../../eventstore/index.js'
 import {
   FILE_HEADER,
+  HEAD_HEADER,
   HEAD_SIG_HEADER,
   headerPosition,
   journalMsgId,
@@ -27,9 +28,11 @@ import {
   journalSubject,
   SEQ_HEADER,
   StreamApi,
+  type StoredMessage,
 } from '../../bus/index.js'
 import type { EnclaveSigner } from '../../hal/index.js'
 import type { MirrorStatus, Variant } from '../../protocol/index.js'
+import { journalStanding } from './journal-standing.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
 import { OwnerConsent } from './owner-consent.js'
 
@@ -65,6 +68,11 @@ export class DuplicateRecordError extends Error {
 /** The stream does not continue this device's journal: the mirror publishes nothing to it. */
 export class StreamMismatchError extends Error {
   override readonly name = 'StreamMismatchError'
+}
+
+/** The stream holds a record this device signed that its journal no longer has: the journal went back. */
+export class JournalRollbackError extends Error {
+  override readonly name = 'JournalRollbackError'
 }
 
 interface Session {
@@ -141,10 +149,18 @@ export class JournalMirror {
         this.session = undefined
         failures++
         const message = (err as Error).message
-        const mismatch = err instanceof StreamMismatchError
-        this.report(mismatch ? 'mismatch' : 'unreachable', mismatch ? message : undefined)
+        const rollback = err instanceof JournalRollbackError
+        const mismatch = rollback || err instanceof StreamMismatchError
+        const state = rollback ? 'rollback' : mismatch ? 'mismatch' : 'unreachable'
+        this.report(state, mismatch ? message : undefined)
         // Once per outage, not at every attempt.
-        if (failures === 1 && mismatch)
+        if (failures === 1 && state === 'rollback')
+          logger.error(
+            { err: message, stream: journalStream(this.id) },
+            "mirror: the journal went back behind the stream (the device's data was rolled back); " +
+              'nothing is published to it',
+          )
+        else if (failures === 1 && mismatch)
           logger.error(
             { err: message, stream: journalStream(this.id) },
             'mirror: the stream does not continue this journal; nothing is published to it ' +
@@ -193,7 +209,7 @@ export class JournalMirror {
         'Nats-Expected-Last-Subject-Sequence': String(session.last),
         [FILE_HEADER]: record.file,
         [SEQ_HEADER]: record.seq.toString(16),
-        ...(last ? { [HEAD_SIG_HEADER]: this.headSignature(record) } : {}),
+        ...(last ? this.signedHead(record) : {}),
       })
       // Start over from the stream, which knows what it holds.
       if (ack.duplicate)
@@ -202,8 +218,32 @@ export class JournalMirror {
     }
   }
 
-  private headSignature(record: TailRecord): string {
-    return Buffer.from(this.o.signer.sign(headMessage(record.file, record.seq, record.head))).toString('base64url')
+  private signedHead(record: TailRecord): Record<string, string> {
+    const sig = this.o.signer.sign(headMessage(record.file, record.seq, record.head))
+    return {
+      [HEAD_HEADER]: Buffer.from(record.head).toString('base64url'),
+      [HEAD_SIG_HEADER]: Buffer.from(sig).toString('base64url'),
+    }
+  }
+
+  /**
+   * Throws JournalRollbackError when the stream's newest message signed by this device (among its
+   * last BATCH: every batch ends with one) holds a record the journal has neither kept nor gone on
+   * past. Messages nobody signed prove nothing: those are a mismatch at most.
+   */
+  private async refuseRollback(api: StreamApi, stream: string, last: StoredMessage): Promise<void> {
+    const verify = ed25519Verifier(this.o.signer.publicKey)
+    for (let seq = last.seq, looked = 0; seq >= 1 && looked < BATCH; seq--, looked++) {
+      const message = seq === last.seq ? last : await api.message(stream, { seq })
+      const at = message && signedPosition(message)
+      if (!at || !verify(headMessage(at.file, at.seq, at.head), at.sig)) continue
+      if ((await journalStanding(this.o.journal, at)) !== 'behind') return
+      const where = `${at.file}:${at.seq.toString(16)}`
+      throw new JournalRollbackError(
+        `message ${message.seq} of ${stream}, signed by this device, holds record ${where}, which the journal ` +
+          'no longer has: the journal went back (the data dir was rolled back or restored)',
+      )
+    }
   }
 
   /** Finds the stream (creating it when missing) and where the journal continues after its last record. */
@@ -221,12 +261,14 @@ export class JournalMirror {
     const tail = new JournalTail(journal, from)
     const first = await tail.next()
     const at = `${from.file}:${from.seq.toString(16)}`
-    if (first?.file === from.file && first.seq === from.seq) {
-      if (!bytesEqual(first.bytes, last.data))
-        throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
+    const resumes = first?.file === from.file && first.seq === from.seq
+    if (resumes && bytesEqual(first.bytes, last.data)) {
       logger.info({ stream, after: at, seq: last.seq }, "mirror: resuming after the stream's last record")
       return { api, tail, last: last.seq, pending: undefined }
     }
+    await this.refuseRollback(api, stream, last)
+    if (resumes)
+      throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
     // The file is gone from the device (deleted): the journal goes on with the next one.
     if (!(await journal.media.list()).includes(from.file)) return { api, tail, last: last.seq, pending: first }
     throw new StreamMismatchError(`the journal has no record ${at} (message ${last.seq} of ${stream}) yet`)
@@ -247,4 +289,12 @@ export class JournalMirror {
 
 function after(a: RecordPosition, b: RecordPosition): boolean {
   return a.file > b.file || (a.file === b.file && a.seq > b.seq)
+}
+
+/** The record a message names and the head it signs, when it carries both headers. */
+function signedPosition(message: StoredMessage): (RecordPosition & { head: Uint8Array; sig: Uint8Array }) | undefined {
+  const position = headerPosition(message.headers?.get(FILE_HEADER), message.headers?.get(SEQ_HEADER))
+  const head = fromBase64Url(message.headers?.get(HEAD_HEADER) ?? '')
+  const sig = fromBase64Url(message.headers?.get(HEAD_SIG_HEADER) ?? '')
+  return position && head?.length === 32 && sig?.length === 64 ? { ...position, head, sig } : undefined
 }

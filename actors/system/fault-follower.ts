@@ -28,7 +28,8 @@ const FAULT_OF_BIT = new Map(Object.entries(FAULT_EVENTS).map(([fault, bit]) => 
 /**
  * Faults the other services find, for the health machine: the keystore's (its engine's KATs,
  * its repository, its entropy draws with `--split`), a journal history that does not verify
- * (auth rebuilt the identity from it), and any service's stack overflow or allocation failure.
+ * (auth rebuilt the identity from it), a journal the fleet mirror found gone back behind its
+ * stream, and any service's stack overflow or allocation failure.
  */
 export class FaultFollower {
   private readonly models: ReadModelBus
@@ -89,6 +90,10 @@ export class FaultFollower {
 
   private follow(service: string): void {
     if (service === 'eventstore') {
+      const mirror = this.mirror
+      // The one mirror state that is a fault: the journal went back behind what it sent the backend.
+      if (mirror?.state === 'rollback')
+        this.raise({ fault: 'INTEGRITY_FAILED', source: 'mirror', detail: { stream: mirror.stream } })
       this.o.onMirror?.()
       return
     }

@@ -23,7 +23,7 @@ export const inputOptions = {
   'key-file': { type: 'string' },
   'allow-open': { type: 'boolean' },
   'allow-missing-start': { type: 'boolean' },
-  head: { type: 'string' },
+  head: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   stream: { type: 'string' },
   device: { type: 'string' },
@@ -41,7 +41,8 @@ export const INPUT_HELP = `  --key BASE64      the Ed25519 log public key, base6
   --head FILE|-     the journal's signed head as GET /api/logger/key gives it (its \`head\`, or
                     the whole answer), JSON, from FILE or stdin: it must verify with the log key
                     and the files must reach its record with its chain head (else they were cut
-                    at their end); it covers the records up to it
+                    at their end, or went back behind it); it covers the records up to it. May
+                    be given again: a head saved earlier shows a device's data rolled back
   --allow-missing-start
                     the first file may link to older files not given (deleted by the owner, or
                     not fetched); without it, missing oldest files are a problem
@@ -76,7 +77,7 @@ export type InputLoader = (values: InputValues, paths: string[], env: Environmen
 
 export const loadInput: InputLoader = async (values, paths, env) => {
   const publicKey = await loadKey(values.key, values['key-file'])
-  const given = values.head === undefined ? [] : [await loadHead(values.head)]
+  const given = await Promise.all((values.head ?? []).map(loadHead))
   if (values.stream !== undefined || values.device !== undefined) {
     // Loaded only for a stream: the offline commands need no NATS client.
     const { loadStreamFiles, streamSource } = await import('./stream-input.js')

@@ -8,7 +8,7 @@ export interface InputValues {
   domain?: string | undefined
   'tls-ca'?: string | undefined
   'stream-generation'?: string | undefined
-  head?: string | undefined
+  head?: string[] | undefined
   'allow-open'?: boolean | undefined
   'allow-missing-start'?: boolean | undefined
 }

@@ -49,6 +49,11 @@ const status = clientCommand(
 
 /** The journal mirror's state in words; a stream that stopped matching is an error the operator must act on. */
 function mirrorText(mirror: NonNullable<Status['mirror']>): string {
+  if (mirror.state === 'rollback')
+    return (
+      `ERROR: the journal went back behind ${mirror.stream} (${mirror.detail ?? 'no detail'}): the device's data ` +
+      'was rolled back (fls_state 0x08); nothing is mirrored until the next stream generation is started'
+    )
   if (mirror.state !== 'mismatch') return `${mirror.state} (${mirror.stream})`
   return (
     `ERROR: ${mirror.stream} does not continue the journal (${mirror.detail ?? 'no detail'}); nothing is mirrored ` +

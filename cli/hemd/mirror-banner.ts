@@ -12,14 +12,16 @@ export async function mirrorBanner(device: Device): Promise<string[]> {
   const mirror = device.mirror
   const state = !mirror
     ? 'starting'
-    : mirror.state === 'mismatch'
-      ? `MISMATCH: ${mirror.stream} does not continue the journal; nothing is mirrored ` +
-        '(docs/operations.md, "Fleet backend": start the next --stream-generation)'
-      : mirror.state === 'off'
-        ? `off: the owner has not set trusted_backend (${mirror.stream})`
-        : mirror.state === 'unreachable'
-          ? `${mirror.stream}: the backend cannot be reached now; retrying`
-          : `mirroring to ${mirror.stream}`
+    : mirror.state === 'rollback'
+      ? `ROLLBACK: the journal went back behind ${mirror.stream} (fls_state 0x08); nothing is mirrored`
+      : mirror.state === 'mismatch'
+        ? `MISMATCH: ${mirror.stream} does not continue the journal; nothing is mirrored ` +
+          '(docs/operations.md, "Fleet backend": start the next --stream-generation)'
+        : mirror.state === 'off'
+          ? `off: the owner has not set trusted_backend (${mirror.stream})`
+          : mirror.state === 'unreachable'
+            ? `${mirror.stream}: the backend cannot be reached now; retrying`
+            : `mirroring to ${mirror.stream}`
   return [
     `  backend ${withoutCredentials(backend.url)} (leaf node; JetStream domain ${backend.domain})`,
     `  mirror ${state}; GET /api/system/status shows it as it changes`,

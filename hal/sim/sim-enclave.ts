@@ -104,7 +104,7 @@ export class SimEnclave implements Enclave {
       keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy),
       disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy),
     }
-    const anchor = new JournalAnchorFile(join(dir, JOURNAL_ANCHOR))
+    const anchor = new JournalAnchorFile(join(dir, JOURNAL_ANCHOR), identity.devid, logSigningKey)
     return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, anchor, genuineId)
   }
 
