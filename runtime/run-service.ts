@@ -22,6 +22,7 @@ import { LoggerActor } from '../actors/logger/index.js'
 import { type NbdListen, StorageActor } from '../actors/storage/index.js'
 import { UpgradeActor } from '../actors/upgrade/index.js'
 import { concretePort } from './concrete-port.js'
+import { everyStep } from './every-step.js'
 import { openDeviceJournal } from './device-journal.js'
 import type { Endpoint, MirrorSettings } from './types.js'
 import type { TemperatureRange } from '../protocol/index.js'
@@ -92,8 +93,12 @@ async function connected(
     return {
       ...running,
       stop: async () => {
-        await running.stop()
-        await closeBus(nc)
+        try {
+          await running.stop()
+        } finally {
+          // A close seal that cannot be written must not keep the connection, and the process, alive.
+          await closeBus(nc)
+        }
       },
     }
   } catch (err) {
@@ -114,11 +119,10 @@ async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
       const mirror = ctx.mirror && startMirror(ctx, journal, ctx.mirror, actor)
       return {
         journal: actor.port,
-        stop: async () => {
-          await mirror?.stop()
-          await actor.stop()
-          await journal.close()
-        },
+        stop: () =>
+          everyStep([() => mirror?.stop(), () => actor.stop(), () => journal.close()], (err) =>
+            ctx.logger.error({ err: err.message }, 'stopping the eventstore: a step failed'),
+          ),
       }
     })
   } catch (err) {

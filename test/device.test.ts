@@ -146,10 +146,12 @@ t.test('a journal tampered with while the device was off raises fls_state 0x08 a
 })
 
 t.test('a second device on a port already in use refuses to start instead of sharing it', async (t) => {
-  const first = await bootDevice(t, { dataDir: `${t.testdir()}/one` })
+  // One testdir: a second call would empty it under the first device.
+  const dir = t.testdir()
+  const first = await bootDevice(t, { dataDir: `${dir}/one` })
   const port = Number(new URL(first.httpUrl!).port)
   await t.rejects(
-    bootDevice(t, { dataDir: `${t.testdir()}/two`, http: { host: '127.0.0.1', port } }),
+    bootDevice(t, { dataDir: `${dir}/two`, http: { host: '127.0.0.1', port } }),
     /cannot listen on 127\.0\.0\.1:\d+/,
   )
   t.equal((await call(`${first.httpUrl}/api/system/status`)).status, 200, 'the first one is untouched')
