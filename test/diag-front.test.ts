@@ -14,7 +14,7 @@ import { silentLogger } from './helpers/logger.js'
 /** A server on a unix socket standing where uWS would: each connection as it arrives. */
 async function upstream(t: Test): Promise<{ path: string; next(): Promise<net.Socket> }> {
   // Not in t.testdir(): a unix socket's path must stay within 107 bytes.
-  const dir = await mkdtemp(join(tmpdir(), 'hemd-front-'))
+  const dir = await mkdtemp(join(tmpdir(), 'hemd-front-test-'))
   const path = join(dir, 'up.sock')
   const waiting: net.Socket[] = []
   const server = net.createServer({ allowHalfOpen: true }, (socket) => void waiting.push(socket))
