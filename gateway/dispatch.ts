@@ -84,7 +84,8 @@ export class Dispatcher {
     for (const origin of origins) this.ownOrigins.add(origin)
   }
 
-  handle(res: HttpResponse, req: HttpRequest, tls: boolean): void {
+  /** `fronted`: the connection came through the DIAG front, whose PROXY header names the client. */
+  handle(res: HttpResponse, req: HttpRequest, tls: boolean, fronted: boolean): void {
     // Before any answer can start: the client must see the connection die, as a broken TLS session would.
     if (tls && this.tlsBreaker?.drops()) {
       res.close()
@@ -101,7 +102,7 @@ export class Dispatcher {
       host: req.getHeader('host'),
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
-      source: match?.route.source ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : undefined,
+      source: match?.route.source ? clientAddress(res, fronted) : undefined,
     }
     const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport, this.ownOrigins)
@@ -349,6 +350,11 @@ export class Dispatcher {
     this.options.logger.error({ rid, err: error }, 'request failed')
     return new HttpError(500, 'internal_error', 'The request could not be completed')
   }
+}
+
+function clientAddress(res: HttpResponse, fronted: boolean): string {
+  const address = fronted ? res.getProxiedRemoteAddressAsText() : res.getRemoteAddressAsText()
+  return Buffer.from(address).toString('latin1')
 }
 
 /**

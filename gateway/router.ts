@@ -17,7 +17,8 @@ interface CompiledRoute {
  * The family's certification scripts send `wipe_config` with spaces after the path (crypto-contract
  * §6); a client's URL encoding makes them `%20`. Any route's path ends before them. (Raw spaces never
  * get here: uWS takes a request line with more than one space before `HTTP/1.1` for an unfinished
- * request and closes the connection unanswered at its idle timeout.)
+ * request and closes the connection unanswered at its idle timeout; the DIAG build's front makes them
+ * one before uWS reads the line, see request-lines.ts.)
  */
 const TRAILING_SPACES = /(?:%20)+$/
 

@@ -1,5 +1,7 @@
 import { hostClock } from '../hal/sim/host-clock.js'
 import { Type } from '@sinclair/typebox'
+import crypto from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import net from 'node:net'
@@ -18,6 +20,7 @@ import type { SystemState } from '../protocol/system-state.js'
 import {
   BusTimeoutError,
   BusUnavailableError,
+  ListenError,
   routeTable,
   startGateway,
   type Gateway,
@@ -32,6 +35,9 @@ import { decode, encode } from '../protocol/codec.js'
 import { DEADLINE_MS } from '../protocol/deadlines.js'
 import { Subjects } from '../protocol/subjects.js'
 import { silentLogger } from './helpers/logger.js'
+import { call } from './helpers/http.js'
+import { rawExchange } from './helpers/raw-http.js'
+import { proxyHeader } from '../gateway/proxy-header.js'
 import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 import { startNats } from './helpers/nats.js'
 import { HeldTimers } from './helpers/held-timers.js'
@@ -196,6 +202,8 @@ interface Setup {
   state?: DeviceModels | null
   clockSet?: boolean
   routes?: Route[]
+  /** The DIAG build: the listeners behind the front (gateway/diag-front.ts). */
+  diag?: boolean
 }
 
 interface Started {
@@ -246,6 +254,7 @@ async function start(t: Test, setup: Setup = {}): Promise<Started> {
     https: { host: '127.0.0.1', port: 0, certFile, keyFile },
     logger: pino({ level: 'debug' }, sink),
     routes: setup.routes ?? testRoutes,
+    ...(setup.diag ? { diag: true } : {}),
     onScopeFailure: (route, principal, rid, bearer) =>
       void scopeFailures.push({ path: route.path, principal, rid, bearer }),
   })
@@ -1180,4 +1189,100 @@ t.test('HEAD is answered without a body', async (t) => {
   c.write(get('/api/system/version'))
   t.match((await c.response()).head, /^HTTP\/1\.1 200 /, 'the connection is still in step')
   c.close()
+})
+
+// ---- the DIAG build's front ----------------------------------------------------------------
+
+t.test('DIAG front: raw spaces before HTTP/1.1 route; the gateway sees the real client and transport', async (t) => {
+  const { http, https, bus } = await start(t, { diag: true })
+  const lastCommand = () => ({ ...bus.requests.at(-1)!.req, rid: 'x' })
+  for (const [port, secure] of [
+    [http, false],
+    [https, true],
+  ] as const) {
+    const spaced = Buffer.from('GET /api/test/fair    HTTP/1.1\r\nHost: hem.local\r\n\r\n')
+    const outcome = await rawExchange({ port, tls: secure }, { steps: [spaced] })
+    t.equal(outcome.responses[0]?.status, 200, `${secure ? 'https' : 'http'}: answered`)
+    t.strictSame(lastCommand(), { rid: 'x', tls: secure, params: {}, source: '127.0.0.1' }, 'its address and TLS')
+  }
+  const other = await call(`http://127.0.0.1:${http}/api/test/fair`, { localAddress: '127.0.0.2' })
+  t.equal(other.status, 200)
+  t.equal(lastCommand().source, '127.0.0.2', 'another client is another address')
+  t.equal((await ask(http, { path: '/api/test/secure' })).status, 418, 'an HTTPS-only route over the plain front')
+  t.equal((await ask(https, { path: '/api/test/secure', tls: true })).status, 200, 'and over the TLS front')
+  t.equal(lastCommand().tls, true)
+  const served = await new Promise<Buffer>((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: https, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().raw)
+      socket.destroy()
+    })
+    socket.on('error', reject)
+  })
+  t.same(served, new crypto.X509Certificate(readFileSync(certFile)).raw, "the front serves the device's certificate")
+})
+
+t.test('DIAG front: a client sending a PROXY header of its own is dropped, never named by it', async (t) => {
+  const { http, https, bus } = await start(t, { diag: true })
+  const forged = proxyHeader({ remoteAddress: '10.9.9.9', remotePort: 1, localAddress: '127.0.0.1', localPort: 80 })!
+  const fair = Buffer.from(get('/api/test/fair'))
+  for (const target of [
+    { port: http, tls: false },
+    { port: https, tls: true },
+  ]) {
+    const first = await rawExchange(target, { steps: [Buffer.concat([forged, fair])] })
+    t.same(first.responses, [], 'as its first bytes: no answer')
+    t.ok(first.closed, 'the connection closed')
+    const later = await rawExchange(target, {
+      steps: [fair, { responses: 1 }, forged.subarray(0, 6), { pause: 20 }, Buffer.concat([forged.subarray(6), fair])],
+      responses: 2,
+    })
+    t.equal(later.responses.length, 1, 'after an answered request, in two pieces: only that request answered')
+    t.ok(later.closed, 'the connection closed')
+  }
+  t.notOk(
+    bus.requests.some((r) => r.req.source !== '127.0.0.1'),
+    'no command named another address',
+  )
+})
+
+t.test('DIAG front: dosprot, an early 413 and close() act as without it', async (t) => {
+  const { gw, http, https, bus, timers } = await start(t, {
+    diag: true,
+    state: systemState('P', { transport: { dosprot: 1 } }),
+  })
+  const slow = await RawClient.connect(https, true)
+  slow.write('POST /api/test/echo   HTTP/1.1\r\nHost: hem.local\r\nContent-Length: 10\r\n\r\n{"n"')
+  await until('the request arms its deadline', () => timers.armed().length > 0)
+  timers.advance(500)
+  t.match((await slow.response()).head, /^HTTP\/1\.1 408 /, 'a body not in within dosprot: 408')
+  await slow.closed
+
+  const large = await RawClient.connect(http)
+  large.write(`POST /api/test/echo HTTP/1.1\r\nHost: hem.local\r\nContent-Length: ${16 * 1024 * 1024 + 1}\r\n\r\n{`)
+  t.match(await large.head(), /^HTTP\/1\.1 413 /, 'too large: 413 at once')
+  large.close()
+
+  bus.reply = () => new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: { late: true } }), 100))
+  const pending = ask(https, { path: '/api/test/p-only', tls: true })
+  await until('the command is sent', () => bus.requests.length > 0)
+  await gw.close()
+  t.strictSame((await pending).json, { late: true }, 'close() lets a request in flight finish')
+  await t.rejects(ask(http, { path: '/api/system/status' }), 'then nothing listens')
+  await t.rejects(ask(https, { path: '/api/system/status', tls: true }))
+})
+
+t.test('DIAG front: a port taken is a ListenError', async (t) => {
+  const { http } = await start(t)
+  await t.rejects(
+    startGateway({
+      variant: 'P',
+      bus: new FakeBus(),
+      clock: { ...hostClock, monotonic: () => 0 },
+      tokens: { verify: async () => undefined },
+      logger: pino({ level: 'silent' }),
+      diag: true,
+      http: { host: '127.0.0.1', port: http },
+    }),
+    ListenError,
+  )
 })
