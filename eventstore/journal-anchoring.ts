@@ -59,7 +59,8 @@ export class JournalAnchoring {
 
   private async migrate(media: JournalMedia, unsigned: JournalAnchor, found: FoundFiles): Promise<string | undefined> {
     const what = "the enclave's journal anchor is unsigned, as builds before signed anchors kept it"
-    if (!this.options.migrateUnsignedAnchor) return `${what}, but this is no trial boot of an upgrade: anybody could have written it`
+    if (!this.options.migrateUnsignedAnchor)
+      return `${what}, but this is no trial boot of an upgrade: anybody could have written it`
     const problem = await anchorProblem(media, unsigned, found)
     if (problem) return `${what}, and it does not agree with the files (${problem}): not migrated`
     try {

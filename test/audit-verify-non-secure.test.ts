@@ -35,7 +35,8 @@ t.test('verify tells each fail state raised, ends with its own line and exits 6'
   const lines = result.stdout.trimEnd().split('\n')
   const told = lines.filter((line) => line.startsWith('non-secure state: '))
   t.same(told, [
-    `non-secure state: ${join(dir, where.replace(':', '.log:'))} at ${at}: raised 0x08 (fls_state 0x08), source journal`,
+    `non-secure state: ${join(dir, where.replace(':', '.log:'))} at ${at}: ` +
+      'raised 0x08 (fls_state 0x08), source journal',
     told[1],
   ])
   t.match(told[1], /:seq [0-9a-f]+ at .*: raised 0x04 \(fls_state 0x0c\), source sensor$/, 'a cleared bit is not told')

@@ -13,7 +13,7 @@ import { readJournal } from './helpers/journal.js'
 const anchorPath = (dataDir: string): string => join(dataDir, 'enclave', 'journal-anchor.json')
 const TRIAL = { booted: { slot: 'B', trial: true } } as const
 
-/** Rewrites the device's signed anchor as builds before signed anchors kept it: `{file, seq, head}`, no sig or after. */
+/** Rewrites the signed anchor as builds before signed anchors kept it: `{file, seq, head}`, no sig, no after. */
 async function asUnsigned(path: string): Promise<{ file: string; seq: number }> {
   const { file, seq, head } = JSON.parse(await readFile(path, 'utf8')) as { file: string; seq: number; head: string }
   await writeFile(path, `${JSON.stringify({ file, seq, head })}\n`)

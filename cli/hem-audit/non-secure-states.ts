@@ -45,7 +45,8 @@ export function nonSecureStates(files: JournalFile[], result: VerifyResult): Non
 const byte = (value: unknown): number | undefined =>
   Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xff ? (value as number) : undefined
 
-const hex = (value: number | undefined): string => (value === undefined ? '?' : `0x${value.toString(16).padStart(2, '0')}`)
+const hex = (value: number | undefined): string =>
+  value === undefined ? '?' : `0x${value.toString(16).padStart(2, '0')}`
 
 /** `non-secure state: FILE:seq N at TIME: raised 0x08 (fls_state 0x08), source journal` */
 export function nonSecureLine(state: NonSecureState, names: Map<string, string>): string {

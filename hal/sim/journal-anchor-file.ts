@@ -42,7 +42,7 @@ export class JournalAnchorFile {
     return stored.anchor
   }
 
-  /** The anchor in the unsigned `{file, seq, head}` of the builds before signed anchors, if that is what the file holds. */
+  /** The anchor as builds before signed anchors wrote it (unsigned `{file, seq, head}`), if the file holds that. */
   async readUnsigned(): Promise<JournalAnchor | undefined> {
     return readOptionalEnclaveFile(this.path, (text) => {
       const value = JSON.parse(text) as Record<string, unknown>
