@@ -17,6 +17,8 @@ import { LogType } from '../protocol/index.js'
 export interface JournalAnchorStore {
   journalAnchor(): Promise<JournalAnchor | undefined>
   setJournalAnchor(anchor: JournalAnchor): Promise<void>
+  /** The unsigned anchor of an older build, if the store holds one (journal-anchoring.ts migrates it). */
+  unsignedJournalAnchor?(): Promise<JournalAnchor | undefined>
 }
 
 /** A file as recovery checked it, before it wrote anything. */

@@ -28,6 +28,16 @@ export interface JournalOptions {
    */
   anchor?: JournalAnchorStore
   /**
+   * This boot is the trial of a newly installed firmware: an unsigned anchor of an older build is
+   * accepted once, if it agrees with the files, and re-written signed (journal-anchoring.ts).
+   */
+  migrateUnsignedAnchor?: boolean
+  /**
+   * Whether the enclave holds what only a personalised device has (the owner's credentials): a
+   * journal with no file and no anchor then was deleted, a tamper, not a new device's.
+   */
+  personalised?: () => boolean
+  /**
    * Have every file checked on worker threads, recovery waiting for the newest's check: for a
    * process that reads the whole history next (readHistory finds the checks done). Default false.
    * A worker warmUpChecks started takes the older files (checked-segments.ts).

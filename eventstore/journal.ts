@@ -80,7 +80,7 @@ export class Journal {
       random,
       banner,
       logger,
-      anchoring: anchor && new JournalAnchoring(anchor, logger),
+      anchoring: anchor && new JournalAnchoring(anchor, logger, options),
       sealEvery: positiveInteger('sealEvery', options.sealEvery ?? 256),
       rotateBytes: positiveInteger('rotateBytes', options.rotateBytes ?? 8 * 1024 * 1024),
     }

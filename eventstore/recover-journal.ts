@@ -75,7 +75,7 @@ export async function recoverJournal(
   }
   const found = listed.filter((id) => id !== reuseId)
   if (!tail) {
-    notIntact(report, await anchoring?.check(media, { ids: found, tail: undefined }))
+    notIntact(report, await anchoring?.check(media, { ids: found, tail: undefined }), anchoring)
     return { report, link: { prev: null, head: null, seq: null }, reuseId }
   }
   try {
@@ -87,14 +87,15 @@ export async function recoverJournal(
     // Against the files as found: a recovered seal on a cut file must not hide the cut.
     const cut = await anchoring?.check(media, { ids: found, tail: checked })
     const link = await settle(tail, check, deps, report, anchoring)
-    notIntact(report, cut)
+    notIntact(report, cut, anchoring)
     return { report, link, reuseId }
   } finally {
     await tail.handle.close()
   }
 }
 
-function notIntact(report: RecoveryReport, problem: string | undefined): void {
+function notIntact(report: RecoveryReport, problem: string | undefined, anchoring?: JournalAnchoring): void {
+  if (anchoring?.migrated) report.anchorMigrated = anchoring.migrated
   if (problem === undefined) return
   report.intact = false
   report.problems.push(problem)

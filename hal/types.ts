@@ -207,6 +207,12 @@ export interface Enclave {
    */
   journalAnchor(): Promise<JournalAnchor | undefined>
   /**
+   * The anchor as the builds before signed anchors kept it (unsigned `{file, seq, head}`), when
+   * that is what the enclave holds, else undefined: for the one migration at the trial boot of an
+   * upgrade from such a build (eventstore/journal-anchoring.ts). Never an anchor to trust as such.
+   */
+  unsignedJournalAnchor(): Promise<JournalAnchor | undefined>
+  /**
    * Replaces the anchor, whole or not at all, authenticated by the enclave for this device; the
    * journal calls it before a seal is written and again once it is durable. On hardware a monotonic
    * counter and its head, which nothing outside the enclave can move back.

@@ -92,6 +92,8 @@ export interface RecoveryReport {
   intact: boolean
   /** Human-readable findings, never containing secrets. */
   problems: string[]
+  /** The unsigned anchor of an older build that this boot (an upgrade's trial) re-wrote signed. */
+  anchorMigrated?: { file: string; seq: number }
 }
 
 /** One finding of the verifier, pointing at the first bad place. */

@@ -18,5 +18,7 @@ export function openDeviceJournal(
     logger,
     prefetchChecks,
     anchor: hal.enclave,
+    migrateUnsignedAnchor: hal.boot.trial,
+    personalised: () => hal.enclave.credentials() !== undefined,
   })
 }

@@ -9,8 +9,7 @@ import {
   scopeAudit,
   startGateway,
 } from '../gateway/index.js'
-import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
-import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
+import { AUTH_RECORD_TYPES, AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
 import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
@@ -191,7 +190,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
   return connected(ctx, 'auth', async (nc) => {
     const journal = ctx.journal ?? new RemoteJournal(nc, hal.devid, inboxPrefix('auth'))
-    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, IDENTITY_RECORD_TYPES)
+    const history = await readHistory(hal.journal, hal.enclave.logSigner.publicKey, AUTH_RECORD_TYPES)
     if (!history.intact)
       ctx.logger.error(
         { problems: history.problems.slice(0, 3) },
@@ -203,6 +202,7 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
         hal,
         journal,
         history,
+        bootIntact: (await journal.status()).intact,
         logger: ctx.logger,
         reboot: () => orderSupervisor(nc, hal.devid, 'reboot', 'wipeout'),
         checkinOrder: (action, rid) => orderHealth(nc, hal.devid, action, rid),

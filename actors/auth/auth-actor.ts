@@ -27,6 +27,7 @@ import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '.
 import { BearerIssuer } from './bearer.js'
 import { ChallengeBook } from './challenges.js'
 import { FailedLoginAudit } from './failed-login-audit.js'
+import { notingJournalTampers } from './journal-tampers.js'
 import { LoginQueue } from './login-queue.js'
 import { SessionKey } from './session-key.js'
 import type { AuthContext, Now } from './auth-context.js'
@@ -37,6 +38,8 @@ export interface AuthActorOptions {
   journal: JournalPort
   /** The journal as it stood at boot: identity, personalisation and configuration are folded from it. */
   history: JournalHistory
+  /** False when the journal's check at this boot found a tamper (the eventstore's status); default true. */
+  bootIntact?: boolean
   logger: Logger
   /** Asks the supervisor to restart the device's services (after a wipeout). */
   reboot(): Promise<void>
@@ -94,8 +97,12 @@ export class AuthActor implements AuthContext {
       clock: o.hal.clock,
     })
     this.guard = new BearerGuard({ identity: () => this.host.state, clock: o.hal.clock, journal: o.journal })
-    const facts = foldIdentity(history.records, o.hal.variant)
-    this.intact = history.intact
+    const seen = { tamper: o.bootIntact === false }
+    const facts = foldIdentity(notingJournalTampers(history.records, seen), o.hal.variant)
+    // A journal deleted whole reads as a new device's while the enclave kept the owner's keys: their
+    // history is as lost as in files that do not verify, and the device must not take a new owner.
+    const lost = seen.tamper && facts.personalisation.matches('fresh') && o.hal.enclave.credentials() !== undefined
+    this.intact = history.intact && !lost
     this.config = facts.config
     this.personalisation = new MachineRunner(
       { machine: personalisationMachine, version: personalisationVersion },

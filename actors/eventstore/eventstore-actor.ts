@@ -52,7 +52,10 @@ export class EventstoreActor {
 export function localJournal(journal: Journal): JournalPort {
   return {
     append: (entries) => journal.append(entries),
-    status: async () => ({ fileId: journal.fileId, intact: journal.recovery.intact }),
+    status: async () => {
+      const { intact, anchorMigrated } = journal.recovery
+      return { fileId: journal.fileId, intact, ...(anchorMigrated ? { anchorMigrated } : {}) }
+    },
     head: async () => journal.signedHead(),
   }
 }

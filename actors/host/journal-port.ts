@@ -12,6 +12,8 @@ export interface JournalStatus {
   fileId: string
   /** False when recovery at boot found the previous file's chain, MACs or seals broken. */
   intact: boolean
+  /** The unsigned anchor of an older build that this boot (an upgrade's trial) re-wrote signed. */
+  anchorMigrated?: { file: string; seq: number }
   /** The journal mirror's state, in the eventstore's read model, on a device given a fleet backend. */
   mirror?: MirrorStatus
 }

@@ -121,6 +121,7 @@ export class SystemActor {
     await this.health.start()
     const firmware = this.o.hal.boot.firmware
     const fls = this.health.fls
+    const { anchorMigrated } = await this.o.journal.status()
     await this.o.journal.append([
       {
         type: LogType.STARTUP,
@@ -133,6 +134,8 @@ export class SystemActor {
           ...(this.o.hal.developmentKeys ? { dev_keys: true } : {}),
           // Nor was a DIAG build, whose routes inject faults and wipe the device without a token.
           ...(this.o.diag ? { diag: true } : {}),
+          // The unsigned anchor of the build this one upgraded, trusted once and re-written signed.
+          ...(anchorMigrated ? { anchor_migrated: anchorMigrated } : {}),
         },
       },
     ])

@@ -14,13 +14,14 @@ import {
 import {
   type BootEnd,
   type BootSpan,
-  decodeRecordData,
   journalLayout,
   type JournalLayout,
   readLines,
   verifyJournal,
 } from '../../eventstore/index.js'
 import { type JournalFile, LogResult, LogType, type VerifyResult } from '../../protocol/index.js'
+import { nonSecureLine, type NonSecureState, nonSecureStates } from './non-secure-states.js'
+import { recordData } from './record-data.js'
 
 export const VERIFY_USAGE =
   'Usage: hem-audit verify [--key BASE64 | --key-file FILE] ' +
@@ -40,8 +41,19 @@ ${INPUT_HELP}
   --json            print the result as JSON
   -h, --help        show this help
 
-Exit status: 0 verified, 1 problems found, 2 usage error.
+Files that verify but hold records of the device raising a fail state (NON_SECURE_STATE: a
+tamper it found, a failed self-test, a lock) print one line each and end with
+"OK, with N non-secure state record(s)".
+
+Exit status: 0 verified, 1 problems found, 2 usage error, 6 verified, but the device recorded a
+non-secure state.
 `
+
+/**
+ * The exit status of files that verify but hold NON_SECURE_STATE records raising a fail state: 6,
+ * so that it means the same from hemctl logs verify, whose 3 to 5 are its own.
+ */
+export const EXIT_NON_SECURE = 6
 
 export async function runVerify(args: string[], io: AuditIo, load: InputLoader = loadInput): Promise<number> {
   const { values, positionals } = parseOptions({ args, allowPositionals: true, options: inputOptions })
@@ -50,10 +62,18 @@ export async function runVerify(args: string[], io: AuditIo, load: InputLoader =
   const result = verifyJournal(files, input.publicKey, verifyOptions(values, input))
   const layout = journalLayout(files)
   const deletions = layout.gaps.some((gap) => gap.atStart) ? ownerDeletions(files, result) : undefined
-  io.stdout.write(
-    values.json ? renderJson(result, layout, names, deletions) : renderText(result, layout, names, deletions),
-  )
-  return result.ok ? 0 : 1
+  const told = { layout, names, deletions, nonSecure: nonSecureStates(files, result) }
+  io.stdout.write(values.json ? renderJson(result, told) : renderText(result, told))
+  if (!result.ok) return 1
+  return told.nonSecure.length > 0 ? EXIT_NON_SECURE : 0
+}
+
+/** What verify tells besides the verifier's result. */
+interface Told {
+  layout: JournalLayout
+  names: Map<string, string>
+  deletions: Deletion[] | undefined
+  nonSecure: NonSecureState[]
 }
 
 interface Deletion {
@@ -82,14 +102,6 @@ function ownerDeletions(files: JournalFile[], result: VerifyResult): Deletion[] 
   return found
 }
 
-function recordData(record: Parameters<typeof decodeRecordData>[0]): Record<string, unknown> | undefined {
-  try {
-    return decodeRecordData(record)
-  } catch {
-    return undefined
-  }
-}
-
 const ENDINGS: Record<BootEnd, string> = {
   close: 'closed',
   recovered: 'crashed (sealed as recovered at the next boot)',
@@ -104,12 +116,7 @@ function bootLine(span: BootSpan, index: number): string {
   return `  boot ${index + 1}: ${files}, ${times}, ${ENDINGS[span.end]}`
 }
 
-function renderText(
-  result: VerifyResult,
-  layout: JournalLayout,
-  names: Map<string, string>,
-  deletions: Deletion[] | undefined,
-): string {
+function renderText(result: VerifyResult, { layout, names, deletions, nonSecure }: Told): string {
   const { summary } = result
   const lines = [
     `files: ${summary.files}, records: ${summary.records}, seals: ${summary.seals}`,
@@ -136,17 +143,14 @@ function renderText(
     const name = names.get(summary.openTail.file) ?? summary.openTail.file
     lines.push(`open: ${name} ends with ${summary.openTail.records} unsealed record(s)`)
   }
+  for (const state of nonSecure) lines.push(nonSecureLine(state, names))
   for (const problem of result.problems) lines.push(formatFinding(problem, names))
-  lines.push(result.ok ? 'OK' : `FAILED: ${result.problems.length} problem(s)`)
+  if (!result.ok) lines.push(`FAILED: ${result.problems.length} problem(s)`)
+  else lines.push(nonSecure.length > 0 ? `OK, with ${nonSecure.length} non-secure state record(s)` : 'OK')
   return `${lines.join('\n')}\n`
 }
 
-function renderJson(
-  result: VerifyResult,
-  layout: JournalLayout,
-  names: Map<string, string>,
-  deletions: Deletion[] | undefined,
-): string {
+function renderJson(result: VerifyResult, { layout, names, deletions, nonSecure }: Told): string {
   const { summary } = result
   const problems = result.problems.map((p) => ({ ...p, path: names.get(p.file) ?? p.file }))
   const boots = layout.boots.map((span) => ({
@@ -163,6 +167,7 @@ function renderJson(
       boots,
       gaps: layout.gaps,
       ...(deletions ? { deletions } : {}),
+      nonSecure: nonSecure.map((state) => ({ ...state, timeIso: iso(state.time) })),
     },
     problems,
   }

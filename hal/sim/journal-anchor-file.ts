@@ -42,6 +42,18 @@ export class JournalAnchorFile {
     return stored.anchor
   }
 
+  /** The anchor as builds before signed anchors wrote it (unsigned `{file, seq, head}`), if the file holds that. */
+  async readUnsigned(): Promise<JournalAnchor | undefined> {
+    return readOptionalEnclaveFile(this.path, (text) => {
+      const value = JSON.parse(text) as Record<string, unknown>
+      const { file, seq, head } = value
+      const exact = Object.keys(value).sort().join() === 'file,head,seq'
+      return exact && typeof file === 'string' && FILE_ID.test(file) && isSeq(seq) && isHead(head)
+        ? { file, seq, head: bytesOf(head) }
+        : undefined
+    })
+  }
+
   write(anchor: JournalAnchor): Promise<void> {
     const sig = sign(null, anchorMessage(this.devid, anchor), this.#logKey)
     const { file, seq, head, after } = anchor

@@ -118,6 +118,10 @@ export class SimEnclave implements Enclave {
     return this.#anchor.read()
   }
 
+  unsignedJournalAnchor(): Promise<JournalAnchor | undefined> {
+    return this.#anchor.readUnsigned()
+  }
+
   setJournalAnchor(anchor: JournalAnchor): Promise<void> {
     return this.#anchor.write(anchor)
   }
