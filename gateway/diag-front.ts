@@ -8,7 +8,7 @@ import { ForgedProxyHeaderError, RequestLines } from './request-lines.js'
 
 /** How long a stopping front lets its connections hand on what uWS wrote to them before it drops them. */
 const CLOSE_GRACE_MS = 1000
-/** A client that takes nothing of what uWS wrote for this long is dropped: uWS's own limit for a socket it cannot write to. */
+/** A client that takes nothing of what uWS wrote for this long is dropped: uWS's own limit for a stuck socket. */
 const STALL_MS = 10_000
 
 export interface DiagFrontOptions {
