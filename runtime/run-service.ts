@@ -10,7 +10,7 @@ import {
   startGateway,
 } from '../gateway/index.js'
 import { IDENTITY_RECORD_TYPES } from '../machines/index.js'
-import { AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
+import { AuthActor, authOperations } from '../actors/auth/index.js'
 import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
@@ -206,8 +206,12 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
       },
       authOperations,
     )
-    actor.start()
-    if (actor.personalisation.matches('formatting')) void formatDisks(actor)
+    try {
+      await actor.start()
+    } catch (err) {
+      await actor.stop()
+      throw err
+    }
     return { stop: () => actor.stop() }
   })
 }
