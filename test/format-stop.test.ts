@@ -94,6 +94,6 @@ t.test('a wipeout cancels a format before it erases the disks', async (t) => {
   const before = await boots(dataDir)
   t.equal((await api(`${base}/api/system/config`, init.json.token, { wipeout: true })).status, 200, 'wiped out')
   await rebooted(base, dataDir, before)
-  t.same(await formatRecords(dataDir), ['start personalisation', 'cancelled wipeout'])
+  t.same(await formatRecords(dataDir), ['start personalisation', 'cancelled wipeout'], 'the wipeout cancelled it')
   await expectFresh(t, base, dataDir, 'P')
 })
