@@ -82,6 +82,10 @@ const SCALARS = [
   'label',
   'descr',
   'uts',
+  'phase',
+  'cause',
+  'disk0',
+  'disk1',
 ] as const
 /** Fail-state bit masks, shown in hex. */
 const MASKS = ['fls', 'raised', 'cleared'] as const

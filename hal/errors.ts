@@ -94,6 +94,14 @@ export class DiskNotFormattedError extends HalError {
   }
 }
 
+/** A format stopped through its signal before it finished: the disks are unformatted, or as they were. */
+export class FormatCancelledError extends HalError {
+  override name = 'FormatCancelledError'
+  constructor(options?: { cause?: unknown }) {
+    super('the format of the disks was cancelled before it finished', options)
+  }
+}
+
 /**
  * The device's storage has no room: a write of device state did not happen. Stands for a full
  * disk where the system error itself cannot travel (across the bus, from another process).

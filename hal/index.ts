@@ -9,6 +9,7 @@ export {
   DiskNotFormattedError,
   DiskReadOnlyError,
   EntropyError,
+  FormatCancelledError,
   HalCorruptError,
   HalError,
   HalLockedError,

@@ -190,9 +190,10 @@ export interface Enclave {
    */
   stageTls(material: TlsMaterial): Promise<void>
   /**
-   * Makes staged TLS material the active one (tlsCredentials); true when there was some.
-   * Opening the HAL with the data-dir lock (a device boot) does this first; an in-process
-   * reboot calls it before it restarts the gateway.
+   * Makes staged TLS material the active one (tlsCredentials), and reads what is active again
+   * (with --split another process changes it: auth's wipeout clears an imported set); true when
+   * something was staged. Opening the HAL with the data-dir lock (a device boot) does this first;
+   * an in-process reboot calls it before it restarts the gateway, a --split boot before it starts it.
    */
   activateStagedTls(): Promise<boolean>
   /**
@@ -281,9 +282,12 @@ export interface DiskStore {
   layout(): DiskLayout | undefined
   /**
    * Repartitions the card (Disk 1 takes what Disk 0 leaves) and formats both, reporting percent
-   * done. Disk 1 gets a new key: what it held before can no longer be read.
+   * done. Disk 1 gets a new key: what it held before can no longer be read. The layout is the last
+   * thing written, so a format cut short (a power cut) leaves the disks unformatted, or as they were
+   * when cut before its first write. Aborting `signal` stops it at its next step with
+   * FormatCancelledError, leaving the disks as such a cut does; a format already complete returns.
    */
-  format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void>
+  format(disk0Sectors: number, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<void>
   /** Wipeout: the disks become unformatted and Disk 1's key is destroyed. */
   erase(): Promise<void>
   /**
@@ -438,7 +442,16 @@ export interface FaultInjector {
   corruptJournal(): Promise<{ file: string; line: number }>
   /** Flips one byte of a key slot that holds a record; answers the slot, or undefined when none does. */
   corruptKeySlot(): Promise<{ slot: number } | undefined>
+  /** P: every format of the disks stops at `point` until this is called again without it (or it is cancelled). */
+  holdFormat(point: FormatHoldPoint | undefined): Promise<void>
 }
+
+/**
+ * Where a held format stops: `start` before its first write (the last format's layout still in
+ * place), `middle` with Disk 0 written and Disk 1 not (the new Disk 1 key in place, no layout),
+ * `end` with both written and the new layout in place, just before the format returns.
+ */
+export type FormatHoldPoint = 'start' | 'middle' | 'end'
 
 export interface Hal {
   readonly variant: Variant

@@ -16,6 +16,18 @@ export interface IdentityFacts {
   personalisation: AnyMachineSnapshot
   provisioning: AnyMachineSnapshot
   config: DeviceConfig
+  /**
+   * The phase of the last DISK_FORMAT record since personalisation last entered `formatting`: undefined
+   * when no run of that format has started, `start` when the last one never ended (a power cut).
+   */
+  lastFormat: string | undefined
+  /** A wipeout whose erasure of the enclave's owner material and the disks has not been journaled as done. */
+  erasurePending: boolean
+}
+
+/** Journal data of DISK_FORMAT: where a format of the disks is (start, done, failed, cancelled, interrupted). */
+export interface DiskFormatData {
+  phase: 'start' | 'done' | 'failed' | 'cancelled' | 'interrupted'
 }
 
 /** Journal data of DEVICE_INITED: the public part of the personalisation `cfg`. */
@@ -36,6 +48,8 @@ export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([
   LogType.TRANSITION,
   LogType.DEVICE_INITED,
   LogType.CONFIG_UPDATED,
+  LogType.DISK_FORMAT,
+  LogType.WIPEOUT_ERASE,
 ])
 
 /** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
@@ -63,14 +77,28 @@ export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
 
 /**
  * Personalisation, provisioning and configuration as the journal tells them, folded through
- * the same machines and reducer the identity actor runs live.
+ * the same machines and reducer the identity actor runs live; and what a boot must finish: a
+ * format of the disks, a wipeout's erasure.
  */
 export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant): IdentityFacts {
   const transitions: TransitionData[] = []
   let config = factoryConfig(variant)
+  let lastFormat: string | undefined
+  let erasurePending = false
   for (const record of records) {
-    if (record.type === LogType.TRANSITION && record.decoded)
-      transitions.push(record.decoded as unknown as TransitionData)
+    if (record.type === LogType.TRANSITION && record.decoded) {
+      const transition = record.decoded as unknown as TransitionData
+      transitions.push(transition)
+      if (transition.machine === personalisationMachine.id) {
+        if (transition.to === 'formatting') lastFormat = undefined
+        // A wipeout erases at once; a new owner (personalisation) finds the erasure done or redone at boot.
+        erasurePending = transition.to === 'fresh'
+      }
+    } else if (record.type === LogType.DISK_FORMAT && record.decoded) {
+      lastFormat = String((record.decoded as unknown as DiskFormatData).phase)
+    } else if (record.type === LogType.WIPEOUT_ERASE) {
+      erasurePending = record.result !== LogResult.OK
+    }
     const event = configEvent(record)
     if (event) config = reduceConfig(config, event, variant)
   }
@@ -78,5 +106,7 @@ export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant
     personalisation: replayTransitions(personalisationMachine, personalisationVersion, transitions, { variant }),
     provisioning: replayTransitions(provisioningMachine, provisioningVersion, transitions),
     config,
+    lastFormat,
+    erasurePending,
   }
 }

@@ -11,7 +11,7 @@ export {
 } from './config.js'
 export { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from './disk.js'
 export { healthMachine, healthVersion, type HealthEvent } from './health.js'
-export { configEvent, foldIdentity, IDENTITY_RECORD_TYPES } from './identity-fold.js'
+export { configEvent, type DiskFormatData, foldIdentity, IDENTITY_RECORD_TYPES } from './identity-fold.js'
 export { personalisationMachine, personalisationVersion } from './personalisation.js'
 export { provisioningMachine, provisioningVersion } from './provisioning.js'
 export { ReplayError, stateName, TransitionFold } from './replay.js'

@@ -3,14 +3,16 @@ import type { Variant } from '../protocol/index.js'
 
 /**
  * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->
- * personalised; a wipeout returns it to fresh (from any state). Events carry no data: the event type alone
- * decides, so a replay of the journal's transition records reaches the same state.
+ * personalised; a wipeout returns it to fresh (from any state). A new Disk 0 size (P) formats the
+ * disks again: REFORMAT leads back to `formatting`, which a boot finds unfinished after a power cut
+ * or a stop and starts again, so the disks never stay half formatted. Events carry no data: the
+ * event type alone decides, so a replay of the journal's transition records reaches the same state.
  */
 export const personalisationMachine = setup({
   types: {
     input: {} as { variant: Variant },
     context: {} as { variant: Variant },
-    events: {} as { type: 'PERSONALISE' } | { type: 'FORMAT_DONE' } | { type: 'WIPEOUT' },
+    events: {} as { type: 'PERSONALISE' } | { type: 'FORMAT_DONE' } | { type: 'REFORMAT' } | { type: 'WIPEOUT' },
   },
   guards: {
     hasDisks: ({ context }) => context.variant === 'P',
@@ -29,8 +31,9 @@ export const personalisationMachine = setup({
       },
     },
     formatting: { on: { FORMAT_DONE: 'personalised', WIPEOUT: 'fresh' } },
-    personalised: { on: { WIPEOUT: 'fresh' } },
+    personalised: { on: { REFORMAT: { guard: 'hasDisks', target: 'formatting' }, WIPEOUT: 'fresh' } },
   },
 })
 
+// Still 1: REFORMAT only adds a transition, so every journal written before it replays as it did.
 export const personalisationVersion = 1

@@ -47,6 +47,10 @@ export const LogType = {
   SEAL: 0x81,
   /** Extension: a machine transition `{machine, version, from, to, event}`. */
   TRANSITION: 0x82,
+  /** Extension: a format of the disks (P) started, finished, failed, was cancelled or was found cut short. */
+  DISK_FORMAT: 0x83,
+  /** Extension: a wipeout's erasure of the enclave's owner material and the disks, failed or finished at boot. */
+  WIPEOUT_ERASE: 0x84,
 } as const
 export type LogTypeNumber = (typeof LogType)[keyof typeof LogType]
 

@@ -45,6 +45,8 @@ const PHRASES: Record<number, string> = {
   [LogType.LINK]: 'file linked',
   [LogType.SEAL]: 'sealed',
   [LogType.TRANSITION]: 'transition',
+  [LogType.DISK_FORMAT]: 'disk format',
+  [LogType.WIPEOUT_ERASE]: 'wipeout erasure',
 }
 
 const NAMES = new Map<number, string>(Object.entries(LogType).map(([name, type]) => [type, name]))

@@ -9,7 +9,7 @@ import {
   scopeAudit,
   startGateway,
 } from '../gateway/index.js'
-import { AUTH_RECORD_TYPES, AuthActor, authOperations, formatDisks } from '../actors/auth/index.js'
+import { AUTH_RECORD_TYPES, AuthActor, authOperations } from '../actors/auth/index.js'
 import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
@@ -210,8 +210,12 @@ function runAuth(ctx: ServiceContext): Promise<RunningService> {
       },
       authOperations,
     )
-    actor.start()
-    if (actor.personalisation.matches('formatting')) void formatDisks(actor)
+    try {
+      await actor.start()
+    } catch (err) {
+      await actor.stop()
+      throw err
+    }
     return { stop: () => actor.stop() }
   })
 }

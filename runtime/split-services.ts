@@ -69,15 +69,21 @@ export async function startSplitServices(
     await searchableByAll(o.dataDir)
     await makeSealingKeys(hal)
     await prepareDataDirAccess(o.dataDir, separation.dataDir, hal.variant)
-    tls = await gatewayTls(hal, tls, separation.accounts.get('gateway')!)
   } else {
-    // The gateway opens no enclave: it is given the files to serve.
-    const { certFile, keyFile } = tls ?? hal.enclave.tlsCredentials()
-    tls = { certFile, keyFile }
     o.logger.warn(
       { reason: separation.reason },
       'no uid separation: every service process runs as this user and can read every file of the device',
     )
+  }
+  /**
+   * The files the gateway serves (it opens no enclave), read as it starts: after auth, which erases
+   * a former owner's TLS material in its own process when a wipeout did not finish.
+   */
+  const gatewayFiles = async (): Promise<{ certFile: string; keyFile: string }> => {
+    if (!tls) await hal.enclave.activateStagedTls()
+    if (separation.separate) return gatewayTls(hal, tls, separation.accounts.get('gateway')!)
+    const { certFile, keyFile } = tls ?? hal.enclave.tlsCredentials()
+    return { certFile, keyFile }
   }
   const accountOf = (service: DeviceService) => (separation.separate ? separation.accounts.get(service) : undefined)
   const start = async (config: ServiceChildConfig) => {
@@ -138,7 +144,7 @@ export async function startSplitServices(
         ...(credentials?.get(service) ? { credentials: credentials.get(service)! } : {}),
         ...(service === 'gateway' && o.http ? { http: o.http } : {}),
         ...(service === 'gateway' && o.https ? { https: o.https } : {}),
-        ...(service === 'gateway' && tls ? { tls } : {}),
+        ...(service === 'gateway' ? { tls: await gatewayFiles() } : {}),
         ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
         ...(o.booted ? { booted: o.booted } : {}),
         ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),

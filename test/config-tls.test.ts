@@ -1,13 +1,12 @@
 // POST /api/system/config `tls`: a CA-signed certificate for the device's own key (from the
 // `gen_csr` CSR) or for a key sent encrypted to the device; staged, then served after a reboot.
-import 'reflect-metadata'
-import { Pkcs10CertificateRequest } from '@peculiar/x509'
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls'
 import t from 'tap'
 import { wrapTlsKey } from '../client/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
+import { deviceTlsKey } from './helpers/device-tls.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { bearer, login, owned, type Owned } from './helpers/owner.js'
@@ -58,15 +57,6 @@ async function reboot(o: Owned): Promise<void> {
   o.token = await login(o.base, 'system:config')
 }
 
-/** The device's own TLS public key, from the `gen_csr` CSR. */
-async function ownKey(o: Owned): Promise<KeyObject> {
-  const answer = await postConfig(o, { gen_csr: true })
-  if (answer.status !== 200) throw new Error(`gen_csr: ${answer.status} ${answer.text}`)
-  const csr = new Pkcs10CertificateRequest(Buffer.from(answer.json.csr, 'base64'))
-  if (!(await csr.verify())) throw new Error('the CSR does not verify')
-  return createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' })
-}
-
 async function eid(o: Owned): Promise<Uint8Array> {
   const config = await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })
   return new Uint8Array(Buffer.from(config.json.eid, 'base64'))
@@ -75,7 +65,7 @@ async function eid(o: Owned): Promise<Uint8Array> {
 t.test('a CA-signed certificate for the own key (from gen_csr): staged, served after a reboot', async (t) => {
   const o = await owned(t)
   const own = await served(o.https)
-  const leaf = await issue(intermediate, await ownKey(o), 'hem.example')
+  const leaf = await issue(intermediate, await deviceTlsKey(o.base, o.token), 'hem.example')
 
   const uts = async () => (await call(`${o.base}/api/system/config`, { headers: bearer(o.token) })).json.uts as number
   const utsBefore = await uts()
@@ -157,7 +147,7 @@ t.test('a fresh key sent encrypted with its certificate (P-256 and RSA)', async 
 
 t.test('a later import replaces a staged one', async (t) => {
   const o = await owned(t)
-  const key = await ownKey(o)
+  const key = await deviceTlsKey(o.base, o.token)
   const first = await issue(intermediate, key, 'first.example')
   const second = await issue(root, key, 'second.example')
   t.equal((await postConfig(o, { tls: { crt: chain(first, intermediate.cert) } })).status, 200)

@@ -5,12 +5,12 @@ import { Pkcs10CertificateRequest } from '@peculiar/x509'
 import { X509Certificate, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { connect as netConnect } from 'node:net'
-import { connect as tlsConnect } from 'node:tls'
 import t, { type Test } from 'tap'
 import { buildInitEjwt, passphraseChangeHmac } from '../client/index.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { plainConfigFields } from '../machines/config.js'
 import { b64 } from './helpers/base64.js'
+import { servedCertificate } from './helpers/device-tls.js'
 import { manualClock } from './helpers/clock.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
@@ -58,21 +58,6 @@ function isError(t: Test, answer: Answer, status: number, what: string): void {
   t.equal(answer.status, status, `${what}: ${answer.status} ${answer.text}`)
   t.match(answer.json, { error: /^[a-z_]+$/, message: String }, `${what}: JSON error body`)
   t.equal(answer.headers['content-type'], 'application/json', `${what}: content type`)
-}
-
-/** The DER certificate the HTTPS listener serves. */
-async function servedCertificate(https: string): Promise<Buffer> {
-  const url = new URL(https)
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect(
-      { host: url.hostname, port: Number(url.port), rejectUnauthorized: false, minVersion: 'TLSv1.3' },
-      () => {
-        resolve(socket.getPeerCertificate().raw)
-        socket.destroy()
-      },
-    )
-    socket.on('error', reject)
-  })
 }
 
 t.test('GET config on E: every field of seed §2.1 with its type, none of P', async (t) => {

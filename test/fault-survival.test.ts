@@ -1,7 +1,7 @@
 // Faults under load (DESIGN.md, Testing): kill -9 of hemd, and nats-server stopped or killed,
 // while encrypt requests run; nothing answered 200 is missing from the journal, which verifies.
 import t, { type Test } from 'tap'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encode } from '../protocol/codec.js'
 import { connectBus } from '../bus/connection.js'
@@ -11,7 +11,7 @@ import { RemoteJournal } from '../actors/eventstore/remote-journal.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { isProcessAlive } from '../hal/sim/process-alive.js'
 import { EncryptLoad, type Lane } from './helpers/encrypt-load.js'
-import { auditBin, runHemd, runToEnd } from './helpers/hemd-process.js'
+import { auditBin, powerCut, runHemd, runToEnd } from './helpers/hemd-process.js'
 import { call } from './helpers/http.js'
 import { readJournal, verifyDataDir } from './helpers/journal.js'
 import { api, b64, createKey, Tokens } from './helpers/keys.js'
@@ -57,7 +57,6 @@ t.test(
     const natsPid = Number(/pid (\d+)\)/.exec(first.stdout())![1])
     // The kernel stops the nats-server with its runtime; a test that fails before that must not leave it.
     t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
-    const runtimePid = Number(await readFile(`${data}/run/runtime.pid`, 'utf8'))
     t.equal((await personalise(first.httpUrl, 'E')).status, 200, 'personalised')
     // A key per lane: a lane sends one request at a time, so its key's records tell its requests apart.
     const lanes = await aesLanes(first.httpUrl, first.httpsUrl, LANES)
@@ -65,12 +64,8 @@ t.test(
     const load = new EncryptLoad(first.httpsUrl, lanes, BUS_TIMEOUT_MS + SLACK_MS)
     await until('encrypts answered', () => load.where((o) => o.status === 200).length >= 200)
     const inFlight = load.inFlight
-    // The launcher's process group: the launcher and its runtime at once. Killing the launcher alone
-    // takes the runtime down only once it sees its IPC channel close, which leaves it time to finish
-    // what it was doing. nats-server has a group of its own; it dies with the runtime (its parent-death signal).
-    process.kill(-first.child.pid!, 'SIGKILL')
+    await powerCut(first, data)
     await load.ended()
-    await until('the runtime gone', () => !isProcessAlive(runtimePid))
     t.ok(inFlight > 0, `${inFlight} requests in flight at the kill`)
     t.same(
       load.where((o) => o.status !== undefined && o.status !== 200).map((o) => o.status),

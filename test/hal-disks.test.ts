@@ -2,10 +2,12 @@ import { createCipheriv } from 'node:crypto'
 import { access, mkdir, open, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError } from '../hal/errors.js'
-import { HalCorruptError, openHal, type DiskCipher, type Hal } from '../hal/index.js'
+import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError, FormatCancelledError } from '../hal/errors.js'
+import { HalCorruptError, openHal, type DiskCipher, type FormatHoldPoint, type Hal } from '../hal/index.js'
 import { SYSTEM_RESERVED_SECTORS } from '../hal/sim/device-identity.js'
+import { setSimFormatHold, simFormatHeld } from '../hal/sim/format-hold.js'
 import { builtFirmware } from './helpers/device.js'
+import { until } from './helpers/until.js'
 
 const SECTOR = 512
 /** A small Disk 1, so that its whole image can be searched; Disk 0 takes the rest of the card (sparse). */
@@ -363,3 +365,38 @@ t.test('open, format and erase take turns: an open never straddles the bytes cha
   t.same(Buffer.from(await handle.read(0, 1)), zeros(1), 'opened once the format finished')
   await handle.close()
 })
+
+t.test(
+  'a format cancelled where it is held: as it was before its first write, unformatted after it, done at its end',
+  async (t) => {
+    const { hal, dataDir } = await formatted(t)
+    const disks = hal.disks!
+    const first = disks.layout()!
+    const disk0Sectors = first.disk0Sectors - DISK1_SECTORS
+    const second = { disk0Sectors, disk1Sectors: first.disk1Sectors + DISK1_SECTORS }
+    const expected: [FormatHoldPoint, typeof first | undefined][] = [
+      ['start', first],
+      ['middle', undefined],
+      ['end', second],
+    ]
+    for (const [point, layout] of expected) {
+      await setSimFormatHold(dataDir, point)
+      const controller = new AbortController()
+      const formatting = disks.format(disk0Sectors, () => undefined, controller.signal)
+      await until(`held at ${point}`, async () => (await simFormatHeld(dataDir)) === point)
+      controller.abort('stop')
+      if (point === 'end') await formatting
+      else await t.rejects(formatting, FormatCancelledError, `cancelled at ${point}`)
+      t.same(disks.layout(), layout, `cancelled at ${point}: ${layout ? JSON.stringify(layout) : 'no layout'}`)
+      t.equal(await simFormatHeld(dataDir), undefined, 'no longer held')
+    }
+    await setSimFormatHold(dataDir, undefined)
+    const aborted = AbortSignal.abort('stop')
+    await t.rejects(
+      disks.format(disk0Sectors, () => undefined, aborted),
+      FormatCancelledError,
+      'cancelled before it ran',
+    )
+    t.same(disks.layout(), second, 'which changed nothing')
+  },
+)

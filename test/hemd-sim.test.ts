@@ -14,6 +14,8 @@ t.test('commands and their arguments', async (t) => {
   t.same(parseSimCommand(['entropy', 'biased']), { action: 'entropy', fault: 'biased' })
   t.same(parseSimCommand(['disk', 'full']), { action: 'disk', full: true })
   t.same(parseSimCommand(['disk', 'free']), { action: 'disk', full: false })
+  t.same(parseSimCommand(['format', 'middle']), { action: 'format', hold: 'middle' })
+  t.same(parseSimCommand(['format', 'go']), { action: 'format', hold: null })
   t.same(parseSimCommand(['corrupt', 'journal']), { action: 'corrupt-journal' })
   t.same(parseSimCommand(['corrupt', 'key']), { action: 'corrupt-key' })
   t.same(parseSimCommand(['status']), { action: 'status' })
@@ -26,6 +28,8 @@ t.test('commands and their arguments', async (t) => {
     ['entropy', 'none'],
     ['disk'],
     ['corrupt', 'disk'],
+    ['format'],
+    ['format', 'halfway'],
     ['status', 'now'],
     ['disk', 'full', 'now'],
   ]) {

@@ -110,7 +110,11 @@ t.test('names are stable', async (t) => {
     modelPaths(byName.get(id)!, { input, drivable: machineEvents(byName.get(id)!) }).map((p) => p.name)
   t.strictSame(
     names('personalisation', { variant: 'P' }),
-    ['init → PERSONALISE → FORMAT_DONE → WIPEOUT', 'init → PERSONALISE → WIPEOUT'],
+    [
+      'init → PERSONALISE → FORMAT_DONE → REFORMAT',
+      'init → PERSONALISE → FORMAT_DONE → WIPEOUT',
+      'init → PERSONALISE → WIPEOUT',
+    ],
     'personalisation P',
   )
   t.strictSame(names('personalisation', { variant: 'E' }), ['init → PERSONALISE → WIPEOUT'], 'personalisation E')

@@ -1,9 +1,9 @@
 // Model-based tests of the personalisation machine, on P (fresh → formatting →
-// personalised) and on E (fresh → personalised): every path generated from
-// machines/personalisation.ts runs on its own device; after each step the journal holds exactly
-// the step's TRANSITION record and the device answers as the state says (status `inited` and
-// `format`, the init challenge, login, the disks).
-import { mkdir } from 'node:fs/promises'
+// personalised, and back to formatting for a new Disk 0 size) and on E (fresh → personalised):
+// every path generated from machines/personalisation.ts runs on its own device; after each step the
+// journal holds exactly the step's TRANSITION record and the device answers as the state says
+// (status `inited` and `format`, the init challenge, login, the disks).
+import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Variant } from '../protocol/device.js'
@@ -30,7 +30,15 @@ interface Owner {
  * Disk 0's image taken by a directory: the sim HAL's format fails, as on a broken card, and nothing finishes
  * personalisation until a reboot resumes it.
  */
-const stallFormat = (d: Owner) => mkdir(join(d.dataDir, 'disks', 'disk0.img'), { recursive: true })
+async function stallFormat(d: Owner): Promise<void> {
+  const image = join(d.dataDir, 'disks', 'disk0.img')
+  await rm(image, { force: true })
+  await mkdir(image, { recursive: true })
+  d.stalled = true
+}
+
+/** A Disk 0 size other than the owner's (defaultCfg's 131072 sectors): a reformat. */
+const RESIZED_DISK0 = 196608
 
 function makeRun(variant: Variant): ModelRun<Owner> {
   return {
@@ -43,16 +51,18 @@ function makeRun(variant: Variant): ModelRun<Owner> {
     drivers: {
       PERSONALISE: async (d, walk) => {
         // A format left to run ends within moments: only where the path finishes it does it run.
-        if (variant === 'P' && nextEvent(walk) !== 'FORMAT_DONE') {
-          await stallFormat(d)
-          d.stalled = true
-        }
+        if (variant === 'P' && nextEvent(walk) !== 'FORMAT_DONE') await stallFormat(d)
         const init = await personalise(d.base, variant)
         if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
         d.token = init.json.token as string
       },
       // The device finishes the format it started on its own.
       FORMAT_DONE: async () => undefined,
+      REFORMAT: async (d, walk) => {
+        if (nextEvent(walk) !== 'FORMAT_DONE') await stallFormat(d)
+        const resized = await api(`${d.base}/api/system/config`, d.token!, { storage_disk0size: RESIZED_DISK0 })
+        if (resized.status !== 200) throw new Error(`a new Disk 0 size refused: ${resized.status} ${resized.text}`)
+      },
       WIPEOUT: async (d) => {
         await wipeout(d.base, d.dataDir, d.token!)
         d.token = undefined
@@ -99,6 +109,12 @@ function makeRun(variant: Variant): ModelRun<Owner> {
           { status: 409, json: { error: 'not_formatted' } },
           `unlocking Disk 0: 409 not_formatted (${nextEvent(walk) ?? 'end'})`,
         )
+        // Until a boot formats them, the disks take no other size.
+        t.match(
+          await api(`${d.base}/api/system/config`, d.token!, { storage_disk0size: RESIZED_DISK0 + 65536 }),
+          { status: 409, json: { error: 'formatting' } },
+          'a new Disk 0 size: 409 formatting',
+        )
       },
       personalised: async (t, d) => {
         const shown = await status(d.base)
@@ -131,7 +147,10 @@ async function refusesSecondInit(t: Test, d: Owner): Promise<void> {
 
 const UNDRIVABLE: Record<Variant, Record<string, string>> = {
   P: {},
-  E: { FORMAT_DONE: 'E has no disks to format: personalisation ends at once' },
+  E: {
+    FORMAT_DONE: 'E has no disks to format: personalisation ends at once',
+    REFORMAT: 'E has no disks: storage_disk0size is refused (400)',
+  },
 }
 
 for (const variant of ['P', 'E'] as const) {

@@ -81,8 +81,9 @@ async function liveState(live: Live): Promise<Partial<DeviceReplay>> {
   ).json
   const upgrade = await readModel<UpgradeState>(live, 'upgrade')
   return {
+    // A format not done (running, or failed until a boot runs it again) is personalisation's `formatting`.
     personalisation:
-      s.inited === false ? 'fresh' : String(s.format).startsWith('status') ? 'formatting' : 'personalised',
+      s.inited === false ? 'fresh' : s.format !== undefined && s.format !== 'done' ? 'formatting' : 'personalised',
     health: { state: s.fls_state === 0 ? 'secure' : 'failed', fls: s.fls_state },
     upgrades: { fw: upgrade.fw, ui: upgrade.ui },
     disks: s.storage ? { '0': s.storage[0].split(':')[1], '1': s.storage[1].split(':')[1] } : undefined,

@@ -8,16 +8,9 @@ import { join } from 'node:path'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import { freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
-import { auditBin, runHemd, runToEnd, type HemdProcess } from './helpers/hemd-process.js'
+import { auditBin, powerCut, runHemd, runToEnd, type HemdProcess } from './helpers/hemd-process.js'
 import { until } from './helpers/until.js'
 import { firmwareImage, imageOf, upload } from './helpers/upload.js'
-
-/** SIGKILL to hemd's launcher: the runtime goes down with it, as in a power cut. */
-async function powerCut(hemd: HemdProcess): Promise<void> {
-  const exited = new Promise((resolve) => hemd.child.once('exit', resolve))
-  hemd.child.kill('SIGKILL')
-  await exited
-}
 
 const fwv = async (base: string) => (await call(`${base}/api/system/version`)).json.fwv as string
 
@@ -60,7 +53,7 @@ t.test(
       async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 404,
     )
     await new Promise((resolve) => setTimeout(resolve, 300))
-    await powerCut(hemd)
+    await powerCut(hemd, data)
     await half
     hemd = await start()
     t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 404, 'after a cut upload: nothing staged')
@@ -69,7 +62,7 @@ t.test(
     // 2. Right after the check started.
     t.equal((await upload(base, 'fw', bytes)).status, 200)
     t.equal((await call(`${base}/api/system/upgrade/check_fw`)).status, 201)
-    await powerCut(hemd)
+    await powerCut(hemd, data)
     hemd = await start()
     t.equal(
       (await call(`${base}/api/system/upgrade/check_fw`)).status,
@@ -85,7 +78,7 @@ t.test(
     await until('verified', async () => (await call(`${base}/api/system/upgrade/check_fw`)).status === 200)
     const installing = call(`${base}/api/system/upgrade/install_fw`).catch(() => undefined)
     await new Promise((resolve) => setTimeout(resolve, 15))
-    await powerCut(hemd)
+    await powerCut(hemd, data)
     await installing
     hemd = await start()
     t.ok(
@@ -102,7 +95,7 @@ t.test(
       t.equal((await call(`${base}/api/system/upgrade/install_fw`)).status, 200)
       await until('the trial boot starts', () => hemd.stdout().includes('rebooting into the new firmware'))
     }
-    await powerCut(hemd)
+    await powerCut(hemd, data)
     hemd = await start()
     t.ok([factory, '0.2.0-crash'].includes(await fwv(base)), 'after a cut trial: a firmware that runs')
     t.equal((await call(`${base}/api/system/status`)).json.fls_state, 0)

@@ -9,6 +9,7 @@ import {
   type IdentityState,
   type JournalEntry,
   type KeystoreState,
+  LogResult,
   type StorageState,
 } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
@@ -26,9 +27,11 @@ import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } 
 import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
 import { ChallengeBook } from './challenges.js'
+import { DiskFormat, formatRecord } from './disk-format.js'
 import { FailedLoginAudit } from './failed-login-audit.js'
 import { notingJournalTampers } from './journal-tampers.js'
 import { LoginQueue } from './login-queue.js'
+import { eraseOwnerMaterial } from './owner-erasure.js'
 import { SessionKey } from './session-key.js'
 import type { AuthContext, Now } from './auth-context.js'
 
@@ -69,10 +72,13 @@ export class AuthActor implements AuthContext {
   readonly now: Now
   config: DeviceConfig
   format: string | undefined
+  readonly diskFormat: DiskFormat = new DiskFormat(this)
   /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */
   wipedOut = false
   /** False when the journal did not verify at boot: part of the history, perhaps of the owner's, is lost. */
   readonly intact: boolean
+  /** What the boot must finish before serving, as the journal tells it (see IdentityFacts). */
+  private readonly unfinished: { lastFormat: string | undefined; erasure: boolean }
   /** The keystore's and the storage service's read models: a wipeout reboots once both have followed it. */
   private readonly followers: ReadModelBus
   private readonly followerWatches = new Set<() => void>()
@@ -104,6 +110,7 @@ export class AuthActor implements AuthContext {
     const lost = seen.tamper && facts.personalisation.matches('fresh') && o.hal.enclave.credentials() !== undefined
     this.intact = history.intact && !lost
     this.config = facts.config
+    this.unfinished = { lastFormat: facts.lastFormat, erasure: facts.erasurePending }
     this.personalisation = new MachineRunner(
       { machine: personalisationMachine, version: personalisationVersion },
       o.journal,
@@ -151,15 +158,33 @@ export class AuthActor implements AuthContext {
     )
   }
 
-  start(): void {
+  /**
+   * Serves, once the boot has finished what the journal says a power cut, a stop or a failure left
+   * undone: a wipeout's erasure first (a failure stops the boot: nothing of the former owner may be
+   * served), then a format of the disks, which starts again from its beginning.
+   */
+  async start(): Promise<void> {
+    // Due only while the device is fresh (a personalisation ends it); and a history that does not verify may have
+    // lost the owner: never erase on its word.
+    if (this.unfinished.erasure && this.intact) {
+      this.logger.warn("a wipeout's erasure did not finish: erasing the former owner's material before serving")
+      await eraseOwnerMaterial(this, 'boot')
+    }
     this.host.start()
+    if (this.personalisation.matches('formatting')) {
+      // The last run of this format started (or was decided) and never ended: the power went meanwhile.
+      const cut = this.unfinished.lastFormat === undefined || this.unfinished.lastFormat === 'start'
+      this.diskFormat.start('boot', cut ? [formatRecord(LogResult.FAILED, { phase: 'interrupted' })] : [])
+    }
     this.publish()
   }
 
+  /** A format under way is cancelled, and journaled as such, before the journal goes. */
   async stop(): Promise<void> {
     this.followers.close()
     this.logins.close()
     await this.host.stop()
+    await this.diskFormat.cancel('stop')
     await this.failedLogins.flush()
   }
 

@@ -5,6 +5,7 @@ import type { CheckinAction, CommandReply, CommandRequest, JournalEntry } from '
 import type { BearerGuard, MachineRunner } from '../host/index.js'
 import type { BearerIssuer } from './bearer.js'
 import type { ChallengeBook } from './challenges.js'
+import type { DiskFormat } from './disk-format.js'
 import type { FailedLoginAudit } from './failed-login-audit.js'
 import type { LoginQueue } from './login-queue.js'
 import type { SessionKey } from './session-key.js'
@@ -34,7 +35,10 @@ export interface AuthContext {
   /** The DIAG build (hemd --diag): `diag_wipe_config` is served. */
   readonly diag: boolean
   config: DeviceConfig
+  /** What status shows of the disks' format (P): `status<N>` while one runs, then `done` or `failed`. */
   format: string | undefined
+  /** The format of the disks (P) that personalisation's `formatting` waits for. */
+  readonly diskFormat: DiskFormat
   /** Set by a wipeout: this incarnation takes no new owner (a reboot follows). */
   wipedOut: boolean
   publish(): void

@@ -14,7 +14,8 @@ import { journalSubject } from '../host/index.js'
 import type { AuthContext } from './auth-context.js'
 import { configUpdated } from './config-updated.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
-import { formatDisks, genuineOf } from './personalise.js'
+import { eraseOwnerMaterial } from './owner-erasure.js'
+import { genuineOf } from './personalise.js'
 
 /** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */
 export function readConfig(actor: AuthContext): CommandReply {
@@ -85,7 +86,7 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
       if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
       throw err
     }
-    await wipeout(actor, configUpdated(200, req.rid, { wipeout: true }, subject))
+    await wipeout(actor, configUpdated(200, req.rid, { wipeout: true }, subject), { rid: req.rid, ...subject })
     return { status: 200, body: { updated: true, reboot_required: true } }
   }
   let plan: UpdatePlan
@@ -97,16 +98,19 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
     throw err
   }
 
-  // A new Disk 0 size repartitions and reformats both disks (contract §6): not while they are being formatted.
+  // A new Disk 0 size repartitions and reformats both disks (contract §6): not while a format waits to finish.
   const reformat = plan.changed.storage_disk0size !== undefined
-  if (reformat && actor.format?.startsWith('status'))
+  if (reformat && !actor.personalisation.can({ type: 'REFORMAT' }))
     return fail(409, 'formatting', 'The disks are being formatted; try again when status shows format "done"')
 
   const secrets = [...(plan.userkey ? ['userkey'] : []), ...(plan.tls ? ['tls'] : [])]
   const updated = Object.keys(plan.changed).length > 0 || secrets.length > 0
   const uts = nextUts(actor.config.uts, actor.now())
   const changes = updated ? { changed: plan.changed, uts, ...(secrets.length ? { secrets } : {}) } : {}
-  await actor.journal([configUpdated(200, req.rid, changes, subject)])
+  const record = configUpdated(200, req.rid, changes, subject)
+  // The new size and the format it asks for in one append: a boot finds both, or neither.
+  if (reformat) await actor.personalisation.send({ type: 'REFORMAT' }, [record])
+  else await actor.journal([record])
   if (plan.userkey) {
     const stored = actor.hal.enclave.credentials()!
     await actor.hal.enclave.setCredentials({ ...stored, user: plan.userkey })
@@ -116,7 +120,7 @@ export async function updateConfig(actor: AuthContext, req: CommandRequest): Pro
     actor.applyConfig({ kind: 'updated', changed: plan.changed, uts })
     actor.publish()
   }
-  if (reformat) void formatDisks(actor)
+  if (reformat) actor.diskFormat.start('reformat')
   const csr = plan.genCsr ? { csr: encodeBase64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
   const genuine = plan.genCsr && actor.hal.variant === 'P' ? { genuine: encodeBase64(genuineOf(actor)) } : {}
   return { status: 200, body: { ...csr, ...genuine, updated, ...(plan.tls ? { reboot_required: true } : {}) } }
@@ -172,16 +176,21 @@ const WIPEOUT_FOLLOW_MS = 5_000
 
 /**
  * Factory reset through the personalisation machine, journaled with `record` (the CONFIG_UPDATED of
- * whoever asked); the journal survives, then the device reboots. Resolves once the wipeout is applied;
- * throws when the enclave or the disks could not be erased (the reboot follows all the same).
+ * whoever asked, request `origin`); the journal survives, then the device reboots. A format under
+ * way is cancelled first. Resolves once the wipeout is applied; throws when the enclave or the
+ * disks could not be erased (the reboot follows all the same, and the next boot erases them).
  */
-export async function wipeout(actor: AuthContext, record: JournalEntry): Promise<void> {
+export async function wipeout(
+  actor: AuthContext,
+  record: JournalEntry,
+  origin: { rid: string; subject?: string },
+): Promise<void> {
+  await actor.diskFormat.cancel('wipeout')
   await actor.personalisation.send({ type: 'WIPEOUT' }, [record])
   actor.wipedOut = true
   try {
-    // Each is tried whatever the other does; a failure is the answer, once the wipeout is applied.
-    const erased = await Promise.allSettled([actor.hal.enclave.wipe(), actor.hal.disks?.erase()])
-    for (const result of erased) if (result.status === 'rejected') throw result.reason
+    // A failure is the answer, once the wipeout is applied.
+    await eraseOwnerMaterial(actor, origin)
   } finally {
     // Journaled, so in force whatever failed: the old owner's configuration goes, and the reboot follows.
     actor.applyConfig({ kind: 'wiped' })

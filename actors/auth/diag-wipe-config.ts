@@ -11,6 +11,6 @@ import { wipeout } from './config-endpoint.js'
  */
 export async function diagWipeConfig(actor: AuthContext, req: CommandRequest): Promise<CommandReply> {
   actor.logger.warn({ rid: req.rid }, 'DIAG: configuration, keys and disks wiped out; the device restarts')
-  await wipeout(actor, configUpdated(200, req.rid, { wipeout: true, diag: true }))
+  await wipeout(actor, configUpdated(200, req.rid, { wipeout: true, diag: true }), { rid: req.rid })
   return { status: 200 }
 }

@@ -8,7 +8,6 @@ import {
   LogResult,
   LogType,
 } from '../../protocol/index.js'
-import { EventRefusedError } from '../host/index.js'
 import type { AuthContext } from './auth-context.js'
 import { clientSource } from './client-source.js'
 import { INIT_TOKEN_LIFETIME } from './bearer.js'
@@ -88,7 +87,7 @@ export async function personalise(actor: AuthContext, req: CommandRequest): Prom
       throw err
     }
     actor.applyConfig({ kind: 'personalised', cfg: changes, instanceid, at })
-    if (actor.personalisation.matches('formatting')) void formatDisks(actor)
+    if (actor.personalisation.matches('formatting')) actor.diskFormat.start('personalisation')
     actor.publish()
     const token = actor.tokens.mint({ scope: 'system:config', sub: 'U', exp: at + INIT_TOKEN_LIFETIME }, at)
     const csr = cfg.gen_csr === true ? { csr: encodeBase64(await actor.hal.enclave.tlsCsr(actor.config.hostname)) } : {}
@@ -102,46 +101,6 @@ export async function personalise(actor: AuthContext, req: CommandRequest): Prom
         err.status === 400 ? err.message : 'Authentication failed',
       )
     if (err instanceof ConfigRuleError) return fail(err.status, err.code, err.message)
-    throw err
-  }
-}
-
-/**
- * Formats the disks (P) while status shows `format: status<N>`, then finishes personalisation.
- * Also resumes a format that a crash or reboot interrupted.
- */
-export async function formatDisks(actor: AuthContext): Promise<void> {
-  const { disks, storage } = actor.hal
-  const disk0 = actor.config.storage_disk0size ?? storage.disk0Sectors
-  actor.format = 'status0'
-  actor.publish()
-  try {
-    await disks!.format(disk0, (percent) => {
-      actor.format = `status${percent}`
-      actor.publish()
-    })
-    // A device wiped out meanwhile shows no format, as the wipeout leaves it.
-    actor.format = (await formatDone(actor)) ? 'done' : undefined
-    if (actor.format === undefined) actor.logger.info('the device was wiped out while its disks were formatted')
-  } catch (err) {
-    actor.logger.error({ err: (err as Error).message }, 'formatting the disks failed')
-    actor.format = 'failed'
-  }
-  actor.publish()
-}
-
-/** Finishes personalisation where it waits for the disks; false when a wipeout came first. */
-async function formatDone(actor: AuthContext): Promise<boolean> {
-  const { personalisation } = actor
-  if (personalisation.matches('fresh')) return false
-  // A reformat (a new Disk 0 size) of a personalised device has no personalisation to finish.
-  if (!personalisation.can({ type: 'FORMAT_DONE' })) return true
-  try {
-    await personalisation.send({ type: 'FORMAT_DONE' })
-    return true
-  } catch (err) {
-    // Refused although it was possible just before: only a wipeout (queued first) leaves `formatting`.
-    if (err instanceof EventRefusedError) return false
     throw err
   }
 }

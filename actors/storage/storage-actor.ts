@@ -127,8 +127,9 @@ export class StorageActor {
 
   private async align(): Promise<void> {
     const identity = this.identity.readModel<IdentityState>('auth')
-    // A reformat (storage_disk0size) shows as `status<N>` while it runs and locks the disks under us.
-    const formatting = identity?.format?.startsWith('status') === true
+    // A format shows as `status<N>` while it runs (and locks the disks under us), `failed` when it did not finish:
+    // whatever layout the disks hold meanwhile (the last format's, or this one's before it is journaled done) is none.
+    const formatting = identity?.format !== undefined && identity.format !== 'done'
     const formatted = this.o.hal.disks?.layout() !== undefined && identity?.inited === true && !formatting
     const failed = this.failState() !== 0
     for (const [index, disk] of this.disks.entries()) {

@@ -1,12 +1,13 @@
 import { type CommandReply, fail } from '../../protocol/index.js'
 import type { CommandHandler } from '../../bus/index.js'
-import type { FaultInjector } from '../../hal/index.js'
+import type { FaultInjector, FormatHoldPoint } from '../../hal/index.js'
 
 /** What a sim command asks for (`hemd sim ...`, over `hem.<devid>.cmd.system.sim`). */
 export type SimCommand =
   | { action: 'temperature'; celsius: number | null }
   | { action: 'entropy'; fault: 'none' | 'stuck' | 'biased' }
   | { action: 'disk'; full: boolean }
+  | { action: 'format'; hold: FormatHoldPoint | null }
   | { action: 'corrupt-journal' }
   | { action: 'corrupt-key' }
   | { action: 'status' }
@@ -36,6 +37,9 @@ export function simControl(faults: FaultInjector, system: Sampled): CommandHandl
       case 'disk':
         await faults.setDiskFull(command.full)
         break
+      case 'format':
+        await faults.holdFormat(command.hold ?? undefined)
+        break
       case 'corrupt-journal':
         result = await faults.corruptJournal()
         break
@@ -55,7 +59,7 @@ export function simControl(faults: FaultInjector, system: Sampled): CommandHandl
 
 function parse(body: unknown): SimCommand | string {
   if (typeof body !== 'object' || body === null) return 'the body must be an object with an `action`'
-  const { action, celsius, fault, full } = body as Record<string, unknown>
+  const { action, celsius, fault, full, hold } = body as Record<string, unknown>
   switch (action) {
     case 'temperature':
       if (celsius === null || (typeof celsius === 'number' && Number.isFinite(celsius) && Math.abs(celsius) <= 1000))
@@ -67,6 +71,9 @@ function parse(body: unknown): SimCommand | string {
     case 'disk':
       if (typeof full === 'boolean') return { action, full }
       return '`full` must be true or false'
+    case 'format':
+      if (hold === null || hold === 'start' || hold === 'middle' || hold === 'end') return { action, hold }
+      return '`hold` must be start, middle, end (where every format stops) or null (none stops)'
     case 'corrupt-journal':
     case 'corrupt-key':
     case 'status':
@@ -74,7 +81,7 @@ function parse(body: unknown): SimCommand | string {
     default:
       return (
         `unknown action ${JSON.stringify(action)}: ` +
-        'temperature, entropy, disk, corrupt-journal, corrupt-key or status'
+        'temperature, entropy, disk, format, corrupt-journal, corrupt-key or status'
       )
   }
 }

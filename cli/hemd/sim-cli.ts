@@ -18,6 +18,10 @@ Commands:
   entropy stuck|biased   the entropy source repeats one byte / gives four zero bytes in five
   entropy ok             the entropy source is sound again (a latched failure needs a reboot)
   disk full|free         every write to the device's data fails as on a full disk / works again
+  format POINT           every format of the disks (P) stops at POINT until format go: start
+                         (before its first write), middle (Disk 0 written, Disk 1 not) or end
+                         (all written, before it returns); for drills of a power cut or a stop
+  format go              formats run through again (a held one goes on)
   corrupt journal        flips a byte in a record of the newest journal file
   corrupt key            flips a byte in the first stored key record
   status                 samples the sensors now and shows fls_state
@@ -110,6 +114,10 @@ export function parseSimCommand(words: string[]): SimCommand {
     case 'disk':
       if (arg === 'full' || arg === 'free') return { action: 'disk', full: arg === 'full' }
       throw new Error('disk takes full or free')
+    case 'format':
+      if (arg === 'go') return { action: 'format', hold: null }
+      if (arg === 'start' || arg === 'middle' || arg === 'end') return { action: 'format', hold: arg }
+      throw new Error('format takes start, middle, end or go')
     case 'corrupt':
       if (arg === 'journal') return { action: 'corrupt-journal' }
       if (arg === 'key') return { action: 'corrupt-key' }

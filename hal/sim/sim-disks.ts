@@ -2,11 +2,19 @@ import { createCipheriv, createDecipheriv } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { DiskLockedError, DiskNotFormattedError, DiskReadOnlyError, HalCorruptError, HalError } from '../errors.js'
+import {
+  DiskLockedError,
+  DiskNotFormattedError,
+  DiskReadOnlyError,
+  FormatCancelledError,
+  HalCorruptError,
+  HalError,
+} from '../errors.js'
 import type { DiskCipher, DiskHandle, DiskLayout, DiskMode, DiskStore, EntropySource, Sealer } from '../types.js'
 import { writeFileAtomic } from './atomic-file.js'
 import { SimDiskSpace } from './disk-space.js'
 import { errorCode } from './error-code.js'
+import { holdFormatAt } from './format-hold.js'
 
 /**
  * Group-writable: with --split as separate users, the auth process formats the disks and the
@@ -44,6 +52,7 @@ export type DiskKeySealer = Sealer
  *
  * The images live in the data dir, whose simulated disk may be full (disk-space.ts): a format is
  * then refused before it changes anything, and a sector write fails after half its sectors land.
+ * A format can be held at a point of its course (format-hold.ts), to cut the power or stop there.
  */
 export class SimDisks implements DiskStore {
   readonly #handles = new Set<SimDiskHandle>()
@@ -64,7 +73,7 @@ export class SimDisks implements DiskStore {
     return readLayout(join(this.dir, 'layout.json'))
   }
 
-  async format(disk0Sectors: number, onProgress: (percent: number) => void): Promise<void> {
+  async format(disk0Sectors: number, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<void> {
     const disk1Sectors = this.capacitySectors - this.reservedSectors - disk0Sectors
     if (
       !Number.isSafeInteger(disk0Sectors) ||
@@ -74,7 +83,7 @@ export class SimDisks implements DiskStore {
       throw new HalError(`a Disk 0 of ${disk0Sectors} sectors does not fit the card`)
     }
     if (typeof onProgress !== 'function') throw new TypeError('onProgress must be a function')
-    return this.serially(() => this.reformat(disk0Sectors, disk1Sectors, onProgress))
+    return this.serially(() => this.reformat(disk0Sectors, disk1Sectors, onProgress, signal))
   }
 
   erase(): Promise<void> {
@@ -102,7 +111,15 @@ export class SimDisks implements DiskStore {
     disk0Sectors: number,
     disk1Sectors: number,
     onProgress: (percent: number) => void,
+    signal: AbortSignal | undefined,
   ): Promise<void> {
+    const { dataDir } = this.space
+    // Between steps, never within one: what a step wrote is whole when the format stops.
+    const go = () => {
+      if (signal?.aborted) throw new FormatCancelledError({ cause: signal.reason })
+    }
+    await holdFormatAt(dataDir, 'start', signal)
+    go()
     // Before the layout goes: a format refused for want of space leaves the disks as they were.
     this.space.check('open', join(this.dir, DISK_KEY))
     await this.lockAll()
@@ -129,12 +146,19 @@ export class SimDisks implements DiskStore {
           this.space.check('fsync', path)
           await image.sync()
           onProgress(Math.round((++step * 100) / STEPS))
+          go()
         }
       } finally {
         await image.close()
       }
+      if (index === 0) {
+        await holdFormatAt(dataDir, 'middle', signal)
+        go()
+      }
     }
     await writeFileAtomic(join(this.dir, 'layout.json'), JSON.stringify(layout), DISK_FILE_MODE)
+    // Complete: a cancel from here on changes nothing, and the format returns as finished.
+    await holdFormatAt(dataDir, 'end', signal)
   }
 
   private async unlock(disk: 0 | 1, mode: DiskMode, cipher: DiskCipher | undefined): Promise<DiskHandle> {

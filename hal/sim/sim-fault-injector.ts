@@ -1,8 +1,9 @@
 import { mkdir, open, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { EntropyFault, FaultInjector, JournalMedia, KeySlotMedia } from '../types.js'
+import type { EntropyFault, FaultInjector, FormatHoldPoint, JournalMedia, KeySlotMedia } from '../types.js'
 import { setSimDiskFull } from './disk-space.js'
 import { writeFileAtomic } from './atomic-file.js'
+import { setSimFormatHold } from './format-hold.js'
 
 /** Where the simulator's knobs live: plain files under `<data>/sim`, outside the device's own state. */
 export function simFaultFiles(dataDir: string): { temperature: string; entropy: string } {
@@ -36,6 +37,10 @@ export class SimFaultInjector implements FaultInjector {
 
   setDiskFull(full: boolean): Promise<void> {
     return setSimDiskFull(this.dataDir, full)
+  }
+
+  holdFormat(point: FormatHoldPoint | undefined): Promise<void> {
+    return setSimFormatHold(this.dataDir, point)
   }
 
   async corruptJournal(): Promise<{ file: string; line: number }> {

@@ -48,7 +48,7 @@ export class TlsStore {
     const own = await readCredentials(join(dir, OWN_CERT), ownKeyFile)
     const store = new TlsStore(dir, devid, ownKey, own)
     if (activate) await store.activate()
-    store.#active = await store.#readActive()
+    else store.#active = await store.#readActive()
     return store
   }
 
@@ -94,13 +94,16 @@ export class TlsStore {
 
   async activate(): Promise<boolean> {
     const staged = join(this.dir, STAGED)
-    if (!(await exists(join(staged, CHAIN)))) return false
-    const imported = join(this.dir, IMPORTED)
-    await rm(imported, { recursive: true, force: true })
-    await rename(staged, imported)
-    await syncDirectory(this.dir)
+    const activated = await exists(join(staged, CHAIN))
+    if (activated) {
+      const imported = join(this.dir, IMPORTED)
+      await rm(imported, { recursive: true, force: true })
+      await rename(staged, imported)
+      await syncDirectory(this.dir)
+    }
+    // Read again in any case: with --split another process changes the set (auth's wipeout clears it).
     this.#active = await this.#readActive()
-    return true
+    return activated
   }
 
   /** Forgets staged and imported material: the own pair is served from the next restart on. */

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { HEMD_NODE_FLAGS } from '../../runtime/node-flags.js'
 import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { isProcessAlive } from '../../hal/sim/process-alive.js'
 import { distDir } from './device.js'
+import { until } from './until.js'
 
 export interface HemdProcess {
   child: ChildProcess
@@ -62,6 +66,20 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
       return exited
     },
   }
+}
+
+/**
+ * A power cut: SIGKILL to hemd's process group, its launcher and the runtime of `dataDir` at once
+ * (the launcher killed alone takes the runtime down only once the runtime sees its IPC channel
+ * close, which leaves it time to finish what it was doing). Resolves once both are gone; the
+ * runtime's nats-server, in a group of its own, dies with it (its parent-death signal).
+ */
+export async function powerCut(hemd: HemdProcess, dataDir: string): Promise<void> {
+  const runtime = Number(await readFile(join(dataDir, 'run', 'runtime.pid'), 'utf8'))
+  const exited = hemd.child.exitCode === null && hemd.child.signalCode === null && once(hemd.child, 'exit')
+  process.kill(-hemd.child.pid!, 'SIGKILL')
+  await exited
+  await until('the runtime gone', () => !isProcessAlive(runtime))
 }
 
 /** Runs a built executable to completion. */
