@@ -18,8 +18,9 @@ const LIFETIME_S = 60
 /**
  * Times the login brake's states through `POST /api/auth/token` (each answer from the POST to
  * its answer, the challenge fetched before): a success after no failure, a wrong guess after
- * three failures in a row, and four parallel wrong guesses after one failure (taken one at a
- * time: 500 + 500 + 1500 + 1500 ms at least). The owner logs in last, which resets the brake.
+ * three failures in a row, and four parallel wrong guesses after one failure (checked at the
+ * device's pace: the attempts before spent its three quick checks, so one per 1.5 s, about 6 s
+ * for the four). The owner logs in last, which resets the brake.
  */
 export async function measureLoginBrake(hemd: HemdTarget): Promise<BrakeSample> {
   const { client } = hemd

@@ -25,7 +25,7 @@ export interface TimingResult {
 const TITLES = {
   'login-0': 'login after a success, no failure counted (floor 500 ms)',
   'login-3': 'wrong guess after 3 failures in a row (floor 1500 ms)',
-  'login-4par': '4 parallel wrong guesses after 1 failure, to the last answer (serialised, floor 4000 ms)',
+  'login-4par': '4 parallel wrong guesses after 1 failure, to the last answer (at the pace of checks, floor 4 s)',
   'ejwt-parse': "10 MB eJWT refused by the auth actor's parse (in process)",
   'ejwt-413': '10 MB login body to its 413 over HTTPS (the body limit answers it)',
   'upload-408': 'stalled upload (100000 announced, 300 sent), last byte to 408, dosprot 1 (500 ms)',

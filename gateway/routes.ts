@@ -126,7 +126,7 @@ export const routeTable: readonly Route[] = [
     bodyCheck: 'actor',
     deadline: 'medium',
     source: true,
-    tooManyRequests: 'too many login attempts wait, from this client or in all; refused at once, Retry-After in s',
+    tooManyRequests: 'too many login attempts wait, from this client or in all; refused unread, Retry-After in s',
   }),
 
   route('GET', '/api/system/config', operationAccess.configRead, command('auth', 'config_get')),

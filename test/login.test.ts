@@ -333,22 +333,17 @@ t.test(
     t.equal(afterReset.status, 401)
     t.ok(afterReset.ms >= 500, `after the success: ≥ 500 ms (${afterReset.ms.toFixed(0)})`)
 
-    // Parallel guesses are taken one at a time: the fourth in a row is slowed like any other.
-    const started = clock.monotonic()
+    // Parallel guesses: each held to the client's floor. That they are checked at the device's pace
+    // is login-queue.test.ts's, on a simulated clock: here the skipped sleeps of parallel holds add up.
     const challenges = await Promise.all([1, 2, 3, 4].map(() => challengeOf(base)))
     const parallel = await Promise.all(
-      challenges.map(async (c) => {
-        const answer = await postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000)))
-        return { status: answer.status, ms: clock.monotonic() - started }
-      }),
+      challenges.map((c) => timed(clock, () => postAuth(base, loginEjwt(wrong, c, Math.floor(Date.now() / 1000))))),
     )
     t.same(
       parallel.map((p) => p.status),
       [401, 401, 401, 401],
     )
-    const last = Math.max(...parallel.map((p) => p.ms))
-    // One failure is already counted: 500 + 500 + 1500 + 1500, where four at once would take 1500.
-    t.ok(last >= 4000, `parallel guesses are serialised (${last.toFixed(0)} ms for 4)`)
+    for (const p of parallel) t.ok(p.ms >= 500, `a parallel guess ≥ 500 ms (${p.ms.toFixed(0)})`)
   },
 )
 
@@ -363,12 +358,12 @@ t.test('the brake: an attempt that throws is answered no sooner, and counts as a
     )
     const ms = performance.now() - started
     t.ok(ms >= 500, `a thrown attempt ${i} took ≥ 500 ms (${ms.toFixed(0)})`)
-    t.equal(queue.brake.minimumDuration(), i < 3 ? 500 : 1500, `${i} thrown: ${i} failures`)
+    t.equal(queue.floor('127.0.0.1'), i < 3 ? 500 : 1500, `${i} thrown: ${i} failures`)
   }
   const started = performance.now()
   t.equal((await braked(async () => ({ status: 200 }))).status, 200)
   t.ok(performance.now() - started >= 1500, 'the next attempt is slowed')
-  t.equal(queue.brake.minimumDuration(), 500, 'and its success resets the brake')
+  t.equal(queue.floor('127.0.0.1'), 500, 'and its success resets the brake')
 })
 
 t.test('the brake holds for malformed bodies too: the auth actor answers them', async (t) => {

@@ -8,10 +8,10 @@ export interface LoginBrakeOptions {
 }
 
 /**
- * The brute-force brake of POST /api/auth/token, as policy only: the caller reads
- * minimumDuration() when an attempt starts, records its outcome, and answers no sooner than
- * that many milliseconds after the start. Attempts must be handled one at a time, or parallel
- * guesses would all start before the failures that should slow them are recorded.
+ * The brute-force brake of POST /api/auth/token, as policy only: one per client (LoginSources),
+ * whose answers the login queue holds to minimumDuration() read at their arrival; the outcomes
+ * of its examined attempts are recorded. What bounds guessing device-wide is the pace of checks
+ * (GuessPace, on the same numbers).
  */
 export class LoginBrake {
   readonly #baseMs: number

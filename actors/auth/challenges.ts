@@ -75,13 +75,24 @@ export class ChallengeBook {
 
   /** True once for a live challenge (any base64 spelling of its bytes); it is gone afterwards either way. */
   consume(jti: unknown, now: number): boolean {
-    const bytes = base64Field(jti)
-    if (bytes?.length !== 32) return false
-    const key = Buffer.from(bytes).toString('base64')
+    const key = this.#key(jti)
+    if (key === undefined) return false
     const entry = this.#live.get(key)
     if (entry === undefined) return false
     this.#drop(key)
     return now <= entry.exp
+  }
+
+  /** True for a live challenge, which stays so: the login's screen, which must not use it up. */
+  live(jti: unknown, now: number): boolean {
+    const key = this.#key(jti)
+    const entry = key === undefined ? undefined : this.#live.get(key)
+    return entry !== undefined && now <= entry.exp
+  }
+
+  #key(jti: unknown): string | undefined {
+    const bytes = base64Field(jti)
+    return bytes?.length === 32 ? Buffer.from(bytes).toString('base64') : undefined
   }
 
   #drop(key: string): void {

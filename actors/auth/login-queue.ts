@@ -1,169 +1,293 @@
 import type { Clock } from '../../hal/index.js'
 import { type CommandReply, deadlinePassed, fail, TIMEOUT_ERROR } from '../../protocol/index.js'
-import { LoginBrake } from './brake.js'
+import type { LoginBrakeOptions } from './brake.js'
+import { GuessPace } from './guess-pace.js'
+import { LoginSources } from './login-sources.js'
 
 export interface LoginQueueOptions {
-  /** The brake's clock: each answer is timed on `monotonic`, and held back by `sleep`. */
+  /** The brake's clock: answers and the pace of checks are timed on `monotonic`, and held back by `sleep`. */
   clock: Pick<Clock, 'monotonic' | 'sleep'>
-  brake?: LoginBrake
+  /** The floors of each client's answers and the device's pace of checks (GuessPace); defaults 500, 1500 ms, 3. */
+  brake?: LoginBrakeOptions
   /** The host clock that command deadlines are read on (ms since the epoch); tests inject one. */
   now?: () => number
-  /** Attempts one client may have waiting or running; default 8. */
+  /** Attempts one client may have in flight, from their arrival to their answer; default 8. */
   perSource?: number
-  /** Attempts waiting, all clients together; default 32. */
+  /** Attempts waiting for their check, all clients together; default 32. */
   total?: number
 }
 
+/** An attempt's check: the passphrase's, run one at a time at the device's pace. */
+export type LoginCheck = () => Promise<CommandReply>
+
+/** What refuses an attempt without testing any guess (its shape, claims, challenge); undefined to check it. */
+export type LoginScreen = () => Promise<CommandReply | undefined>
+
 interface Waiting {
+  source: string
+  /** Arrival order. */
+  seq: number
   deadline: unknown
-  attempt: () => Promise<CommandReply>
-  settle(reply: Promise<CommandReply>): void
+  check: LoginCheck
+  settle(outcome: { reply: CommandReply } | { error: unknown }): void
 }
 
-/** The 429 of an attempt that does not fit: answered at once, its eJWT never read. */
+/** The 429 of an attempt that does not fit: its eJWT never read. */
 export const QUEUE_FULL = 429
 
 /**
- * The login attempts of POST /api/auth/token: one at a time behind the brake, since parallel
- * guesses would all start before the failures that should slow them are counted; and shared out
- * so that strangers cannot lock the owner out.
- * - Bounded: a client (see clientSource) has at most `perSource` attempts waiting or running, all
- *   clients together at most `total` waiting. What does not fit is refused at once (429, with the
- *   seconds to wait) and never examined, so the refusal tells nothing of the eJWT. When the queue
- *   is full, a client with fewer waiting than the busiest client takes that client's newest place.
- * - Fair: the client served least recently goes next, so an attempt waits for at most one turn of
- *   each other client with attempts waiting, however many those have queued.
+ * The login attempts of POST /api/auth/token. A guess is tested only in a check, and checks run
+ * one at a time at the device's pace (GuessPace: ≥ 500 ms apart, ≤ 3 + t / 1.5 s in any t s),
+ * so parallel guesses, from one address or many, gain nothing. An answer is held to its client's
+ * floor (LoginSources: 500 ms, 1500 ms after its 3 refusals in a row), counted from its arrival;
+ * the holds run side by side and take no turn, so that strangers' answers do not push the
+ * owner's back.
+ * - Screened: what needs no guess tested (malformed, bad claims, no live challenge, see login.ts)
+ *   is refused at once, and answered at its floor; it takes no check.
+ * - Ordered: the next check goes to the client with the fewest recent refusals, then the fewest
+ *   attempts waiting; among equals, to the one that asked last (the oldest of a wave waits); a
+ *   client's own attempts in order. A client with no recent refusal, asking once (the owner), is
+ *   checked at the next place of the pace, however many addresses flood.
+ * - Bounded: a client has at most `perSource` attempts in flight, all clients together at most
+ *   `total` waiting. What does not fit is refused (429, with the seconds to wait), unread, at its
+ *   floor. When the queue is full, an attempt of a client placed better than the worst one takes
+ *   that client's newest place (refused 429), so junk can never fill it against the owner.
  * - An attempt whose deadline passed while it waited is dropped unread (504): its client had its
- *   answer from the gateway already, and working it through would only delay the others.
+ *   answer from the gateway already.
  */
 export class LoginQueue {
-  readonly brake: LoginBrake
   readonly #clock: Pick<Clock, 'monotonic' | 'sleep'>
   readonly #now: () => number
   readonly #perSource: number
   readonly #total: number
-  // Each client's waiting attempts; Map order is the order clients are served in (least recently first).
-  readonly #waiting = new Map<string, Waiting[]>()
-  #size = 0
-  // The client whose attempt runs, and its attempts waiting meanwhile (out of #waiting until its turn ends).
-  #running: { source: string; rest: Waiting[] } | undefined
+  readonly #pace: GuessPace
+  readonly #sources: LoginSources
+  readonly #inFlight = new Map<string, number>()
+  readonly #waiting: Waiting[] = []
+  #seq = 0
+  #checking = false
   #closed = false
 
   constructor(options: LoginQueueOptions) {
     this.#clock = options.clock
-    this.brake = options.brake ?? new LoginBrake()
     this.#now = options.now ?? Date.now
     this.#perSource = options.perSource ?? 8
     this.#total = options.total ?? 32
+    this.#pace = new GuessPace(options.brake)
+    this.#sources = new LoginSources(options.brake ? { brake: options.brake } : {})
   }
 
-  /** Attempts waiting (the running one excluded). */
+  /** Attempts waiting for their check. */
   get waiting(): number {
-    return this.#size
+    return this.#waiting.length
+  }
+
+  /** Milliseconds an answer to `source` arriving now takes at least. */
+  floor(source: string): number {
+    return this.#sources.floor(source, this.#clock.monotonic())
   }
 
   /**
-   * Answers every waiting attempt, and any that comes, 503 `stopping` unread: a stopping service
-   * answers them now rather than when their deadlines pass. The running one finishes.
+   * Answers every waiting attempt, and any that comes, 503 `stopping` unread and at once: a
+   * stopping service answers them now rather than when their deadlines pass. A check under way
+   * finishes.
    */
   close(): void {
     this.#closed = true
-    for (const queued of [...this.#waiting.values(), this.#running?.rest ?? []])
-      for (const waiting of queued.splice(0)) waiting.settle(Promise.resolve(stopping()))
-    this.#waiting.clear()
-    this.#size = 0
+    for (const waiting of this.#waiting.splice(0)) waiting.settle({ reply: stopping() })
   }
 
-  /** Runs `attempt` for `source` in its turn, answered no sooner than the brake says; or refuses it. */
-  run(source: string, deadline: unknown, attempt: () => Promise<CommandReply>): Promise<CommandReply> {
-    if (this.#closed) return Promise.resolve(stopping())
-    const own = this.#pending(source)
-    if (own >= this.#perSource || (this.#size >= this.#total && !this.#yieldPlace(own))) return this.#refusal(own)
-    return new Promise((resolve) => {
-      const queued = this.#running?.source === source ? this.#running.rest : this.#queueOf(source)
-      queued.push({ deadline, attempt, settle: resolve })
-      this.#size += 1
-      if (!this.#running) void this.#next()
+  /**
+   * Answers an attempt of `source`: `screen` first, then, unless it refused, `check` in its
+   * place; no sooner than the client's floor after its arrival, and a refusal if it does not fit.
+   */
+  async run(source: string, deadline: unknown, check: LoginCheck, screen?: LoginScreen): Promise<CommandReply> {
+    if (this.#closed) return stopping()
+    const arrived = this.#clock.monotonic()
+    const floor = this.#sources.floor(source, arrived)
+    const own = this.#inFlight.get(source) ?? 0
+    if (own >= this.#perSource) {
+      this.#sources.refused(source, arrived)
+      await this.#hold(arrived, floor)
+      return this.#refusal(own)
+    }
+    this.#inFlight.set(source, own + 1)
+    let reply: CommandReply | undefined
+    try {
+      reply = await this.#answer(source, deadline, check, screen)
+      return reply
+    } finally {
+      if (!isStopping(reply)) await this.#hold(arrived, floor)
+      const left = this.#inFlight.get(source)! - 1
+      if (left > 0) this.#inFlight.set(source, left)
+      else this.#inFlight.delete(source)
+    }
+  }
+
+  async #answer(source: string, deadline: unknown, check: LoginCheck, screen?: LoginScreen): Promise<CommandReply> {
+    let refused: CommandReply | undefined
+    try {
+      refused = await screen?.()
+    } catch (error) {
+      this.#sources.refused(source, this.#clock.monotonic())
+      throw error
+    }
+    if (refused) {
+      this.#sources.refused(source, this.#clock.monotonic())
+      return refused
+    }
+    if (this.#closed) return stopping()
+    this.#dropExpired()
+    if (this.#waiting.length >= this.#total && !this.#yieldPlace(source)) {
+      this.#sources.refused(source, this.#clock.monotonic())
+      return this.#refusal(this.#waitingOf(source))
+    }
+    const outcome = await new Promise<{ reply: CommandReply } | { error: unknown }>((settle) => {
+      this.#waiting.push({ source, seq: ++this.#seq, deadline, check, settle })
+      void this.#checkAll()
     })
+    if ('error' in outcome) throw outcome.error
+    return outcome.reply
   }
 
-  #queueOf(source: string): Waiting[] {
-    let queued = this.#waiting.get(source)
-    if (!queued) this.#waiting.set(source, (queued = []))
-    return queued
+  /** Runs the waiting checks, one at a time, each when the pace allows and the best placed first. */
+  async #checkAll(): Promise<void> {
+    if (this.#checking) return
+    this.#checking = true
+    try {
+      while (this.#waiting.length > 0) {
+        const before = this.#clock.monotonic()
+        const wait = this.#pace.wait(before)
+        if (wait > 0) {
+          await this.#clock.sleep(Math.ceil(wait))
+          // A clock that does not move (a test's) would never let the place come: it gets one sleep.
+          if (this.#clock.monotonic() !== before) continue
+        }
+        this.#dropExpired()
+        const turn = this.#best()
+        if (!turn) continue
+        this.#waiting.splice(this.#waiting.indexOf(turn), 1)
+        this.#pace.take(this.#clock.monotonic())
+        await this.#check(turn)
+      }
+    } finally {
+      this.#checking = false
+    }
   }
 
-  #pending(source: string): number {
-    if (this.#running?.source === source) return this.#running.rest.length + 1
-    return this.#waiting.get(source)?.length ?? 0
+  async #check(turn: Waiting): Promise<void> {
+    let outcome: { reply: CommandReply } | { error: unknown }
+    try {
+      outcome = { reply: await turn.check() }
+    } catch (error) {
+      outcome = { error }
+    }
+    // Before the next place is given: the client's outcome counts at once.
+    if ('reply' in outcome && outcome.reply.status === 200) this.#sources.succeeded(turn.source)
+    else this.#sources.refused(turn.source, this.#clock.monotonic())
+    turn.settle(outcome)
   }
 
-  /** Refuses the newest waiting attempt of the busiest client if it has two more than `own`; true if it did. */
-  #yieldPlace(own: number): boolean {
-    let busiest: Waiting[] = []
-    for (const queued of this.#waiting.values()) if (queued.length > busiest.length) busiest = queued
-    if (this.#running && this.#running.rest.length > busiest.length) busiest = this.#running.rest
-    if (busiest.length < own + 2) return false
-    const evicted = busiest.pop()!
-    this.#size -= 1
-    evicted.settle(this.#refusal(busiest.length))
+  /** The attempt to check next: the oldest of the best placed client. */
+  #best(): Waiting | undefined {
+    let best: { first: Waiting; place: Place } | undefined
+    for (const first of this.#firsts()) {
+      const place = this.#placeOf(first.source)
+      if (!best || before(place, best.place)) best = { first, place }
+    }
+    return best?.first
+  }
+
+  /** Each waiting client's oldest attempt. */
+  #firsts(): Waiting[] {
+    const seen = new Map<string, Waiting>()
+    for (const waiting of this.#waiting) if (!seen.has(waiting.source)) seen.set(waiting.source, waiting)
+    return [...seen.values()]
+  }
+
+  /** Where `source` stands, with `arriving` more attempts than it has waiting. */
+  #placeOf(source: string, arriving = 0): Place {
+    let waiting = arriving
+    let seq = arriving > 0 ? this.#seq + 1 : Infinity
+    for (const attempt of this.#waiting)
+      if (attempt.source === source) {
+        waiting += 1
+        seq = Math.min(seq, attempt.seq)
+      }
+    return { refusals: this.#sources.refusals(source, this.#clock.monotonic()), waiting, seq }
+  }
+
+  #waitingOf(source: string): number {
+    return this.#waiting.filter((waiting) => waiting.source === source).length
+  }
+
+  /**
+   * The queue is full: refuses the newest attempt of the worst placed client if an attempt of
+   * `source` arriving now would be placed before it; true if it did.
+   */
+  #yieldPlace(source: string): boolean {
+    let worst: { source: string; place: Place } | undefined
+    for (const { source: other } of this.#firsts()) {
+      const place = this.#placeOf(other)
+      if (!worst || before(worst.place, place)) worst = { source: other, place }
+    }
+    if (!worst || worst.source === source || !before(this.#placeOf(source, 1), worst.place)) return false
+    const newest = this.#waiting.findLast((waiting) => waiting.source === worst.source)!
+    this.#waiting.splice(this.#waiting.indexOf(newest), 1)
+    this.#sources.refused(worst.source, this.#clock.monotonic())
+    newest.settle({ reply: this.#refusal(worst.place.waiting - 1) })
     return true
   }
 
-  /** 429 with the seconds until the client's attempts ahead are through, at the brake's current pace. */
-  #refusal(pending: number): Promise<CommandReply> {
-    const retryAfter = Math.max(1, Math.ceil((pending * this.brake.minimumDuration()) / 1000))
-    return Promise.resolve({
+  /** Answers 504 the waiting attempts whose deadline passed: nobody awaits them. */
+  #dropExpired(): void {
+    const now = this.#now()
+    for (const waiting of this.#waiting.filter((w) => deadlinePassed(w.deadline, now))) {
+      this.#waiting.splice(this.#waiting.indexOf(waiting), 1)
+      this.#sources.refused(waiting.source, this.#clock.monotonic())
+      waiting.settle({ reply: fail(504, TIMEOUT_ERROR.error, 'The login was not examined: its deadline had passed') })
+    }
+  }
+
+  /** 429 with the seconds until the client's attempts ahead are through, at the sustained pace. */
+  #refusal(pending: number): CommandReply {
+    return {
       ...fail(QUEUE_FULL, 'too_many_requests', 'Too many login attempts are waiting; try again later'),
-      retryAfter,
-    })
-  }
-
-  async #next(): Promise<void> {
-    const [source, queued] = this.#waiting.entries().next().value ?? []
-    if (source === undefined || !queued) return
-    this.#waiting.delete(source)
-    const turn = queued.shift()!
-    this.#size -= 1
-    this.#running = { source, rest: queued }
-    if (deadlinePassed(turn.deadline, this.#now())) {
-      turn.settle(
-        Promise.resolve(fail(504, TIMEOUT_ERROR.error, 'The login was not examined: its deadline had passed')),
-      )
-    } else {
-      const reply = this.#braked(turn.attempt)
-      turn.settle(reply)
-      await reply.catch(() => undefined)
-    }
-    const { rest } = this.#running
-    this.#running = undefined
-    // Behind every client that waited meanwhile.
-    if (rest.length > 0) this.#waiting.set(source, rest)
-    void this.#next()
-  }
-
-  async #braked(attempt: () => Promise<CommandReply>): Promise<CommandReply> {
-    const started = this.#clock.monotonic()
-    const minimum = this.brake.minimumDuration()
-    let ok = false
-    try {
-      const reply = await attempt()
-      ok = reply.status === 200
-      return reply
-    } finally {
-      // An attempt that throws (the journal unavailable, say) is answered no sooner, and counts as a failure.
-      this.brake.record(ok)
-      // A timer may fire a little early (Node counts from libuv's cached loop time), so the time
-      // left is measured again after it; a clock that does not move (a test's) gets one sleep.
-      // One extra millisecond covers monotonic clocks that truncate to whole milliseconds.
-      const elapsed = () => this.#clock.monotonic() - started
-      for (let remaining = minimum + 1 - elapsed(); remaining > 0; remaining = minimum + 1 - elapsed()) {
-        const before = this.#clock.monotonic()
-        await this.#clock.sleep(Math.ceil(remaining))
-        if (this.#clock.monotonic() === before) break
-      }
+      retryAfter: Math.max(1, Math.ceil((pending * this.#pace.sustainedMs) / 1000)),
     }
   }
+
+  /** Waits until `floor` ms after `arrived`, on the brake's clock. */
+  async #hold(arrived: number, floor: number): Promise<void> {
+    // A timer may fire a little early (Node counts from libuv's cached loop time), so the time
+    // left is measured again after it; a clock that does not move (a test's) gets one sleep.
+    // One extra millisecond covers monotonic clocks that truncate to whole milliseconds.
+    const elapsed = () => this.#clock.monotonic() - arrived
+    for (let remaining = floor + 1 - elapsed(); remaining > 0; remaining = floor + 1 - elapsed()) {
+      const before = this.#clock.monotonic()
+      await this.#clock.sleep(Math.ceil(remaining))
+      if (this.#clock.monotonic() === before) break
+    }
+  }
+}
+
+/** A client's standing in the queue. */
+interface Place {
+  refusals: number
+  waiting: number
+  /** When its oldest waiting attempt arrived. */
+  seq: number
+}
+
+/** Fewest recent refusals, then fewest attempts waiting, then the client whose oldest attempt came last. */
+function before(a: Place, b: Place): boolean {
+  if (a.refusals !== b.refusals) return a.refusals < b.refusals
+  if (a.waiting !== b.waiting) return a.waiting < b.waiting
+  return a.seq > b.seq
+}
+
+function isStopping(reply: CommandReply | undefined): boolean {
+  return reply?.status === 503 && (reply.body as { error?: unknown } | undefined)?.error === 'stopping'
 }
 
 function stopping(): CommandReply {

@@ -56,3 +56,37 @@ export function manualClock(): ManualClock {
     advance: (ms) => timers.advance(ms),
   }
 }
+
+/** A clock of simulated time alone: nothing of the host's time shows in it, and `run` moves it on. */
+export interface SimulatedClock extends Clock {
+  /**
+   * Moves time on by `ms`, from one armed timer (or sleep) to the next in the order they fall due,
+   * letting what each one woke settle before the next fires: a whole exchange of many parties,
+   * deterministic, in as many ms of the host as its work takes.
+   */
+  run(ms: number): Promise<void>
+}
+
+/** A simulated clock whose wall time starts at `epoch` and monotonic time at 0. */
+export function simulatedClock(epoch = Date.UTC(2026, 0, 1)): SimulatedClock {
+  let elapsed = 0
+  const timers = new HeldTimers((ms) => (elapsed += ms))
+  const settled = () => new Promise<void>((resolve) => setImmediate(resolve))
+  return {
+    now: () => epoch + elapsed,
+    monotonic: () => elapsed,
+    isSet: () => true,
+    sleep: (ms) => new Promise<void>((resolve) => void timers.timer(ms, resolve)),
+    timer: timers.timer,
+    async run(ms) {
+      const end = elapsed + ms
+      await settled()
+      for (let next = timers.untilNext(); next !== undefined && elapsed + next <= end; next = timers.untilNext()) {
+        timers.advance(next)
+        await settled()
+      }
+      timers.advance(end - elapsed)
+      await settled()
+    },
+  }
+}

@@ -3,8 +3,6 @@ import type { Clock } from '../../hal/index.js'
 interface HeldTimer {
   ms: number
   due: number
-  /** Of two timers due at once, the one armed first fires first, as with Node's. */
-  order: number
   repeat: boolean
   fire: () => void
 }
@@ -16,8 +14,8 @@ interface HeldTimer {
  */
 export class HeldTimers {
   #elapsed = 0
-  #order = 0
-  readonly #timers = new Set<HeldTimer>()
+  // Sorted: the soonest due first; of two due at once, the one armed first, as with Node's.
+  readonly #timers: HeldTimer[] = []
   readonly #move: (ms: number) => void
 
   /** `move(ms)` moves the clock's own time on by `ms`. */
@@ -32,22 +30,28 @@ export class HeldTimers {
 
   readonly timer: Clock['timer'] = (ms, fire, { repeat = false } = {}) => {
     // At least 1 ms, as Node's: a repeating timer must not fire forever within one advance.
-    const held: HeldTimer = { ms: Math.max(1, ms), due: 0, order: 0, repeat, fire }
+    const held: HeldTimer = { ms: Math.max(1, ms), due: 0, repeat, fire }
     this.#arm(held)
-    return { cancel: () => void this.#timers.delete(held) }
+    return { cancel: () => this.#disarm(held) }
   }
 
   armed(): number[] {
-    return this.#sorted().map((held) => held.ms)
+    return this.#timers.map((held) => held.ms)
+  }
+
+  /** Milliseconds until the soonest armed timer is due; undefined when none is armed. */
+  untilNext(): number | undefined {
+    const next = this.#timers[0]
+    return next && next.due - this.#elapsed
   }
 
   advance(ms: number): void {
     if (!(ms >= 0)) throw new RangeError(`a held timer's time only moves on (${ms} ms)`)
     const end = this.#elapsed + ms
-    for (let next = this.#sorted()[0]; next && next.due <= end; next = this.#sorted()[0]) {
+    for (let next = this.#timers[0]; next && next.due <= end; next = this.#timers[0]) {
+      this.#timers.shift()
       this.#moveTo(next.due)
       if (next.repeat) this.#arm(next)
-      else this.#timers.delete(next)
       next.fire()
     }
     this.#moveTo(end)
@@ -55,16 +59,24 @@ export class HeldTimers {
 
   #arm(held: HeldTimer): void {
     held.due = this.#elapsed + held.ms
-    held.order = this.#order++
-    this.#timers.add(held)
+    // Armed last: after every timer due no later than it.
+    let low = 0
+    let high = this.#timers.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.#timers[middle]!.due <= held.due) low = middle + 1
+      else high = middle
+    }
+    this.#timers.splice(low, 0, held)
+  }
+
+  #disarm(held: HeldTimer): void {
+    const at = this.#timers.indexOf(held)
+    if (at >= 0) this.#timers.splice(at, 1)
   }
 
   #moveTo(elapsed: number): void {
     this.#move(elapsed - this.#elapsed)
     this.#elapsed = elapsed
-  }
-
-  #sorted(): HeldTimer[] {
-    return [...this.#timers].sort((a, b) => a.due - b.due || a.order - b.order)
   }
 }

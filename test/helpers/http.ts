@@ -24,7 +24,14 @@ export function jsonOrUndefined(text: string): any {
  */
 export function call(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+  init: {
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+    localAddress?: string
+    /** Aborts the request: it rejects, and its connection is closed. */
+    signal?: AbortSignal
+  } = {},
 ): Promise<Answer> {
   const target = new URL(url)
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest
@@ -38,6 +45,7 @@ export function call(
         ...(target.protocol === 'https:' ? { secureContext: clientContext() } : {}),
         agent: false,
         ...(init.localAddress ? { localAddress: init.localAddress } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
       },
       (res) => {
         let text = ''
