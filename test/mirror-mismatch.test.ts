@@ -4,7 +4,7 @@
 // with the log key's signed head over it.
 
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { StreamApi } from '../bus/stream-api.js'
 import { main as auditCli } from '../cli/hem-audit/audit-cli.js'
 import {
@@ -21,22 +21,10 @@ import { call } from './helpers/http.js'
 import { hemctlInProcess } from './helpers/hemctl-in-process.js'
 import { backendUnderTest, DOMAIN } from './helpers/jetstream-backend.js'
 import { readJournal } from './helpers/journal.js'
-import { bearer, login, owned } from './helpers/owner.js'
+import { login, owned } from './helpers/owner.js'
 import { streamHeads } from './helpers/stream-heads.js'
 import { until } from './helpers/until.js'
-
-let changes = 0
-
-async function activity(t: Test, base: string, token: string, times: number): Promise<void> {
-  for (let i = 0; i < times; i++) {
-    const answer = await call(`${base}/api/system/config`, {
-      method: 'POST',
-      headers: { ...bearer(token), 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `ada+${++changes}@example.com` }),
-    })
-    t.equal(answer.status, 200, `a configuration change: ${answer.text}`)
-  }
-}
+import { configChanges } from './helpers/config-changes.js'
 
 async function mirrorStatus(base: string): Promise<MirrorStatus | undefined> {
   return (await call(`${base}/api/system/status`)).json.mirror as MirrorStatus | undefined
@@ -72,7 +60,7 @@ t.test('a foreign message: the mismatch is shown, and the next generation mirror
   const first = journalStream(devid)
   const logKey = a.device.logPublicKey
 
-  await activity(t, a.base, a.token, 3)
+  await configChanges(t, a.base, a.token, 3)
   await until('the journal is mirrored', () => holdsJournal(api, first, dataDir), { ms: 60_000 })
   t.same(await mirrorStatus(a.base), { state: 'mirroring', stream: first }, 'status shows the mirror at work')
   const heads = await streamHeads(api, first, logKey)
@@ -83,7 +71,7 @@ t.test('a foreign message: the mismatch is shown, and the next generation mirror
   // Whoever holds the backend's admin rights writes into the device's stream.
   await hub.request(journalSubject(devid), new TextEncoder().encode('# not a record of the device\n'))
   const foreign = (await api.info(first))!.lastSeq
-  await activity(t, a.base, a.token, 2)
+  await configChanges(t, a.base, a.token, 2)
   await until('the device shows the mismatch', async () => (await mirrorStatus(a.base))?.state === 'mismatch', {
     ms: 30_000,
   })
@@ -104,7 +92,7 @@ t.test('a foreign message: the mismatch is shown, and the next generation mirror
   const base = device.httpUrl!
   const second = journalStream(journalStreamId(devid, generation))
   t.equal(second, `HEM_JOURNAL_${devid}_2`)
-  await activity(t, base, await login(base, 'system:config'), 1)
+  await configChanges(t, base, await login(base, 'system:config'), 1)
   await until('the second generation holds the whole journal', () => holdsJournal(api, second, dataDir), {
     ms: 60_000,
   })

@@ -6,7 +6,7 @@
 
 import { cp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { StreamApi } from '../bus/stream-api.js'
 import { journalStream } from '../bus/stream-names.js'
 import { main as auditCli } from '../cli/hem-audit/audit-cli.js'
@@ -19,20 +19,7 @@ import { backendUnderTest, DOMAIN } from './helpers/jetstream-backend.js'
 import { readJournal } from './helpers/journal.js'
 import { bearer, login, owned } from './helpers/owner.js'
 import { until } from './helpers/until.js'
-
-let changes = 0
-
-async function activity(t: Test, base: string, times: number): Promise<void> {
-  const token = await login(base, 'system:config')
-  for (let i = 0; i < times; i++) {
-    const answer = await call(`${base}/api/system/config`, {
-      method: 'POST',
-      headers: { ...bearer(token), 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `ada+${++changes}@example.com` }),
-    })
-    t.equal(answer.status, 200, `a configuration change: ${answer.text}`)
-  }
-}
+import { configChanges } from './helpers/config-changes.js'
 
 const status = async (base: string) => (await call(`${base}/api/system/status`)).json
 
@@ -57,14 +44,14 @@ t.test('a data dir rolled back behind its stream: the mirror says rollback, fls_
   const first = await owned(t, { dataDir, cfg: { trusted_backend: true }, boot: { backend } })
   const stream = journalStream(first.device.devid)
   const logKey = Buffer.from(first.device.logPublicKey).toString('base64')
-  await activity(t, first.base, 2)
+  await configChanges(t, first.base, await login(first.base, 'system:config'), 2)
   await first.device.stop()
   const copy = join(dir, 'copy')
   await cp(dataDir, copy, { recursive: true })
 
   // The device goes on: more records, mirrored; an auditor keeps the signed head it was given.
   const second = await bootDevice(t, { dataDir, variant: 'E', backend })
-  await activity(t, second.httpUrl!, 3)
+  await configChanges(t, second.httpUrl!, await login(second.httpUrl!, 'system:config'), 3)
   const key = await call(`${second.httpUrl!}/api/logger/key`, {
     headers: bearer(await login(second.httpUrl!, 'logger:get')),
   })
@@ -88,7 +75,7 @@ t.test('a data dir rolled back behind its stream: the mirror says rollback, fls_
     ms: 10_000,
   })
   const lastSeq = (await api.info(stream))!.lastSeq
-  await activity(t, base, 1)
+  await configChanges(t, base, await login(base, 'system:config'), 1)
   await rolledBack.stop()
   t.equal((await api.info(stream))!.lastSeq, lastSeq, 'nothing more was published to the stream')
   const { records } = await readJournal(dataDir)
