@@ -54,7 +54,11 @@ export function checkHeads(
       continue
     }
     if (claim.head && !bytesEqual(claim.head, head)) {
-      const message = `the chain after ${where} is not the one ${claim.source} names: the file was changed`
+      // Ids are opening times in seconds, so a journal rolled back and written on can open a file
+      // under the id the claim names: the bytes cannot tell that from an edit.
+      const message =
+        `the chain after ${where} is not the one ${claim.source} names: the file was changed, or the journal ` +
+        'went back to an older state (its data rolled back) and wrote on under the same file id'
       problems.push({ ...at, message })
       continue
     }
