@@ -1,26 +1,14 @@
 // Rebuilds the state of a whole device from its exported journal files, offline, by folding the
 // records through the same machines and reducers the runtime runs.
 
-import { type JournalFile, LogType, type TransitionData, type Variant } from '../protocol/index.js'
+import { type JournalFile, LogType, type Variant } from '../protocol/index.js'
 import {
   configEvent,
   type DeviceConfig,
-  diskMachine,
-  diskVersion,
   factoryConfig,
-  healthMachine,
-  healthVersion,
-  lifecycleMachine,
-  lifecycleVersion,
-  personalisationMachine,
-  personalisationVersion,
-  provisioningMachine,
-  provisioningVersion,
+  MachineFolds,
   reduceConfig,
   ReplayError,
-  TransitionFold,
-  upgradeMachine,
-  upgradeVersion,
 } from '../machines/index.js'
 import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
 import { JournalReplayError, parseTransitionData, type VerifyOptions } from '../eventstore/index.js'
@@ -95,38 +83,23 @@ function journalVariant(journal: AuditJournal): Variant {
   return found.variant
 }
 
-/**
- * The machines of one boot: they start from their initial state whenever the device boots, as the
- * runtime's do (the disks take their power-up state from storage_mode, nothing staged for an upgrade
- * survives a boot, the start-up tests derive fls_state again, the lifecycle is the boot's own), so
- * the records of each boot start them afresh. Personalisation and provisioning are folded across
- * every boot, as the auth actor folds them at its start.
- */
-function bootMachines(variant: Variant) {
-  return {
-    disks:
-      variant === 'P'
-        ? ([0, 1] as const).map((disk) => new TransitionFold(diskMachine, diskVersion, { disk }, String(disk)))
-        : [],
-    fw: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'fw' }, 'fw'),
-    ui: new TransitionFold(upgradeMachine, upgradeVersion, { kind: 'ui' }, 'ui'),
-    health: new TransitionFold(healthMachine, healthVersion),
-    lifecycle: new TransitionFold(lifecycleMachine, lifecycleVersion),
-  }
-}
-
 class DeviceFold {
-  private readonly personalisation: TransitionFold
-  private readonly provisioning = new TransitionFold(provisioningMachine, provisioningVersion)
+  /**
+   * Identity (personalisation, provisioning) is folded across every boot, as the auth actor folds
+   * it at its start; the machines of one boot start afresh whenever the device boots, as the
+   * runtime's do (the disks take their power-up state from storage_mode, nothing staged for an
+   * upgrade survives a boot, the start-up tests derive fls_state again, the lifecycle is the boot's own).
+   */
+  private readonly identity: MachineFolds
+  private boot: MachineFolds
   private config: DeviceConfig
   private readonly keys = new KeyCatalogue()
-  private boot: ReturnType<typeof bootMachines>
   private boots = 0
 
   constructor(private readonly variant: Variant) {
-    this.personalisation = new TransitionFold(personalisationMachine, personalisationVersion, { variant })
+    this.identity = new MachineFolds(variant, 'device')
+    this.boot = new MachineFolds(variant, 'boot')
     this.config = factoryConfig(variant)
-    this.boot = bootMachines(variant)
   }
 
   run(records: AuditRecord[], at: ReplayPoint | undefined): DeviceReplay {
@@ -152,7 +125,7 @@ class DeviceFold {
 
   private apply(record: AuditRecord): void {
     if (record.boot !== this.boots) {
-      this.boot = bootMachines(this.variant)
+      this.boot = new MachineFolds(this.variant, 'boot')
       this.boots = record.boot
     }
     if (record.type === LogType.TRANSITION) this.transition(record)
@@ -165,34 +138,24 @@ class DeviceFold {
   private transition(record: AuditRecord): void {
     const transition = parseTransitionData(record.decoded)
     if (!transition) throw new ReplayError('TRANSITION data is malformed')
-    const { disks, fw, ui, health, lifecycle } = this.boot
-    const fold = [this.personalisation, this.provisioning, ...disks, fw, ui, health, lifecycle].find((f) =>
-      f.owns(transition),
-    )
-    if (!fold) throw new ReplayError(`no ${machineName(transition)} machine runs on variant ${this.variant}`)
-    fold.apply(transition)
+    ;(this.identity.owns(transition) ? this.identity : this.boot).apply(transition)
   }
 
   private state(last: AuditRecord): DeviceReplay {
-    const { disks, fw, ui, health, lifecycle } = this.boot
+    const { identity, boot } = this
+    const [disk0, disk1] = [boot.state('disk', '0'), boot.state('disk', '1')]
     return {
       at: { file: last.file, seq: last.seq, time: last.time },
       boots: this.boots,
       variant: this.variant,
-      personalisation: this.personalisation.state,
-      provisioning: this.provisioning.state,
+      personalisation: identity.state('personalisation')!,
+      provisioning: identity.state('provisioning')!,
       config: { ...this.config },
-      ...(disks.length > 0 ? { disks: { '0': disks[0]!.state, '1': disks[1]!.state } } : {}),
-      upgrades: { fw: fw.state, ui: ui.state },
-      health: { state: health.state, fls: (health.snapshot.context as { fls: number }).fls },
-      lifecycle: lifecycle.state,
+      ...(disk0 !== undefined && disk1 !== undefined ? { disks: { '0': disk0, '1': disk1 } } : {}),
+      upgrades: { fw: boot.state('upgrade', 'fw')!, ui: boot.state('upgrade', 'ui')! },
+      health: { state: boot.state('health')!, fls: (boot.snapshot('health')!.context as { fls: number }).fls },
+      lifecycle: boot.state('lifecycle')!,
       keys: this.keys.entries(),
     }
   }
-}
-
-function machineName(transition: TransitionData): string {
-  return transition.instance === undefined
-    ? `'${transition.machine}'`
-    : `'${transition.machine}' instance '${transition.instance}'`
 }

@@ -1,9 +1,10 @@
 import type { AnyMachineSnapshot } from 'xstate'
 import { LogResult, LogType, type TransitionData, type Variant } from '../protocol/index.js'
 import { factoryConfig, reduceConfig, type ConfigChanges, type ConfigEvent, type DeviceConfig } from './config.js'
-import { personalisationMachine, personalisationVersion } from './personalisation.js'
-import { provisioningMachine, provisioningVersion } from './provisioning.js'
+import { machineRegistry } from './registry.js'
 import { replayTransitions } from './replay.js'
+
+const { personalisation, provisioning } = machineRegistry
 
 /** The journal records the identity aggregate is rebuilt from. */
 export interface IdentityRecord {
@@ -61,7 +62,9 @@ export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
   if (!data) return undefined
   if (record.type === LogType.TRANSITION) {
     const transition = data as unknown as TransitionData
-    return transition.machine === personalisationMachine.id && transition.to === 'fresh' ? { kind: 'wiped' } : undefined
+    return transition.machine === personalisation.machine.id && transition.to === 'fresh'
+      ? { kind: 'wiped' }
+      : undefined
   }
   if (record.result !== LogResult.OK) return undefined
   if (record.type === LogType.DEVICE_INITED) {
@@ -89,7 +92,7 @@ export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant
     if (record.type === LogType.TRANSITION && record.decoded) {
       const transition = record.decoded as unknown as TransitionData
       transitions.push(transition)
-      if (transition.machine === personalisationMachine.id) {
+      if (transition.machine === personalisation.machine.id) {
         if (transition.to === 'formatting') lastFormat = undefined
         // A wipeout erases at once; a new owner (personalisation) finds the erasure done or redone at boot.
         erasurePending = transition.to === 'fresh'
@@ -103,8 +106,8 @@ export function foldIdentity(records: Iterable<IdentityRecord>, variant: Variant
     if (event) config = reduceConfig(config, event, variant)
   }
   return {
-    personalisation: replayTransitions(personalisationMachine, personalisationVersion, transitions, { variant }),
-    provisioning: replayTransitions(provisioningMachine, provisioningVersion, transitions),
+    personalisation: replayTransitions(personalisation.machine, personalisation.version, transitions, { variant }),
+    provisioning: replayTransitions(provisioning.machine, provisioning.version, transitions),
     config,
     lastFormat,
     erasurePending,

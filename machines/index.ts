@@ -16,3 +16,12 @@ export { personalisationMachine, personalisationVersion } from './personalisatio
 export { provisioningMachine, provisioningVersion } from './provisioning.js'
 export { ReplayError, stateName, TransitionFold } from './replay.js'
 export { upgradeMachine, upgradeVersion, type UpgradeKind } from './upgrade.js'
+export { MachineFolds } from './machine-folds.js'
+export {
+  machineRegistry,
+  registeredMachines,
+  versioned,
+  type MachineId,
+  type MachineInstance,
+  type RegisteredMachine,
+} from './registry.js'

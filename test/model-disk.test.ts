@@ -6,15 +6,18 @@ import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { TransmissionFlag } from '../actors/storage/nbd-protocol.js'
-import { diskMachine, diskVersion, type DiskNumber } from '../machines/disk.js'
+import { machineRegistry } from '../machines/registry.js'
+import { type DiskNumber } from '../machines/disk.js'
 import { bootDevice } from './helpers/device.js'
 import { api, Tokens } from './helpers/keys.js'
 import { status, wipeout } from './helpers/model-device.js'
-import { checkDrivers, modelPaths } from './helpers/model-paths.js'
+import { checkCoverage, checkDrivers, modelPaths } from './helpers/model-paths.js'
 import { checkObservations, walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { NbdTestClient } from './helpers/nbd-client.js'
 import { personalise } from './helpers/owner.js'
 import { until } from './helpers/until.js'
+
+const { machine: diskMachine, version: diskVersion } = machineRegistry.disk
 
 /** Disk 0 stays locked at power-up (bit 0 clear), so that a format is FORMATTED alone; Disk 1 under AES-XTS. */
 const STORAGE_MODE = 0xa0
@@ -131,9 +134,11 @@ function makeRun(disk: DiskNumber): ModelRun<Disks> {
 for (const disk of [0, 1] as const) {
   const run = makeRun(disk)
   const drivable = Object.keys(run.drivers)
-  const paths = modelPaths(diskMachine, { input: { disk }, drivable })
+  const options = { input: { disk }, drivable }
+  const paths = modelPaths(diskMachine, options)
   t.test(`Disk ${disk}: ${paths.length} paths, each on its own device`, async (t) => {
     checkDrivers(t, diskMachine, drivable, {})
+    checkCoverage(t, diskMachine, paths, options)
     checkObservations(t, run)
     walkPaths(t, run, paths, 3)
   })

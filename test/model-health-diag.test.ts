@@ -2,7 +2,7 @@
 // scripts drive it (crypto-contract §6): every order of the three faults they inject, each path
 // on its own DIAG device, with the observations of model-health.test.ts after every step.
 import t from 'tap'
-import { healthMachine, healthVersion } from '../machines/health.js'
+import { machineRegistry } from '../machines/registry.js'
 import { FLS } from '../protocol/fail-state.js'
 import { diagOk, selfTest } from './helpers/diag.js'
 import { api, createKey, Tokens } from './helpers/keys.js'
@@ -10,6 +10,8 @@ import { inFailState, inSecureState, type ObservedDevice } from './helpers/model
 import { checkDrivers, modelPaths } from './helpers/model-paths.js'
 import { walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { owned } from './helpers/owner.js'
+
+const { machine: healthMachine, version: healthVersion } = machineRegistry.health
 
 interface DiagDevice extends ObservedDevice {
   /** Where the key's record sits in the key store image. */

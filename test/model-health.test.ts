@@ -11,14 +11,16 @@ import { signCheckinReply, type CheckinAction } from '../protocol/checkin.js'
 import { LogType } from '../protocol/journal.js'
 import { nativeEngine, nobleEngine, type CryptoEngine } from '../hal/crypto/index.js'
 import { FLS } from '../protocol/fail-state.js'
-import { healthMachine, healthVersion } from '../machines/health.js'
+import { machineRegistry } from '../machines/registry.js'
 import { call, type Answer } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { createKey, Tokens } from './helpers/keys.js'
 import { encrypt, inFailState, inSecureState, type ObservedDevice } from './helpers/model-health.js'
-import { checkDrivers, modelPaths, type ModelPath } from './helpers/model-paths.js'
+import { checkCoverage, checkDrivers, modelPaths, type ModelPath, type PathOptions } from './helpers/model-paths.js'
 import { checkObservations, walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { owned, type Owned } from './helpers/owner.js'
+
+const { machine: healthMachine, version: healthVersion } = machineRegistry.health
 
 const backend = createPrivateKey(readFileSync(new URL('../deploy/keys/backend-dev.pem', import.meta.url)))
 
@@ -172,7 +174,7 @@ async function checkIn(d: HealthDevice, action: CheckinAction): Promise<void> {
 
 const drivable = Object.keys(run.drivers)
 // shut_down: the device stops right after it journals the order, so no fault can reach it there.
-const paths = modelPaths(healthMachine, {
+const options: PathOptions = {
   drivable,
   byStateName: true,
   maxSteps: 3,
@@ -183,10 +185,12 @@ const paths = modelPaths(healthMachine, {
     if (IN_THE_ENGINE.includes(event.type)) return snapshot.context.fls === 0
     return true
   },
-})
+}
+const paths = modelPaths(healthMachine, options)
 
 t.test('every event has a driver and every state an observation', async (t) => {
   checkDrivers(t, healthMachine, drivable, {})
+  checkCoverage(t, healthMachine, paths, options)
   checkObservations(t, run)
 })
 

@@ -8,15 +8,17 @@ import { sendSimCommand } from '../cli/hemd/sim-cli.js'
 import type { Device } from '../runtime/types.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { FLS } from '../protocol/fail-state.js'
-import { lifecycleMachine, lifecycleVersion } from '../machines/lifecycle.js'
+import { machineRegistry } from '../machines/registry.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
 import { api } from './helpers/keys.js'
 import { status } from './helpers/model-device.js'
-import { checkDrivers, modelPaths } from './helpers/model-paths.js'
+import { checkCoverage, checkDrivers, modelPaths, type PathOptions } from './helpers/model-paths.js'
 import { checkObservations, walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { login, owned } from './helpers/owner.js'
+
+const { machine: lifecycleMachine, version: lifecycleVersion } = machineRegistry.lifecycle
 
 interface Boot {
   t: Test
@@ -95,15 +97,17 @@ const drivable = Object.keys(run.drivers)
 // The system actor decides READY or FAULT once, when a boot's start-up checks end (a fault found
 // later is the health machine's), and journals STOP as the boot's services stop, never before that
 // decision: running → FAULT and booting → STOP are the model's only, and nothing drives them.
-const paths = modelPaths(lifecycleMachine, {
+const options: PathOptions = {
   drivable,
   filter: (snapshot, event) =>
     !(snapshot.value === 'running' && event.type === 'FAULT') &&
     !(snapshot.value === 'booting' && event.type === 'STOP'),
-})
+}
+const paths = modelPaths(lifecycleMachine, options)
 
 t.test('every event has a driver and every state an observation', async (t) => {
   checkDrivers(t, lifecycleMachine, drivable, {})
+  checkCoverage(t, lifecycleMachine, paths, options)
   checkObservations(t, run)
 })
 

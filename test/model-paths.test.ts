@@ -1,38 +1,32 @@
 // The path generator of the model-based tests (helpers/model-paths.ts), on every machine in
-// machines/, without a device: every transition is taken by some path, no path is a prefix of
+// machines/registry.ts, without a device: every transition is taken by some path, no path is a prefix of
 // another, names are the events in order and stable, and an event without a driver fails.
-import { readdirSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import { initialTransition, setup, transition, type AnyMachineSnapshot, type AnyStateMachine } from 'xstate'
-import { stateName } from '../machines/replay.js'
-import { checkDrivers, machineEvents, modelPaths, type ModelPath, type PathOptions } from './helpers/model-paths.js'
+import { registeredMachines, stateName } from '../machines/index.js'
+import {
+  checkCoverage,
+  checkDrivers,
+  machineEvents,
+  modelPaths,
+  type ModelPath,
+  type PathOptions,
+} from './helpers/model-paths.js'
 
-/** What each machine is generated with: every input it runs with, and the options its model test passes. */
-const GENERATED: Record<string, { inputs: unknown[]; options?: Omit<PathOptions, 'drivable' | 'input'> }> = {
-  disk: { inputs: [{ disk: 0 }, { disk: 1 }] },
+/** The options each machine's model test passes beside its drivers. */
+const OPTIONS: Record<string, Omit<PathOptions, 'drivable' | 'input'>> = {
   // Context (the fls bits) would multiply the states: by name, and simple paths of three steps, as model-health.
-  health: { inputs: [undefined], options: { byStateName: true, maxSteps: 3 } },
-  lifecycle: { inputs: [undefined] },
-  personalisation: { inputs: [{ variant: 'P' }, { variant: 'E' }] },
-  provisioning: { inputs: [undefined] },
-  upgrade: { inputs: [{ kind: 'ui' }, { kind: 'fw' }] },
+  health: { byStateName: true, maxSteps: 3 },
 }
 
-/** Every state machine that machines/ exports: a new one fails here until it has its inputs above. */
-async function machines(): Promise<AnyStateMachine[]> {
-  const dir = new URL('../machines/', import.meta.url)
-  const found = new Map<string, AnyStateMachine>()
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.ts'))
-    .sort()) {
-    const module = (await import(new URL(file.replace(/\.ts$/, '.js'), dir).href)) as Record<string, unknown>
-    for (const value of Object.values(module)) {
-      if (typeof value === 'object' && value !== null && 'root' in value && 'id' in value)
-        found.set((value as AnyStateMachine).id, value as AnyStateMachine)
-    }
-  }
-  return [...found.values()]
-}
+/** Every registered machine, with each input a device of either variant runs it with. */
+const machines = registeredMachines.map((entry) => {
+  const inputs = new Map<string, unknown>()
+  for (const variant of ['P', 'E'] as const)
+    for (const { input } of entry.instances(variant)) inputs.set(JSON.stringify(input) ?? '', input)
+  return { machine: entry.machine as AnyStateMachine, inputs: [...inputs.values()] }
+})
+const byName = new Map(machines.map(({ machine }) => [machine.id, machine]))
 
 const triple = (from: string, event: string, to: string) => `${from} —${event}→ ${to}`
 
@@ -64,16 +58,11 @@ function reachableTransitions(machine: AnyStateMachine, input: unknown): Set<str
 
 const taken = (paths: ModelPath[]) => new Set(paths.flatMap((p) => p.steps.map((s) => triple(s.from, s.event, s.to))))
 
-t.test('every machine in machines/ has its inputs here', async (t) => {
-  const ids = (await machines()).map((m) => m.id).sort()
-  t.strictSame(ids, Object.keys(GENERATED).sort(), ids.join(', '))
-})
-
 t.test('on every machine and input', async (t) => {
-  for (const machine of await machines()) {
-    for (const input of GENERATED[machine.id]?.inputs ?? []) {
+  for (const { machine, inputs } of machines) {
+    for (const input of inputs) {
       t.test(`${machine.id} ${JSON.stringify(input) ?? ''}`, async (t) => {
-        const options = { input, drivable: machineEvents(machine), ...GENERATED[machine.id]!.options }
+        const options = { input, drivable: machineEvents(machine), ...OPTIONS[machine.id] }
         const paths = modelPaths(machine, options)
         t.ok(paths.length > 0, `${paths.length} paths`)
         const missing = [...reachableTransitions(machine, input)].filter((tr) => !taken(paths).has(tr))
@@ -105,7 +94,6 @@ function walks(t: Test, machine: AnyStateMachine, input: unknown, path: ModelPat
 }
 
 t.test('names are stable', async (t) => {
-  const byName = new Map((await machines()).map((m) => [m.id, m]))
   const names = (id: string, input?: unknown) =>
     modelPaths(byName.get(id)!, { input, drivable: machineEvents(byName.get(id)!) }).map((p) => p.name)
   t.strictSame(
@@ -127,7 +115,6 @@ t.test('names are stable', async (t) => {
 })
 
 t.test('drivable, filter and maxSteps narrow what is explored', async (t) => {
-  const byName = new Map((await machines()).map((m) => [m.id, m]))
   const lifecycle = byName.get('lifecycle')!
   const noFault = modelPaths(lifecycle, { drivable: ['READY', 'STOP'] })
   t.strictSame(
@@ -181,5 +168,42 @@ t.test('checkDrivers fails for an event with neither a driver nor a reason', asy
     verdicts(['GO', 'HALT', 'JUMP'], {}),
     ['tiny: JUMP is still an event'],
     'a driver for an event the machine no longer names fails',
+  )
+})
+
+t.test('checkCoverage fails for a state or transition no path takes', async (t) => {
+  const tiny = setup({ types: { events: {} as { type: 'GO' } | { type: 'HALT' } | { type: 'JUMP' } } }).createMachine({
+    id: 'tiny',
+    initial: 'a',
+    states: { a: { on: { GO: 'b', JUMP: 'c' } }, b: { on: { HALT: 'a' } }, c: {} },
+  })
+  const verdicts = (drivable: string[], walked: string[], unreached: Record<string, string> = {}) => {
+    const seen: [boolean, string][] = []
+    const record = (value: boolean, message: string) => void seen.push([value, message])
+    const test = {
+      ok: (value: unknown, message: string) => record(Boolean(value), message),
+      strictSame: (found: unknown, wanted: unknown, message: string) =>
+        record(JSON.stringify(found) === JSON.stringify(wanted), message),
+    } as unknown as Test
+    checkCoverage(test, tiny, modelPaths(tiny, { drivable: walked }), { drivable }, unreached)
+    return seen.filter(([ok]) => !ok).map(([, message]) => message)
+  }
+  const all = ['GO', 'HALT', 'JUMP']
+  t.strictSame(verdicts(all, all), [], 'every state and transition walked')
+  t.strictSame(verdicts(['GO', 'HALT'], ['GO', 'HALT'], { c: 'nothing jumps' }), [], 'c unreached, with its reason')
+  t.strictSame(
+    verdicts(['GO', 'HALT'], ['GO', 'HALT']),
+    ['tiny: every state is reached, or has the reason it is not'],
+    'a state left out without a reason fails',
+  )
+  t.strictSame(
+    verdicts(all, ['GO', 'JUMP']),
+    ['tiny: every transition the drivers allow is taken by a path'],
+    'a transition left out fails',
+  )
+  t.strictSame(
+    verdicts(all, all, { c: 'stale' }),
+    ['tiny: c is a state no path reaches'],
+    'a reason for a state that is reached fails',
   )
 })

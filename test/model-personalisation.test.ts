@@ -7,15 +7,17 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Variant } from '../protocol/device.js'
-import { personalisationMachine, personalisationVersion } from '../machines/personalisation.js'
+import { machineRegistry } from '../machines/registry.js'
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { api } from './helpers/keys.js'
 import { status, wipeout } from './helpers/model-device.js'
-import { checkDrivers, modelPaths } from './helpers/model-paths.js'
+import { checkCoverage, checkDrivers, modelPaths } from './helpers/model-paths.js'
 import { checkObservations, nextEvent, walkPaths, type ModelRun } from './helpers/model-walk.js'
 import { loginAnswer, personalise } from './helpers/owner.js'
 import { until } from './helpers/until.js'
+
+const { machine: personalisationMachine, version: personalisationVersion } = machineRegistry.personalisation
 
 interface Owner {
   dataDir: string
@@ -153,12 +155,19 @@ const UNDRIVABLE: Record<Variant, Record<string, string>> = {
   },
 }
 
+const UNREACHED: Record<Variant, Record<string, string>> = {
+  P: {},
+  E: { formatting: 'E has no disks: a personalisation goes straight to personalised' },
+}
+
 for (const variant of ['P', 'E'] as const) {
   const run = makeRun(variant)
   const drivable = Object.keys(run.drivers).filter((event) => !(event in UNDRIVABLE[variant]))
-  const paths = modelPaths(personalisationMachine, { input: { variant }, drivable })
+  const options = { input: { variant }, drivable }
+  const paths = modelPaths(personalisationMachine, options)
   t.test(`${variant}: ${paths.length} paths, each on its own device`, async (t) => {
     checkDrivers(t, personalisationMachine, drivable, UNDRIVABLE[variant])
+    checkCoverage(t, personalisationMachine, paths, options, UNREACHED[variant])
     checkObservations(t, run)
     walkPaths(t, run, paths, 3)
   })

@@ -8,11 +8,13 @@ import t, { type Test } from 'tap'
 import { decodeBase64 } from '../protocol/base64.js'
 import { main as factoryMain } from '../cli/hem-factory/factory-cli.js'
 import { parseGenuine } from '../hal/x509/genuine-statement.js'
-import { provisioningMachine, provisioningVersion } from '../machines/provisioning.js'
+import { machineRegistry } from '../machines/registry.js'
 import { bootDevice } from './helpers/device.js'
 import { call, type Answer } from './helpers/http.js'
-import { checkDrivers, modelPaths } from './helpers/model-paths.js'
+import { checkCoverage, checkDrivers, modelPaths } from './helpers/model-paths.js'
 import { checkObservations, walkPaths, type ModelRun } from './helpers/model-walk.js'
+
+const { machine: provisioningMachine, version: provisioningVersion } = machineRegistry.provisioning
 
 const factoryCa = new X509Certificate(readFileSync(new URL('../deploy/keys/factory-ca-dev.crt.pem', import.meta.url)))
 
@@ -72,10 +74,12 @@ const run: ModelRun<Factory> = {
 }
 
 const drivable = Object.keys(run.drivers)
-const paths = modelPaths(provisioningMachine, { drivable })
+const options = { drivable }
+const paths = modelPaths(provisioningMachine, options)
 
 t.test('every event has a driver and every state an observation', async (t) => {
   checkDrivers(t, provisioningMachine, drivable, {})
+  checkCoverage(t, provisioningMachine, paths, options)
   checkObservations(t, run)
 })
 

@@ -17,11 +17,11 @@ import {
   type ConfigEvent,
   type DeviceConfig,
   foldIdentity,
-  personalisationMachine,
-  personalisationVersion,
-  provisioningMachine,
-  provisioningVersion,
+  machineRegistry,
+  type personalisationMachine,
+  type provisioningMachine,
   reduceConfig,
+  versioned,
 } from '../../machines/index.js'
 import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
@@ -112,15 +112,11 @@ export class AuthActor implements AuthContext {
     this.config = facts.config
     this.unfinished = { lastFormat: facts.lastFormat, erasure: facts.erasurePending }
     this.personalisation = new MachineRunner(
-      { machine: personalisationMachine, version: personalisationVersion },
+      versioned(machineRegistry.personalisation),
       o.journal,
       facts.personalisation,
     )
-    this.provisioning = new MachineRunner(
-      { machine: provisioningMachine, version: provisioningVersion },
-      o.journal,
-      facts.provisioning,
-    )
+    this.provisioning = new MachineRunner(versioned(machineRegistry.provisioning), o.journal, facts.provisioning)
     this.host = new ServiceHost<IdentityState>(o.nc, o.hal.devid, 'auth', operations(this), o.logger)
     this.followers = followReadModels(o.nc, o.hal.devid, 'auth', ['keystore', 'storage'], o.logger, () =>
       this.followerWatches.forEach((watch) => watch()),

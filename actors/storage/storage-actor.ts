@@ -13,7 +13,14 @@ import {
   type StorageState,
   type SystemState,
 } from '../../protocol/index.js'
-import { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from '../../machines/index.js'
+import {
+  bootMode,
+  disk1Cipher,
+  type diskMachine,
+  machineRegistry,
+  versioned,
+  type DiskNumber,
+} from '../../machines/index.js'
 import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 import { NbdServer, type NbdListen } from './nbd-server.js'
@@ -54,12 +61,7 @@ export class StorageActor {
 
   constructor(private readonly o: StorageActorOptions) {
     this.disks = ([0, 1] as const).map((disk) => ({
-      runner: new MachineRunner(
-        { machine: diskMachine, version: diskVersion, instance: String(disk) },
-        o.journal,
-        undefined,
-        { disk },
-      ),
+      runner: new MachineRunner(versioned(machineRegistry.disk, String(disk)), o.journal, undefined, { disk }),
     }))
     this.guard = new BearerGuard({
       identity: () => this.identity.readModel<IdentityState>('auth'),

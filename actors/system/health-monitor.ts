@@ -11,7 +11,7 @@ import {
   type TemperatureRange,
 } from '../../protocol/index.js'
 import type { Hal, TemperatureSensor } from '../../hal/index.js'
-import { healthMachine, healthVersion, type HealthEvent } from '../../machines/index.js'
+import { type healthMachine, machineRegistry, versioned, type HealthEvent } from '../../machines/index.js'
 import { type JournalPort, MachineRunner } from '../host/index.js'
 
 /** A fault some part of the device found: the health machine raises its bit and journals it once. */
@@ -69,7 +69,7 @@ export class HealthMonitor {
   private heapHigh = 0
 
   constructor(private readonly o: HealthMonitorOptions) {
-    this.runner = new MachineRunner({ machine: healthMachine, version: healthVersion }, o.journal)
+    this.runner = new MachineRunner(versioned(machineRegistry.health), o.journal)
   }
 
   get fls(): number {

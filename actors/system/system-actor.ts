@@ -16,7 +16,7 @@ import {
   type VersionModel,
 } from '../../protocol/index.js'
 import { type Hal, nativeEngine, nobleEngine, type TemperatureSensor } from '../../hal/index.js'
-import { lifecycleMachine, lifecycleVersion } from '../../machines/index.js'
+import { type lifecycleMachine, machineRegistry, versioned } from '../../machines/index.js'
 import { orderSupervisor, ServiceHost, type SupervisorOrder } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, journalSubject, MachineRunner } from '../host/index.js'
 import { HealthMonitor, type HeapReading } from './health-monitor.js'
@@ -87,7 +87,7 @@ export class SystemActor {
       },
       o.logger,
     )
-    this.lifecycle = new MachineRunner({ machine: lifecycleMachine, version: lifecycleVersion }, o.journal)
+    this.lifecycle = new MachineRunner(versioned(machineRegistry.lifecycle), o.journal)
     this.bootedAt = o.hal.clock.monotonic()
     this.health = new HealthMonitor({
       hal: o.hal,

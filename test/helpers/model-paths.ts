@@ -172,3 +172,35 @@ export function expectedRecord(spec: VersionedMachine, step: ModelStep): Transit
     event: step.event,
   }
 }
+
+/**
+ * Fails for a transition the paths leave out of those the options allow (every snapshot the
+ * drivable events reach, as the filter narrows them), and for a state no path reaches that is
+ * not in `unreached`, with the reason: the paths walk every state and transition the machine has.
+ */
+export function checkCoverage(
+  t: Test,
+  machine: AnyStateMachine,
+  paths: readonly ModelPath[],
+  o: PathOptions,
+  unreached: Record<string, string> = {},
+): void {
+  const events = o.drivable.map((type) => ({ type }))
+  const offered = (snapshot: AnyMachineSnapshot) => (o.filter ? events.filter((e) => o.filter!(snapshot, e)) : events)
+  const taken = new Set(paths.flatMap((p) => p.steps.map(stepKey)))
+  const missing = new Set<string>()
+  for (const { snapshot } of everySnapshot(machine, o.input, offered)) {
+    for (const event of offered(snapshot)) {
+      const [next] = transition(machine, snapshot, event)
+      const key = stepKey({ from: stateName(snapshot), event: event.type, to: stateName(next) })
+      if (changes(snapshot, next) && !taken.has(key)) missing.add(key)
+    }
+  }
+  t.strictSame([...missing], [], `${machine.id}: every transition the drivers allow is taken by a path`)
+  const reached = new Set([String(machine.config.initial), ...paths.flatMap((p) => p.steps.map((s) => s.to))])
+  const states = Object.keys(machine.root.states)
+  const left = states.filter((state) => !reached.has(state) && !(state in unreached))
+  t.strictSame(left, [], `${machine.id}: every state is reached, or has the reason it is not`)
+  for (const state of Object.keys(unreached))
+    t.ok(states.includes(state) && !reached.has(state), `${machine.id}: ${state} is a state no path reaches`)
+}
