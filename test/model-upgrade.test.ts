@@ -397,6 +397,8 @@ function pathsOf(kind: UpgradeKind, drivable: string[]): ModelPath[] {
   return modelPaths(upgradeMachine, {
     input: { kind },
     drivable,
+    // The context (the check's outcome, the trial's confirmation) is data the states already tell apart.
+    byStateName: true,
     // Each path that starts with a reboot is a hemd process, its installs and reboots (~10 s): the
     // extended shortest paths already take every transition of the trial (idle → confirming →
     // committed, idle → rolled_back, and an upload from each), so simple paths stop at three steps,
