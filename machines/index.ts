@@ -15,7 +15,14 @@ export { configEvent, type DiskFormatData, foldIdentity, IDENTITY_RECORD_TYPES }
 export { personalisationMachine, personalisationVersion } from './personalisation.js'
 export { provisioningMachine, provisioningVersion } from './provisioning.js'
 export { ReplayError, stateName, TransitionFold } from './replay.js'
-export { upgradeMachine, upgradeVersion, type UpgradeKind } from './upgrade.js'
+export {
+  upgradeMachine,
+  upgradeVersion,
+  type UpgradeContext,
+  type UpgradeEvent,
+  type UpgradeKind,
+  type VerifiedImage,
+} from './upgrade.js'
 export { MachineFolds } from './machine-folds.js'
 export {
   machineRegistry,

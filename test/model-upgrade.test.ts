@@ -10,15 +10,24 @@ import t, { type Test } from 'tap'
 import { signBuild } from '../image/firmware-manifest.js'
 import { LogResult, LogType } from '../protocol/journal.js'
 import { buildImage, packDirectory } from '../image/index.js'
-import { upgradeMachine, upgradeVersion, type UpgradeKind } from '../machines/upgrade.js'
+import { machineRegistry } from '../machines/registry.js'
+import type { UpgradeKind } from '../machines/upgrade.js'
 import { bootDevice, distDir, freePort } from './helpers/device.js'
 import { call, jsonOrUndefined, type Answer } from './helpers/http.js'
 import { runHemd } from './helpers/hemd-process.js'
 import { readJournal } from './helpers/journal.js'
-import { checkDrivers, journaledTransitions, modelPaths, type ModelPath } from './helpers/model-paths.js'
+import {
+  checkCoverage,
+  checkDrivers,
+  journaledTransitions,
+  modelPaths,
+  type PathOptions,
+} from './helpers/model-paths.js'
 import { checkObservations, nextEvent, walkPaths, type ModelRun, type Walk } from './helpers/model-walk.js'
 import { until } from './helpers/until.js'
 import { DEV_VENDOR_PEM, firmwareImage, imageOf, upload } from './helpers/upload.js'
+
+const { machine: upgradeMachine, version: upgradeVersion } = machineRegistry.upgrade
 
 /** The events that happen across a reboot into installed firmware: only hemd's launcher does that. */
 const REBOOTS = ['TRIAL_BOOT', 'CONFIRMED', 'ROLLED_BACK']
@@ -393,10 +402,17 @@ const UI_UNDRIVABLE = Object.fromEntries(
   REBOOTS.map((event) => [event, 'the management app installs without a reboot: it has no trial boot']),
 )
 
-function pathsOf(kind: UpgradeKind, drivable: string[]): ModelPath[] {
-  return modelPaths(upgradeMachine, {
+/** The states only a reboot into new firmware reaches. */
+const UI_UNREACHED = Object.fromEntries(
+  ['confirming', 'committed', 'rolled_back'].map((state) => [state, 'the management app has no trial boot']),
+)
+
+function optionsOf(kind: UpgradeKind, drivable: string[]): PathOptions {
+  return {
     input: { kind },
     drivable,
+    // The context (the check's outcome, the trial's confirmation) is data the states already tell apart.
+    byStateName: true,
     // Each path that starts with a reboot is a hemd process, its installs and reboots (~10 s): the
     // extended shortest paths already take every transition of the trial (idle → confirming →
     // committed, idle → rolled_back, and an upload from each), so simple paths stop at three steps,
@@ -404,15 +420,17 @@ function pathsOf(kind: UpgradeKind, drivable: string[]): ModelPath[] {
     maxSteps: 3,
     // An installed firmware reboots the device at once: nothing happens in `installed` before the machine starts again.
     filter: (snapshot) => !(kind === 'fw' && snapshot.value === 'installed'),
-  })
+  }
 }
 
 for (const kind of ['ui', 'fw'] as const) {
   const run = makeRun(kind)
   const drivable = Object.keys(run.drivers).filter((event) => kind === 'fw' || !REBOOTS.includes(event))
-  const paths = pathsOf(kind, drivable)
+  const options = optionsOf(kind, drivable)
+  const paths = modelPaths(upgradeMachine, options)
   t.test(`${kind}: ${paths.length} paths, each on its own device`, async (t) => {
     checkDrivers(t, upgradeMachine, drivable, kind === 'ui' ? UI_UNDRIVABLE : {})
+    checkCoverage(t, upgradeMachine, paths, options, kind === 'ui' ? UI_UNREACHED : {})
     checkObservations(t, run)
     walkPaths(t, run, paths, 3)
   })

@@ -61,19 +61,35 @@ async function setup(t: Test) {
   return { hal, journaled, refuse, refused, journaling, request, begin, uploaded, verified }
 }
 
-t.test('a refused UPLOAD_STARTED is 503, not a storage failure, and its writer is aborted', async (t) => {
-  const { hal, journaling, request, begin } = await setup(t)
-  const writers: StagingWriter[] = []
+t.test('a refused UPLOAD_STARTED is 503, not a storage failure, and staging is not touched', async (t) => {
+  const { hal, journaling, request, begin, verified } = await setup(t)
+  const image = await appImage(t)
+  await verified(image)
+  let opened = 0
   const open = hal.staging.begin.bind(hal.staging)
   t.capture(hal.staging, 'begin', async (kind: 'fw' | 'ui') => {
-    const writer = await open(kind)
-    writers.push(writer)
-    return writer
+    opened++
+    return open(kind)
   })
   journaling(false)
   t.match(await request('upload_begin_ui', { size: 64 }), { status: 503, body: { error: 'bus_unavailable' } })
-  await t.rejects(writers[0]!.write(Buffer.alloc(1)), /the upload is over/, 'the writer was aborted')
+  t.equal(opened, 0, 'decided and journaled before staging opens')
   journaling(true)
+  t.equal((await request('check_ui')).status, 200, 'the verified image is still staged and verified')
+  await begin(Buffer.alloc(64))
+})
+
+t.test('staging that cannot open: the upload is 500 and the pipeline back in idle', async (t) => {
+  const { hal, journaled, request, begin } = await setup(t)
+  const open = hal.staging.begin.bind(hal.staging)
+  let fail = true
+  t.capture(hal.staging, 'begin', async (kind: 'fw' | 'ui') => {
+    if (fail) throw Object.assign(new Error('EIO: the staging disk'), { code: 'EIO' })
+    return open(kind)
+  })
+  t.match(await request('upload_begin_ui', { size: 64 }), { status: 500, body: { error: 'storage_error' } })
+  t.same(eventOf(journaled), ['UPLOAD_STARTED', 'UPLOAD_FAILED'], 'receiving while staging opened, then idle')
+  fail = false
   await begin(Buffer.alloc(64))
 })
 
