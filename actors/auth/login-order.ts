@@ -7,7 +7,7 @@ export interface Queued {
 /** What the login queue decides of an attempt that a client's refusals and the queue's bounds let through or not. */
 export type Arrival<T> =
   | { readonly enter: true }
-  /** The queue is full and the attempt is placed before the worst placed client: `bumped`, that client's newest, goes. */
+  /** Full, and the attempt is placed before the worst placed client: `bumped`, that client's newest, goes. */
   | { readonly enter: true; readonly bumped: T }
   | { readonly enter: false }
 
