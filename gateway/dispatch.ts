@@ -58,8 +58,11 @@ export class Dispatcher {
   /** Each route's body schema, compiled at its first body: compiling them all was 15–50 ms of every boot. */
   private readonly schemas = new Map<Route, TypeCheck<TSchema>>()
   private readonly inflight = new Set<Exchange>()
-  /** Requests whose body has not all arrived: no command has acted on them, so a stop may refuse them. */
-  private readonly receiving = new Map<Exchange, () => void>()
+  /**
+   * Requests a stop answers 503 at once: those whose body has not all arrived (no command has acted on them), and
+   * those of a route that says so (Route.refusedAtStop) while their command runs.
+   */
+  private readonly refusable = new Map<Exchange, () => void>()
   private readonly waiting: (() => void)[] = []
   /** The listeners' own address origins (listenerOrigins): the app reached by address, not by name. */
   private readonly ownOrigins = new Set<string>()
@@ -115,7 +118,7 @@ export class Dispatcher {
     const body = tooLarge
       ? dropBody(exchange.body).then(() => Promise.reject(payloadTooLarge()))
       : readBody(exchange.body, BODY_LIMIT)
-    this.receiving.set(exchange, () => exchange.fail(stopping(), true))
+    this.refusable.set(exchange, () => exchange.fail(stopping(), true))
     armDeadline(exchange, device)
     this.process(exchange, head, device, match, body).catch((error: unknown) =>
       exchange.fail(this.httpError(error, exchange.rid)),
@@ -123,19 +126,20 @@ export class Dispatcher {
   }
 
   /**
-   * Resolves once no request is in flight. A request still waiting for its body is answered 503
-   * and closed: a client that stalls must not hold up a reboot until the idle timeout.
+   * Resolves once no request is in flight. A request still waiting for its body, or refused at a
+   * stop, is answered 503 and closed: a client that stalls, or gave up unseen (its reads held, see
+   * ConnectionReads), must not hold up a reboot until its deadline.
    */
   idle(): Promise<void> {
-    for (const refuse of this.receiving.values()) refuse()
-    this.receiving.clear()
+    for (const refuse of this.refusable.values()) refuse()
+    this.refusable.clear()
     if (this.inflight.size === 0) return Promise.resolve()
     return new Promise((resolve) => this.waiting.push(resolve))
   }
 
   private settled(exchange: Exchange): void {
     this.inflight.delete(exchange)
-    this.receiving.delete(exchange)
+    this.refusable.delete(exchange)
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
   }
 
@@ -155,7 +159,7 @@ export class Dispatcher {
       await this.turnEnd.next()
       if (!exchange.open) return
     }
-    this.receiving.delete(exchange)
+    this.refusable.delete(exchange)
     exchange.clearDeadline()
     const known = this.known(head, device)
     if (exchange.method === 'OPTIONS') {
@@ -177,6 +181,7 @@ export class Dispatcher {
 
     if (route.handler.kind === 'stream')
       return this.stream(exchange, route.handler, match.params, caller(head, principal), head.tls, budgetOf(route))
+    if (route.refusedAtStop) this.refusable.set(exchange, () => exchange.fail(stopping(), true))
     exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded), route.closes === true)
   }
 
@@ -214,7 +219,7 @@ export class Dispatcher {
     exchange.onAbort(() => body.abandon())
     // dosprot bounds an upload too: a stalled one would hold its kind's pipeline (409 for every other).
     armDeadline(exchange, device, () => body.abandon())
-    this.receiving.set(exchange, () => {
+    this.refusable.set(exchange, () => {
       body.abandon()
       exchange.fail(stopping(), true)
     })

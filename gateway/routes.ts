@@ -127,6 +127,7 @@ export const routeTable: readonly Route[] = [
     deadline: 'medium',
     source: true,
     tooManyRequests: 'too many login attempts wait, from this client or in all; refused unread, Retry-After in s',
+    refusedAtStop: true,
   }),
 
   route('GET', '/api/system/config', operationAccess.configRead, command('auth', 'config_get')),

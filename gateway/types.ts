@@ -108,6 +108,11 @@ export interface Route {
   source?: true
   /** The connection closes after the answer: what the route does ends it anyway (a restart). */
   closes?: true
+  /**
+   * A stop answers the command in flight 503 `stopping` at once rather than await it: its service answers it so at its
+   * own stop (a waiting login attempt), and a client that gave up is not seen while its command runs.
+   */
+  refusedAtStop?: true
   handler: RouteHandler
 }
 

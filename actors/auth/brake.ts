@@ -1,37 +1,53 @@
 export interface LoginBrakeOptions {
   /** Every answer takes at least this long (ms); default 500. */
   baseMs?: number
-  /** ...and at least this long once `threshold` failures in a row were recorded; default 1500. */
+  /** ...and at least this long once `threshold` refusals in a row were recorded; default 1500. */
   slowMs?: number
   /** Default 3. */
   threshold?: number
 }
 
+/** The brake's numbers, defaults filled in: they set both each client's floor and the device's pace of checks. */
+export type BrakeRules = Required<LoginBrakeOptions>
+
+/** How long a client's refusals are remembered after its last one (ms of the brake's clock). */
+export const MEMORY_MS = 15 * 60_000
+
+export function brakeRules(options: LoginBrakeOptions = {}): BrakeRules {
+  return { baseMs: options.baseMs ?? 500, slowMs: options.slowMs ?? 1500, threshold: options.threshold ?? 3 }
+}
+
 /**
- * The brute-force brake of POST /api/auth/token, as policy only: one per client (LoginSources),
- * whose answers the login queue holds to minimumDuration() read at their arrival; the outcomes
- * of its examined attempts are recorded. What bounds guessing device-wide is the pace of checks
- * (GuessPace, on the same numbers).
+ * What the brake knows of one client: its refusals since it was last let in or forgotten, and
+ * when the last one was. No standing (undefined) is a client with no refusal to remember.
  */
-export class LoginBrake {
-  readonly #baseMs: number
-  readonly #slowMs: number
-  readonly #threshold: number
-  #failures = 0
+export interface Standing {
+  readonly refusals: number
+  readonly at: number
+}
 
-  constructor(options: LoginBrakeOptions = {}) {
-    this.#baseMs = options.baseMs ?? 500
-    this.#slowMs = options.slowMs ?? 1500
-    this.#threshold = options.threshold ?? 3
-  }
+/**
+ * The brute-force brake of POST /api/auth/token, as decisions alone (LoginSources keeps the
+ * standings, the login queue holds the answers): a client's standing as it stands at `now`,
+ * forgotten after 15 quiet minutes.
+ */
+export function recalled(standing: Standing | undefined, now: number): Standing | undefined {
+  return standing && now - standing.at <= MEMORY_MS ? standing : undefined
+}
 
-  /** Milliseconds the current attempt's answer must take at least. */
-  minimumDuration(): number {
-    return this.#failures >= this.#threshold ? this.#slowMs : this.#baseMs
-  }
+/**
+ * A refusal of the client at `now`, examined (400, 401, 409) or unread (429, 504): its answers slow
+ * down whatever the reason, a flood of them too. A success is no standing: the client is forgotten.
+ */
+export function refusedAt(standing: Standing | undefined, now: number): Standing {
+  return { refusals: (recalled(standing, now)?.refusals ?? 0) + 1, at: now }
+}
 
-  /** A success resets the run of failures. */
-  record(ok: boolean): void {
-    this.#failures = ok ? 0 : this.#failures + 1
-  }
+/**
+ * Milliseconds an answer to a client of `standing` must take at least: `baseMs`, `slowMs` after
+ * `threshold` refusals in a row. It reads the client's own outcomes only, so an answer's time
+ * tells nothing of another's.
+ */
+export function floorOf(rules: BrakeRules, standing: Standing | undefined): number {
+  return (standing?.refusals ?? 0) >= rules.threshold ? rules.slowMs : rules.baseMs
 }

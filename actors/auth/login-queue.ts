@@ -1,7 +1,8 @@
 import type { Clock } from '../../hal/index.js'
 import { type CommandReply, deadlinePassed, fail, TIMEOUT_ERROR } from '../../protocol/index.js'
-import type { LoginBrakeOptions } from './brake.js'
-import { GuessPace } from './guess-pace.js'
+import { type BrakeRules, brakeRules, type LoginBrakeOptions } from './brake.js'
+import { freshPace, type Pace, paceTake, paceWait, retryAfterSeconds } from './guess-pace.js'
+import { arrival, fitsSource, nextTurn } from './login-order.js'
 import { LoginSources } from './login-sources.js'
 
 export interface LoginQueueOptions {
@@ -36,22 +37,16 @@ interface Waiting {
 export const QUEUE_FULL = 429
 
 /**
- * The login attempts of POST /api/auth/token. A guess is tested only in a check, and checks run
- * one at a time at the device's pace (GuessPace: ≥ 500 ms apart, ≤ 3 + t / 1.5 s in any t s),
- * so parallel guesses, from one address or many, gain nothing. An answer is held to its client's
- * floor (LoginSources: 500 ms, 1500 ms after its 3 refusals in a row), counted from its arrival;
- * the holds run side by side and take no turn, so that strangers' answers do not push the
- * owner's back.
+ * The login attempts of POST /api/auth/token, as effects: the rules are pure decisions (brake.ts:
+ * each client's floor; guess-pace.ts: the device's pace of checks; login-order.ts: the order of
+ * checks and the bounds), and this holds the attempts, sleeps and answers as they say. A guess is
+ * tested only in a check, one at a time at the pace, so parallel guesses, from one address or
+ * many, gain nothing. An answer is held to its client's floor counted from its arrival; the holds
+ * run side by side and take no turn, so that strangers' answers do not push the owner's back.
  * - Screened: what needs no guess tested (malformed, bad claims, no live challenge, see login.ts)
  *   is refused at once, and answered at its floor; it takes no check.
- * - Ordered: the next check goes to the client with the fewest recent refusals, then the fewest
- *   attempts waiting; among equals, to the one that asked last (the oldest of a wave waits); a
- *   client's own attempts in order. A client with no recent refusal, asking once (the owner), is
- *   checked at the next place of the pace, however many addresses flood.
- * - Bounded: a client has at most `perSource` attempts in flight, all clients together at most
- *   `total` waiting. What does not fit is refused (429, with the seconds to wait), unread, at its
- *   floor. When the queue is full, an attempt of a client placed better than the worst one takes
- *   that client's newest place (refused 429), so junk can never fill it against the owner.
+ * - Bounded: what does not fit (`perSource` in flight, `total` waiting) is refused 429 with the
+ *   seconds to wait, unread, at its floor.
  * - An attempt whose deadline passed while it waited is dropped unread (504): its client had its
  *   answer from the gateway already.
  */
@@ -60,20 +55,24 @@ export class LoginQueue {
   readonly #now: () => number
   readonly #perSource: number
   readonly #total: number
-  readonly #pace: GuessPace
+  readonly #rules: BrakeRules
+  #pace: Pace
   readonly #sources: LoginSources
   readonly #inFlight = new Map<string, number>()
   readonly #waiting: Waiting[] = []
   #seq = 0
   #checking = false
   #closed = false
+  /** A client's recent refusals, for the order of checks. */
+  readonly #refusalsOf = (source: string): number => this.#sources.refusals(source, this.#clock.monotonic())
 
   constructor(options: LoginQueueOptions) {
     this.#clock = options.clock
     this.#now = options.now ?? Date.now
     this.#perSource = options.perSource ?? 8
     this.#total = options.total ?? 32
-    this.#pace = new GuessPace(options.brake)
+    this.#rules = brakeRules(options.brake)
+    this.#pace = freshPace(this.#rules)
     this.#sources = new LoginSources(options.brake ? { brake: options.brake } : {})
   }
 
@@ -106,7 +105,7 @@ export class LoginQueue {
     const arrived = this.#clock.monotonic()
     const floor = this.#sources.floor(source, arrived)
     const own = this.#inFlight.get(source) ?? 0
-    if (own >= this.#perSource) {
+    if (!fitsSource(own, this.#perSource)) {
       this.#sources.refused(source, arrived)
       await this.#hold(arrived, floor)
       return this.#refusal(own)
@@ -138,10 +137,12 @@ export class LoginQueue {
     }
     if (this.#closed) return stopping()
     this.#dropExpired()
-    if (this.#waiting.length >= this.#total && !this.#yieldPlace(source)) {
+    const decided = arrival(this.#waiting, this.#total, source, this.#seq + 1, this.#refusalsOf)
+    if (!decided.enter) {
       this.#sources.refused(source, this.#clock.monotonic())
       return this.#refusal(this.#waitingOf(source))
     }
+    if ('bumped' in decided) this.#bump(decided.bumped)
     const outcome = await new Promise<{ reply: CommandReply } | { error: unknown }>((settle) => {
       this.#waiting.push({ source, seq: ++this.#seq, deadline, check, settle })
       void this.#checkAll()
@@ -157,17 +158,17 @@ export class LoginQueue {
     try {
       while (this.#waiting.length > 0) {
         const before = this.#clock.monotonic()
-        const wait = this.#pace.wait(before)
+        const wait = paceWait(this.#rules, this.#pace, before)
         if (wait > 0) {
           await this.#clock.sleep(Math.ceil(wait))
           // A clock that does not move (a test's) would never let the place come: it gets one sleep.
           if (this.#clock.monotonic() !== before) continue
         }
         this.#dropExpired()
-        const turn = this.#best()
+        const turn = nextTurn(this.#waiting, this.#refusalsOf)
         if (!turn) continue
         this.#waiting.splice(this.#waiting.indexOf(turn), 1)
-        this.#pace.take(this.#clock.monotonic())
+        this.#pace = paceTake(this.#rules, this.#pace, this.#clock.monotonic())
         await this.#check(turn)
       }
     } finally {
@@ -188,55 +189,15 @@ export class LoginQueue {
     turn.settle(outcome)
   }
 
-  /** The attempt to check next: the oldest of the best placed client. */
-  #best(): Waiting | undefined {
-    let best: { first: Waiting; place: Place } | undefined
-    for (const first of this.#firsts()) {
-      const place = this.#placeOf(first.source)
-      if (!best || before(place, best.place)) best = { first, place }
-    }
-    return best?.first
-  }
-
-  /** Each waiting client's oldest attempt. */
-  #firsts(): Waiting[] {
-    const seen = new Map<string, Waiting>()
-    for (const waiting of this.#waiting) if (!seen.has(waiting.source)) seen.set(waiting.source, waiting)
-    return [...seen.values()]
-  }
-
-  /** Where `source` stands, with `arriving` more attempts than it has waiting. */
-  #placeOf(source: string, arriving = 0): Place {
-    let waiting = arriving
-    let seq = arriving > 0 ? this.#seq + 1 : Infinity
-    for (const attempt of this.#waiting)
-      if (attempt.source === source) {
-        waiting += 1
-        seq = Math.min(seq, attempt.seq)
-      }
-    return { refusals: this.#sources.refusals(source, this.#clock.monotonic()), waiting, seq }
-  }
-
   #waitingOf(source: string): number {
     return this.#waiting.filter((waiting) => waiting.source === source).length
   }
 
-  /**
-   * The queue is full: refuses the newest attempt of the worst placed client if an attempt of
-   * `source` arriving now would be placed before it; true if it did.
-   */
-  #yieldPlace(source: string): boolean {
-    let worst: { source: string; place: Place } | undefined
-    for (const { source: other } of this.#firsts()) {
-      const place = this.#placeOf(other)
-      if (!worst || before(worst.place, place)) worst = { source: other, place }
-    }
-    if (!worst || worst.source === source || !before(this.#placeOf(source, 1), worst.place)) return false
-    const newest = this.#waiting.findLast((waiting) => waiting.source === worst.source)!
-    this.#waiting.splice(this.#waiting.indexOf(newest), 1)
-    this.#sources.refused(worst.source, this.#clock.monotonic())
-    newest.settle({ reply: this.#refusal(worst.place.waiting - 1) })
-    return true
+  /** `bumped` lost its place to a better placed client's attempt: refused 429, unread. */
+  #bump(bumped: Waiting): void {
+    this.#waiting.splice(this.#waiting.indexOf(bumped), 1)
+    this.#sources.refused(bumped.source, this.#clock.monotonic())
+    bumped.settle({ reply: this.#refusal(this.#waitingOf(bumped.source)) })
   }
 
   /** Answers 504 the waiting attempts whose deadline passed: nobody awaits them. */
@@ -253,7 +214,7 @@ export class LoginQueue {
   #refusal(pending: number): CommandReply {
     return {
       ...fail(QUEUE_FULL, 'too_many_requests', 'Too many login attempts are waiting; try again later'),
-      retryAfter: Math.max(1, Math.ceil((pending * this.#pace.sustainedMs) / 1000)),
+      retryAfter: retryAfterSeconds(this.#rules, pending),
     }
   }
 
@@ -269,21 +230,6 @@ export class LoginQueue {
       if (this.#clock.monotonic() === before) break
     }
   }
-}
-
-/** A client's standing in the queue. */
-interface Place {
-  refusals: number
-  waiting: number
-  /** When its oldest waiting attempt arrived. */
-  seq: number
-}
-
-/** Fewest recent refusals, then fewest attempts waiting, then the client whose oldest attempt came last. */
-function before(a: Place, b: Place): boolean {
-  if (a.refusals !== b.refusals) return a.refusals < b.refusals
-  if (a.waiting !== b.waiting) return a.waiting < b.waiting
-  return a.seq > b.seq
 }
 
 function isStopping(reply: CommandReply | undefined): boolean {
