@@ -2,6 +2,7 @@
 // JSON bodies they send: a caller's mistake gets a message naming the field, not a device's 400.
 import { digests, isDigest, isKeyType, keyTypes } from '../protocol/index.js'
 import type * as T from './types.js'
+import { b64 } from './wire.js'
 
 /** An argument of a crypto call that the device would refuse; the message names the field, never its bytes. */
 export class CryptoInputError extends RangeError {
@@ -29,8 +30,6 @@ export const LIMITS = { msg: 2048, signCtx: 255, wrapCtx: 64, iv: 8, signature: 
 
 /** Raw X25519 and X448 keys, and SEC1 points of the four SECP curves, compressed or not. */
 const PEER_KEY_BYTES = new Set([32, 56, 33, 49, 67, 65, 97, 133])
-
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 
 function bytesOf(value: unknown, field: string): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new CryptoInputError(`${field} must be a Uint8Array`)

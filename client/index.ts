@@ -1,4 +1,5 @@
-// The client library (`hemd/client`): the whole device API for a program, and the pieces of a login.
+// The client library (`hemd/client`): the whole device API for a program, and the pieces of a login
+// for a program that logs in itself.
 export { HemClient, type HemClientOptions } from './hem-client.js'
 export {
   BadRequestError,
@@ -20,21 +21,6 @@ export { CryptoInputError, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { PinStore, defaultConfigDir } from './pin-store.js'
 export { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
 export type * from './types.js'
-export {
-  EJWT_HEADER,
-  buildEjwt,
-  buildInitEjwt,
-  buildLoginEjwt,
-  passphraseChangeHmac,
-  type EjwtInput,
-  type LoginChallenge,
-} from './ejwt-builder.js'
-export {
-  PBKDF2_ITERATIONS,
-  derivePassphraseKeyAsync,
-  passphraseKeyFromSeed,
-  type PassphraseKey,
-} from './passphrase-key.js'
-export { PassphraseKeyCache, derivePassphraseKey, type PassphraseKeyCacheOptions } from './passphrase-key-node.js'
+export { buildInitEjwt, buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
+export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
-export type { CipherAlg, EncryptInput, KeyEntry, KeySpec, UpgradeKind } from './types.js'

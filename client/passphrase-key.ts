@@ -1,5 +1,5 @@
 // Passphrase keys, with nothing but Web Crypto and @noble: the same code runs in Node and in
-// the management app's page. passphrase-key-node.ts has what only Node can offer.
+// the management app's page.
 import { x25519 } from '@noble/curves/ed25519.js'
 import { pbkdf2Async } from '@noble/hashes/pbkdf2.js'
 import { sha256 } from '@noble/hashes/sha2.js'

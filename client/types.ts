@@ -256,3 +256,13 @@ export interface LogKey {
 export type UpgradeKind = 'fw' | 'ui'
 
 export type CheckState = 'started' | 'running' | 'verified'
+
+/** `GET /api/system/checkin`: base64url JSON `{devid, nonce, iat}` "." base64url Ed25519 signature by the log key. */
+export interface Checkin {
+  check: string
+}
+
+/** What the device does on its backend's reply: nothing (`OK`), or locks or shuts itself down. */
+export interface CheckinResult {
+  status: 'OK' | 'LOCKED' | 'SHUTDOWN'
+}

@@ -12,7 +12,7 @@ import {
   type ClaimsContext,
   type EjwtErrorCode,
 } from '../actors/auth/ejwt.js'
-import { buildEjwt } from '../client/index.js'
+import { buildEjwt } from '../client/ejwt-builder.js'
 import { b64 } from './helpers/base64.js'
 
 // X25519 keys from fixed labels: deterministic, and the verifier (node:crypto) meets the builder (noble).

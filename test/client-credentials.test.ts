@@ -3,15 +3,11 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { x25519 } from '@noble/curves/ed25519.js'
 import t from 'tap'
-import {
-  PassphraseKeyCache,
-  buildEjwt,
-  derivePassphraseKey,
-  derivePassphraseKeyAsync,
-  passphraseChangeHmac,
-  type PassphraseKey,
-} from '../client/index.js'
+import { buildEjwt } from '../client/ejwt-builder.js'
+import { derivePassphraseKeyAsync, passphraseChangeHmac, type PassphraseKey } from '../client/index.js'
 import { b64 } from './helpers/base64.js'
+import { derivePassphraseKey } from './helpers/derive-passphrase-key.js'
+import { PassphraseKeyCache } from './helpers/passphrase-key-cache.js'
 
 // The contract's test vector (device-contract.md §2.2).
 const PASSPHRASE = 'example passphrase'

@@ -11,10 +11,10 @@ import {
   DeviceFailedError,
   DeviceUnreachableError,
   HemClient,
-  passphraseKeyFromSeed,
   UnavailableError,
   UnexpectedAnswerError,
 } from '../client/index.js'
+import { passphraseKeyFromSeed } from '../client/passphrase-key.js'
 import { challenge, recordingClient, recordingDevice, type Answer } from './helpers/recording-device.js'
 import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 

@@ -1,7 +1,8 @@
 // The passphrase key as a page derives it where the browser offers no crypto.subtle (plain HTTP
 // from a LAN address): the same key as with it.
 import t from 'tap'
-import { derivePassphraseKey, derivePassphraseKeyAsync } from '../client/index.js'
+import { derivePassphraseKeyAsync } from '../client/index.js'
+import { derivePassphraseKey } from './helpers/derive-passphrase-key.js'
 import { USER_PASS } from './helpers/owner.js'
 
 t.test('without crypto.subtle (a page over plain HTTP from a LAN address) the key is the same', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildEjwt } from '../client/index.js'
+import { buildEjwt } from '../client/ejwt-builder.js'
 import { LogType } from '../protocol/journal.js'
 import { b64 } from './helpers/base64.js'
 import { bootDevice } from './helpers/device.js'

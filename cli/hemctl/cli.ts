@@ -1,10 +1,11 @@
 // hemctl: the command-line client of a device, on the client library.
-import { commandsUsage, runCommandLine, type Command, type CommandLine } from '../index.js'
+import { commandsUsage, runCommandLine, UsageError, type Command, type CommandLine } from '../index.js'
 import type { HemctlIo } from './context.js'
 import { cryptoCommands } from './crypto-commands.js'
 import { hemctlFailure } from './failure.js'
 import { deviceCommands } from './device-commands.js'
 import { keyCommands } from './key-commands.js'
+import { commandFirst } from './leading-options.js'
 import { systemCommands } from './system-commands.js'
 
 const commands: Record<string, Command<HemctlIo>> = {
@@ -16,7 +17,10 @@ const commands: Record<string, Command<HemctlIo>> = {
 
 const cli: CommandLine<HemctlIo> = {
   program: 'hemctl',
-  usage: `${commandsUsage('hemctl', 'COMMAND [OPTIONS]', commands)}
+  usage: `${commandsUsage('hemctl', '[CONNECTION OPTIONS] COMMAND [OPTIONS]', commands)}
+The connection options (--url, --ca, --insecure, --master, --passphrase-file, --json) go before or
+after the command.
+
 Exit status: 0 done, 1 the device refused, 2 usage error, 3 the device cannot be reached (or its
 certificate is not trusted), 4 login refused or not allowed (401, 403), 5 the device's certificate
 changed since it was pinned.
@@ -25,6 +29,14 @@ changed since it was pinned.
   failure: hemctlFailure,
 }
 
-export function main(argv: string[], io: HemctlIo): Promise<number> {
-  return runCommandLine(cli, argv, io)
+export async function main(argv: string[], io: HemctlIo): Promise<number> {
+  let args: string[]
+  try {
+    args = commandFirst(argv)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    io.stderr.write(`hemctl: ${err.message}\n\n${cli.usage}`)
+    return 2
+  }
+  return runCommandLine(cli, args, io)
 }

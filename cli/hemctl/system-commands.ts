@@ -9,6 +9,7 @@ import {
   connectionOptions,
   DEFAULT_URL,
   fields,
+  onePositional,
   print,
   usageText,
   type HemctlIo,
@@ -66,6 +67,18 @@ const version = query(
   'version',
   'Shows GET /api/system/version.',
   (client) => client.version(),
+)
+
+const openapi = clientCommand(
+  {
+    summary: 'show the API description (OpenAPI 3.0)',
+    synopsis: 'openapi',
+    about: "Shows GET /api/openapi.json, the device's routes as an OpenAPI 3.0 document (no login needed).",
+  },
+  async (client) => {
+    const value = await client.openapi()
+    return { value, text: `${JSON.stringify(value, null, 2)}\n` }
+  },
 )
 
 // ---- personalisation and login ----
@@ -331,6 +344,43 @@ const provision: Command<HemctlIo> = {
   },
 }
 
+// ---- trusted check-in ----
+
+/** A backend's signed reply: base64url "." base64url, at most as long as the device reads (7000). */
+const CHECKED = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
+
+const checkin = group('hemctl checkin', "get the device's check-in, or hand it its backend's reply", {
+  get: clientCommand(
+    {
+      summary: "print the device's signed check-in, for its backend to answer",
+      synopsis: 'checkin get',
+      about:
+        'Prints the check of GET /api/system/checkin (no login needed): base64url JSON {devid, nonce, iat}\n' +
+        "\".\" the log key's signature. The fleet backend signs its reply to it ('hemctl checkin reply').",
+    },
+    async (client) => {
+      const value = await client.checkin()
+      return { value, text: `${value.check}\n` }
+    },
+  ),
+  reply: clientCommand(
+    {
+      summary: "hand the device its backend's signed reply to a check-in",
+      synopsis: 'checkin reply CHECKED',
+      about:
+        "Posts CHECKED, the backend's signed reply to the device's last check-in, to /api/system/checkin (no\n" +
+        'login needed). With trusted_backend on the device acts on it: status OK, LOCKED or SHUTDOWN.',
+      operands: (positionals) => {
+        const checked = onePositional(positionals, 'the reply (CHECKED)')
+        if (checked.length > 7000 || !CHECKED.test(checked))
+          throw new UsageError('CHECKED is a signed reply: base64url "." base64url, at most 7000 characters')
+        return checked
+      },
+    },
+    async (client, checked) => ({ value: await client.checkinReply(checked) }),
+  ),
+})
+
 // ---- trust on first use ----
 
 const trustList: Command<HemctlIo> = {
@@ -388,6 +438,7 @@ export const systemCommands: Record<string, Command<HemctlIo>> = {
   login,
   status,
   version,
+  openapi,
   config,
   attest,
   provision,
@@ -395,5 +446,6 @@ export const systemCommands: Record<string, Command<HemctlIo>> = {
   reboot,
   shutdown,
   wipeout,
+  checkin,
   trust,
 }

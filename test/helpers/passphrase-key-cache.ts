@@ -1,20 +1,7 @@
-// What only Node offers on passphrase keys: a synchronous derivation, and the test suites' cache.
-import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto'
+// The test suites' cache of passphrase keys.
+import { createHash, randomBytes } from 'node:crypto'
 import { readFile, rename, writeFile } from 'node:fs/promises'
-import {
-  derivePassphraseKeyAsync,
-  eidSalt,
-  passphraseKeyFromSeed,
-  PBKDF2_ITERATIONS,
-  type PassphraseKey,
-} from './passphrase-key.js'
-
-/** derivePassphraseKeyAsync on the calling thread: blocks the event loop for a few hundred ms. */
-export function derivePassphraseKey(passphrase: string, eid: string): PassphraseKey {
-  return passphraseKeyFromSeed(
-    new Uint8Array(pbkdf2Sync(Buffer.from(passphrase, 'utf8'), eidSalt(eid), PBKDF2_ITERATIONS, 32, 'sha256')),
-  )
-}
+import { derivePassphraseKeyAsync, passphraseKeyFromSeed, type PassphraseKey } from '../../client/passphrase-key.js'
 
 export interface PassphraseKeyCacheOptions {
   /** JSON file of derived seeds shared between test runs; absent = memory only. */

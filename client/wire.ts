@@ -1,0 +1,22 @@
+// The JSON wire of the device API: bytes travel as base64 fields, answers come back as JSON.
+import { UnexpectedAnswerError } from './errors.js'
+
+export const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+
+/** An answer's body: JSON, else its text (an error page), else undefined when empty. */
+export function parseAnswer(body: Buffer): unknown {
+  if (body.length === 0) return undefined
+  const text = body.toString('utf8')
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** A base64 field of a success answer; one that is not base64 is no answer of the API. */
+export function base64Field(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
+    throw new UnexpectedAnswerError('the device sent a field that is not base64')
+  return new Uint8Array(Buffer.from(text, 'base64'))
+}
