@@ -1,8 +1,7 @@
 // The device's API from the page: plain requests, and a logged-in session that keeps one
 // bearer token per scope. Only the derived key is kept, in memory: never the passphrase, and
 // nothing in any storage that outlives the page.
-import { buildLoginEjwt, type LoginChallenge } from '../client/ejwt-builder.js'
-import { derivePassphraseKeyAsync, type PassphraseKey } from '../client/passphrase-key.js'
+import { buildLoginEjwt, type LoginChallenge, derivePassphraseKeyAsync, type PassphraseKey } from '../client/browser.js'
 
 /** A refusal in the device's own words (`message` of its JSON error), or a failure to reach it. */
 export class DeviceError extends Error {

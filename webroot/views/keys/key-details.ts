@@ -1,8 +1,8 @@
 // One key: what the device says of it (keymgmt/get), its public key shown and downloadable as PEM
 // and as raw bytes, its label and description changed, or the key deleted after a confirmation.
 import { h, saveFile } from '../../dom.js'
-import { fromBase64 } from '../../../client/base64.js'
-import { isKeyType } from '../../../protocol/key-types.js'
+import { fromBase64 } from '../../../client/browser.js'
+import { isKeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField } from './checked-field.js'
 import { confirmDialog } from './confirm-dialog.js'
 import { DESCR_RULE, descrField, descrProblem, descrText, LABEL_RULE, labelProblem, listedParts } from './key-text.js'

@@ -1,7 +1,7 @@
 // The keys, a page at a time (the device gives at most 15), or those whose description matches a
 // search; each row opens the key.
 import { field, h, select } from '../../dom.js'
-import { toBase64 } from '../../../client/base64.js'
+import { toBase64 } from '../../../client/browser.js'
 import { checkAll, checkedField } from './checked-field.js'
 import type { KeyEntry } from './key-details.js'
 import { descrBytes, descrProblem, descrText, listedParts } from './key-text.js'

@@ -1,9 +1,7 @@
 // The passphrase change, done in the page as hemctl's client does it (docs/api.md "Configuration
 // rules"): the new passphrase's key is derived here, and only its public half and an HMAC proving
 // it answered the device's nonce are sent. The passphrases themselves never leave the page.
-import { toBase64 } from '../../../client/base64.js'
-import { passphraseChangeHmac } from '../../../client/ejwt-builder.js'
-import { derivePassphraseKeyAsync } from '../../../client/passphrase-key.js'
+import { toBase64, passphraseChangeHmac, derivePassphraseKeyAsync } from '../../../client/browser.js'
 import { DeviceError, DeviceSession } from '../../device-session.js'
 import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
