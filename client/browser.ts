@@ -19,4 +19,4 @@ export {
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
-export type { KeyEntry } from './types.js'
+export type { KeyDetails, KeyEntry, KeyList } from './types.js'
