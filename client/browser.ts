@@ -3,19 +3,12 @@
 export { fromBase64, toBase64, toBase64Url } from './base64.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
-  BadRequestError,
   ConflictError,
-  DeviceFailedError,
   DeviceRefusedError,
   DeviceUnreachableError,
-  ForbiddenError,
   NotAcceptableError,
-  NotFoundError,
-  PayloadError,
   refusal,
-  StorageFullError,
   UnauthorizedError,
-  UnavailableError,
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'

@@ -4,7 +4,7 @@
 export { checkJournal, type VerifyOptions } from './check-journal.js'
 export { parseLinkData, parseSealData, parseTransitionData } from './extension-data.js'
 export { fromBase64Url } from './from-base64url.js'
-export type { Ed25519Verifier, JournalCrypto } from './journal-crypto.js'
+export type { JournalCrypto } from './journal-crypto.js'
 export { readLines } from './read-lines.js'
 export { decodeRecordData } from './record-data.js'
 export { parseLine } from './record-line.js'

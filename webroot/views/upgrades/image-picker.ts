@@ -49,7 +49,8 @@ export function imagePicker(kind: ImageKind, { title, word, made }: KindNames, o
       if (!file) throw new InputError(`Pick a ${word} image file first.`)
       const claims = await readImageClaims(file, kind)
       setFieldError(input, undefined)
-      claimed.textContent = `${file.name}, ${file.size} bytes, claims ${describeClaims(claims)}; the device's check verifies it.`
+      const what = `${file.name}, ${file.size} bytes, claims ${describeClaims(claims)}`
+      claimed.textContent = `${what}; the device's check verifies it.`
       return { file, claims }
     } catch (error) {
       claimed.textContent = ''
