@@ -1,10 +1,9 @@
 // The story of a device, one event per journal record: when, where in the files, who, what,
 // how it ended, and the facts of its data that are safe to show. Without node: the management app
-// tells its timeline with it too, so it imports only the files it needs, none of the index.ts.
+// tells its timeline with it too (audit/browser.ts), so it imports only the units' browser faces.
 
-import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/extension-data.js'
-import { LogType, type RecordLine } from '../protocol/journal.js'
-import { logTypeName, logTypePhrase } from '../protocol/log-type-names.js'
+import { parseLinkData, parseSealData, parseTransitionData } from '../eventstore/browser.js'
+import { LogType, logTypeName, logTypePhrase, type RecordLine } from '../protocol/browser.js'
 
 /** A verified record with its file and decoded data (an AuditRecord is one). */
 export interface TimelineRecord extends RecordLine {

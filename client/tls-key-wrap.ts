@@ -4,7 +4,7 @@ import { cbc } from '@noble/ciphers/aes.js'
 import { x25519 } from '@noble/curves/ed25519.js'
 import { randomBytes } from '@noble/hashes/utils.js'
 import { toBase64 } from './base64.js'
-import { tlsTransportKey } from '../protocol/tls-transport-key.js'
+import { tlsTransportKey } from '../protocol/browser.js'
 
 /**
  * `emp` and `key` of POST config `tls`: the PKCS#8 DER `keyPkcs8` under AES-256-CBC keyed with

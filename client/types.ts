@@ -1,5 +1,5 @@
 // What the device answers, as the client library hands it over, and what its calls take.
-import type { Digest, KeyType, SelfTestAnswer, SignedHead } from '../protocol/index.js'
+import type { Digest, KeyType, SelfTestAnswer, SignedHead } from '../protocol/browser.js'
 
 export type { Digest, KeyType }
 

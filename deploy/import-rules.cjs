@@ -19,17 +19,17 @@ const may = {
     'runtime',
   ]),
   bin: ['cli'],
+  webroot: ['protocol', 'hal', 'eventstore', 'image', 'client', 'audit'],
 }
 
 /**
- * Files of a unit that other folders may import besides its index.ts: free of node, they are what
- * the management app's journal check and timeline (webroot/audit/) and its image check bundle,
- * where an index.ts would bring node:crypto.
+ * A unit's faces, the only files other folders may import: index.ts, and browser.ts where the unit
+ * has code free of node for the management app (webroot/) and what it bundles.
  */
-const browserFaces = {
-  protocol: ['journal.ts', 'log-type-names.ts', 'device.ts', 'tls-transport-key.ts'],
-  eventstore: ['extension-data.ts'],
-}
+const faces = ['index.ts', 'browser.ts']
+
+/** Folders whose code runs in a browser: they use other units through browser.ts only. */
+const browser = ['webroot']
 
 /** Every folder of code: the ones with rules, and those that may import anything (but not be imported). */
 const folders = Object.keys(may).concat(['bench', 'deploy', 'test'])
@@ -43,4 +43,4 @@ function unitOf(file) {
   return grouped.includes(parts[0]) && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]
 }
 
-module.exports = { may, folders, grouped, unitOf, browserFaces }
+module.exports = { may, folders, grouped, unitOf, faces, browser }

@@ -10,7 +10,7 @@ import type { JournalCrypto } from './journal-crypto.js'
 import { readLines } from './read-lines.js'
 import { checkHeads, type HeadClaim } from './signed-heads.js'
 import type { SegmentCheck } from './segment-check.js'
-import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/journal.js'
+import type { JournalFile, VerifyProblem, VerifyResult, VerifySummary } from '../protocol/browser.js'
 
 export interface VerifyOptions {
   /**

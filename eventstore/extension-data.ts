@@ -1,6 +1,6 @@
 // Shape checks for the data of the LINK, SEAL and TRANSITION extension records.
 
-import type { LinkData, SealData, SealReason, TransitionData } from '../protocol/journal.js'
+import type { LinkData, SealData, SealReason, TransitionData } from '../protocol/browser.js'
 
 const SEGMENT_ID = /^[0-9a-f]{8}$/
 const REASONS: readonly SealReason[] = ['periodic', 'close', 'recovered', 'rotate']

@@ -1,4 +1,4 @@
-import type { VerifyProblem } from '../protocol/journal.js'
+import type { VerifyProblem } from '../protocol/browser.js'
 
 /** `NAME:seq N: message` (seq in hex, as in the file), `NAME:line N: message` or `NAME: message`. */
 export function formatProblem(problem: VerifyProblem, name: string = problem.file): string {

@@ -1,7 +1,7 @@
 // Splits a segment file into its lines, keeping each line's exact bytes for the chain.
 
 import { parseLine } from './record-line.js'
-import type { JournalLine } from '../protocol/journal.js'
+import type { JournalLine } from '../protocol/browser.js'
 
 const NEWLINE = 0x0a
 const HASH = 0x23

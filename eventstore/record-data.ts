@@ -3,7 +3,7 @@
 
 import { Unpackr } from 'msgpackr'
 import { fromBase64Url } from './from-base64url.js'
-import { LogType, type RecordLine } from '../protocol/journal.js'
+import { LogType, type RecordLine } from '../protocol/browser.js'
 
 const unpackr = new Unpackr({ useRecords: false })
 

@@ -1,6 +1,6 @@
 // The syntax of one record line: `seq|time|type|result|subject|data|mac`.
 
-import type { LogResultNumber, RecordLine } from '../protocol/journal.js'
+import type { LogResultNumber, RecordLine } from '../protocol/browser.js'
 
 const HEX = /^(0|[1-9a-f][0-9a-f]*)$/
 const MAC = /^[A-Za-z0-9_-]{22}$/

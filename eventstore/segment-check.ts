@@ -8,7 +8,7 @@ import type { Ed25519Verifier, JournalCrypto } from './journal-crypto.js'
 import { readLines } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import { sealMessage } from './seal-message.js'
-import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/journal.js'
+import { LogType, type LinkData, type RecordLine, type SealReason, type VerifyProblem } from '../protocol/browser.js'
 
 export interface SegmentCheck {
   id: string

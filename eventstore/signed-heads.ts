@@ -9,7 +9,7 @@ import { parseLinkData } from './extension-data.js'
 import { findRecordLine } from './read-lines.js'
 import { decodeRecordData } from './record-data.js'
 import { headMessage } from './seal-message.js'
-import { LogType, type JournalFile, type VerifyProblem } from '../protocol/journal.js'
+import { LogType, type JournalFile, type VerifyProblem } from '../protocol/browser.js'
 
 export interface HeadClaim {
   file: string

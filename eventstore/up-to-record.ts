@@ -1,5 +1,5 @@
 import { readLines } from './read-lines.js'
-import type { JournalFile } from '../protocol/journal.js'
+import type { JournalFile } from '../protocol/browser.js'
 
 /**
  * The file as stored up to and including the line of record `seq` (a signed head's record): what

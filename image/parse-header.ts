@@ -1,6 +1,6 @@
 // An image's header, read: free of node, so that the management app checks a picked file as the
 // device will before sending it.
-import type { Variant } from '../protocol/device.js'
+import type { Variant } from '../protocol/browser.js'
 import { ImageFormatError } from './errors.js'
 
 /**

@@ -24,8 +24,8 @@ function tree(files: Record<string, string>): string {
   return dir
 }
 
-/** What the rules find in a tree of these files. */
-const problemsOf = (files: Record<string, string>) => check(tree(files), folders).problems
+/** What the rules find in a tree of these files (in `scope`, the folders cruised). */
+const problemsOf = (files: Record<string, string>, scope = folders) => check(tree(files), scope).problems
 
 t.test('the tree keeps every import rule', async (t) => {
   const { problems, modules } = check()
@@ -63,7 +63,7 @@ t.test('hal imports nothing of ours, protocol nothing at all', async (t) => {
   t.ok(problems.includes('protocol-imports: protocol/index.ts -> hal/index.ts'), problems.join('\n'))
 })
 
-t.test('another folder reaches inside only through index.ts, but a lazy import() may', async (t) => {
+t.test('another folder reaches inside only through a face, but a lazy import() may', async (t) => {
   const problems = problemsOf({
     'protocol/index.ts': "export { a } from './a.js'\n",
     'protocol/a.ts': 'export const a = 1\n',
@@ -71,7 +71,40 @@ t.test('another folder reaches inside only through index.ts, but a lazy import()
       "import { a } from '../protocol/a.js'\nexport const m = a\n" +
       "export const lazy = () => import('../protocol/a.js')\n",
   })
-  t.same(problems, ['protocol-through-index: machines/index.ts -> protocol/a.ts'])
+  t.same(problems, ['protocol-through-face: machines/index.ts -> protocol/a.ts'])
+})
+
+t.test('the management app uses other units through their browser faces only', async (t) => {
+  const problems = problemsOf(
+    {
+      'protocol/index.ts': "export { a } from './a.js'\n",
+      'protocol/browser.ts': "export { a } from './a.js'\n",
+      'protocol/a.ts': 'export const a = 1\n',
+      'webroot/face.ts': "import { a } from '../protocol/browser.js'\nexport const f = a\n",
+      'webroot/file.ts': "import { a } from '../protocol/a.js'\nexport const f = a\n",
+      'webroot/index.ts': "import { a } from '../protocol/index.js'\nexport const f = a\n",
+    },
+    ['protocol', 'webroot'],
+  )
+  t.same(problems.sort(), [
+    'protocol-through-face: webroot/file.ts -> protocol/a.ts',
+    'webroot-browser-faces: webroot/index.ts -> protocol/index.ts',
+  ])
+})
+
+t.test('what a browser face or the management app reaches holds no node module', async (t) => {
+  const problems = problemsOf(
+    {
+      'eventstore/browser.ts': "export { h } from './hash.js'\n",
+      'eventstore/hash.ts': "import { createHash } from 'node:crypto'\nexport const h = createHash\n",
+      'webroot/app.ts': "import { h } from '../eventstore/browser.js'\nexport const f = h\n",
+    },
+    ['eventstore', 'webroot'],
+  )
+  t.same(problems.sort(), [
+    'browser-faces-free-of-node: eventstore/browser.ts -> crypto',
+    'browser-faces-free-of-node: webroot/app.ts -> crypto',
+  ])
 })
 
 t.test('a cycle between two actors is caught though no module cycle exists', async (t) => {

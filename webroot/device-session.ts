@@ -1,18 +1,22 @@
 // The device's API from the page: plain requests, and a logged-in session that keeps one
 // bearer token per scope. Only the derived key is kept, in memory: never the passphrase, and
 // nothing in any storage that outlives the page.
-import { buildLoginEjwt, type LoginChallenge } from '../client/ejwt-builder.js'
-import { derivePassphraseKeyAsync, type PassphraseKey } from '../client/passphrase-key.js'
+import {
+  buildLoginEjwt,
+  derivePassphraseKeyAsync,
+  DeviceUnreachableError,
+  refusal,
+  UnauthorizedError,
+  type DeviceRefusedError,
+  type LoginChallenge,
+  type PassphraseKey,
+} from '../client/browser.js'
+import { PageError } from './page-error.js'
+import { refusalWords, reworded } from './refusal-words.js'
 
-/** A refusal in the device's own words (`message` of its JSON error), or a failure to reach it. */
-export class DeviceError extends Error {
-  override readonly name = 'DeviceError'
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
+/** The device was re-personalised (a wipeout) since the login: the kept key means nothing to it now. */
+export class IdentityChangedError extends PageError {
+  override readonly name = 'IdentityChangedError'
 }
 
 /** An hour: long enough for a sitting; a token that dies earlier (a reboot) is renewed once. */
@@ -25,7 +29,10 @@ export interface RequestOptions {
   body?: unknown
 }
 
-/** One request; resolves to the parsed JSON answer (undefined for an empty one), rejects with a DeviceError. */
+/**
+ * One request; resolves to the parsed JSON answer (undefined for an empty one), rejects with the
+ * client's typed errors: a DeviceRefusedError by status, or a DeviceUnreachableError.
+ */
 export async function deviceRequest(path: string, options: RequestOptions = {}): Promise<unknown> {
   const text = new TextDecoder().decode(await send(path, options))
   return text === '' ? undefined : parseJson(text)
@@ -36,31 +43,27 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
   const headers: Record<string, string> = {}
   if (options.token) headers.Authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers['Content-Type'] = 'application/json'
+  const method = options.method ?? (options.body === undefined ? 'GET' : 'POST')
   let answer: Response
+  let bytes: Uint8Array
   try {
     answer = await fetch(path, {
-      method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+      method,
       headers,
       cache: 'no-store',
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     })
-  } catch {
-    throw new DeviceError(0, 'The device did not answer. Is it still running and reachable?')
-  }
-  let bytes: Uint8Array
-  try {
     bytes = new Uint8Array(await answer.arrayBuffer())
-  } catch {
-    throw new DeviceError(0, 'The device stopped answering in the middle of its answer.')
+  } catch (cause) {
+    throw new DeviceUnreachableError(path, { cause })
   }
-  if (!answer.ok) throw refusal(answer.status, answer.statusText, new TextDecoder().decode(bytes))
+  if (!answer.ok) throw answerRefusal(answer.status, new TextDecoder().decode(bytes), `${method} ${path}`)
   return bytes
 }
 
-/** The device's JSON error (`{error, message}`) in its own words; a bare status otherwise. */
-export function refusal(status: number, statusText: string, text: string): DeviceError {
-  const message = (parseJson(text) as { message?: unknown } | undefined)?.message
-  return new DeviceError(status, typeof message === 'string' ? message : `The device answered ${status} ${statusText}`)
+/** The client's typed error for a refused request, from its status and the answer's text (`{error, message}`). */
+export function answerRefusal(status: number, text: string, what: string): DeviceRefusedError {
+  return refusal(status, parseJson(text), what)
 }
 
 function parseJson(text: string): unknown {
@@ -129,7 +132,7 @@ export class DeviceSession {
     try {
       return await call(await token)
     } catch (error) {
-      if (!(error instanceof DeviceError) || error.status !== 401) throw error
+      if (!(error instanceof UnauthorizedError)) throw error
       this.#forget(scope, token)
       return call(await this.#token(scope))
     }
@@ -159,7 +162,7 @@ export class DeviceSession {
   async #login(scope: string, c: TokenChallenge): Promise<string> {
     // A re-personalised device (wipeout) has a new eid, under which this key means nothing.
     if (c.eid !== this.#eid)
-      throw new DeviceError(409, 'The device has a new identity since you logged in: log out and in again.')
+      throw new IdentityChangedError('The device has a new identity since you logged in: log out and in again.')
     try {
       const answer = (await deviceRequest('/api/auth/token', {
         body: { auth: buildLoginEjwt(this.#key, c, scope, TOKEN_LIFETIME_SECONDS) },
@@ -167,8 +170,8 @@ export class DeviceSession {
       return answer.token
     } catch (error) {
       // The device says no more than "Authentication failed", on purpose; a wrong passphrase is the likely cause.
-      if (error instanceof DeviceError && error.status === 401)
-        throw new DeviceError(401, `Login refused: ${error.message}. Check the passphrase.`)
+      if (error instanceof UnauthorizedError)
+        throw reworded(error, `Login refused: ${refusalWords(error)}. Check the passphrase.`)
       throw error
     }
   }

@@ -1,5 +1,5 @@
 // `fls_state` in words: one phrase per bit of the device contract's fail state.
-import { FLS } from '../protocol/fail-state.js'
+import { FLS } from '../protocol/browser.js'
 
 const BIT_WORDS: Record<number, string> = {
   [FLS.KAT]: 'a known-answer test of the crypto engine failed',

@@ -1,6 +1,8 @@
 // The page's one status line (role=status) and one alert (role=alert), and the rule that one
 // user action runs at a time.
-import { DeviceError } from './device-session.js'
+import { DeviceRefusedError, DeviceUnreachableError } from '../client/browser.js'
+import { PageError } from './page-error.js'
+import { refusalWords } from './refusal-words.js'
 
 export type Action = () => Promise<string | void>
 
@@ -55,14 +57,15 @@ export class Feedback {
   }
 }
 
-/** The device's refusal in its own words, with its status; anything else as a plain failure. */
+/** The device's refusal in its words, with its status; the page's own failures as they are; anything else plainly. */
 export function describeError(error: unknown): string {
-  if (error instanceof DeviceError) return error.status ? `${error.message} (HTTP ${error.status})` : error.message
-  if (error instanceof InputError) return error.message
+  if (error instanceof DeviceRefusedError) return `${refusalWords(error)} (HTTP ${error.status})`
+  if (error instanceof DeviceUnreachableError) return 'The device did not answer. Is it still running and reachable?'
+  if (error instanceof PageError) return error.message
   return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`
 }
 
 /** What the user typed cannot be sent: `message` says why, before anything reaches the device. */
-export class InputError extends Error {
+export class InputError extends PageError {
   override readonly name = 'InputError'
 }

@@ -1,8 +1,7 @@
 // The records of downloaded journal files, as the timeline tells them.
-import type { TimelineRecord } from '../../audit/timeline.js'
-import { readLines } from '../../eventstore/read-lines.js'
-import { decodeRecordData } from '../../eventstore/record-data.js'
-import type { JournalFile, RecordLine } from '../../protocol/journal.js'
+import type { TimelineRecord } from '../../audit/browser.js'
+import { readLines, decodeRecordData } from '../../eventstore/browser.js'
+import type { JournalFile, RecordLine } from '../../protocol/browser.js'
 
 /** Every record of `files`, in file then seq order. */
 export function journalRecords(files: JournalFile[]): TimelineRecord[] {

@@ -1,6 +1,6 @@
 // The device's journal files through its API, under the scope logger:get only.
-import { upToRecord } from '../../eventstore/up-to-record.js'
-import type { JournalFile } from '../../protocol/journal.js'
+import { upToRecord } from '../../eventstore/browser.js'
+import type { JournalFile } from '../../protocol/browser.js'
 import type { DeviceSession } from '../device-session.js'
 import { parseLogKey, type LogKey } from './log-key.js'
 

@@ -3,8 +3,8 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { toBase64Url } from '../../client/base64.js'
-import type { JournalCrypto } from '../../eventstore/journal-crypto.js'
+import { toBase64Url } from '../../client/browser.js'
+import type { JournalCrypto } from '../../eventstore/browser.js'
 
 const utf8 = new TextEncoder()
 

@@ -1,4 +1,4 @@
-import type { VerifyProblem } from '../../protocol/journal.js'
+import type { VerifyProblem } from '../../protocol/browser.js'
 
 /** A verifier's problem in words, with where it is: `file 6553f20e, line 6 (record 4): MAC does not match`. */
 export function problemWords(problem: VerifyProblem): string {

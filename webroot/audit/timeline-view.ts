@@ -1,7 +1,7 @@
 // The journal's story on screen: one line per record, newest first, in words (when, who, what,
 // result), filtered by type, result and subject; failures marked by a class and the word itself.
-import { timeline, whoWord, type TimelineEvent, type TimelineRecord } from '../../audit/timeline.js'
-import { logTypePhrase } from '../../protocol/log-type-names.js'
+import { timeline, whoWord, type TimelineEvent, type TimelineRecord } from '../../audit/browser.js'
+import { logTypePhrase } from '../../protocol/browser.js'
 import { field, h, select } from '../dom.js'
 import { unixTimeWords } from '../views/time-words.js'
 

@@ -1,8 +1,7 @@
 // Verifies a device's journal files in the browser with the log public key: the device's own checks
 // (MACs, KEY_INIT signatures, the chain, seals, links, signed heads), over @noble's primitives.
-import { checkJournal, type VerifyOptions } from '../../eventstore/check-journal.js'
-import { checkSegment, type SegmentCheck } from '../../eventstore/segment-check.js'
-import type { JournalFile, VerifyResult } from '../../protocol/journal.js'
+import { checkJournal, type VerifyOptions, checkSegment, type SegmentCheck } from '../../eventstore/browser.js'
+import type { JournalFile, VerifyResult } from '../../protocol/browser.js'
 import { nobleJournalCrypto } from './noble-journal-crypto.js'
 
 /** Called after each file's own check: `done` of `total` files checked. */

@@ -8,7 +8,7 @@ import { verifyJournalFiles } from '../audit/verify-journal-files.js'
 import { append, h, saveFile } from '../dom.js'
 import type { AppContext, View } from '../view.js'
 import { unixTimeWords } from './time-words.js'
-import type { JournalFile, VerifyProblem, VerifyResult } from '../../protocol/journal.js'
+import type { JournalFile, VerifyProblem, VerifyResult } from '../../protocol/browser.js'
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
 

@@ -2,21 +2,16 @@
 // version, key store and disks (lock and unlock), read again every few seconds while it shows.
 import { h, type Child } from '../dom.js'
 import { describeFailState } from '../fail-state.js'
-import { describeError } from '../feedback.js'
-import type { AppContext, DeviceStatus, View } from '../view.js'
+import type { DeviceStatus, View } from '../view.js'
+import { disksPanel } from './dashboard/disks-panel.js'
+import { POLL_MS, pollStatus, type ShownBoot } from './dashboard/status-poll.js'
 import { TemperatureChart } from './temperature-chart.js'
 import { durationWords, unixTimeWords } from './time-words.js'
 
 /** Status and version with what a token adds (repo_stats, sd_csd, sd_cid). */
 const CONFIG_SCOPE = 'system:config'
-/** `:rw` covers every disk operation: unlock in either mode, and lock. */
-const diskScope = (disk: number) => `storage:disk${disk}:rw`
-/** The public status, read this often while the screen shows. */
-const POLL_MS = 3000
 /** Temperature readings kept for the chart: three minutes. */
 const SAMPLES = 60
-
-const MODES: Record<string, string> = { '-': 'locked', ro: 'unlocked, read-only', rw: 'unlocked, read-write' }
 
 const VERSION_NAMES: Record<string, string> = {
   fwv: 'Firmware',
@@ -91,55 +86,6 @@ function versionRows(version: Record<string, unknown>): Rows {
   return [...known, ...others].map((name) => [VERSION_NAMES[name] ?? name, String(version[name])])
 }
 
-/** `status.storage`: one "<sectors>:<mode>" per disk. Offers the moves away from the present mode. */
-function disksTable(storage: string[], ctx: AppContext, refresh: () => Promise<void>): HTMLElement {
-  const button = (label: string, disk: number, path: string, done: string) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        onclick: () =>
-          void ctx.feedback.run(`${label}…`, async () => {
-            await ctx.session.get(path, diskScope(disk))
-            await refresh()
-            return done
-          }),
-      },
-      label,
-    )
-  const rows = storage.map((entry, disk) => {
-    const [sectors = '', mode = ''] = entry.split(':')
-    const size = `${sectors} sectors (${((Number(sectors) * 512) / 2 ** 20).toFixed(0)} MiB)`
-    const name = `Disk ${disk}`
-    return h(
-      'tr',
-      {},
-      h('th', { scope: 'row' }, name),
-      h('td', {}, size),
-      h('td', {}, MODES[mode] ?? mode),
-      h(
-        'td',
-        {},
-        mode !== 'ro' &&
-          button(`Unlock ${name} read-only`, disk, '/api/storage/unlock/ro', `${name} is unlocked, read-only.`),
-        mode !== 'rw' &&
-          button(`Unlock ${name} read-write`, disk, '/api/storage/unlock/rw', `${name} is unlocked, read-write.`),
-        mode !== '-' && button(`Lock ${name}`, disk, '/api/storage/lock', `${name} is locked.`),
-      ),
-    )
-  })
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      {},
-      h('thead', {}, h('tr', {}, ...['Disk', 'Size', 'State', 'Actions'].map((col) => h('th', { scope: 'col' }, col)))),
-      h('tbody', { id: 'disks' }, ...rows),
-    ),
-  )
-}
-
 export const dashboardView: View = {
   path: 'dashboard',
   title: 'Dashboard',
@@ -148,34 +94,18 @@ export const dashboardView: View = {
     const status = h('dl', { id: 'status' })
     const keyStore = h('dl', { id: 'key-store' })
     const version = h('dl', { id: 'version' })
-    const disks = h('section', { 'aria-labelledby': 'disks-title' })
+    const disks = disksPanel(ctx, load)
     const live = h('p', { class: 'hint', id: 'live' })
-    let shownDisks: string | undefined
-    let last = { uptime: 0, fls: 0, bootAt: 0 }
+    let shown: ShownBoot = { uptime: 0, fls: 0, bootAt: 0 }
 
     const showStatus = (now: DeviceStatus, readAt: number) => {
       fill(status, statusRows(now, readAt))
       if (typeof now.temp === 'number') chart.add({ at: readAt, celsius: now.temp })
       const time = number(now.time)
-      last = { uptime: now.uptime, fls: now.fls_state, bootAt: time === undefined ? 0 : time - now.uptime }
+      shown = { uptime: now.uptime, fls: now.fls_state, bootAt: time === undefined ? 0 : time - now.uptime }
       const readWhen = unixTimeWords(Math.floor(readAt / 1000))
       live.textContent = `Read every ${POLL_MS / 1000} seconds while this screen shows; last read at ${readWhen}.`
-      const storage = Array.isArray(now.storage) ? (now.storage as string[]) : undefined
-      if (JSON.stringify(storage) === shownDisks) return
-      shownDisks = JSON.stringify(storage)
-      disks.replaceChildren(
-        ...(storage
-          ? [
-              h('h3', { id: 'disks-title' }, 'Disks'),
-              h(
-                'p',
-                { class: 'hint' },
-                'A locked disk cannot be read. While the device is in the fail state it refuses every disk operation.',
-              ),
-              disksTable(storage, ctx, load),
-            ]
-          : []),
-      )
+      disks.show(Array.isArray(now.storage) ? (now.storage as string[]) : undefined)
     }
     // Everything, with what the login's token adds; the public status keeps the fail-state banner current.
     async function load(): Promise<void> {
@@ -201,35 +131,8 @@ export const dashboardView: View = {
       keyStore,
       h('h3', {}, 'Version'),
       version,
-      disks,
+      disks.element,
     )
-
-    let timer: ReturnType<typeof setTimeout> | undefined
-    let stopped = false
-    let unanswered = false
-    const poll = async () => {
-      try {
-        const readAt = Date.now()
-        const now = await ctx.status()
-        const time = number(now.time)
-        // A new boot: its uptime restarted, or it started later than the boot shown.
-        const later = time !== undefined && last.bootAt !== 0 && time - now.uptime > last.bootAt + 2
-        const rebooted = now.uptime < last.uptime || later
-        if (rebooted || unanswered || now.fls_state !== last.fls) await load()
-        else showStatus(now, readAt)
-        if (rebooted) live.textContent = `The device restarted: this is its new boot. ${live.textContent}`
-        unanswered = false
-      } catch (error) {
-        unanswered = true
-        const when = unixTimeWords(Math.floor(Date.now() / 1000))
-        live.textContent = `No answer at ${when} (${describeError(error)}); trying again in ${POLL_MS / 1000} seconds.`
-      }
-      if (!stopped) timer = setTimeout(() => void poll(), POLL_MS)
-    }
-    timer = setTimeout(() => void poll(), POLL_MS)
-    return () => {
-      stopped = true
-      clearTimeout(timer)
-    }
+    return pollStatus(ctx, live, { shown: () => shown, reload: load, show: showStatus })
   },
 }

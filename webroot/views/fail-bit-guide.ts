@@ -1,6 +1,6 @@
 // What each fail-state bit means for the owner: who finds the fault and what clears it
 // (docs/api.md, "Health and the fail state"), in words.
-import { FLS } from '../../protocol/fail-state.js'
+import { FLS } from '../../protocol/browser.js'
 
 export interface FailBitGuide {
   foundBy: string

@@ -1,8 +1,7 @@
 // The journal's record of a self-test (SELFTEST_PASSED): what its answer does not say, which
 // known-answer tests and which entropy test failed. Read from the newest log file.
-import { decodeRecordData } from '../../eventstore/record-data.js'
-import { parseLine } from '../../eventstore/record-line.js'
-import { LogType } from '../../protocol/journal.js'
+import { decodeRecordData, parseLine } from '../../eventstore/browser.js'
+import { LogType } from '../../protocol/browser.js'
 import type { DeviceSession } from '../device-session.js'
 
 export const selfTestRecordScope = 'logger:get'

@@ -1,31 +1,13 @@
 // One key: what the device says of it (keymgmt/get), its public key shown and downloadable as PEM
 // and as raw bytes, its label and description changed, or the key deleted after a confirmation.
 import { h, saveFile } from '../../dom.js'
-import { fromBase64 } from '../../../client/base64.js'
-import { isKeyType } from '../../../protocol/key-types.js'
+import { fromBase64, type KeyDetails, type KeyEntry } from '../../../client/browser.js'
+import { isKeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField } from './checked-field.js'
 import { confirmDialog } from './confirm-dialog.js'
 import { DESCR_RULE, descrField, descrProblem, descrText, LABEL_RULE, labelProblem, listedParts } from './key-text.js'
 import type { KeysScreen } from './keys-screen.js'
 import { isPublicKeyType, publicKeyPem } from './public-key-pem.js'
-
-/** An entry of keymgmt/list or search (client/types.ts has its twin, which brings node's types along). */
-export interface KeyEntry {
-  kid: string
-  created: number
-  updated: number
-  type: string
-  label: string
-  descr?: string
-}
-
-/** keymgmt/get: never private material. */
-interface KeyDetails {
-  type: string
-  pubkey?: string
-  updated: number
-  descr?: string
-}
 
 export const when = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 

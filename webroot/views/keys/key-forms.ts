@@ -2,8 +2,8 @@
 // ECDH. Each form checks the contract's rules before it sends anything.
 import { h } from '../../dom.js'
 import { InputError } from '../../feedback.js'
-import { toBase64 } from '../../../client/base64.js'
-import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/key-types.js'
+import { toBase64 } from '../../../client/browser.js'
+import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField, type CheckedField } from './checked-field.js'
 import { keySpecFields, type KeySpecFields } from './key-spec-fields.js'
 import { KID_RULE, kidProblem } from './key-text.js'

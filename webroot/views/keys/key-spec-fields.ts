@@ -1,7 +1,7 @@
 // The fields every new key has (create, import, derive): its type, its use (mode, for the SECP
 // curves), its label and its description.
 import { field, h, uid } from '../../dom.js'
-import { keyTypes, type KeyKind, type KeyType } from '../../../protocol/key-types.js'
+import { keyTypes, type KeyKind, type KeyType } from '../../../protocol/browser.js'
 import { checkedField, type CheckedField } from './checked-field.js'
 import { DESCR_RULE, descrField, descrProblem, LABEL_RULE, labelProblem } from './key-text.js'
 

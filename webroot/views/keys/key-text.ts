@@ -1,7 +1,7 @@
 // A key's attributes as the owner reads and types them, checked by the contract's own rules
 // (protocol/key-types.ts) before anything is sent.
-import { fromBase64, toBase64 } from '../../../client/base64.js'
-import { checkDescr, checkLabel, KeyAttributeError, normaliseKid } from '../../../protocol/key-types.js'
+import { fromBase64, toBase64 } from '../../../client/browser.js'
+import { checkDescr, checkLabel, KeyAttributeError, normaliseKid } from '../../../protocol/browser.js'
 
 export const LABEL_RULE = '1 to 32 printable ASCII characters: letters, digits, spaces and punctuation.'
 export const DESCR_RULE =

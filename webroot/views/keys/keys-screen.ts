@@ -1,7 +1,8 @@
 // What the parts of the Keys screen share: the shell's context, one way to run an action (with
 // the fail state's 409 told in words), and the moves between the parts.
-import { DeviceError } from '../../device-session.js'
+import { ConflictError } from '../../../client/browser.js'
 import { failStateWords } from '../../fail-state.js'
+import { reworded } from '../../refusal-words.js'
 import type { AppContext } from '../../view.js'
 
 export interface KeysScreen {
@@ -21,14 +22,14 @@ export interface KeysScreen {
  * happen while logged in): the status says which fault, in words.
  */
 export async function explained(error: unknown, ctx: AppContext): Promise<unknown> {
-  if (!(error instanceof DeviceError) || error.status !== 409) return error
+  if (!(error instanceof ConflictError)) return error
   const fls = await ctx.status().then(
     (status) => status.fls_state,
     () => 0,
   )
   if (fls === 0) return error
-  return new DeviceError(
-    409,
+  return reworded(
+    error,
     `The device is in its fail state (${failStateWords(fls).join('; ')}) and refuses every key operation ` +
       'until the fault is cleared',
   )

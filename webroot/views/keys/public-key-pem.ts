@@ -1,8 +1,8 @@
 // A public key as PEM (a SubjectPublicKeyInfo, RFC 5280), what other tools read and write, and
 // back: the device itself speaks raw keys (crypto-contract §1).
-import { fromBase64 } from '../../../client/base64.js'
-import { fromPem, toPem } from '../../../hal/x509/pem.js'
-import { keyTypes, type KeyType, type KeyTypeOf } from '../../../protocol/key-types.js'
+import { fromBase64 } from '../../../client/browser.js'
+import { fromPem, toPem } from '../../../hal/browser.js'
+import { keyTypes, type KeyType, type KeyTypeOf } from '../../../protocol/browser.js'
 
 export type PublicKeyType = KeyTypeOf<'ecdh' | 'eddsa' | 'ec' | 'mlkem' | 'mldsa'>
 

@@ -1,6 +1,6 @@
 // What the owner sees of each configuration field: its name in words, the control that edits it,
 // and what it means. The rules themselves are the device's (protocol/config-field-rules.ts).
-import type { ConfigRuleField } from '../../../protocol/config-field-rules.js'
+import type { ConfigRuleField } from '../../../protocol/browser.js'
 
 export type FieldKind = 'text' | 'integer' | 'switch' | 'storage-mode'
 

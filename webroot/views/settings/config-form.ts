@@ -1,6 +1,6 @@
 // Every configuration field an update may change: the device's rule shown as the field's hint and
 // checked here before anything is sent, then only the changed fields posted.
-import { CONFIG_FIELD_RULES, STORAGE_MODES } from '../../../protocol/config-field-rules.js'
+import { CONFIG_FIELD_RULES, STORAGE_MODES } from '../../../protocol/browser.js'
 import { field, h, select } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { EDITABLE_FIELDS, type EditableField, storageModeWords } from './config-fields.js'

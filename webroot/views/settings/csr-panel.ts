@@ -1,10 +1,10 @@
 // `gen_csr`: the device makes a certificate signing request for its own TLS key, which a CA signs;
 // the chain then comes back through the import form without any key.
-import { fromBase64 } from '../../../client/base64.js'
+import { fromBase64 } from '../../../client/browser.js'
 import { field, h, saveFile } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE } from './config-form.js'
-import { toPem } from '../../../hal/x509/pem.js'
+import { toPem } from '../../../hal/browser.js'
 
 export function csrPanel(ctx: AppContext, hostname: string): HTMLElement {
   const shown = h('textarea', { readonly: true, rows: 8, spellcheck: 'false', class: 'pem' })

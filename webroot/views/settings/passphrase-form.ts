@@ -1,10 +1,9 @@
 // The passphrase change, done in the page as hemctl's client does it (docs/api.md "Configuration
 // rules"): the new passphrase's key is derived here, and only its public half and an HMAC proving
 // it answered the device's nonce are sent. The passphrases themselves never leave the page.
-import { toBase64 } from '../../../client/base64.js'
-import { passphraseChangeHmac } from '../../../client/ejwt-builder.js'
-import { derivePassphraseKeyAsync } from '../../../client/passphrase-key.js'
-import { DeviceError, DeviceSession } from '../../device-session.js'
+import { derivePassphraseKeyAsync, passphraseChangeHmac, toBase64, UnauthorizedError } from '../../../client/browser.js'
+import { DeviceSession } from '../../device-session.js'
+import { reworded } from '../../refusal-words.js'
 import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, type Config } from './config-form.js'
@@ -48,10 +47,10 @@ export function passphraseForm(ctx: AppContext): HTMLFormElement {
     try {
       proven = await DeviceSession.open(old, CONFIG_SCOPE)
     } catch (error) {
-      if (!(error instanceof DeviceError) || error.status !== 401) throw error
+      if (!(error instanceof UnauthorizedError)) throw error
       setFieldError(current, 'This is not the current passphrase.')
       current.focus()
-      throw new DeviceError(401, 'The device refused the current passphrase; nothing was changed')
+      throw reworded(error, 'The device refused the current passphrase; nothing was changed')
     }
     const { eid } = (await proven.get(CONFIG_PATH, CONFIG_SCOPE)) as Config
     const key = await derivePassphraseKeyAsync(fresh, String(eid))

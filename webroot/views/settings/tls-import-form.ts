@@ -1,13 +1,12 @@
 // `tls`: a certificate chain for the HTTPS port, with the private key it certifies wrapped here
 // for the device, or without a key when the chain certifies the device's own key (from the CSR).
-import { fromBase64, toBase64 } from '../../../client/base64.js'
+import { fromBase64, toBase64, wrapTlsKey } from '../../../client/browser.js'
 import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, type Config } from './config-form.js'
 import { refuseIfInvalid, setFieldError } from '../../field-error.js'
-import { fromPem } from '../../../hal/x509/pem.js'
+import { fromPem } from '../../../hal/browser.js'
 import type { RebootOffer } from './reboot-offer.js'
-import { wrapTlsKey } from '../../../client/tls-key-wrap.js'
 
 /** JSON bodies above this many bytes are refused (docs/api.md "Rules on every path"). */
 const BODY_LIMIT = 7300

@@ -1,24 +1,23 @@
 // check_fw / check_ui run in the background on the device: the first call starts the check (201),
 // later ones say it runs (202) until it verified the image (200) or rejected it (406, and why).
-import { DeviceError, refusal } from '../../device-session.js'
-import type { DeviceSession } from '../../device-session.js'
+import { DeviceUnreachableError } from '../../../client/browser.js'
+import { answerRefusal, type DeviceSession } from '../../device-session.js'
 import type { ImageKind } from './image-file.js'
 
 const POLL_MS = 250
 
-/** The check's status now (200, 201 or 202); a refusal (406 rejected, 404 nothing uploaded) as a DeviceError. */
+/** The check's status now (200, 201 or 202); a refusal (406 rejected, 404 nothing uploaded) as the client's error. */
 async function checkOnce(kind: ImageKind, token: string): Promise<number> {
+  const path = `/api/system/upgrade/check_${kind}`
   let answer: Response
+  let text: string
   try {
-    answer = await fetch(`/api/system/upgrade/check_${kind}`, {
-      headers: { Authorization: `Bearer ${token}` },
-      cache: 'no-store',
-    })
-  } catch {
-    throw new DeviceError(0, 'The device did not answer. Is it still running and reachable?')
+    answer = await fetch(path, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' })
+    text = await answer.text()
+  } catch (cause) {
+    throw new DeviceUnreachableError(path, { cause })
   }
-  const text = await answer.text()
-  if (!answer.ok) throw refusal(answer.status, answer.statusText, text)
+  if (!answer.ok) throw answerRefusal(answer.status, text, `GET ${path}`)
   return answer.status
 }
 

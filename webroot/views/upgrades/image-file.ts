@@ -1,7 +1,6 @@
 // What a picked file claims to be, read from its header before anything is sent: a file that is
 // no image, or the other kind, is refused here; the signature and the rest only the device checks.
-import { ImageFormatError } from '../../../image/errors.js'
-import { HEADER_BYTES, type ImageKind, MAX_IMAGE_BYTES, parseHeader } from '../../../image/parse-header.js'
+import { ImageFormatError, HEADER_BYTES, type ImageKind, MAX_IMAGE_BYTES, parseHeader } from '../../../image/browser.js'
 import { InputError } from '../../feedback.js'
 
 export type { ImageKind }
