@@ -27,13 +27,15 @@ export { EntropyHealthError } from './health-tested-entropy.js'
 export function openHal(options: OpenHalOptions): Promise<Hal> {
   return openSimHal(options)
 }
-export { CURVES } from './crypto/curves.js'
 export { ed25519PublicKey } from './crypto/ed25519-key.js'
 export {
   AuthenticationError,
   chooseEngine,
   CipherError,
+  compressedSecPoint,
   CryptoInputError,
+  CURVES,
+  curvesOf,
   ED_ALGORITHMS,
   edCurveOf,
   eddsaPublicKeyValid,

@@ -1,9 +1,10 @@
-import { p256, p384, p521 } from '@noble/curves/nist.js'
-import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { eddsaPublicKeyValid, mlKemModulusHolds, montgomeryPublicKeyValid } from '../../hal/index.js'
+import {
+  compressedSecPoint,
+  eddsaPublicKeyValid,
+  mlKemModulusHolds,
+  montgomeryPublicKeyValid,
+} from '../../hal/index.js'
 import { keyTypes, type KeyType } from '../../protocol/index.js'
-
-const SEC = { SECP256R1: p256, SECP384R1: p384, SECP521R1: p521, SECP256K1: secp256k1 } as const
 
 /**
  * A public key of `type` in the form the device stores and shows (raw for X25519, X448, Ed* and ML-*,
@@ -17,11 +18,8 @@ export function normalisePublicKey(type: KeyType, bytes: Uint8Array): Uint8Array
   const spec = keyTypes[type]
   try {
     switch (spec.kind) {
-      case 'ec': {
-        const point = SEC[spec.curve].Point.fromBytes(bytes)
-        point.assertValidity()
-        return point.toBytes(true)
-      }
+      case 'ec':
+        return compressedSecPoint(spec.curve, bytes)
       case 'eddsa':
         // Only a canonical point of the prime-order subgroup: the one rule every EdDSA verify keeps.
         return eddsaPublicKeyValid(spec.curve, bytes) ? Uint8Array.from(bytes) : undefined

@@ -2,12 +2,21 @@
 // are read raw; signatures, MACs, wrapped keys, KEM ciphertexts and secrets are raw bytes, or
 // base64 text with --base64, whichever way they go.
 import { parseOptions, UsageError, type Command } from '../index.js'
-import { type HemClient, SIGN_ALGS, type SignAlg, WRAP_ALGS, type WrapAlg } from '../../client/index.js'
+import { type HemClient, SIGN_ALGS, WRAP_ALGS, type WrapAlg } from '../../client/index.js'
 import { type Digest, digests, isDigest } from '../../protocol/index.js'
 import { connect, connectionOptions, print, readBytes, usageText, type HemctlIo } from './context.js'
 import { decodeData, encodeData, readInput, writeOutput } from './data-io.js'
 import { CommandFailure } from './failure.js'
 import { group } from './group.js'
+import {
+  DEFAULT_SCHEMES,
+  defaultScheme,
+  ECDH_KEYS,
+  MLDSA,
+  type Scheme,
+  SIGNING_KEYS,
+  wrapped,
+} from './key-type-help.js'
 import {
   b64,
   ctxOf,
@@ -76,24 +85,6 @@ async function expected(
 
 // ---- signatures ----
 
-const MLDSA = 'MLDSA'
-
-/** How a key signs: an ECDSA or EdDSA `alg`, or ML-DSA (whose variant is the key's). */
-type Scheme = SignAlg | typeof MLDSA
-
-/** The algorithm each signing type uses when --alg is not given: ECDSA with the curve's own hash size. */
-const defaultScheme: Record<string, Scheme> = {
-  SECP256R1: 'SHA256WithECDSA',
-  SECP256K1: 'SHA256WithECDSA',
-  SECP384R1: 'SHA384WithECDSA',
-  SECP521R1: 'SHA512WithECDSA',
-  ED25519: 'Ed25519',
-  ED448: 'Ed448',
-  MLDSA44: MLDSA,
-  MLDSA65: MLDSA,
-  MLDSA87: MLDSA,
-}
-
 function schemeOption(alg: string | undefined): Scheme | undefined {
   if (alg === undefined) return undefined
   const known: readonly string[] = [...SIGN_ALGS, MLDSA]
@@ -105,7 +96,7 @@ function schemeOption(alg: string | undefined): Scheme | undefined {
 async function schemeOf(client: HemClient, kid: string, given: Scheme | undefined): Promise<Scheme> {
   if (given !== undefined) return given
   const type = (await client.getKey(kid, { use: true })).type.split(',').at(-1) ?? ''
-  const scheme = defaultScheme[type]
+  const scheme = defaultScheme(type)
   if (scheme === undefined)
     throw new CommandFailure(`${kid} is a ${type.slice(0, 16)} key, which does not sign (ECDSA, EdDSA, ML-DSA do)`)
   return scheme
@@ -113,11 +104,8 @@ async function schemeOf(client: HemClient, kid: string, given: Scheme | undefine
 
 const signOptions = { ...connectionOptions, ...kidOption, ...inOption, ...ctxOptions, alg: { type: 'string' } } as const
 
-const SIGN_USAGE = `  --kid KID          the key: SECP* with ExDSA (ECDSA), ED25519 or ED448 (EdDSA), MLDSA* (ML-DSA)
-  --alg ALG          ${SIGN_ALGS.slice(0, 3).join(', ')},
-                     ${SIGN_ALGS.slice(3).join(', ')} or ${MLDSA}; default from the key's type: ECDSA
-                     with SHA-256 (P-256, secp256k1), SHA-384 (P-384) or SHA-512 (P-521), Ed25519,
-                     Ed448, ML-DSA
+const SIGN_USAGE = `  --kid KID          ${wrapped(`the key: ${SIGNING_KEYS}`)}
+  --alg ALG          ${wrapped(`${SIGN_ALGS.join(', ')} or ${MLDSA}; default from the key's type: ${DEFAULT_SCHEMES}`)}
 ${CTX_USAGE} (at most 255 bytes; Ed25519ctx needs one,
                      Ed25519 and ECDSA ignore it)`
 
@@ -245,7 +233,7 @@ const ecdh: Command<HemctlIo> = {
     `Writes the ECDH secret of a key of the device and a peer on the same curve (POST
 /api/crypto/ecdh, scope keymgmt:use:KID): its first 32 bytes, or with --alg that digest of the
 whole secret. It is a secret: mind where it goes. With --json: {"kid", "ecdh"}.`,
-    `  --kid KID          CURVE25519, CURVE448, or a SECP key with ECDH
+    `  --kid KID          ${ECDH_KEYS}
 ${PEER_USAGE}
   --alg DIGEST       ${DIGEST_USAGE}\n${OUT_USAGE}\n${BASE64_USAGE}`,
   ),

@@ -13,6 +13,7 @@ import {
 } from './context.js'
 import { readInput, writeOutput } from './data-io.js'
 import { group } from './group.js'
+import { ECDH_KEYS, TYPE_USAGE } from './key-type-help.js'
 import { b64, fromBase64, kidOf, PEER_USAGE, peerOf, peerOptions, required, utf8 } from './operands.js'
 
 // ---- keys ----
@@ -21,10 +22,7 @@ const descrOptions = { 'descr-text': { type: 'string' }, 'descr-b64': { type: 's
 const DESCR_USAGE = `  --descr-text TEXT  a description (at most 64 bytes, searchable): TEXT's UTF-8 bytes
   --descr-b64 B64    a description given as base64 bytes`
 const SPEC_USAGE = `  --label L          the key's label (1-32 printable ASCII characters)
-  --type T           AES128, AES192, AES256 (ciphers, key wrap); SHA2-256, SHA2-384, SHA2-512,
-                     SHA3-256, SHA3-384, SHA3-512 (HMAC); CURVE25519, CURVE448 (ECDH); ED25519,
-                     ED448 (EdDSA); SECP256R1, SECP384R1, SECP521R1, SECP256K1 (ECDH, ECDSA);
-                     MLKEM512, MLKEM768, MLKEM1024 (ML-KEM); MLDSA44, MLDSA65, MLDSA87 (ML-DSA)
+${TYPE_USAGE}
   --mode M           for the SECP curves: ECDH (default), ExDSA or ECDH,ExDSA (any other type
                      ignores it)
 ${DESCR_USAGE}`
@@ -134,7 +132,7 @@ const derive: Command<HemctlIo> = {
     'keys derive --kid KID --label L --type T (--peer-kid KID | --pubkey-b64 B64 | --pubkey-file FILE) ' +
       '[--mode M] [--descr-text TEXT | --descr-b64 B64] [CONNECTION OPTIONS]',
     `Derives a new key in the device (POST /api/keymgmt/derive, scope keymgmt:derive): the ECDH
-secret of --kid (CURVE25519, CURVE448 or a SECP key with ECDH) and the peer, through
+secret of --kid (${ECDH_KEYS}) and the peer, through
 HKDF-SHA256 (info "encedo-<TYPE>"), becomes the new key's secret or private scalar. The same
 derive twice makes the same key, which the device refuses (exit 1) while it exists. Any type
 but ML-KEM and ML-DSA. Prints its KID.`,

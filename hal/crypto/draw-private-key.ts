@@ -1,4 +1,4 @@
-import { bytesToBigInt, type CurveInfo } from './curves.js'
+import { bytesToBigInt, type EcdhCurveInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
 import type { RandomSource } from './types.js'
 import { drawOwnedBytes } from './validate.js'
@@ -12,7 +12,7 @@ const MAX_DRAWS = 64
  * bytes give equal key pairs. X25519/X448 take any bytes (clamping happens in the scalar
  * multiplication); the SEC curves reject and redraw scalars outside [1, n-1], without bias.
  */
-export function drawPrivateKey(info: CurveInfo, random: RandomSource): Uint8Array {
+export function drawPrivateKey(info: EcdhCurveInfo, random: RandomSource): Uint8Array {
   for (let draw = 0; draw < MAX_DRAWS; draw++) {
     const key = drawOwnedBytes(random, info.size)
     if (info.kind === 'montgomery') return key

@@ -1,10 +1,7 @@
 // The one rule every EdDSA verify applies to its public key, on both engines and every variant;
 // the key store applies it at import too.
-import { ed25519 } from '@noble/curves/ed25519.js'
-import { ed448 } from '@noble/curves/ed448.js'
+import { NOBLE_EDWARDS } from './noble-curves.js'
 import type { EdCurve } from './types.js'
-
-export const ED_POINT = { ED25519: ed25519.Point, ED448: ed448.Point } as const
 
 // A torsion check is a scalar multiplication in pure JS (about 1 ms for Ed25519, 3 ms for Ed448),
 // twenty times OpenSSL's whole Ed25519 verify: answers are kept, by value, for the keys in use.
@@ -19,7 +16,7 @@ const answers = new Map<string, boolean>()
  * signature verify for many messages or every one. Within the subgroup both equations agree.
  */
 export function eddsaPublicKeyValid(curve: EdCurve, publicKey: Uint8Array): boolean {
-  const Point = ED_POINT[curve]
+  const Point = NOBLE_EDWARDS[curve].Point
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== Point.Fp.BYTES) return false
   const id = curve + Buffer.from(publicKey).toString('hex')
   let valid = answers.get(id)
@@ -33,7 +30,7 @@ export function eddsaPublicKeyValid(curve: EdCurve, publicKey: Uint8Array): bool
 
 function inPrimeOrderSubgroup(curve: EdCurve, encoded: Uint8Array): boolean {
   try {
-    const point = ED_POINT[curve].fromBytes(encoded, false)
+    const point = NOBLE_EDWARDS[curve].Point.fromBytes(encoded, false)
     return !point.is0() && point.isTorsionFree()
   } catch {
     return false
@@ -48,7 +45,7 @@ function inPrimeOrderSubgroup(curve: EdCurve, encoded: Uint8Array): boolean {
  * It costs a scalar multiplication, so it is asked only of a signature that verified.
  */
 export function eddsaRTorsionFree(curve: EdCurve, signature: Uint8Array): boolean {
-  return ED_POINT[curve].fromBytes(signature.subarray(0, signature.length / 2)).isTorsionFree()
+  return NOBLE_EDWARDS[curve].Point.fromBytes(signature.subarray(0, signature.length / 2)).isTorsionFree()
 }
 
 /** Whether the second half of a signature, s, is below the group order L (RFC 8032 §5.1.7, §5.2.7). */
@@ -56,5 +53,5 @@ export function eddsaScalarCanonical(curve: EdCurve, signature: Uint8Array): boo
   const half = signature.length / 2
   let s = 0n
   for (let at = signature.length - 1; at >= half; at--) s = (s << 8n) | BigInt(signature[at]!)
-  return s < ED_POINT[curve].Fn.ORDER
+  return s < NOBLE_EDWARDS[curve].Point.Fn.ORDER
 }

@@ -17,10 +17,10 @@ import {
   checkPublicKey,
   checkSemiblocks,
   curveInfo,
-  ED_SIZES,
   secCurveInfo,
   secPublicKeyEncoded,
 } from './validate.js'
+import { CURVES } from './curves.js'
 import { eddsaPublicKeyValid, eddsaScalarCanonical } from './eddsa-public-key-valid.js'
 import type { CryptoEngine } from './types.js'
 
@@ -28,10 +28,25 @@ import type { CryptoEngine } from './types.js'
  * The engine behind one boundary: every argument is checked here before the library sees it,
  * so both engines refuse the same inputs with the same CryptoInputError, and the libraries'
  * own errors can only mean what each engine maps them to (bad tag, bad padding, bad point).
+ * The methods are built once, by family, so a call costs no more than the checks.
  */
 export function guardInputs(engine: CryptoEngine): CryptoEngine {
   return {
     name: engine.name,
+    ...guardAes(engine),
+    ...guardKeyWrap(engine),
+    ...guardAgreement(engine),
+    ...guardEcdsa(engine),
+    ...guardEddsa(engine),
+    ...guardHashes(engine),
+  }
+}
+
+type AesMethods =
+  'aesEcbEncrypt' | 'aesEcbDecrypt' | 'aesCbcEncrypt' | 'aesCbcDecrypt' | 'aesGcmEncrypt' | 'aesGcmDecrypt'
+
+function guardAes(engine: CryptoEngine): Pick<CryptoEngine, AesMethods> {
+  return {
     aesEcbEncrypt(key, data) {
       checkAesKey(key)
       checkBlocks(data, 'data')
@@ -69,6 +84,28 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       checkOptionalBytes(aad, 'aad')
       return engine.aesGcmDecrypt(key, nonce, ciphertext, tag, aad)
     },
+  }
+}
+
+function guardKeyWrap(engine: CryptoEngine): Pick<CryptoEngine, 'aesKeyWrap' | 'aesKeyUnwrap'> {
+  return {
+    aesKeyWrap(kek, data, iv) {
+      checkAesKey(kek)
+      checkSemiblocks(data, 'key data', 2)
+      checkKeyWrapIv(iv)
+      return engine.aesKeyWrap(kek, data, iv)
+    },
+    aesKeyUnwrap(kek, wrapped, iv) {
+      checkAesKey(kek)
+      checkSemiblocks(wrapped, 'wrapped key', 3)
+      checkKeyWrapIv(iv)
+      return engine.aesKeyUnwrap(kek, wrapped, iv)
+    },
+  }
+}
+
+function guardAgreement(engine: CryptoEngine): Pick<CryptoEngine, 'ecdh' | 'generateKeyPair' | 'publicKey'> {
+  return {
     ecdh(curve, privateKey, peerPublicKey) {
       const info = curveInfo(curve)
       checkPrivateKey(info, privateKey)
@@ -79,14 +116,15 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       curveInfo(curve)
       return engine.generateKeyPair(curve, random)
     },
-    hkdfSha256(ikm, salt, info, length) {
-      checkHkdf(ikm, salt, info, length)
-      return engine.hkdfSha256(ikm, salt, info, length)
-    },
     publicKey(curve, privateKey) {
       checkPrivateKey(curveInfo(curve), privateKey)
       return engine.publicKey(curve, privateKey)
     },
+  }
+}
+
+function guardEcdsa(engine: CryptoEngine): Pick<CryptoEngine, 'ecdsaSign' | 'ecdsaVerify'> {
+  return {
     ecdsaSign(curve, privateKey, digest, message) {
       checkPrivateKey(secCurveInfo(curve), privateKey)
       checkEcdsaDigest(digest)
@@ -103,14 +141,19 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       if (!secPublicKeyEncoded(info, publicKey)) return false
       return engine.ecdsaVerify(curve, publicKey, digest, message, signature)
     },
+  }
+}
+
+function guardEddsa(engine: CryptoEngine): Pick<CryptoEngine, 'eddsaPublicKey' | 'eddsaSign' | 'eddsaVerify'> {
+  return {
     eddsaPublicKey(curve, seed) {
       checkEdCurve(curve)
-      checkLength(seed, 'EdDSA seed', ED_SIZES[curve].key)
+      checkLength(seed, 'EdDSA seed', CURVES[curve].size)
       return engine.eddsaPublicKey(curve, seed)
     },
     eddsaSign(algorithm, seed, message, context) {
       const curve = checkEdAlgorithm(algorithm, context)
-      checkLength(seed, 'EdDSA seed', ED_SIZES[curve].key)
+      checkLength(seed, 'EdDSA seed', CURVES[curve].size)
       checkBytes(message, 'message')
       return engine.eddsaSign(algorithm, seed, message, context)
     },
@@ -122,10 +165,15 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       // A malformed signature or key is a wrong one, not a wrong call (types.ts). The key rule is
       // applied here, before either engine, so that their equations (OpenSSL's cofactorless,
       // noble's cofactored) cannot disagree; eddsaRTorsionFree holds R to the same subgroup.
-      if (signature.length !== ED_SIZES[curve].signature || !eddsaScalarCanonical(curve, signature)) return false
+      if (signature.length !== CURVES[curve].signature || !eddsaScalarCanonical(curve, signature)) return false
       if (!eddsaPublicKeyValid(curve, publicKey)) return false
       return engine.eddsaVerify(algorithm, publicKey, message, signature, context)
     },
+  }
+}
+
+function guardHashes(engine: CryptoEngine): Pick<CryptoEngine, 'digest' | 'hmac' | 'hkdfSha256'> {
+  return {
     digest(digest, data) {
       checkDigest(digest)
       checkBytes(data, 'data')
@@ -137,17 +185,9 @@ export function guardInputs(engine: CryptoEngine): CryptoEngine {
       checkBytes(message, 'message')
       return engine.hmac(digest, key, message)
     },
-    aesKeyWrap(kek, data, iv) {
-      checkAesKey(kek)
-      checkSemiblocks(data, 'key data', 2)
-      checkKeyWrapIv(iv)
-      return engine.aesKeyWrap(kek, data, iv)
-    },
-    aesKeyUnwrap(kek, wrapped, iv) {
-      checkAesKey(kek)
-      checkSemiblocks(wrapped, 'wrapped key', 3)
-      checkKeyWrapIv(iv)
-      return engine.aesKeyUnwrap(kek, wrapped, iv)
+    hkdfSha256(ikm, salt, info, length) {
+      checkHkdf(ikm, salt, info, length)
+      return engine.hkdfSha256(ikm, salt, info, length)
     },
   }
 }

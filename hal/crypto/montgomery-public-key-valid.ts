@@ -1,22 +1,6 @@
 // The rule the key store applies to an imported X25519 or X448 public key, as it applies
 // eddsaPublicKeyValid to an EdDSA one: no point of small order.
-import type { MontgomeryCurve } from './curves.js'
-
-interface Montgomery {
-  bytes: number
-  p: bigint
-  /** (A − 2) / 4, the ladder's constant (RFC 7748 §5). */
-  a24: bigint
-  /** log2 of the curve's cofactor (8, 4), which its twist's (4, 4) divides. */
-  doublings: number
-  /** RFC 7748 §5: X25519 ignores bit 255 of a u-coordinate; X448 uses all 448 bits. */
-  topBitMasked: boolean
-}
-
-const CURVES: Readonly<Record<MontgomeryCurve, Montgomery>> = {
-  CURVE25519: { bytes: 32, p: 2n ** 255n - 19n, a24: 121665n, doublings: 3, topBitMasked: true },
-  CURVE448: { bytes: 56, p: 2n ** 448n - 2n ** 224n - 1n, a24: 39081n, doublings: 2, topBitMasked: false },
-}
+import { CURVES, type MontgomeryCurve } from './curves.js'
 
 /**
  * Whether `publicKey` is a u-coordinate of the right length whose point is not of small order.
@@ -27,7 +11,7 @@ const CURVES: Readonly<Record<MontgomeryCurve, Montgomery>> = {
  * A u-coordinate may also name a point of the twist, whose small orders divide the same cofactor.
  */
 export function montgomeryPublicKeyValid(curve: MontgomeryCurve, publicKey: Uint8Array): boolean {
-  const { bytes, p, a24, doublings, topBitMasked } = CURVES[curve]
+  const { size: bytes, p, a24, doublings, topBitMasked } = CURVES[curve]
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== bytes) return false
   // Little-endian: a reversed copy read as hex (a BigInt per byte costs ten times more).
   let u = BigInt(`0x${Buffer.from(publicKey).reverse().toString('hex')}`)

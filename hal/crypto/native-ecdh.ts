@@ -1,31 +1,28 @@
 // ECDH, public keys and key generation on node:crypto (OpenSSL). Inputs arrive already checked.
 import { createECDH, createPrivateKey, createPublicKey, diffieHellman, type KeyObject } from 'node:crypto'
-import { CURVES, isMontgomery, type MontgomeryCurve, type SecCurve } from './curves.js'
+import { integer, octetString, objectIdentifier, sequence } from '../x509/der.js'
+import { CURVES, curvesOf, isMontgomery, type MontgomeryCurve, type SecCurve } from './curves.js'
 import { drawPrivateKey } from './draw-private-key.js'
 import { CryptoInputError } from './errors.js'
 import { imported, keyCache } from './native-key-cache.js'
 import type { Curve, EdCurve, KeyPair, RandomSource } from './types.js'
 
-const JWK_CURVE: Record<MontgomeryCurve, string> = { CURVE25519: 'X25519', CURVE448: 'X448' }
-
-export const OPENSSL_NAME: Record<SecCurve, string> = {
-  SECP256R1: 'prime256v1',
-  SECP384R1: 'secp384r1',
-  SECP521R1: 'secp521r1',
-  SECP256K1: 'secp256k1',
-}
-
 /** A view, not `Buffer.from(bytes)`: that copies anything under 4 KiB into Node's shared pool, never wiped. */
 export const b64 = (bytes: Uint8Array) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
 
-/** PKCS#8 (RFC 8410) up to the raw key, which follows. */
-const PKCS8_HEADER: Record<MontgomeryCurve | EdCurve, Buffer> = {
-  CURVE25519: Buffer.from('302e020100300506032b656e04220420', 'hex'),
-  CURVE448: Buffer.from('3046020100300506032b656f043a0438', 'hex'),
-  ED25519: Buffer.from('302e020100300506032b657004220420', 'hex'),
-  ED448: Buffer.from('3047020100300506032b6571043b0439', 'hex'),
-}
+/** PKCS#8 (RFC 8410) up to the raw key, which follows: the encoding of a zero key, less the key. */
+const PKCS8_HEADER = Object.fromEntries(
+  curvesOf('montgomery', 'edwards').map((curve) => {
+    const { oids, size } = CURVES[curve]
+    const der = sequence(
+      integer(Uint8Array.of(0)),
+      sequence(...oids.map(objectIdentifier)),
+      octetString(octetString(new Uint8Array(size))),
+    )
+    return [curve, der.subarray(0, der.length - size)]
+  }),
+) as Readonly<Record<MontgomeryCurve | EdCurve, Uint8Array>>
 
 /**
  * An X25519/X448/Ed25519/Ed448 private key. Not as JWK, though that imports ten times faster
@@ -45,7 +42,7 @@ export function okpPrivateKey(curve: MontgomeryCurve | EdCurve, key: Uint8Array)
   }
 }
 
-const montgomeryKeys = keyCache<MontgomeryCurve>(['CURVE25519', 'CURVE448'])
+const montgomeryKeys = keyCache(curvesOf('montgomery'))
 
 function montgomeryPrivate(curve: MontgomeryCurve, key: Uint8Array): KeyObject {
   return imported(montgomeryKeys, curve, key, () => okpPrivateKey(curve, key))
@@ -53,12 +50,12 @@ function montgomeryPrivate(curve: MontgomeryCurve, key: Uint8Array): KeyObject {
 
 /** Raw public keys go in as JWK: PKCS#8/SPKI DER goes through OpenSSL 3's decoders, ten times slower. */
 function montgomeryPublic(curve: MontgomeryCurve, key: Uint8Array): KeyObject {
-  const jwk = { kty: 'OKP', crv: JWK_CURVE[curve], x: b64(key) }
+  const jwk = { kty: 'OKP', crv: CURVES[curve].jwk, x: b64(key) }
   return createPublicKey({ key: jwk, format: 'jwk' })
 }
 
 export function secEcdh(curve: SecCurve, privateKey: Uint8Array) {
-  const ecdh = createECDH(OPENSSL_NAME[curve])
+  const ecdh = createECDH(CURVES[curve].openssl)
   ecdh.setPrivateKey(privateKey)
   return ecdh
 }

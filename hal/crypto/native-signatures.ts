@@ -1,19 +1,12 @@
 // ECDSA and EdDSA on node:crypto (OpenSSL). Inputs arrive already checked. EC keys and EdDSA public
 // keys go in as JWK, the fast import path; EdDSA private keys as DER (see native-ecdh.ts).
 import { createPrivateKey, createPublicKey, ECDH, sign, verify, type KeyObject } from 'node:crypto'
-import { CURVES, type SecCurve } from './curves.js'
-import { b64, okpPrivateKey, OPENSSL_NAME, secEcdh } from './native-ecdh.js'
+import { CURVES, curvesOf, edVariant, type SecCurve } from './curves.js'
+import { b64, okpPrivateKey, secEcdh } from './native-ecdh.js'
 import { imported, keyCache } from './native-key-cache.js'
 import { eddsaRTorsionFree } from './eddsa-public-key-valid.js'
 import { nobleEddsaSign, nobleEddsaVerify } from './noble-eddsa.js'
 import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
-
-const JWK_CURVE: Record<SecCurve, string> = {
-  SECP256R1: 'P-256',
-  SECP384R1: 'P-384',
-  SECP521R1: 'P-521',
-  SECP256K1: 'secp256k1',
-}
 
 /** OpenSSL's names for the device's digests (ECDSA takes the SHA-2 three). */
 export const NODE_DIGEST: Record<Digest, string> = {
@@ -25,17 +18,16 @@ export const NODE_DIGEST: Record<Digest, string> = {
   'SHA3-512': 'sha3-512',
 }
 
-const SEC_CURVES = ['SECP256R1', 'SECP384R1', 'SECP521R1', 'SECP256K1'] as const
-const ecSigningKeys = keyCache<SecCurve>(SEC_CURVES)
-const ecVerifyingKeys = keyCache<SecCurve>(SEC_CURVES)
-const edSigningKeys = keyCache<EdCurve>(['ED25519', 'ED448'])
+const ecSigningKeys = keyCache(curvesOf('weierstrass'))
+const ecVerifyingKeys = keyCache(curvesOf('weierstrass'))
+const edSigningKeys = keyCache(curvesOf('edwards'))
 
 /** The affine coordinates of an uncompressed SEC1 point, as JWK wants them. */
 function coordinates(curve: SecCurve, uncompressed: Uint8Array) {
-  const size = CURVES[curve].size
+  const { size, jwk } = CURVES[curve]
   return {
     kty: 'EC',
-    crv: JWK_CURVE[curve],
+    crv: jwk,
     x: b64(uncompressed.subarray(1, 1 + size)),
     y: b64(uncompressed.subarray(1 + size)),
   }
@@ -67,7 +59,7 @@ export function nativeEcdsaVerify(
   try {
     // convertKey throws for a point not on the curve; verify throws for some malformed DER.
     const key = imported(ecVerifyingKeys, curve, publicKey, () => {
-      const point = ECDH.convertKey(publicKey, OPENSSL_NAME[curve], undefined, undefined, 'uncompressed') as Buffer
+      const point = ECDH.convertKey(publicKey, CURVES[curve].openssl, undefined, undefined, 'uncompressed') as Buffer
       return createPublicKey({ key: coordinates(curve, point), format: 'jwk' })
     })
     return verify(NODE_DIGEST[digest], message, { key, dsaEncoding: 'der' }, signature)
@@ -75,8 +67,6 @@ export function nativeEcdsaVerify(
     return false
   }
 }
-
-const OKP_CURVE: Record<EdCurve, string> = { ED25519: 'Ed25519', ED448: 'Ed448' }
 
 function edPrivateKey(curve: EdCurve, seed: Uint8Array): KeyObject {
   return imported(edSigningKeys, curve, seed, () => okpPrivateKey(curve, seed))
@@ -87,11 +77,10 @@ export function nativeEddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Arr
   return new Uint8Array(Buffer.from(x ?? '', 'base64url'))
 }
 
-/** The variants OpenSSL signs without a context: pure Ed25519, and Ed448 with an empty one. */
+/** The variants OpenSSL signs, which it does without a context: pure Ed25519, and Ed448 with an empty one. */
 function openSslCurve(algorithm: EdAlgorithm, context: Uint8Array): EdCurve | undefined {
-  if (algorithm === 'Ed25519') return 'ED25519'
-  if (algorithm === 'Ed448' && context.length === 0) return 'ED448'
-  return undefined
+  const variant = edVariant(algorithm)
+  return variant.openssl && (variant.context === 'none' || context.length === 0) ? variant.curve : undefined
 }
 
 /** Whether the native engine hands this variant to @noble/curves, the code the noble engine runs too. */
@@ -121,11 +110,11 @@ export function nativeEddsaVerify(
   if (!curve) return nobleEddsaVerify(algorithm, publicKey, message, signature, context)
   let verified: boolean
   try {
-    const key = createPublicKey({ key: { kty: 'OKP', crv: OKP_CURVE[curve], x: b64(publicKey) }, format: 'jwk' })
+    const key = createPublicKey({ key: { kty: 'OKP', crv: CURVES[curve].jwk, x: b64(publicKey) }, format: 'jwk' })
     verified = verify(null, message, key, signature)
   } catch {
     return false
   }
-  // OpenSSL's Ed448 equation is cofactored, its Ed25519 one is not (see eddsaRTorsionFree).
-  return verified && (curve === 'ED25519' || eddsaRTorsionFree(curve, signature))
+  // A cofactored equation lets an R off the subgroup through (see eddsaRTorsionFree).
+  return verified && (CURVES[curve].opensslCofactorless || eddsaRTorsionFree(curve, signature))
 }

@@ -1,26 +1,17 @@
 // RFC 8032 EdDSA on @noble/curves: all of the noble engine's, and the variants node:crypto
 // lacks (Node 20 takes no context and no prehash) for the native one. Inputs arrive checked.
-import { ed25519, ed25519ctx, ed25519ph } from '@noble/curves/ed25519.js'
-import { ed448, ed448ph } from '@noble/curves/ed448.js'
+import { edCurveOf, edVariant } from './curves.js'
 import { eddsaRTorsionFree } from './eddsa-public-key-valid.js'
+import { NOBLE_EDDSA as EDDSA, NOBLE_EDWARDS } from './noble-curves.js'
 import type { EdAlgorithm, EdCurve } from './types.js'
-import { edCurveOf } from './validate.js'
 
-const EDDSA: Record<EdAlgorithm, typeof ed25519> = {
-  Ed25519: ed25519,
-  Ed25519ctx: ed25519ctx,
-  Ed25519ph: ed25519ph,
-  Ed448: ed448,
-  Ed448ph: ed448ph,
-}
-
-/** Pure Ed25519 has no context input (noble refuses one); the others always take theirs. */
+/** A variant without a context input (pure Ed25519: noble refuses one); the others always take theirs. */
 function options(algorithm: EdAlgorithm, context: Uint8Array) {
-  return algorithm === 'Ed25519' ? {} : { context }
+  return edVariant(algorithm).context === 'none' ? {} : { context }
 }
 
 export function nobleEddsaPublicKey(curve: EdCurve, seed: Uint8Array): Uint8Array {
-  return (curve === 'ED25519' ? ed25519 : ed448).getPublicKey(seed)
+  return NOBLE_EDWARDS[curve].getPublicKey(seed)
 }
 
 export function nobleEddsaSign(

@@ -1,31 +1,20 @@
 // The pure-JS engine: portable, several times slower, the fallback when native fails its KATs.
 import { cbc, ecb, gcm } from '@noble/ciphers/aes.js'
-import { x25519 } from '@noble/curves/ed25519.js'
-import { x448 } from '@noble/curves/ed448.js'
-import { p256, p384, p521 } from '@noble/curves/nist.js'
-import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js'
 import { sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js'
 import type { CHash } from '@noble/hashes/utils.js'
-import { CURVES, isMontgomery, type MontgomeryCurve, type SecCurve } from './curves.js'
+import { CURVES, isMontgomery } from './curves.js'
 import { drawPrivateKey } from './draw-private-key.js'
 import { AuthenticationError, CipherError, CryptoInputError } from './errors.js'
 import { guardInputs } from './guard-inputs.js'
+import { NOBLE_MONTGOMERY as MONTGOMERY, NOBLE_SEC as SEC } from './noble-curves.js'
 import { nobleEddsaPublicKey, nobleEddsaSign, nobleEddsaVerify } from './noble-eddsa.js'
 import { unwrap, wrap } from './rfc3394.js'
 import type { CryptoEngine, Curve, Digest } from './types.js'
 
 const TAG_LENGTH = 16
-
-const MONTGOMERY: Record<MontgomeryCurve, typeof x25519> = { CURVE25519: x25519, CURVE448: x448 }
-const SEC: Record<SecCurve, typeof p256> = {
-  SECP256R1: p256,
-  SECP384R1: p384,
-  SECP521R1: p521,
-  SECP256K1: secp256k1,
-}
 
 const HASH: Record<Digest, CHash> = {
   'SHA2-256': sha256,

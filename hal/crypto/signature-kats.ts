@@ -1,31 +1,17 @@
 // ECDSA and EdDSA known-answer tests: NIST's SigVer verdicts, RFC 8032's exact signatures, and a
 // sign-then-verify round trip per SEC curve (OpenSSL's ECDSA nonces are random, so a signature
 // cannot be compared byte for byte).
-import { CURVES } from './curves.js'
+import { sequence, unsignedInteger } from '../x509/der.js'
+import { CURVES, edCurveOf } from './curves.js'
 import { bytes, compressed, flipBit, hex, type Kat } from './kat-support.js'
 import { nativeEddsaUsesNoble } from './native-signatures.js'
 import { ECDSA_VECTORS, EDDSA_VECTORS, type EcdsaVector, type EddsaVector } from './signature-vectors.js'
 import type { CryptoEngine, EcdsaDigest, SecCurve } from './types.js'
-import { edCurveOf } from './validate.js'
 import { DH_VECTORS } from './vectors.js'
-
-/** A DER length: short form below 128, else 0x81 and one byte (ECDSA signatures stay under 256). */
-function derLength(length: number): number[] {
-  return length < 0x80 ? [length] : [0x81, length]
-}
-
-/** A non-negative INTEGER: minimal, with a 0x00 in front when the top bit is set. */
-function derInteger(value: string): number[] {
-  let digits = [...bytes(value)]
-  while (digits.length > 1 && digits[0] === 0) digits = digits.slice(1)
-  if (digits[0]! >= 0x80) digits = [0, ...digits]
-  return [0x02, ...derLength(digits.length), ...digits]
-}
 
 /** ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 5480 §2.2, SEC 1 C.8). */
 function derSignature(r: string, s: string): Uint8Array {
-  const body = [...derInteger(r), ...derInteger(s)]
-  return Uint8Array.from([0x30, ...derLength(body.length), ...body])
+  return sequence(unsignedInteger(bytes(r)), unsignedInteger(bytes(s)))
 }
 
 function ecdsaKats(v: EcdsaVector): Kat<CryptoEngine>[] {

@@ -1,10 +1,7 @@
-export type Curve = 'CURVE25519' | 'CURVE448' | 'SECP256R1' | 'SECP384R1' | 'SECP521R1' | 'SECP256K1'
-export type SecCurve = Exclude<Curve, 'CURVE25519' | 'CURVE448'>
-export type EdCurve = 'ED25519' | 'ED448'
-/** RFC 8032's variants: Ed25519 pure (no context), with context, prehashed; Ed448 pure (with context) and prehashed. */
-export type EdAlgorithm = 'Ed25519' | 'Ed25519ctx' | 'Ed25519ph' | 'Ed448' | 'Ed448ph'
+import type { Curve, EcdsaDigest, EdAlgorithm, EdCurve, SecCurve } from './curves.js'
+
+export type { Curve, EcdsaDigest, EdAlgorithm, EdCurve, SecCurve }
 export type Digest = 'SHA2-256' | 'SHA2-384' | 'SHA2-512' | 'SHA3-256' | 'SHA3-384' | 'SHA3-512'
-export type EcdsaDigest = 'SHA2-256' | 'SHA2-384' | 'SHA2-512'
 export type MlKemVariant = 'MLKEM512' | 'MLKEM768' | 'MLKEM1024'
 export type MlDsaVariant = 'MLDSA44' | 'MLDSA65' | 'MLDSA87'
 

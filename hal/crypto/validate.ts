@@ -1,7 +1,8 @@
 // Boundary checks shared by both engines, so that both reject exactly the same inputs.
-import { CURVES, bytesToBigInt, isCurve, type CurveInfo } from './curves.js'
+import { CURVES, bytesToBigInt, ECDH_CURVES, ED_ALGORITHMS, ED_CURVES, edVariant, isCurve } from './curves.js'
+import type { EcdhCurveInfo, WeierstrassInfo } from './curves.js'
 import { CryptoInputError } from './errors.js'
-import type { Digest, EcdsaDigest, EdAlgorithm, EdCurve } from './types.js'
+import type { Digest, EcdsaDigest, EdCurve } from './types.js'
 import { SEMIBLOCK } from './rfc3394.js'
 
 const AES_KEY_SIZES = [16, 24, 32]
@@ -60,15 +61,15 @@ export function checkOptionalBytes(value: unknown, name: string): asserts value 
   if (value !== undefined) checkBytes(value, name)
 }
 
-export function curveInfo(curve: unknown): CurveInfo {
+export function curveInfo(curve: unknown): EcdhCurveInfo {
   // The value is not echoed: a caller who swapped arguments would be passing a key.
   if (!isCurve(curve)) {
-    throw new CryptoInputError(`unknown curve; expected one of ${Object.keys(CURVES).join(', ')}`)
+    throw new CryptoInputError(`unknown curve; expected one of ${ECDH_CURVES.join(', ')}`)
   }
   return CURVES[curve]
 }
 
-export function checkPrivateKey(info: CurveInfo, key: unknown): asserts key is Uint8Array {
+export function checkPrivateKey(info: EcdhCurveInfo, key: unknown): asserts key is Uint8Array {
   checkLength(key, 'private key', info.size)
   if (info.kind === 'weierstrass') {
     const scalar = bytesToBigInt(key)
@@ -82,7 +83,7 @@ export function checkPrivateKey(info: CurveInfo, key: unknown): asserts key is U
  * Encoding only; whether the point lies on the curve is each engine's check. OpenSSL would
  * also take SEC1's hybrid form (0x06/0x07), which noble refuses, so it is refused here.
  */
-export function checkPublicKey(info: CurveInfo, key: unknown): asserts key is Uint8Array {
+export function checkPublicKey(info: EcdhCurveInfo, key: unknown): asserts key is Uint8Array {
   if (info.kind === 'montgomery') return checkLength(key, 'public key', info.size)
   checkBytes(key, 'public key')
   if (!secPublicKeyEncoded(info, key)) {
@@ -94,14 +95,14 @@ export function checkPublicKey(info: CurveInfo, key: unknown): asserts key is Ui
 }
 
 /** SEC1 compressed or uncompressed, of the curve's size (see checkPublicKey). */
-export function secPublicKeyEncoded(info: CurveInfo, key: Uint8Array): boolean {
+export function secPublicKeyEncoded(info: EcdhCurveInfo, key: Uint8Array): boolean {
   const compressed = (key[0] === 0x02 || key[0] === 0x03) && key.length === 1 + info.size
   const uncompressed = key[0] === 0x04 && key.length === 1 + 2 * info.size
   return compressed || uncompressed
 }
 
 /** A SEC curve, for ECDSA: X25519/X448 keys cannot sign. */
-export function secCurveInfo(curve: unknown): CurveInfo & { kind: 'weierstrass' } {
+export function secCurveInfo(curve: unknown): WeierstrassInfo {
   const info = curveInfo(curve)
   if (info.kind !== 'weierstrass') throw new CryptoInputError('ECDSA needs a SEC curve, not X25519/X448')
   return info
@@ -118,29 +119,8 @@ export function checkEcdsaDigest(digest: unknown): asserts digest is EcdsaDigest
   checkName(digest, ECDSA_DIGESTS, 'ECDSA digest')
 }
 
-/** RFC 8032 sizes: the seed and the public key are equal in length, the signature twice that. */
-export const ED_SIZES: Readonly<Record<EdCurve, { key: number; signature: number }>> = {
-  ED25519: { key: 32, signature: 64 },
-  ED448: { key: 57, signature: 114 },
-}
-
-const ED_CURVE: Readonly<Record<EdAlgorithm, EdCurve>> = {
-  Ed25519: 'ED25519',
-  Ed25519ctx: 'ED25519',
-  Ed25519ph: 'ED25519',
-  Ed448: 'ED448',
-  Ed448ph: 'ED448',
-}
-
-/** RFC 8032's variants. */
-export const ED_ALGORITHMS = Object.keys(ED_CURVE) as readonly EdAlgorithm[]
-
-export function edCurveOf(algorithm: EdAlgorithm): EdCurve {
-  return ED_CURVE[algorithm]
-}
-
 export function checkEdCurve(curve: unknown): asserts curve is EdCurve {
-  checkName(curve, Object.keys(ED_SIZES) as EdCurve[], 'EdDSA curve')
+  checkName(curve, ED_CURVES, 'EdDSA curve')
 }
 
 /**
@@ -151,10 +131,11 @@ export function checkEdCurve(curve: unknown): asserts curve is EdCurve {
 export function checkEdAlgorithm(algorithm: unknown, context: unknown): EdCurve {
   checkName(algorithm, ED_ALGORITHMS, 'EdDSA algorithm')
   checkContext(context)
-  if (algorithm === 'Ed25519ctx' && context.length === 0) {
-    throw new CryptoInputError('Ed25519ctx needs a non-empty context')
+  const variant = edVariant(algorithm)
+  if (variant.context === 'required' && context.length === 0) {
+    throw new CryptoInputError(`${algorithm} needs a non-empty context`)
   }
-  return edCurveOf(algorithm)
+  return variant.curve
 }
 
 /** RFC 3394 works on 64-bit semiblocks, at least `min` of them (2 of key data, 3 once wrapped). */

@@ -1,4 +1,5 @@
-// Just enough DER to write the device certificate and certification requests with node:crypto alone.
+// The one DER encoder: the device certificate and certification requests, the public keys (SPKI,
+// PKCS#8) of the key types, the signature KATs. Free of node, so that the management app bundles it.
 
 export function tlv(tag: number, content: Uint8Array): Uint8Array {
   return concat([Uint8Array.of(tag), encodeLength(content.length), content])
@@ -17,6 +18,19 @@ export const utf8String = (text: string): Uint8Array => tlv(0x0c, new TextEncode
 export const printableString = (text: string): Uint8Array => tlv(0x13, new TextEncoder().encode(text))
 export const isPrintable = (text: string): boolean => /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(text)
 export const explicit = (tagNumber: number, content: Uint8Array): Uint8Array => tlv(0xa0 | tagNumber, content)
+
+/** SubjectPublicKeyInfo (RFC 5280): the AlgorithmIdentifier's OIDs (algorithm, then parameters), then the key. */
+export function subjectPublicKeyInfo(oids: readonly string[], key: Uint8Array): Uint8Array {
+  return sequence(sequence(...oids.map(objectIdentifier)), bitString(key))
+}
+
+/** A non-negative INTEGER of big-endian `bytes`: leading zeros dropped, a 0x00 put in front of a set top bit. */
+export function unsignedInteger(bytes: Uint8Array): Uint8Array {
+  let start = 0
+  while (start < bytes.length - 1 && bytes[start] === 0) start++
+  const digits = bytes.subarray(start)
+  return integer(digits[0]! >= 0x80 ? concat([Uint8Array.of(0), digits]) : digits)
+}
 
 export function objectIdentifier(dotted: string): Uint8Array {
   const [first = 0, second = 0, ...rest] = dotted.split('.').map(Number)
@@ -47,6 +61,14 @@ function encodeLength(length: number): Uint8Array {
   return Uint8Array.from([0x80 | bytes.length, ...bytes])
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  return new Uint8Array(Buffer.concat(parts))
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0
+  for (const part of parts) length += part.length
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
 }

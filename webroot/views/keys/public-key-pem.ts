@@ -1,30 +1,29 @@
 // A public key as PEM (a SubjectPublicKeyInfo, RFC 5280), what other tools read and write, and
 // back: the device itself speaks raw keys (crypto-contract §1).
 import { fromBase64 } from '../../../client/browser.js'
-import { fromPem, toPem } from '../../../hal/browser.js'
+import { CURVES, fromPem, subjectPublicKeyInfo, toPem } from '../../../hal/browser.js'
 import { keyTypes, type KeyType, type KeyTypeOf } from '../../../protocol/browser.js'
 
 export type PublicKeyType = KeyTypeOf<'ecdh' | 'eddsa' | 'ec' | 'mlkem' | 'mldsa'>
+type PostQuantumType = KeyTypeOf<'mlkem' | 'mldsa'>
 
-const EC_PUBLIC_KEY = '1.2.840.10045.2.1'
-
-/** The algorithm OID of each type, and for the SECP curves the curve's (RFC 8410, RFC 5480, FIPS 203/204 OIDs). */
-const ALGORITHMS: Record<PublicKeyType, readonly string[]> = {
-  CURVE25519: ['1.3.101.110'],
-  CURVE448: ['1.3.101.111'],
-  ED25519: ['1.3.101.112'],
-  ED448: ['1.3.101.113'],
-  SECP256R1: [EC_PUBLIC_KEY, '1.2.840.10045.3.1.7'],
-  SECP384R1: [EC_PUBLIC_KEY, '1.3.132.0.34'],
-  SECP521R1: [EC_PUBLIC_KEY, '1.3.132.0.35'],
-  SECP256K1: [EC_PUBLIC_KEY, '1.3.132.0.10'],
-  MLKEM512: ['2.16.840.1.101.3.4.4.1'],
-  MLKEM768: ['2.16.840.1.101.3.4.4.2'],
-  MLKEM1024: ['2.16.840.1.101.3.4.4.3'],
-  MLDSA44: ['2.16.840.1.101.3.4.3.17'],
-  MLDSA65: ['2.16.840.1.101.3.4.3.18'],
-  MLDSA87: ['2.16.840.1.101.3.4.3.19'],
+/** FIPS 203/204's OIDs (NIST CSOR); the curves' are in their table (hal/crypto/curves.ts). */
+const POST_QUANTUM_OIDS: Record<PostQuantumType, string> = {
+  MLKEM512: '2.16.840.1.101.3.4.4.1',
+  MLKEM768: '2.16.840.1.101.3.4.4.2',
+  MLKEM1024: '2.16.840.1.101.3.4.4.3',
+  MLDSA44: '2.16.840.1.101.3.4.3.17',
+  MLDSA65: '2.16.840.1.101.3.4.3.18',
+  MLDSA87: '2.16.840.1.101.3.4.3.19',
 }
+
+/** The AlgorithmIdentifier's OIDs of each type: for the SECP curves, id-ecPublicKey and the curve's. */
+const ALGORITHMS = Object.fromEntries(
+  Object.entries(keyTypes).flatMap(([type, info]): [string, readonly string[]][] => {
+    if ('curve' in info) return [[type, CURVES[info.curve].oids]]
+    return Object.hasOwn(POST_QUANTUM_OIDS, type) ? [[type, [POST_QUANTUM_OIDS[type as PostQuantumType]]]] : []
+  }),
+) as Readonly<Record<PublicKeyType, readonly string[]>>
 
 const SEQUENCE = 0x30
 const BIT_STRING = 0x03
@@ -45,32 +44,9 @@ export function importLengths(type: PublicKeyType): number[] {
   return info.kind === 'ec' ? [info.publicKey, 2 * (info.publicKey - 1) + 1] : [info.publicKey]
 }
 
-function tlv(tag: number, content: Uint8Array): Uint8Array {
-  const n = content.length
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff]
-  return Uint8Array.from([tag, ...length, ...content])
-}
-
-function oid(dotted: string): Uint8Array {
-  const [first = 0, second = 0, ...rest] = dotted.split('.').map(Number)
-  const bytes = [40 * first + second]
-  for (const arc of rest) {
-    const base128 = [arc & 0x7f]
-    for (let v = arc >>> 7; v > 0; v >>>= 7) base128.unshift((v & 0x7f) | 0x80)
-    bytes.push(...base128)
-  }
-  return tlv(OID, Uint8Array.from(bytes))
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  return Uint8Array.from(parts.flatMap((part) => [...part]))
-}
-
 /** The key as `-----BEGIN PUBLIC KEY-----`, 64 base64 characters a line. */
 export function publicKeyPem(type: PublicKeyType, raw: Uint8Array): string {
-  const algorithm = tlv(SEQUENCE, concat(...ALGORITHMS[type].map(oid)))
-  const spki = tlv(SEQUENCE, concat(algorithm, tlv(BIT_STRING, concat(Uint8Array.of(0), raw))))
-  return toPem('PUBLIC KEY', spki)
+  return toPem('PUBLIC KEY', subjectPublicKeyInfo(ALGORITHMS[type], raw))
 }
 
 /** Reads one DER element at `at`: its tag, its content, and where the next begins. */
