@@ -1,8 +1,7 @@
 import { type Digest, encodeBase64, LogType } from '../../protocol/index.js'
-import { cryptoKey } from './crypto-key.js'
+import { cryptoKey, sharedSecret } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import type { Peer } from './crypto-request.js'
-import { sharedSecret } from './crypto-shared-secret.js'
 
 /** What an ECDH without `alg` answers of the secret, on every curve. */
 const RAW_BYTES = 32

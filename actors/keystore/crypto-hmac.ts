@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto'
 import { type Digest, encodeBase64, keyTypes, LogType } from '../../protocol/index.js'
-import { cryptoKey } from './crypto-key.js'
+import { cryptoKey, sharedSecret } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
 import type { CryptoRequest, Peer } from './crypto-request.js'
-import { sharedSecret } from './crypto-shared-secret.js'
 import type { KeystoreContext } from './keystore-context.js'
 
 interface HmacRequest {

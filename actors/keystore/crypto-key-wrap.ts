@@ -1,11 +1,9 @@
 import { AuthenticationError, SEMIBLOCK } from '../../hal/index.js'
 import { encodeBase64, LogType } from '../../protocol/index.js'
-import { cryptoKey } from './crypto-key.js'
+import { cryptoKey, derivedSecret, storedAesKey } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
 import { type CryptoRequest, MSG_BYTES, type Peer } from './crypto-request.js'
-import { derivedSecret } from './crypto-shared-secret.js'
-import { storedAesKey } from './crypto-stored-aes-key.js'
 import type { KeystoreContext } from './keystore-context.js'
 
 const KEK_BYTES = { AES128: 16, AES192: 24, AES256: 32 } as const

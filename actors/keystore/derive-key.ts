@@ -14,11 +14,10 @@ import {
   publicKeyKid,
 } from '../../protocol/index.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
-import { cryptoKey } from './crypto-key.js'
+import { cryptoKey, derivedSecret } from './crypto-key.js'
 import type { CryptoOperation } from './crypto-operation.js'
 import { CryptoRefusal } from './crypto-refusal.js'
 import type { Peer } from './crypto-request.js'
-import { derivedSecret } from './crypto-shared-secret.js'
 import { addJournaled, freshKid } from './key-management.js'
 import type { KeystoreContext } from './keystore-context.js'
 
