@@ -6,7 +6,8 @@ import { CURVES, edCurveOf } from './curves.js'
 import { bytes, compressed, flipBit, hex, type Kat } from './kat-support.js'
 import { nativeEddsaUsesNoble } from './native-signatures.js'
 import { ECDSA_VECTORS, EDDSA_VECTORS, type EcdsaVector, type EddsaVector } from './signature-vectors.js'
-import type { CryptoEngine, EcdsaDigest, SecCurve } from './types.js'
+import type { CryptoEngine, SecCurve } from './types.js'
+import { ECDSA_DIGESTS } from './validate.js'
 import { DH_VECTORS } from './vectors.js'
 
 /** ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 5480 §2.2, SEC 1 C.8). */
@@ -27,8 +28,6 @@ function ecdsaKats(v: EcdsaVector): Kat<CryptoEngine>[] {
   }
   return kats
 }
-
-const ECDSA_DIGESTS: readonly EcdsaDigest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512']
 
 /**
  * Alice's key pair of each SEC curve's ECDH vector signs "abc" under each digest; the signature

@@ -109,7 +109,7 @@ export function secCurveInfo(curve: unknown): WeierstrassInfo {
 }
 
 const DIGESTS: readonly Digest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512', 'SHA3-256', 'SHA3-384', 'SHA3-512']
-const ECDSA_DIGESTS: readonly EcdsaDigest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512']
+export const ECDSA_DIGESTS: readonly EcdsaDigest[] = ['SHA2-256', 'SHA2-384', 'SHA2-512']
 
 export function checkDigest(digest: unknown): asserts digest is Digest {
   checkName(digest, DIGESTS, 'digest')
