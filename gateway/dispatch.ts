@@ -30,7 +30,7 @@ import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './uplo
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
-import { diagRoutes } from './diag-routes.js'
+import { withDiagRoutes } from './diag-routes.js'
 import { TlsBreaker } from './tls-breaker.js'
 import { TurnEnd } from './turn-end.js'
 import type { GatewayOptions, Route } from './types.js'
@@ -70,7 +70,8 @@ export class Dispatcher {
   constructor(private readonly options: GatewayOptions) {
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
-    const routes = [...(options.routes ?? routeTable), ...(tlsBreaker ? diagRoutes(tlsBreaker) : [])]
+    const table = options.routes ?? routeTable
+    const routes = tlsBreaker ? withDiagRoutes(table, tlsBreaker) : table
     this.router = new Router(routes, options.variant)
   }
 

@@ -1,5 +1,5 @@
 import type { Route } from './types.js'
-import { DEADLINE_MS } from '../protocol/index.js'
+import { DEADLINE_MS, DIAG_SUFFIX } from '../protocol/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 
 type Json = Record<string, unknown>
@@ -69,6 +69,12 @@ function operation(route: Route): Json {
     ...(route.scopes ? { 'x-hem-scopes': route.scopes } : {}),
     ...(route.roles ? { 'x-hem-roles': route.roles } : {}),
     ...(route.healthy ? { 'x-hem-fail-state-gated': true } : {}),
+    ...(route.diag
+      ? {
+          description: `DIAG build only (hemd --diag, fwv ending in ${DIAG_SUFFIX}): absent, a 404, from a normal build.`,
+          'x-hem-diag-only': true,
+        }
+      : {}),
   }
 }
 
