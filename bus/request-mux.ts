@@ -19,7 +19,7 @@ interface Call {
 /** One message on the bus: a lone command, or an envelope of several for the same subject. */
 interface Message {
   readonly token: string
-  readonly batch: boolean
+  /** Its calls by index in the envelope (an envelope holds more than one), each undefined once answered. */
   readonly calls: (Call | undefined)[]
   open: number
 }
@@ -91,8 +91,8 @@ export class RequestMux {
   }
 
   private publish(subject: string, calls: Call[]): void {
-    const message: Message = { token: (this.next++).toString(36), batch: calls.length > 1, calls, open: calls.length }
-    const data = message.batch ? packArray(calls.map((call) => call.data)) : calls[0]!.data
+    const message: Message = { token: (this.next++).toString(36), calls, open: calls.length }
+    const data = calls.length > 1 ? packArray(calls.map((call) => call.data)) : calls[0]!.data
     calls.forEach((call, index) => Object.assign(call, { message, index }))
     this.messages.set(message.token, message)
     try {
@@ -112,11 +112,7 @@ export class RequestMux {
   failAll(reason: string, cause?: Error): void {
     const queued = [...this.outbox.values()].flat()
     this.outbox = new Map()
-    for (const call of queued) {
-      if (call.done) continue
-      this.finish(call)
-      call.reject(new BusUnavailableError(`${call.subject}: ${reason}`, { cause }))
-    }
+    this.answer(queued, (call) => call.reject(new BusUnavailableError(`${call.subject}: ${reason}`, { cause })))
     // A message is published as soon as it is made (or failed at once): every call of one was sent.
     for (const message of [...this.messages.values()]) {
       this.failMessage(
@@ -160,10 +156,15 @@ export class RequestMux {
   }
 
   private failMessage(message: Message, error: (call: Call) => Error): void {
-    for (const call of message.calls) {
-      if (!call) continue
+    this.answer(message.calls, (call) => call.reject(error(call)))
+  }
+
+  /** Answers each of `calls` still waiting (a timed-out one was answered, a settled one left its message). */
+  private answer(calls: readonly (Call | undefined)[], how: (call: Call) => void): void {
+    for (const call of calls) {
+      if (!call || call.done) continue
       this.finish(call)
-      call.reject(error(call))
+      how(call)
     }
   }
 
@@ -186,20 +187,13 @@ export class RequestMux {
       )
     }
     // A refusal of the whole envelope (one too big, say) is every command's answer.
-    if (!message.batch || !Array.isArray(reply)) return this.resolveAll(message, reply)
+    if (message.calls.length === 1 || !Array.isArray(reply))
+      return this.answer(message.calls, (call) => call.resolve(reply))
     for (const entry of reply as BatchReplyPart) {
       const call = Array.isArray(entry) && Number.isInteger(entry[0]) ? message.calls[entry[0]] : undefined
       if (!call) continue
       this.finish(call)
       call.resolve(entry[1])
-    }
-  }
-
-  private resolveAll(message: Message, reply: unknown): void {
-    for (const call of message.calls) {
-      if (!call) continue
-      this.finish(call)
-      call.resolve(reply)
     }
   }
 }

@@ -1,8 +1,10 @@
 import type { AUTH_DIAG_OPS, CommandReply, KEYSTORE_DIAG_OPS, SYSTEM_DIAG_OPS } from '../protocol/index.js'
+import { apiDescription } from './api-description.js'
 import type { TlsBreaker } from './tls-breaker.js'
 import type { Route, RouteHandler } from './types.js'
 
 const EMPTY: CommandReply = { status: 200 }
+const API_DESCRIPTION_PATH = '/api/openapi.json'
 
 /** A service's DIAG operation, named from the shared vocabulary (protocol/diag.ts). */
 type DiagOp =
@@ -23,6 +25,7 @@ export function diagRoutes(tls: TlsBreaker): Route[] {
     variants: ['P', 'E'],
     auth: 'open',
     tls: 'any',
+    diag: true,
     ...extra,
     handler,
   })
@@ -46,4 +49,18 @@ export function diagRoutes(tls: TlsBreaker): Route[] {
     route('memdump/:addr/:len', command('keystore', 'diag_memdump')),
     route('corrupt_repo/:addr', command('keystore', 'diag_corrupt_repo')),
   ]
+}
+
+/**
+ * `table` and the DIAG routes, as the DIAG build serves them: its `/api/openapi.json` describes the routes it
+ * serves, the DIAG ones too, each marked DIAG-only. A normal build's document (and deploy/openapi.json) has none.
+ */
+export function withDiagRoutes(table: readonly Route[], tls: TlsBreaker): Route[] {
+  const routes: Route[] = table.map((route) =>
+    route.path === API_DESCRIPTION_PATH && route.handler.kind === 'read'
+      ? { ...route, handler: { kind: 'read', render: apiDescription(() => routes) } }
+      : route,
+  )
+  routes.push(...diagRoutes(tls))
+  return routes
 }

@@ -24,13 +24,14 @@ import {
 } from './body.js'
 import { corsHeaders, deviceOrigin, originAllowed, preflightHeaders } from './cors.js'
 import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
-import { errorReply, Exchange } from './exchange.js'
+import { Exchange } from './exchange.js'
+import { errorReply } from './reply-body.js'
 import { STATIC_HEADERS, staticFile } from './static-site.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
-import { diagRoutes } from './diag-routes.js'
+import { withDiagRoutes } from './diag-routes.js'
 import { TlsBreaker } from './tls-breaker.js'
 import { TurnEnd } from './turn-end.js'
 import type { GatewayOptions, Route } from './types.js'
@@ -73,7 +74,8 @@ export class Dispatcher {
   constructor(private readonly options: GatewayOptions) {
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
-    const routes = [...(options.routes ?? routeTable), ...(tlsBreaker ? diagRoutes(tlsBreaker) : [])]
+    const table = options.routes ?? routeTable
+    const routes = tlsBreaker ? withDiagRoutes(table, tlsBreaker) : table
     this.router = new Router(routes, options.variant)
   }
 

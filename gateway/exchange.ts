@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
@@ -7,10 +6,10 @@ import type { Clock, Timer } from '../hal/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 import type { CommandReply } from '../protocol/index.js'
 import { ConnectionReads } from './connection-reads.js'
-import { EncodedJson } from './encoded-json.js'
 import { HttpError } from './errors.js'
+import { errorReply, JSON_TYPE, replyBody } from './reply-body.js'
+import { nextRequestId } from './request-id.js'
 
-const JSON_TYPE = 'application/json'
 /** Shared, not a buffer per request: nothing is written into it. */
 const NOTHING_HELD = Buffer.alloc(0)
 
@@ -20,17 +19,13 @@ const LINGER_MS = 5000
 /** A client that sends nothing for this long after an early answer waits for the rest of it. */
 const QUIET_MS = 500
 
-/** Request ids: unique per gateway incarnation without a random draw per request (about 3% of an encrypt). */
-const ridPrefix = randomBytes(4).toString('hex')
-let ridCounter = 0
-
 /**
  * One request/response pair on a uWS response. Writes the answer once, never after the client
  * has gone, and logs it. Header names are written exactly as given here (uWS adds
  * `Content-Length`, `Date` and its own mark).
  */
 export class Exchange {
-  readonly rid = ridPrefix + (ridCounter++ >>> 0).toString(16).padStart(8, '0')
+  readonly rid = nextRequestId()
   private readonly started = performance.now()
   private readonly headers = new Map<string, string>()
   /** `lingering`: answered early but for the answer's last byte (see `answerWhileReceiving`). */
@@ -142,7 +137,7 @@ export class Exchange {
         res.writeHeader('Retry-After', String(reply.retryAfter))
       // A 204 or HEAD answer carrying a body would put a keep-alive client out of step.
       const bodyless = reply.status === 204 || this.method === 'HEAD'
-      if (!bodyless) res.end(encode(reply), close !== false)
+      if (!bodyless) res.end(replyBody(reply), close !== false)
       else if (close) res.end('', true)
       // Without arguments: this uWS reads any length given here, even undefined, as a body still to come.
       else res.endWithoutBody()
@@ -237,7 +232,7 @@ export class Exchange {
     const { res } = this
     // Refused before any reader took the body (inside the request handler, as uWS wants): count it here.
     if (!this.tapped) this.body.onData(() => undefined)
-    const body = Buffer.from(encode(reply))
+    const body = Buffer.from(replyBody(reply))
     this.held = body
     res.cork(() => {
       res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
@@ -291,17 +286,4 @@ export class Exchange {
     this.logger.debug({ rid: this.rid, method: this.method, path: this.path, status, ms }, 'http')
     this.onSettled()
   }
-}
-
-/** The API's error body: `{"error": "<snake_case_code>", "message": "<human text>"}`. */
-export function errorReply(error: HttpError): CommandReply {
-  return { status: error.status, body: { error: error.code, message: error.message } }
-}
-
-function encode(reply: CommandReply): string | Uint8Array {
-  const { body, contentType = JSON_TYPE } = reply
-  if (body === undefined) return ''
-  if (body instanceof EncodedJson) return body.text
-  if (contentType !== JSON_TYPE && (typeof body === 'string' || body instanceof Uint8Array)) return body
-  return JSON.stringify(body)
 }

@@ -1,8 +1,10 @@
 import type { Route } from './types.js'
-import { DEADLINE_MS } from '../protocol/index.js'
+import { DEADLINE_MS, DIAG_SUFFIX } from '../protocol/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 
 type Json = Record<string, unknown>
+
+const DIAG_ONLY = `DIAG build only (hemd --diag, fwv ending in ${DIAG_SUFFIX}): absent, a 404, from a normal build.`
 
 /** Key operations that cannot fail but for a KID that names no key (404): the rest answer 406 when they fail. */
 const KEY_LOOKUPS = new Set(['list', 'get', 'delete', 'search'])
@@ -69,6 +71,7 @@ function operation(route: Route): Json {
     ...(route.scopes ? { 'x-hem-scopes': route.scopes } : {}),
     ...(route.roles ? { 'x-hem-roles': route.roles } : {}),
     ...(route.healthy ? { 'x-hem-fail-state-gated': true } : {}),
+    ...(route.diag ? { description: DIAG_ONLY, 'x-hem-diag-only': true } : {}),
   }
 }
 

@@ -20,7 +20,14 @@ interface CompiledRoute {
  * request and closes the connection unanswered at its idle timeout; the DIAG build's front makes them
  * one before uWS reads the line, see request-lines.ts.)
  */
-const TRAILING_SPACES = /(?:%20)+$/
+const SPACE = '%20'
+
+function withoutTrailingSpaces(path: string): string {
+  // No regular expression: a path almost never ends in `%20`, and endsWith finds that without a scan.
+  let end = path.length
+  while (path.endsWith(SPACE, end)) end -= SPACE.length
+  return end === path.length ? path : path.slice(0, end)
+}
 
 /** The parameters of a literal route's every match: shared, so frozen. */
 const NO_PARAMS: Record<string, string> = Object.freeze({})
@@ -53,7 +60,7 @@ export class Router {
   match(method: string, path: string): RouteMatch | undefined {
     const literal = this.literal.get(method)?.get(path)
     if (literal) return literal
-    const segments = path.replace(TRAILING_SPACES, '').split('/')
+    const segments = withoutTrailingSpaces(path).split('/')
     for (const c of this.routes) {
       if (c.route.method !== method || c.literals.length !== segments.length) continue
       const params = matchSegments(c, segments)

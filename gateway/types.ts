@@ -99,6 +99,8 @@ export interface Route {
    * A stream or upload route's class bounds each of its chunk commands, not the whole transfer.
    */
   deadline?: DeadlineClass
+  /** A route of the DIAG build (hemd --diag) alone: its API description marks it so. */
+  diag?: true
   /** Why the service may answer 429 with `Retry-After` (its queue for strangers is full): the OpenAPI text. */
   tooManyRequests?: string
   /**

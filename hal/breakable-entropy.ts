@@ -31,16 +31,11 @@ export class BreakableEntropy implements RawEntropySource {
   }
 
   read(n: number): Uint8Array {
-    let bytes: Uint8Array
-    try {
-      bytes = this.source.read(n)
-    } catch (err) {
-      // Nothing delivered: the last byte is no longer one the source just gave.
-      this.last = undefined
-      throw err
-    }
-    if (this.forced) bytes.fill(STUCK_BYTE)
-    this.last = bytes.at(-1)
+    // Cleared first: a read that throws delivered nothing, so the last byte is no longer one the source just gave.
+    this.last = undefined
+    // A stuck source gives its constant: nothing is drawn from the noise source only to be overwritten.
+    const bytes = this.forced ? new Uint8Array(n).fill(STUCK_BYTE) : this.source.read(n)
+    this.last = bytes[bytes.length - 1]
     return bytes
   }
 }

@@ -3,7 +3,7 @@
 // test_trng hands out 8192 raw bytes of the source.
 import t from 'tap'
 import { DEFAULT_SELF_TEST_INTERVAL_MS } from '../actors/system/self-test-runner.js'
-import { LogType } from '../protocol/journal.js'
+import { LogResult, LogType } from '../protocol/journal.js'
 import { manualClock } from './helpers/clock.js'
 import { bootDevice } from './helpers/device.js'
 import { diagOk, rebootOver, selfTest } from './helpers/diag.js'
@@ -30,6 +30,15 @@ t.test('disable_selftest: no periodic self-test until the next boot; an asked on
 
   const off = await diagOk(o.base, 'disable_selftest')
   t.equal(off.text, '', 'an empty 200')
+  const changes = (await readJournal(dataDir)).records.filter((r) => r.type === LogType.CONFIG_UPDATED)
+  t.match(
+    changes.at(-1),
+    {
+      result: LogResult.OK,
+      decoded: { source: 200, rid: off.headers['x-request-id'], periodic_selftest: false, diag: true },
+    },
+    'journaled as a configuration change, with the request id of its answer',
+  )
   t.notOk(clock.armed().includes(period), 'its timer is cancelled')
   clock.advance(period)
   t.equal((await selfTest(o.base, config)).status, 200, 'an asked self-test runs')

@@ -122,3 +122,18 @@ t.test('a sound source passes megabytes; stuck and biased ones fail at once, and
     )
   t.equal(new HealthTestedEntropy(nodeEntropy).read(65_536).length, 65_536)
 })
+
+t.test('a forced failure (break_trng) gives the stuck byte without drawing from the noise source', async (t) => {
+  let calls = 0
+  const entropy = new HealthTestedEntropy({ read: (n) => (calls++, host.read(n)) })
+  t.equal(entropy.raw.read(8).length, 8)
+  t.equal(calls, 1)
+  entropy.raw.forceFailure()
+  t.same([...new Set(entropy.raw.read(41))], [0xa5], 'every byte the same')
+  t.equal(entropy.raw.lastByte, 0xa5)
+  t.equal(calls, 1, 'the source was not read for bytes thrown away')
+  t.throws(() => entropy.read(16), EntropyHealthError)
+  t.same(entropy.failure, { test: 'repetition_count' }, 'the health tests catch it')
+  t.equal(entropy.startup(), undefined, 'a power-up clears it')
+  t.equal(calls, 2, 'and reads the source again')
+})

@@ -88,3 +88,33 @@ t.test('the device serves the document of its own firmware at /api/openapi.json,
     t.same((await call(`${device.httpsUrl}/api/openapi.json`)).json, served.json, `${variant}: the same over HTTPS`)
   }
 })
+
+t.test('a DIAG build describes its DIAG routes too, each marked DIAG-only; a normal build none', async (t) => {
+  t.notOk(
+    Object.keys(document.paths).some((path) => path.startsWith('/api/diag/')),
+    'no DIAG route in the normal document',
+  )
+  const device = await bootDevice(t, { dataDir: t.testdir(), variant: 'E', diag: true })
+  const served = (await call(`${device.httpUrl}/api/openapi.json`)).json as typeof document
+  const diag = Object.entries(served.paths).filter(([path]) => path.startsWith('/api/diag/'))
+  t.same(
+    diag.map(([path]) => path).sort(),
+    [
+      '/api/diag/break_temp',
+      '/api/diag/break_tls',
+      '/api/diag/break_trng',
+      '/api/diag/corrupt_repo/{addr}',
+      '/api/diag/disable_selftest',
+      '/api/diag/memdump/{addr}/{len}',
+      '/api/diag/test',
+      '/api/diag/test_trng',
+      '/api/diag/wipe_config',
+    ],
+    'every DIAG route',
+  )
+  for (const [path, methods] of diag) {
+    t.match(methods.get, { 'x-hem-diag-only': true, description: /^DIAG build only/, security: [] }, path)
+  }
+  for (const [path, methods] of Object.entries(document.paths))
+    t.same(served.paths[path], methods, `${path} as in the normal document`)
+})

@@ -130,21 +130,13 @@ export class NbdServer {
     await new Transmission(socket, reader, handle, this.logger).run()
   }
 
+  /** The option haggling: the export the client chose, or undefined when it ends the connection. */
   private async negotiate(
     socket: Socket,
     reader: SocketReader,
     noZeroes: boolean,
     session: Session,
   ): Promise<DiskHandle | undefined> {
-    const reply = (option: number, type: number, data: Uint8Array = Buffer.alloc(0)) => {
-      const head = Buffer.alloc(20)
-      head.writeBigUInt64BE(OPTION_REPLY_MAGIC, 0)
-      head.writeUInt32BE(option, 8)
-      head.writeUInt32BE(type, 12)
-      head.writeUInt32BE(data.length, 16)
-      return send(socket, Buffer.concat([head, data]))
-    }
-    const refuse = (option: number, type: number, message: string) => reply(option, type, Buffer.from(message))
     for (;;) {
       const head = await reader.read(OPTION_HEADER_BYTES)
       if (head.readBigUInt64BE(0) !== OPTION_MAGIC) return undefined
@@ -152,87 +144,104 @@ export class NbdServer {
       const length = head.readUInt32BE(12)
       if (length > MAX_OPTION_DATA) {
         await reader.skip(length, PIECE)
-        await refuse(option, OptionReply.ERR_TOO_BIG, `option data is limited to ${MAX_OPTION_DATA} bytes`)
+        await refuse(socket, option, OptionReply.ERR_TOO_BIG, `option data is limited to ${MAX_OPTION_DATA} bytes`)
         continue
       }
       const data = await reader.read(length)
       switch (option) {
-        case Option.EXPORT_NAME: {
-          // This option has no error reply: an unknown export can only end the connection.
-          const name = data.toString('utf8')
-          const handle = this.#exports.get(name)
-          if (!handle) return undefined
-          const answer = Buffer.alloc(noZeroes ? 10 : 134)
-          answer.writeBigUInt64BE(BigInt(handle.sectors * SECTOR), 0)
-          answer.writeUInt16BE(transmissionFlags(handle), 8)
-          await send(socket, answer)
-          session.exportName = name
-          return handle
-        }
+        case Option.EXPORT_NAME:
+          return this.exportName(socket, data, noZeroes, session)
         case Option.ABORT:
-          await reply(option, OptionReply.ACK)
+          await optionReply(socket, option, OptionReply.ACK)
           return undefined
         case Option.LIST:
-          if (length !== 0) {
-            await refuse(option, OptionReply.ERR_INVALID, 'LIST takes no data')
-            break
-          }
-          for (const name of this.#exports.keys()) {
-            const entry = Buffer.alloc(4 + Buffer.byteLength(name))
-            entry.writeUInt32BE(entry.length - 4, 0)
-            entry.write(name, 4)
-            await reply(option, OptionReply.SERVER, entry)
-          }
-          await reply(option, OptionReply.ACK)
+          await this.list(socket, length)
           break
         case Option.INFO:
         case Option.GO: {
-          const request = parseInfoRequest(data)
-          if (!request) {
-            await refuse(option, OptionReply.ERR_INVALID, 'malformed INFO/GO request')
-            break
-          }
-          const handle = this.#exports.get(request.name)
-          if (!handle) {
-            await refuse(
-              option,
-              OptionReply.ERR_UNKNOWN,
-              `no export named ${JSON.stringify(request.name)}: is its disk unlocked?`,
-            )
-            break
-          }
-          const exportInfo = Buffer.alloc(12)
-          exportInfo.writeUInt16BE(Info.EXPORT, 0)
-          exportInfo.writeBigUInt64BE(BigInt(handle.sectors * SECTOR), 2)
-          exportInfo.writeUInt16BE(transmissionFlags(handle), 10)
-          await reply(option, OptionReply.INFO, exportInfo)
-          if (request.wants.includes(Info.BLOCK_SIZE)) {
-            // Any alignment works (partial sectors are read-modify-written); whole sectors are cheapest.
-            const sizes = Buffer.alloc(14)
-            sizes.writeUInt16BE(Info.BLOCK_SIZE, 0)
-            sizes.writeUInt32BE(1, 2)
-            sizes.writeUInt32BE(4096, 6)
-            sizes.writeUInt32BE(MAX_PAYLOAD, 10)
-            await reply(option, OptionReply.INFO, sizes)
-          }
-          await reply(option, OptionReply.ACK)
-          if (option === Option.GO) {
-            session.exportName = request.name
-            return handle
+          const handle = await this.info(socket, option, data)
+          if (handle && option === Option.GO) {
+            session.exportName = handle.name
+            return handle.disk
           }
           break
         }
         case Option.STARTTLS:
           await refuse(
+            socket,
             option,
             OptionReply.ERR_POLICY,
             'the export listens on loopback or a Unix socket only, without TLS',
           )
           break
         default:
-          await refuse(option, OptionReply.ERR_UNSUP, `option ${option} is not supported`)
+          await refuse(socket, option, OptionReply.ERR_UNSUP, `option ${option} is not supported`)
       }
     }
+  }
+
+  /** The old style's choice: this option has no error reply, so an unknown export can only end the connection. */
+  private async exportName(
+    socket: Socket,
+    data: Buffer,
+    noZeroes: boolean,
+    session: Session,
+  ): Promise<DiskHandle | undefined> {
+    const name = data.toString('utf8')
+    const handle = this.#exports.get(name)
+    if (!handle) return undefined
+    const answer = Buffer.alloc(noZeroes ? 10 : 134)
+    answer.writeBigUInt64BE(BigInt(handle.sectors * SECTOR), 0)
+    answer.writeUInt16BE(transmissionFlags(handle), 8)
+    await send(socket, answer)
+    session.exportName = name
+    return handle
+  }
+
+  private async list(socket: Socket, length: number): Promise<void> {
+    if (length !== 0) return refuse(socket, Option.LIST, OptionReply.ERR_INVALID, 'LIST takes no data')
+    for (const name of this.#exports.keys()) {
+      const entry = Buffer.alloc(4 + Buffer.byteLength(name))
+      entry.writeUInt32BE(entry.length - 4, 0)
+      entry.write(name, 4)
+      await optionReply(socket, Option.LIST, OptionReply.SERVER, entry)
+    }
+    await optionReply(socket, Option.LIST, OptionReply.ACK)
+  }
+
+  /** INFO and GO describe an export alike; the export, when the client asked for one there is. */
+  private async info(
+    socket: Socket,
+    option: number,
+    data: Buffer,
+  ): Promise<{ name: string; disk: DiskHandle } | undefined> {
+    const request = parseInfoRequest(data)
+    if (!request) {
+      await refuse(socket, option, OptionReply.ERR_INVALID, 'malformed INFO/GO request')
+      return undefined
+    }
+    const disk = this.#exports.get(request.name)
+    if (!disk) {
+      const message = `no export named ${JSON.stringify(request.name)}: is its disk unlocked?`
+      await refuse(socket, option, OptionReply.ERR_UNKNOWN, message)
+      return undefined
+    }
+    const exportInfo = Buffer.alloc(12)
+    exportInfo.writeUInt16BE(Info.EXPORT, 0)
+    exportInfo.writeBigUInt64BE(BigInt(disk.sectors * SECTOR), 2)
+    exportInfo.writeUInt16BE(transmissionFlags(disk), 10)
+    await optionReply(socket, option, OptionReply.INFO, exportInfo)
+    if (request.wants.includes(Info.BLOCK_SIZE)) {
+      // Any alignment works (partial sectors are read-modify-written); whole sectors are cheapest.
+      const sizes = Buffer.alloc(14)
+      sizes.writeUInt16BE(Info.BLOCK_SIZE, 0)
+      sizes.writeUInt32BE(1, 2)
+      sizes.writeUInt32BE(4096, 6)
+      sizes.writeUInt32BE(MAX_PAYLOAD, 10)
+      await optionReply(socket, option, OptionReply.INFO, sizes)
+    }
+    await optionReply(socket, option, OptionReply.ACK)
+    return { name: request.name, disk }
   }
 }
 
@@ -245,6 +254,19 @@ async function removeStaleSocket(path: string): Promise<void> {
     probe.on('error', () => resolve(false))
   })
   if (!live) await unlink(path)
+}
+
+function optionReply(socket: Socket, option: number, type: number, data: Uint8Array = Buffer.alloc(0)): Promise<void> {
+  const head = Buffer.alloc(20)
+  head.writeBigUInt64BE(OPTION_REPLY_MAGIC, 0)
+  head.writeUInt32BE(option, 8)
+  head.writeUInt32BE(type, 12)
+  head.writeUInt32BE(data.length, 16)
+  return send(socket, Buffer.concat([head, data]))
+}
+
+function refuse(socket: Socket, option: number, type: number, message: string): Promise<void> {
+  return optionReply(socket, option, type, Buffer.from(message))
 }
 
 function transmissionFlags(handle: DiskHandle): number {

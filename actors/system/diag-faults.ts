@@ -1,7 +1,16 @@
 import type { Logger } from 'pino'
-import { type CommandReply, type CommandRequest, encodeBase64, fail, SYSTEM_DIAG_OPS } from '../../protocol/index.js'
+import {
+  type CommandReply,
+  type CommandRequest,
+  encodeBase64,
+  fail,
+  LogResult,
+  LogType,
+  SYSTEM_DIAG_OPS,
+} from '../../protocol/index.js'
 import type { OperationSpec } from '../../bus/index.js'
 import type { TemperatureSensor, TestedEntropySource } from '../../hal/index.js'
+import { type JournalPort, journalSubject } from '../host/index.js'
 
 /** What the sensor reads once `break_temp` broke it: far above the industrial range (85 °C). */
 export const BROKEN_CELSIUS = 125
@@ -12,6 +21,7 @@ const RAW_SAMPLE_BYTES = 8192
 
 export interface DiagFaultsOptions {
   logger: Logger
+  journal: JournalPort
   sensor: TemperatureSensor
   entropy: TestedEntropySource
   /** Samples the sensors now: a fault injected shows in fls_state before the answer. */
@@ -85,8 +95,21 @@ export class DiagFaults {
     return { status: 200, body: { rnd: encodeBase64(sample) } }
   }
 
-  private disableSelfTests(req: CommandRequest): CommandReply {
+  /**
+   * A change of the device's configuration for this boot, journaled as one (CONFIG_UPDATED, `diag: true`) before
+   * it takes effect: an auditor sees why no periodic self-test follows. No record, no change (the journal's
+   * failure is the answer).
+   */
+  private async disableSelfTests(req: CommandRequest): Promise<CommandReply> {
     this.o.logger.warn({ rid: req.rid }, 'DIAG disable_selftest: no periodic self-test until the next boot')
+    await this.o.journal.append([
+      {
+        type: LogType.CONFIG_UPDATED,
+        result: LogResult.OK,
+        ...journalSubject(req.principal),
+        data: { source: 200, rid: req.rid, periodic_selftest: false, diag: true },
+      },
+    ])
     this.o.disableSelfTests()
     return { status: 200 }
   }

@@ -66,6 +66,7 @@ export class SystemActor {
     this.diag = o.diag
       ? new DiagFaults({
           logger: o.logger,
+          journal: o.journal,
           sensor: o.hal.temperature,
           entropy: o.hal.entropy,
           sample: () => this.sample(),
