@@ -13,7 +13,7 @@ export interface DeviceGround {
   /** hemd's own nats-server, if it started one. */
   bus: OwnBus | undefined
   natsUrl: string
-  /** The per-service bus users: hemd's own, or those `hemd bus-config` wrote for an outside server (none with --nats). */
+  /** The per-service bus users: hemd's own, or those `hemd bus-config` wrote for an outside server (none: --nats). */
   access: Pick<OwnBus, 'credentials'> | undefined
   tls: { certFile: string; keyFile: string } | undefined
   /** The device's options as each service gets them (the mirror's backend only where it can mirror). */
