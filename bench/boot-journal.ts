@@ -12,6 +12,8 @@ import { startHemdTarget } from './hemd-target.js'
 export const BENCH_CACHE_DIR = fileURLToPath(new URL('../../var/bench-cache/', import.meta.url))
 const FIRMWARE_MANIFEST = fileURLToPath(new URL('../firmware.json', import.meta.url))
 const ENCRYPT = '/api/crypto/cipher/encrypt'
+/** The data-dir lock's file (hal/sim/data-dir-lock.ts). */
+const DATA_DIR_LOCK = 'hemd.lock'
 const execFileAsync = promisify(execFile)
 
 export class BootJournalError extends Error {
@@ -56,12 +58,15 @@ export async function bootDataDir(records: number, progress: (line: string) => v
 }
 
 /**
- * A fresh copy of a cached data dir: each boot appends to its journal, the cache must stay as
+ * A fresh copy of a cached data dir, unlocked: each boot appends to its journal, the cache must stay as
  * built. coreutils' cp keeps the disk images sparse (P's Disk 1 is gigabytes of holes), which
  * node's fs.cp does not.
  */
 export async function copyDataDir(from: string, to: string): Promise<void> {
   await execFileAsync('cp', ['-a', '--sparse=always', from, to])
+  // No process holds the copy yet: a lock its source kept (a builder stopped short) names a pid that may
+  // since run something else, and hemd would refuse the copy as in use.
+  await rm(join(to, DATA_DIR_LOCK), { force: true })
 }
 
 /** `amount` encrypt requests, each one journal record, every one answered 2xx. */

@@ -99,11 +99,6 @@ export async function runBench(
 ): Promise<BenchSummary> {
   const workDir = await mkdtemp(join(tmpdir(), 'hemd-bench-'))
   const running: ServerProcess[] = []
-  const started = async <T extends ServerProcess>(server: Promise<T>): Promise<T> => {
-    const s = await server
-    running.push(s)
-    return s
-  }
   try {
     const dataDir = await bootDataDir(settings.journalRecords, progress)
     let boot: BootSample | undefined
@@ -121,85 +116,139 @@ export async function runBench(
     }
     const loads = settings.groups.filter(isLoadGroup)
     if (loads.length === 0) return summary(settings, [], undefined, { boot, freshBoot }, timings)
-
     progress('starting the baselines and hemd')
-    const tls = await writeBenchCertificate(workDir)
-    const hemdDir = join(workDir, 'hemd')
-    await copyDataDir(dataDir, hemdDir)
-    const hemd = await started(startHemdTarget(hemdDir, true))
-    const busHemd = loads.includes('scaling') ? await started(startBusHemd(dataDir, workDir)) : undefined
-    const bench = benchKeys()
-    const inputs = await hemdInputs(hemd, bench, workDir, loads)
-    const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
-    const baselines = kinds.map((kind) =>
-      started(
-        startBaseline({
-          kind,
-          tls,
-          workDir,
-          keys: { aes: bench.aes.toString('base64'), x25519: exportPrivate(bench.x25519.privateKey) },
-          file: inputs.logFile.path,
-        }),
-      ),
-    )
-    // Settled together, so that whatever did start is in `running` (stopped below) before a failure is thrown.
-    await Promise.allSettled(baselines)
-    const urls = Object.fromEntries(await Promise.all(kinds.map(async (kind, i) => [kind, (await baselines[i]!).url])))
-    const scenarios = benchScenarios(loads, {
-      ...inputs,
-      ...(busHemd ? { scaling: { url: busHemd.httpsUrl, kid: busHemd.kid, token: busHemd.token } } : {}),
-      urls: { ...urls, hemdHttps: hemd.httpsUrl },
-    })
-    for (const scenario of scenarios) await preflight(scenario)
-
-    const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
-    const buses = new Map<string, BusCount[]>(scenarios.filter((s) => s.busCounted).map((s) => [s.id, []]))
-    const peaks = new Map<string, number>()
-    const hemds = busHemd ? [hemd, busHemd] : [hemd]
-    const runPeak = async () => Math.max(...(await Promise.all(hemds.map((h) => h.peakRss()))))
-    // The whole run's peak, setup and preflights included, before the per-scenario peaks reset it.
-    let peakRssBytes = await runPeak()
-    for (let round = 1; round <= settings.rounds; round++) {
-      for (const scenario of scenarios) {
-        signal.throwIfAborted()
-        progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
-        const target = scenario.busCounted ? busHemd! : hemd
-        if (scenario.hemd) await target.resetPeakRss()
-        const before = scenario.busCounted ? await busHemd!.gatewayPublished() : 0
-        const sample = await measure(scenario, settings, signal)
-        rounds.get(scenario.id)!.push(sample)
-        // The 2xx answers: those certainly crossed the bus.
-        if (scenario.busCounted)
-          buses.get(scenario.id)!.push(busCount(before, await busHemd!.gatewayPublished(), sample.ok))
-        if (scenario.hemd) {
-          const peak = await target.peakRss()
-          peaks.set(scenario.id, Math.max(peaks.get(scenario.id) ?? 0, peak))
-          peakRssBytes = Math.max(peakRssBytes, peak)
-        }
-      }
-    }
+    const servers = await startServers(loads, dataDir, workDir, running)
+    const measured = await measureRounds(servers, settings, progress, signal)
     signal.throwIfAborted()
-    const results: ScenarioResult[] = scenarios.map((s) => {
-      const median = medianSample(rounds.get(s.id)!)
-      const mbps =
-        s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
-      const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
-      const bus = buses.get(s.id)
-      const batch = bus ? { bus: { batch: medianBatch(bus), rounds: bus } } : {}
-      return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)!, ...batch }
-    })
+    const results = scenarioResults(servers.scenarios, measured)
     return summary(
       settings,
       results,
-      Math.max(peakRssBytes, await runPeak()),
+      Math.max(measured.peakRssBytes, await peakOf(servers)),
       { boot, freshBoot },
       timings,
-      scalingTable(scenarios, results),
+      scalingTable(servers.scenarios, results),
     )
   } finally {
     await Promise.all(running.map((s) => s.stop()))
     await rm(workDir, { recursive: true, force: true })
   }
+}
+
+/** The servers under load and the scenarios that load them. */
+interface Servers {
+  hemd: HemdTarget
+  /** The scaling group's hemd, on a watched bus. */
+  busHemd: BusHemd | undefined
+  scenarios: Scenario[]
+}
+
+/** What the rounds measured: each scenario's samples, bus counts and hemd's peak RSS, and the run's peak. */
+interface Measured {
+  rounds: Map<string, Sample[]>
+  buses: Map<string, BusCount[]>
+  peaks: Map<string, number>
+  peakRssBytes: number
+}
+
+/**
+ * Starts hemd (on a copy of the data dir), the scaling group's hemd and the baselines the groups
+ * need, each pushed onto `running` as it starts (the caller stops them), then checks every scenario once.
+ */
+async function startServers(
+  loads: readonly LoadGroup[],
+  dataDir: string,
+  workDir: string,
+  running: ServerProcess[],
+): Promise<Servers> {
+  const started = async <T extends ServerProcess>(server: Promise<T>): Promise<T> => {
+    const s = await server
+    running.push(s)
+    return s
+  }
+  const tls = await writeBenchCertificate(workDir)
+  const hemdDir = join(workDir, 'hemd')
+  await copyDataDir(dataDir, hemdDir)
+  const hemd = await started(startHemdTarget(hemdDir, true))
+  const busHemd = loads.includes('scaling') ? await started(startBusHemd(dataDir, workDir)) : undefined
+  const bench = benchKeys()
+  const inputs = await hemdInputs(hemd, bench, workDir, loads)
+  const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
+  const baselines = kinds.map((kind) =>
+    started(
+      startBaseline({
+        kind,
+        tls,
+        workDir,
+        keys: { aes: bench.aes.toString('base64'), x25519: exportPrivate(bench.x25519.privateKey) },
+        file: inputs.logFile.path,
+      }),
+    ),
+  )
+  // Settled together, so that whatever did start is in `running` (stopped below) before a failure is thrown.
+  await Promise.allSettled(baselines)
+  const urls = Object.fromEntries(await Promise.all(kinds.map(async (kind, i) => [kind, (await baselines[i]!).url])))
+  const scenarios = benchScenarios(loads, {
+    ...inputs,
+    ...(busHemd ? { scaling: { url: busHemd.httpsUrl, kid: busHemd.kid, token: busHemd.token } } : {}),
+    urls: { ...urls, hemdHttps: hemd.httpsUrl },
+  })
+  for (const scenario of scenarios) await preflight(scenario)
+  return { hemd, busHemd, scenarios }
+}
+
+/** The peak RSS of the hemds under load since their last reset. */
+async function peakOf({ hemd, busHemd }: Servers): Promise<number> {
+  const hemds = busHemd ? [hemd, busHemd] : [hemd]
+  return Math.max(...(await Promise.all(hemds.map((h) => h.peakRss()))))
+}
+
+/** Every scenario once per round, interleaved (a, b, c, …, then again). */
+async function measureRounds(
+  servers: Servers,
+  settings: BenchSettings,
+  progress: (line: string) => void,
+  signal: AbortSignal,
+): Promise<Measured> {
+  const { hemd, busHemd, scenarios } = servers
+  const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
+  const buses = new Map<string, BusCount[]>(scenarios.filter((s) => s.busCounted).map((s) => [s.id, []]))
+  const peaks = new Map<string, number>()
+  // The whole run's peak, setup and preflights included, before the per-scenario peaks reset it.
+  let peakRssBytes = await peakOf(servers)
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const scenario of scenarios) {
+      signal.throwIfAborted()
+      progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
+      const target = scenario.busCounted ? busHemd! : hemd
+      if (scenario.hemd) await target.resetPeakRss()
+      const before = scenario.busCounted ? await busHemd!.gatewayPublished() : 0
+      const sample = await measure(scenario, settings, signal)
+      rounds.get(scenario.id)!.push(sample)
+      // The 2xx answers: those certainly crossed the bus.
+      if (scenario.busCounted)
+        buses.get(scenario.id)!.push(busCount(before, await busHemd!.gatewayPublished(), sample.ok))
+      if (scenario.hemd) {
+        const peak = await target.peakRss()
+        peaks.set(scenario.id, Math.max(peaks.get(scenario.id) ?? 0, peak))
+        peakRssBytes = Math.max(peakRssBytes, peak)
+      }
+    }
+  }
+  return { rounds, buses, peaks, peakRssBytes }
+}
+
+/** Each scenario's medians, with its throughput, peak RSS and bus batches where it has them. */
+function scenarioResults(scenarios: Scenario[], { rounds, buses, peaks }: Measured): ScenarioResult[] {
+  return scenarios.map((s) => {
+    const median = medianSample(rounds.get(s.id)!)
+    const mbps =
+      s.payloadBytes === undefined ? {} : { megabytesPerSecond: (median.requestsPerSecond * s.payloadBytes) / 1e6 }
+    const rss = peaks.has(s.id) ? { peakRssBytes: peaks.get(s.id)! } : {}
+    const bus = buses.get(s.id)
+    const batch = bus ? { bus: { batch: medianBatch(bus), rounds: bus } } : {}
+    return { id: s.id, title: s.title, median, ...mbps, ...rss, rounds: rounds.get(s.id)!, ...batch }
+  })
 }
 
 function summary(

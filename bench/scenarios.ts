@@ -68,170 +68,178 @@ export interface ScenarioInputs {
   upload: { image: Buffer; token: string }
 }
 
+const json = (token: string): Record<string, string> => ({
+  'Content-Type': 'application/json',
+  Authorization: `Bearer ${token}`,
+})
+/** A POST of JSON with a bearer token, on `connections` connections if given. */
+const post = (url: string, token: string, body: string, connections?: number) => ({
+  kind: 'http' as const,
+  url,
+  method: 'POST' as const,
+  headers: json(token),
+  body,
+  ...(connections ? { connections } : {}),
+})
+
+/** The bare and hemd loads of each single primitive of a group. */
+const primitives = (group: PrimitiveGroup, inputs: ScenarioInputs): Scenario[] =>
+  PRIMITIVE_LOADS.filter((p) => p.group === group).flatMap((p) => {
+    const { kid, token } = inputs.primitives[p.id]!
+    const body = p.body(kid)
+    return [
+      {
+        id: `${p.id}-bare`,
+        title: `bare: uWS + the device's engine, ${p.what} (HTTPS)`,
+        load: post(inputs.urls.primitives! + p.path, token, body),
+      },
+      {
+        id: `${p.id}-hemd`,
+        hemd: true,
+        title: `hemd POST ${p.path}, ${p.what} (HTTPS, journaled)`,
+        load: post(inputs.urls.hemdHttps + p.path, token, body),
+      },
+    ]
+  })
+
+/** Each group's loads, made from the inputs. */
+const SCENARIOS: Record<LoadGroup, (inputs: ScenarioInputs) => Scenario[]> = {
+  encrypt: (inputs) => {
+    const body = encryptRequestBody(inputs.aes.kid)
+    return [
+      {
+        id: 'a',
+        title: 'bare ceiling: uWS + node:crypto AES-256-GCM encrypt (HTTPS)',
+        load: post(inputs.urls.crypto! + ENCRYPT, inputs.aes.token, body),
+      },
+      {
+        id: 'b',
+        title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)',
+        load: post(inputs.urls.bus! + ENCRYPT, inputs.aes.token, body),
+      },
+      {
+        id: 'c',
+        hemd: true,
+        title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)',
+        load: post(inputs.urls.hemdHttps + ENCRYPT, inputs.aes.token, body),
+      },
+    ]
+  },
+  decrypt: (inputs) => [
+    {
+      id: 'dec-bare',
+      title: 'bare: uWS + node:crypto AES-256-GCM decrypt (HTTPS)',
+      load: post(inputs.urls.crypto! + DECRYPT, inputs.aes.token, inputs.decryptBodies.bare),
+    },
+    {
+      id: 'dec-hemd',
+      hemd: true,
+      title: 'hemd POST /api/crypto/cipher/decrypt, AES256-GCM (HTTPS, journaled)',
+      load: post(inputs.urls.hemdHttps + DECRYPT, inputs.aes.token, inputs.decryptBodies.hemd),
+    },
+  ],
+  ecdh: (inputs) => [
+    {
+      id: 'ecdh-bare',
+      title: 'bare: uWS + node:crypto X25519 + HKDF + AES-256-GCM decrypt (HTTPS)',
+      load: post(inputs.urls.crypto! + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.bare),
+    },
+    {
+      id: 'ecdh-hemd',
+      hemd: true,
+      title: 'hemd decrypt, CURVE25519 key with `pubkey` (HTTPS, journaled)',
+      load: post(inputs.urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd),
+    },
+  ],
+  sign: (inputs) => primitives('sign', inputs),
+  hmac: (inputs) => primitives('hmac', inputs),
+  pqc: (inputs) => primitives('pqc', inputs),
+  status: (inputs) => {
+    const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
+    return [
+      {
+        id: 'd-bare',
+        title: 'bare uWS GET of a JSON made per request (HTTPS)',
+        load: { ...get, url: inputs.urls.get! + STATUS },
+      },
+      {
+        id: 'd-hemd',
+        hemd: true,
+        title: 'hemd GET /api/system/status (HTTPS)',
+        load: { ...get, url: inputs.urls.hemdHttps + STATUS },
+      },
+    ]
+  },
+  scaling: (inputs) => {
+    const { url, kid, token } = inputs.scaling!
+    const body = encryptRequestBody(kid)
+    return SCALING_CONNECTIONS.map((connections) => ({
+      id: `scale-${connections}`,
+      hemd: true,
+      busCounted: true,
+      title: `hemd --bus POST ${ENCRYPT}, as c, ${connections} connection(s)`,
+      load: post(url + ENCRYPT, token, body, connections),
+    }))
+  },
+  login: (inputs) => [
+    {
+      id: 'login',
+      hemd: true,
+      title: 'hemd login: GET + POST /api/auth/token, one at a time (HTTPS)',
+      load: { kind: 'serial', run: inputs.login },
+    },
+  ],
+  download: (inputs) => {
+    const { id, bytes, token } = inputs.logFile
+    const get = {
+      kind: 'http' as const,
+      method: 'GET' as const,
+      headers: { Authorization: `Bearer ${token}` },
+      connections: TRANSFER_CONNECTIONS,
+    }
+    return [
+      {
+        id: 'log-bare',
+        title: `bare uWS: a ${mib(bytes)} file in 128 KiB chunks (HTTPS)`,
+        load: { ...get, url: `${inputs.urls.download!}/api/logger/${id}` },
+        payloadBytes: bytes,
+      },
+      {
+        id: 'log-hemd',
+        hemd: true,
+        title: `hemd GET /api/logger/${id} (${mib(bytes)}, HTTPS)`,
+        load: { ...get, url: `${inputs.urls.hemdHttps}/api/logger/${id}` },
+        payloadBytes: bytes,
+      },
+    ]
+  },
+  upload: (inputs) => {
+    const { image, token } = inputs.upload
+    return [
+      {
+        id: 'up-bare',
+        title: `bare uWS: ${mib(image.length)} body to a file, fsync (HTTPS, one at a time)`,
+        load: { kind: 'serial', run: () => postImage(inputs.urls.upload! + UPLOAD, image) },
+        payloadBytes: image.length,
+      },
+      {
+        id: 'up-hemd',
+        hemd: true,
+        title: `hemd POST ${UPLOAD} (${mib(image.length)}, HTTPS, one at a time)`,
+        load: { kind: 'serial', run: () => postImage(inputs.urls.hemdHttps + UPLOAD, image, token) },
+        payloadBytes: image.length,
+      },
+    ]
+  },
+}
+
 /**
  * Each group's loads: the baselines first, then hemd. The cipher loads of a group send requests
  * of the same shape and size to each server (the baselines ignore the token), so that they differ
  * only in what serves them.
  */
 export function benchScenarios(groups: readonly LoadGroup[], inputs: ScenarioInputs): Scenario[] {
-  const { urls } = inputs
-  const json = (token: string) => ({ 'Content-Type': 'application/json', Authorization: `Bearer ${token}` })
-  const post = (url: string, token: string, body: string, connections?: number) => ({
-    kind: 'http' as const,
-    url,
-    method: 'POST' as const,
-    headers: json(token),
-    body,
-    ...(connections ? { connections } : {}),
-  })
-  const primitives = (group: PrimitiveGroup): Scenario[] =>
-    PRIMITIVE_LOADS.filter((p) => p.group === group).flatMap((p) => {
-      const { kid, token } = inputs.primitives[p.id]!
-      const body = p.body(kid)
-      return [
-        {
-          id: `${p.id}-bare`,
-          title: `bare: uWS + the device's engine, ${p.what} (HTTPS)`,
-          load: post(urls.primitives! + p.path, token, body),
-        },
-        {
-          id: `${p.id}-hemd`,
-          hemd: true,
-          title: `hemd POST ${p.path}, ${p.what} (HTTPS, journaled)`,
-          load: post(urls.hemdHttps + p.path, token, body),
-        },
-      ]
-    })
-  const scenarios: Record<LoadGroup, () => Scenario[]> = {
-    encrypt: () => {
-      const body = encryptRequestBody(inputs.aes.kid)
-      return [
-        {
-          id: 'a',
-          title: 'bare ceiling: uWS + node:crypto AES-256-GCM encrypt (HTTPS)',
-          load: post(urls.crypto! + ENCRYPT, inputs.aes.token, body),
-        },
-        {
-          id: 'b',
-          title: 'bus ceiling: uWS -> NATS request -> echo (HTTPS)',
-          load: post(urls.bus! + ENCRYPT, inputs.aes.token, body),
-        },
-        {
-          id: 'c',
-          hemd: true,
-          title: 'hemd POST /api/crypto/cipher/encrypt (HTTPS, journaled)',
-          load: post(urls.hemdHttps + ENCRYPT, inputs.aes.token, body),
-        },
-      ]
-    },
-    decrypt: () => [
-      {
-        id: 'dec-bare',
-        title: 'bare: uWS + node:crypto AES-256-GCM decrypt (HTTPS)',
-        load: post(urls.crypto! + DECRYPT, inputs.aes.token, inputs.decryptBodies.bare),
-      },
-      {
-        id: 'dec-hemd',
-        hemd: true,
-        title: 'hemd POST /api/crypto/cipher/decrypt, AES256-GCM (HTTPS, journaled)',
-        load: post(urls.hemdHttps + DECRYPT, inputs.aes.token, inputs.decryptBodies.hemd),
-      },
-    ],
-    ecdh: () => [
-      {
-        id: 'ecdh-bare',
-        title: 'bare: uWS + node:crypto X25519 + HKDF + AES-256-GCM decrypt (HTTPS)',
-        load: post(urls.crypto! + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.bare),
-      },
-      {
-        id: 'ecdh-hemd',
-        hemd: true,
-        title: 'hemd decrypt, CURVE25519 key with `pubkey` (HTTPS, journaled)',
-        load: post(urls.hemdHttps + DECRYPT, inputs.ecdh.token, inputs.ecdhBodies.hemd),
-      },
-    ],
-    sign: () => primitives('sign'),
-    hmac: () => primitives('hmac'),
-    pqc: () => primitives('pqc'),
-    status: () => {
-      const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
-      return [
-        {
-          id: 'd-bare',
-          title: 'bare uWS GET of a JSON made per request (HTTPS)',
-          load: { ...get, url: urls.get! + STATUS },
-        },
-        {
-          id: 'd-hemd',
-          hemd: true,
-          title: 'hemd GET /api/system/status (HTTPS)',
-          load: { ...get, url: urls.hemdHttps + STATUS },
-        },
-      ]
-    },
-    scaling: () => {
-      const { url, kid, token } = inputs.scaling!
-      const body = encryptRequestBody(kid)
-      return SCALING_CONNECTIONS.map((connections) => ({
-        id: `scale-${connections}`,
-        hemd: true,
-        busCounted: true,
-        title: `hemd --bus POST ${ENCRYPT}, as c, ${connections} connection(s)`,
-        load: post(url + ENCRYPT, token, body, connections),
-      }))
-    },
-    login: () => [
-      {
-        id: 'login',
-        hemd: true,
-        title: 'hemd login: GET + POST /api/auth/token, one at a time (HTTPS)',
-        load: { kind: 'serial', run: inputs.login },
-      },
-    ],
-    download: () => {
-      const { id, bytes, token } = inputs.logFile
-      const get = {
-        kind: 'http' as const,
-        method: 'GET' as const,
-        headers: { Authorization: `Bearer ${token}` },
-        connections: TRANSFER_CONNECTIONS,
-      }
-      return [
-        {
-          id: 'log-bare',
-          title: `bare uWS: a ${mib(bytes)} file in 128 KiB chunks (HTTPS)`,
-          load: { ...get, url: `${urls.download!}/api/logger/${id}` },
-          payloadBytes: bytes,
-        },
-        {
-          id: 'log-hemd',
-          hemd: true,
-          title: `hemd GET /api/logger/${id} (${mib(bytes)}, HTTPS)`,
-          load: { ...get, url: `${urls.hemdHttps}/api/logger/${id}` },
-          payloadBytes: bytes,
-        },
-      ]
-    },
-    upload: () => {
-      const { image, token } = inputs.upload
-      return [
-        {
-          id: 'up-bare',
-          title: `bare uWS: ${mib(image.length)} body to a file, fsync (HTTPS, one at a time)`,
-          load: { kind: 'serial', run: () => postImage(urls.upload! + UPLOAD, image) },
-          payloadBytes: image.length,
-        },
-        {
-          id: 'up-hemd',
-          hemd: true,
-          title: `hemd POST ${UPLOAD} (${mib(image.length)}, HTTPS, one at a time)`,
-          load: { kind: 'serial', run: () => postImage(urls.hemdHttps + UPLOAD, image, token) },
-          payloadBytes: image.length,
-        },
-      ]
-    },
-  }
-  return groups.flatMap((group) => scenarios[group]())
+  return groups.flatMap((group) => SCENARIOS[group](inputs))
 }
 
 function mib(bytes: number): string {

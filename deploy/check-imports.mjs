@@ -1,8 +1,12 @@
 // `npm run lint`'s import check: dependency-cruiser's rules (.dependency-cruiser.cjs), then the
-// cycles it cannot see, those between units (a top-level folder, or one folder of actors/ or cli/).
-import { spawnSync } from 'node:child_process'
+// cycles it cannot see, those between units (a top-level folder, or one folder of actors/ or cli/),
+// and the faces: a folder's index.ts only re-exports, so what a unit shows is never code of its own.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 
 const { folders, unitOf } = createRequire(import.meta.url)('./import-rules.cjs')
 export { unitOf }
@@ -68,9 +72,32 @@ export function checkImports(cwd = process.cwd(), scope = folders) {
   return { problems, modules: result.modules.length }
 }
 
+/** Each statement of an index.ts that is not an import or a re-export, as `file:line: its first line`. */
+export function faceProblems(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  return source.statements
+    .filter((s) => !ts.isImportDeclaration(s) && !ts.isExportDeclaration(s))
+    .map((s) => {
+      const line = source.getLineAndCharacterOfPosition(s.getStart(source)).line + 1
+      return `${file}:${line}: ${s.getText(source).split('\n')[0]}`
+    })
+}
+
+/** The index.ts files of a checkout's code that hold more than imports and re-exports. */
+export function checkFaces(cwd = process.cwd()) {
+  const faces = execFileSync('git', ['ls-files', 'index.ts', '**/index.ts'], { cwd, encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file && !file.startsWith('test/') && !file.includes('node_modules/'))
+  return faces.flatMap((file) => faceProblems(file, readFileSync(join(cwd, file), 'utf8')))
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { problems, modules } = checkImports()
   for (const problem of problems) console.error(`import rule broken: ${problem}`)
-  console.log(`imports: ${modules} modules, ${problems.length} problem(s)`)
-  process.exitCode = problems.length > 0 ? 1 : 0
+  const faces = checkFaces()
+  for (const face of faces) console.error(`index.ts holds code, not only re-exports: ${face}`)
+  console.log(
+    `imports: ${modules} modules, ${problems.length} problem(s); ${faces.length} index.ts statement(s) of code`,
+  )
+  process.exitCode = problems.length + faces.length > 0 ? 1 : 0
 }

@@ -49,13 +49,23 @@ function tryDecode<T>(
   }
 }
 
+/** What the walk through a file's records carries from one record to the next. */
+interface Walk {
+  expectedSeq: number
+  endedBy: SealReason | undefined
+  reportedAfterEnd: boolean
+  reportedChain: boolean
+  lastGoodSeal: number | undefined
+}
+
+type Problem = (message: string) => void
+
 export function checkSegment(
   id: string,
   bytes: Uint8Array,
   verify: Ed25519Verifier,
   crypto: JournalCrypto,
 ): SegmentCheck {
-  const { chainStep, lineMac } = crypto
   const check: SegmentCheck = {
     id,
     problems: [],
@@ -74,15 +84,16 @@ export function checkSegment(
     unsealed: 0,
     sealHeads: new Map(),
   }
-  let expectedSeq = 0
-  let endedBy: SealReason | undefined
-  let reportedAfterEnd = false
-  let reportedChain = false
-  let lastGoodSeal: number | undefined
-
+  const walk: Walk = {
+    expectedSeq: 0,
+    endedBy: undefined,
+    reportedAfterEnd: false,
+    reportedChain: false,
+    lastGoodSeal: undefined,
+  }
   for (const entry of readLines(bytes)) {
     const before = check.head
-    check.head = chainStep(before, entry.bytes)
+    check.head = crypto.chainStep(before, entry.bytes)
     check.lines = entry.line
     if (entry.kind === 'comment') continue
     if (entry.kind === 'invalid') {
@@ -90,59 +101,10 @@ export function checkSegment(
       continue
     }
     const r = entry.record
-    const problem = (message: string): void =>
-      void check.problems.push({ file: id, seq: r.seq, line: entry.line, message })
-    const index = check.records++
-    check.firstTime ??= r.time
-    check.lastTime = r.time
-    check.lastSeq = r.seq
-
-    if (endedBy && !reportedAfterEnd) {
-      reportedAfterEnd = true
-      problem(`record after the file's ${endedBy} seal`)
-    }
-    if (r.seq !== expectedSeq) {
-      problem(`seq ${hex(r.seq)} where ${hex(expectedSeq)} was expected: a record was removed, inserted or reordered`)
-    }
-    expectedSeq = r.seq + 1
-
-    if (index === 0) checkKeyInit(r, check, verify, problem)
-    else if (r.type === LogType.KEY_INIT) problem('KEY_INIT is only allowed as record 0')
-    if (check.key && lineMac(check.key, r.signed) !== r.mac) problem('MAC does not match')
-
-    if (index === 1) {
-      if (r.type !== LogType.LINK) problem('record 1 must be LINK')
-      else {
-        check.link = tryDecode(r, parseLinkData)
-        check.linkLine = entry.line
-        if (!check.link) problem('LINK data is malformed')
-      }
-    } else if (r.type === LogType.LINK) problem('LINK is only allowed as record 1')
-
-    if (r.type === LogType.SEAL) {
-      const seal = tryDecode(r, parseSealData)
-      if (!seal) problem('SEAL data is malformed')
-      else {
-        check.seals++
-        if (!verify(sealMessage(id, r.seq, seal.head), seal.sig))
-          problem('seal signature does not verify with the log key')
-        else if (!bytesEqual(seal.head, before)) {
-          // Every later seal fails too once the chain is off; the first one tells where to look.
-          if (!reportedChain) {
-            const since = lastGoodSeal === undefined ? 'the start of the file' : `the seal at seq ${hex(lastGoodSeal)}`
-            problem(
-              `seal does not match the chain: a line between ${since} and this seal ` +
-                'was changed, inserted, removed or reordered',
-            )
-          }
-          reportedChain = true
-        } else if (!reportedChain) lastGoodSeal = r.seq
-      }
-      check.lastSeal = seal?.reason
-      check.unsealed = 0
-      check.sealHeads.set(r.seq, check.head)
-      if (isTerminalSeal(seal?.reason)) endedBy ??= seal?.reason
-    } else {
+    const problem: Problem = (message) => void check.problems.push({ file: id, seq: r.seq, line: entry.line, message })
+    checkRecord(r, entry.line, check, walk, verify, crypto, problem)
+    if (r.type === LogType.SEAL) checkSeal(r, before, check, walk, verify, problem)
+    else {
       check.lastSeal = undefined
       check.unsealed++
     }
@@ -153,6 +115,80 @@ export function checkSegment(
   if (check.records === 0) check.problems.push({ ...end, message: 'file has no records' })
   else if (check.records === 1) check.problems.push({ ...end, message: 'file ends before its LINK record' })
   return check
+}
+
+/** A record's place in the file: after no end seal, its seq, KEY_INIT as record 0, its MAC, LINK as record 1. */
+function checkRecord(
+  r: RecordLine,
+  line: number,
+  check: SegmentCheck,
+  walk: Walk,
+  verify: Ed25519Verifier,
+  crypto: JournalCrypto,
+  problem: Problem,
+): void {
+  const index = check.records++
+  check.firstTime ??= r.time
+  check.lastTime = r.time
+  check.lastSeq = r.seq
+
+  if (walk.endedBy && !walk.reportedAfterEnd) {
+    walk.reportedAfterEnd = true
+    problem(`record after the file's ${walk.endedBy} seal`)
+  }
+  if (r.seq !== walk.expectedSeq) {
+    problem(
+      `seq ${hex(r.seq)} where ${hex(walk.expectedSeq)} was expected: a record was removed, inserted or reordered`,
+    )
+  }
+  walk.expectedSeq = r.seq + 1
+
+  if (index === 0) checkKeyInit(r, check, verify, problem)
+  else if (r.type === LogType.KEY_INIT) problem('KEY_INIT is only allowed as record 0')
+  if (check.key && crypto.lineMac(check.key, r.signed) !== r.mac) problem('MAC does not match')
+
+  if (index === 1) {
+    if (r.type !== LogType.LINK) problem('record 1 must be LINK')
+    else {
+      check.link = tryDecode(r, parseLinkData)
+      check.linkLine = line
+      if (!check.link) problem('LINK data is malformed')
+    }
+  } else if (r.type === LogType.LINK) problem('LINK is only allowed as record 1')
+}
+
+/** A SEAL: its signature, and the chain head it signs against the one before its line. */
+function checkSeal(
+  r: RecordLine,
+  before: Uint8Array,
+  check: SegmentCheck,
+  walk: Walk,
+  verify: Ed25519Verifier,
+  problem: Problem,
+): void {
+  const seal = tryDecode(r, parseSealData)
+  if (!seal) problem('SEAL data is malformed')
+  else {
+    check.seals++
+    if (!verify(sealMessage(check.id, r.seq, seal.head), seal.sig))
+      problem('seal signature does not verify with the log key')
+    else if (!bytesEqual(seal.head, before)) {
+      // Every later seal fails too once the chain is off; the first one tells where to look.
+      if (!walk.reportedChain) {
+        const since =
+          walk.lastGoodSeal === undefined ? 'the start of the file' : `the seal at seq ${hex(walk.lastGoodSeal)}`
+        problem(
+          `seal does not match the chain: a line between ${since} and this seal ` +
+            'was changed, inserted, removed or reordered',
+        )
+      }
+      walk.reportedChain = true
+    } else if (!walk.reportedChain) walk.lastGoodSeal = r.seq
+  }
+  check.lastSeal = seal?.reason
+  check.unsealed = 0
+  check.sealHeads.set(r.seq, check.head)
+  if (isTerminalSeal(seal?.reason)) walk.endedBy ??= seal?.reason
 }
 
 function checkKeyInit(r: RecordLine, check: SegmentCheck, verify: Ed25519Verifier, problem: (m: string) => void): void {

@@ -1,7 +1,4 @@
 // The public face of the HAL: open the device, and the types and errors that describe it.
-import { openSimHal } from './sim/open-sim-hal.js'
-import type { Hal, OpenHalOptions } from './types.js'
-
 export type * from './types.js'
 export {
   AlreadyProvisionedError,
@@ -22,11 +19,8 @@ export {
   UnsealError,
 } from './errors.js'
 export { EntropyHealthError } from './health-tested-entropy.js'
-
-/** Opens the device. The simulator is the only implementation so far. */
-export function openHal(options: OpenHalOptions): Promise<Hal> {
-  return openSimHal(options)
-}
+// Opening the device is opening the simulator: it is the only implementation so far.
+export { openSimHal as openHal } from './sim/open-sim-hal.js'
 export { ed25519PublicKey } from './crypto/ed25519-key.js'
 export {
   AuthenticationError,

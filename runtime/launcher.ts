@@ -40,6 +40,16 @@ export interface LauncherOptions {
 
 export type RuntimeMessage = { type: 'ready'; trial?: 'confirmed' | 'refused' }
 
+/** What a launcher's boots share: the runtime running now, whether a signal asked it to stop, its crashes in a row. */
+interface LauncherState {
+  child: ChildProcess | undefined
+  stopping: boolean
+  crashes: number
+}
+
+/** Boot again (a rollback, an upgrade, a crash), or exit with this code. */
+type Outcome = number | 'again'
+
 /**
  * The simulated bootloader: runs the runtime of the slot it chooses as a child process. An
  * installed firmware is booted once as a trial; it stays only if it confirms its health, and
@@ -47,8 +57,6 @@ export type RuntimeMessage = { type: 'ready'; trial?: 'confirmed' | 'refused' }
  * (the next runtime journals the rollback). SIGINT and SIGTERM are passed to the runtime.
  */
 export async function runLauncher(o: LauncherOptions): Promise<number> {
-  const bootDir = join(o.dataDir, 'boot')
-  const runtimePidFile = join(o.dataDir, 'run', RUNTIME_PID_FILE)
   await mkdir(join(o.dataDir, 'run'), { recursive: true, mode: 0o700 })
   let lock: DataDirLock
   try {
@@ -59,101 +67,132 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
     return 1
   }
   // A launcher killed with SIGKILL takes its runtime down, but not always before the next start.
-  await hal.killOrphan(runtimePidFile, ['--runtime', o.dataDir])
-  let child: ChildProcess | undefined
-  let stopping = false
+  await hal.killOrphan(join(o.dataDir, 'run', RUNTIME_PID_FILE), ['--runtime', o.dataDir])
+  const state: LauncherState = { child: undefined, stopping: false, crashes: 0 }
   const onSignal = () => {
-    stopping = true
-    child?.kill('SIGTERM')
+    state.stopping = true
+    state.child?.kill('SIGTERM')
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  let crashes = 0
   try {
     for (;;) {
-      const choice = await hal.chooseBoot(bootDir).catch(() => ({
-        slot: 'A' as SlotName,
-        trial: false,
-        rolledBack: undefined,
-      }))
-      if (choice.rolledBack)
-        o.logger.warn(
-          { slot: choice.rolledBack.slot, version: choice.rolledBack.version },
-          'a trial boot never confirmed: rolled back',
-        )
-      let dir: string | undefined
-      try {
-        dir = await runnableSlot(bootDir, choice.slot, o)
-      } catch (err) {
-        if (!(err instanceof SlotRefusedError)) throw err
-        o.logger.error({ slot: choice.slot, err: err.message }, 'the bootloader refuses the slot')
-        if (choice.trial) {
-          await hal.abandonTrial(bootDir)
-          continue
-        }
-        process.stderr.write(`hemd: the bootloader refuses slot ${choice.slot}: ${err.message}\n`)
-        return 1
-      }
-      if (!dir && choice.trial) {
-        o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
-        await hal.abandonTrial(bootDir)
-        continue
-      }
-      child = spawn(
-        process.execPath,
-        [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv],
-        {
-          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-          env: {
-            ...process.env,
-            ...HEMD_MALLOC_ENV,
-            HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}`,
-          },
-        },
-      )
-      await writeFile(runtimePidFile, `${child.pid}\n`, { mode: 0o600 })
-      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-      const ready = await Promise.race([
-        once(child, 'message').then(([message]) => message as RuntimeMessage),
-        exited.then(() => undefined),
-        ...(choice.trial
-          ? [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TRIAL_DEADLINE_MS).unref())]
-          : []),
-      ])
-      if (choice.trial) {
-        if (ready?.trial === 'confirmed') {
-          await hal.commitTrial(bootDir)
-          o.logger.info({ slot: choice.slot }, 'the new firmware confirmed its health: it is the active slot now')
-        } else {
-          o.logger.error({ slot: choice.slot }, 'the new firmware did not confirm its health: rolling back')
-          child.kill('SIGKILL')
-          await exited
-          await hal.abandonTrial(bootDir)
-          if (stopping) return 1
-          continue
-        }
-      }
-      const up = Date.now()
-      const [code, signal] = await exited
-      child = undefined
-      if (Date.now() - up >= STABLE_MS) crashes = 0
-      if (stopping) return code ?? 1
-      if (code === EXIT_UPGRADE) continue
-      if (code === 0) return 0
-      // A runtime that never came up will not do better a second time: that is a start failure.
-      if (!ready) return code ?? 1
-      if (++crashes > MAX_CRASHES) {
-        o.logger.error({ code, signal }, `the runtime died ${MAX_CRASHES} times in a row: giving up`)
-        return 1
-      }
-      o.logger.error({ code, signal }, 'the runtime died: starting it again')
-      await new Promise((resolve) => setTimeout(resolve, 1000 * crashes))
+      const outcome = await bootOnce(o, state)
+      if (outcome !== 'again') return outcome
     }
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await lock.release()
   }
+}
+
+/** One boot: the chosen slot's runtime, run until it exits. */
+async function bootOnce(o: LauncherOptions, state: LauncherState): Promise<Outcome> {
+  const bootDir = join(o.dataDir, 'boot')
+  const choice = await hal.chooseBoot(bootDir).catch(() => ({
+    slot: 'A' as SlotName,
+    trial: false,
+    rolledBack: undefined,
+  }))
+  if (choice.rolledBack)
+    o.logger.warn(
+      { slot: choice.rolledBack.slot, version: choice.rolledBack.version },
+      'a trial boot never confirmed: rolled back',
+    )
+  const build = await buildOf(o, bootDir, choice)
+  if (typeof build !== 'object') return build
+  const { child, exited, ready } = await startRuntime(o, build.dir, choice, state)
+  if (choice.trial) {
+    if (ready?.trial !== 'confirmed') {
+      o.logger.error({ slot: choice.slot }, 'the new firmware did not confirm its health: rolling back')
+      child.kill('SIGKILL')
+      await exited
+      await hal.abandonTrial(bootDir)
+      return state.stopping ? 1 : 'again'
+    }
+    await hal.commitTrial(bootDir)
+    o.logger.info({ slot: choice.slot }, 'the new firmware confirmed its health: it is the active slot now')
+  }
+  const up = Date.now()
+  const [code, signal] = await exited
+  state.child = undefined
+  if (Date.now() - up >= STABLE_MS) state.crashes = 0
+  if (state.stopping) return code ?? 1
+  if (code === EXIT_UPGRADE) return 'again'
+  if (code === 0) return 0
+  // A runtime that never came up will not do better a second time: that is a start failure.
+  if (!ready) return code ?? 1
+  if (++state.crashes > MAX_CRASHES) {
+    o.logger.error({ code, signal }, `the runtime died ${MAX_CRASHES} times in a row: giving up`)
+    return 1
+  }
+  o.logger.error({ code, signal }, 'the runtime died: starting it again')
+  await new Promise((resolve) => setTimeout(resolve, 1000 * state.crashes))
+  return 'again'
+}
+
+/** The build the chosen slot runs (`dir` undefined: the factory build); a refused trial is rolled back. */
+async function buildOf(
+  o: LauncherOptions,
+  bootDir: string,
+  choice: { slot: SlotName; trial: boolean },
+): Promise<{ dir: string | undefined } | Outcome> {
+  let dir: string | undefined
+  try {
+    dir = await runnableSlot(bootDir, choice.slot, o)
+  } catch (err) {
+    if (!(err instanceof SlotRefusedError)) throw err
+    o.logger.error({ slot: choice.slot, err: err.message }, 'the bootloader refuses the slot')
+    if (choice.trial) {
+      await hal.abandonTrial(bootDir)
+      return 'again'
+    }
+    process.stderr.write(`hemd: the bootloader refuses slot ${choice.slot}: ${err.message}\n`)
+    return 1
+  }
+  if (!dir && choice.trial) {
+    o.logger.error({ slot: choice.slot }, 'the new firmware is not in its slot: rolling back')
+    await hal.abandonTrial(bootDir)
+    return 'again'
+  }
+  return { dir }
+}
+
+/** Spawns a runtime and waits until it is ready, exits, or (a trial) runs out of time. */
+async function startRuntime(
+  o: LauncherOptions,
+  dir: string | undefined,
+  choice: { slot: SlotName; trial: boolean },
+  state: LauncherState,
+): Promise<{
+  child: ChildProcess
+  exited: Promise<[number | null, NodeJS.Signals | null]>
+  ready: RuntimeMessage | undefined
+}> {
+  const child = spawn(
+    process.execPath,
+    [...HEMD_NODE_FLAGS, join(dir ?? o.factoryDir, 'bin', 'hemd.js'), '--runtime', ...o.argv],
+    {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        ...HEMD_MALLOC_ENV,
+        HEMD_BOOTED: `${choice.slot}:${choice.trial ? 'trial' : 'active'}`,
+      },
+    },
+  )
+  state.child = child
+  await writeFile(join(o.dataDir, 'run', RUNTIME_PID_FILE), `${child.pid}\n`, { mode: 0o600 })
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+  const ready = await Promise.race([
+    once(child, 'message').then(([message]) => message as RuntimeMessage),
+    exited.then(() => undefined),
+    ...(choice.trial
+      ? [new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TRIAL_DEADLINE_MS).unref())]
+      : []),
+  ])
+  return { child, exited, ready }
 }
 
 class SlotRefusedError extends Error {

@@ -5,7 +5,7 @@ import { loadFirmware } from '../image/index.js'
 import { decodeTrustAnchors, openHal } from '../hal/index.js'
 import { connectBus } from '../bus/index.js'
 import { deviceServices, mirrorSettings, runService, type DeviceService } from './run-service.js'
-import type { ServiceChildConfig, ServiceChildMessage } from './split-services.js'
+import type { ServiceChildConfig, ServiceChildMessage } from './service-child-config.js'
 
 /**
  * One service of a `--split` device, in its own process. The supervisor holds the device lock

@@ -2,12 +2,13 @@ import { X509Certificate } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { HalError, HalVariantMismatchError } from '../errors.js'
-import type { BootSlots, Hal, OpenHalOptions } from '../types.js'
+import type { BootSlots, Clock, Hal, OpenHalOptions } from '../types.js'
 import { developmentAnchors, developmentTrust, type TrustAnchors } from '../trust-anchors.js'
 import { createBootSlots, loadBootSlots, SimFirmwareSlots } from './boot-slots.js'
 import { DataDirLock } from './data-dir-lock.js'
 import { frontHal } from './front-hal.js'
 import {
+  type DeviceIdentity,
   SYSTEM_RESERVED_SECTORS,
   newDeviceIdentity,
   readDeviceIdentity,
@@ -49,43 +50,19 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     clock,
   )
   startupTest(entropy)
-  const dev = developmentTrust()
-  const trust: TrustAnchors = {
-    backendKey: options.backendKey ?? dev.backendKey,
-    vendorKey: options.vendorKey ?? dev.vendorKey,
-    factoryRoot: checkedFactoryRoot(options.factoryRoot ?? dev.factoryRoot),
-  }
-  const { factoryRoot } = trust
-  const enclaveDir = join(dataDir, 'enclave')
-  const bootDir = join(dataDir, 'boot')
-  let identity = await readDeviceIdentity(dataDir)
+  const trust = trustOf(options)
+  const existing = await readDeviceIdentity(dataDir)
   if (options.front) {
     const developmentKeys = developmentAnchors(trust).length > 0
     const { backendKey, vendorKey } = trust
-    return frontHal(dataDir, options.variant, identity, {
+    return frontHal(dataDir, options.variant, existing, {
       clock,
       entropy,
       temperatureFile: faultFiles.temperature,
       trust: { backendKey, vendorKey, developmentKeys },
     })
   }
-  let enclave: SimEnclave
-  let boot: BootSlots
-  if (identity) {
-    if (identity.variant !== options.variant) {
-      throw new HalVariantMismatchError(dataDir, identity.variant, options.variant)
-    }
-    // The lock holder is the device booting: TLS material staged before the restart goes live now.
-    enclave = await SimEnclave.load(enclaveDir, { ...identity, factoryRoot }, entropy, options.lock !== false)
-    boot = await loadBootSlots(bootDir, options.firmware, options.booted)
-  } else {
-    identity = newDeviceIdentity(options.variant, entropy, clock)
-    enclave = await SimEnclave.create(enclaveDir, { ...identity, factoryRoot }, entropy, clock)
-    boot = await createBootSlots(bootDir, options.firmware)
-    // device.json is written last: it marks the device as complete, so a first open that died
-    // halfway starts over instead of leaving keys that belong to no identity.
-    await writeDeviceIdentity(dataDir, identity)
-  }
+  const { identity, enclave, boot } = await openDevice(dataDir, existing, options, trust.factoryRoot, entropy, clock)
   const runDir = join(dataDir, 'run')
   await mkdir(runDir, { recursive: true, mode: 0o700 })
   const keySlots = new FileKeySlotMedia(join(dataDir, 'keys'))
@@ -110,7 +87,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
           )
         : undefined,
     boot,
-    firmwareSlots: new SimFirmwareSlots(bootDir, boot.running),
+    firmwareSlots: new SimFirmwareSlots(join(dataDir, 'boot'), boot.running),
     staging: new SimUpgradeStaging(join(dataDir, 'upgrade')),
     webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
     journal,
@@ -128,6 +105,47 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
       }
     },
   }
+}
+
+/** The installation's trust anchors: those given, the development ones for the rest. */
+function trustOf(options: OpenHalOptions): TrustAnchors {
+  const dev = developmentTrust()
+  return {
+    backendKey: options.backendKey ?? dev.backendKey,
+    vendorKey: options.vendorKey ?? dev.vendorKey,
+    factoryRoot: checkedFactoryRoot(options.factoryRoot ?? dev.factoryRoot),
+  }
+}
+
+/** The device's identity, enclave and boot slots: loaded, or made on the first open. */
+async function openDevice(
+  dataDir: string,
+  existing: DeviceIdentity | undefined,
+  options: OpenHalOptions,
+  factoryRoot: Uint8Array,
+  entropy: HealthTestedEntropy,
+  clock: Clock,
+): Promise<{ identity: DeviceIdentity; enclave: SimEnclave; boot: BootSlots }> {
+  const enclaveDir = join(dataDir, 'enclave')
+  const bootDir = join(dataDir, 'boot')
+  if (existing) {
+    if (existing.variant !== options.variant) {
+      throw new HalVariantMismatchError(dataDir, existing.variant, options.variant)
+    }
+    return {
+      identity: existing,
+      // The lock holder is the device booting: TLS material staged before the restart goes live now.
+      enclave: await SimEnclave.load(enclaveDir, { ...existing, factoryRoot }, entropy, options.lock !== false),
+      boot: await loadBootSlots(bootDir, options.firmware, options.booted),
+    }
+  }
+  const identity = newDeviceIdentity(options.variant, entropy, clock)
+  const enclave = await SimEnclave.create(enclaveDir, { ...identity, factoryRoot }, entropy, clock)
+  const boot = await createBootSlots(bootDir, options.firmware)
+  // device.json is written last: it marks the device as complete, so a first open that died
+  // halfway starts over instead of leaving keys that belong to no identity.
+  await writeDeviceIdentity(dataDir, identity)
+  return { identity, enclave, boot }
 }
 
 function checkedFactoryRoot(der: Uint8Array): Uint8Array {
