@@ -5,7 +5,7 @@ import { DeviceSession, deviceRequest } from './device-session.js'
 import { describeFailState } from './fail-state.js'
 import { Feedback } from './feedback.js'
 import type { AppContext, DeviceStatus, View } from './view.js'
-import { VIEWS } from './views/index.js'
+import { VIEWS } from './views/views.js'
 
 /** What login checks the passphrase with: the narrowest scope the first screen (status extras) needs. */
 const LOGIN_SCOPE = 'system:config'
