@@ -207,9 +207,9 @@ export class KeyRepository {
    * no longer checks (or holds another record than memory's) is invalid from now on and its key
    * leaves memory, as the next boot would find it; so does any other slot whose bytes are no longer
    * what memory says. Slots with a write pending are left to it. Answers what newly failed, one
-   * line per slot as `problems` has them (also added there).
+   * line per slot as `problems` has them (also added there); `invalidated` hears each key that left.
    */
-  verifyRecords(): Promise<string[]> {
+  verifyRecords(invalidated: (kid: string) => void = () => undefined): Promise<string[]> {
     return this.#serialised(async () => {
       const slots = await this.#media.readAll()
       const stored = new Map([...this.#entries.values()].map((entry) => [entry.index, entry]))
@@ -233,6 +233,7 @@ export class KeyRepository {
         if (held) {
           this.#entries.delete(held.record.kid)
           forget(held.record)
+          invalidated(held.record.kid)
         }
         failed.push(`slot ${index}: ${problem}`)
       }

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto'
 import pino from 'pino'
 import type { Test } from 'tap'
 import { ExpandedKeys } from '../../actors/keystore/crypto-expanded-keys.js'
+import type { JournalPort } from '../../actors/host/journal-port.js'
+import { KeyLifecycles } from '../../actors/keystore/key-lifecycles.js'
 import { KeyRepository } from '../../actors/keystore/key-repository.js'
 import type { KeystoreContext } from '../../actors/keystore/keystore-context.js'
 import { type CryptoEngine, nativeEngine, postQuantum } from '../../hal/index.js'
@@ -30,6 +32,11 @@ export interface TestKeystoreOptions {
   beforeAppend?: (entries: JournalEntry[]) => Promise<void>
 }
 
+/** A journal port for the key machines' runners, whose records go to `append`: nothing else of the port is used. */
+export function appendOnly(append: (entries: JournalEntry[]) => Promise<void>): JournalPort {
+  return { append: async (entries: JournalEntry[]) => (await append(entries), []) } as unknown as JournalPort
+}
+
 export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): Promise<TestKeystore> {
   const media = new FileKeySlotMedia(t.testdir(), { slotCount: 64 })
   t.teardown(() => media.close())
@@ -37,12 +44,17 @@ export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): 
   const journaled: JournalEntry[] = []
   const denials: CommandRequest[] = []
   const expanded = new ExpandedKeys()
+  const append = async (entries: JournalEntry[]) => {
+    await options.beforeAppend?.(entries)
+    journaled.push(...entries)
+  }
+  const journal = appendOnly(append)
   const actor: KeystoreContext = {
     engine: options.engine ?? nativeEngine,
     pqc: postQuantum,
     expanded,
     repository,
-    retiring: new Set(),
+    keys: new KeyLifecycles(journal, []),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     guard: undefined as unknown as KeystoreContext['guard'],
     logger: pino({ level: 'silent' }),
@@ -54,10 +66,7 @@ export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): 
       denials.push(req)
       return { status: 403, body: { error: 'forbidden' } }
     },
-    journal: async (entries) => {
-      await options.beforeAppend?.(entries)
-      journaled.push(...entries)
-    },
+    journal: append,
   }
   let n = 0
   const req = (scope: string, body: unknown, rid = `r-${++n}`): CommandRequest => ({
