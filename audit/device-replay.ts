@@ -25,6 +25,7 @@ import {
 import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
 import { JournalReplayError, parseTransitionData, type VerifyOptions } from '../eventstore/index.js'
 import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
+import { KeyFolds } from './key-replay.js'
 import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
 
 /** The state of a device at one record of its journal: plain data, as JSON shows it. */
@@ -44,6 +45,8 @@ export interface DeviceReplay {
   lifecycle: string
   /** The key repository by kid. */
   keys: Record<string, KeyMetadata>
+  /** Each key's lifecycle machine by kid (machines/key-lifecycle.ts), invalid ones too. */
+  keyStates: Record<string, string>
 }
 
 /** How the files are verified first (an open newest file, signed heads), and where to stop. */
@@ -120,6 +123,7 @@ class DeviceFold {
   private readonly provisioning = new TransitionFold(provisioningMachine, provisioningVersion)
   private config: DeviceConfig
   private readonly keys = new KeyCatalogue()
+  private readonly keyFolds = new KeyFolds()
   private boot: ReturnType<typeof bootMachines>
   private boots = 0
 
@@ -153,18 +157,21 @@ class DeviceFold {
   private apply(record: AuditRecord): void {
     if (record.boot !== this.boots) {
       this.boot = bootMachines(this.variant)
+      if (this.boots > 0) this.keyFolds.boot()
       this.boots = record.boot
     }
     if (record.type === LogType.TRANSITION) this.transition(record)
     const event = configEvent(record)
     if (event) this.config = reduceConfig(this.config, event, this.variant)
-    if (event?.kind === 'wiped') this.keys.clear()
+    if (event?.kind === 'wiped') [this.keys, this.keyFolds].forEach((keys) => keys.clear())
     this.keys.apply(record)
+    this.keyFolds.applyKeyRecord(record)
   }
 
   private transition(record: AuditRecord): void {
     const transition = parseTransitionData(record.decoded)
     if (!transition) throw new ReplayError('TRANSITION data is malformed')
+    if (this.keyFolds.owns(transition)) return this.keyFolds.apply(transition)
     const { disks, fw, ui, health, lifecycle } = this.boot
     const fold = [this.personalisation, this.provisioning, ...disks, fw, ui, health, lifecycle].find((f) =>
       f.owns(transition),
@@ -187,6 +194,7 @@ class DeviceFold {
       health: { state: health.state, fls: (health.snapshot.context as { fls: number }).fls },
       lifecycle: lifecycle.state,
       keys: this.keys.entries(),
+      keyStates: this.keyFolds.states(),
     }
   }
 }

@@ -8,7 +8,7 @@ type KeyRunner = MachineRunner<typeof keyLifecycleMachine>
 /** Where every key starts: nothing journaled yet. Snapshots are immutable, so one serves all. */
 const CREATED = keyLifecycleMachine.resolveState({ value: 'created', context: {} })
 
-/** Where a boot finds every key its repository holds (the machine's BOOT: a deletion never journaled did not happen). */
+/** Where a boot finds each key its repository holds (the machine's BOOT: a deletion never journaled did not happen). */
 const STORED = keyLifecycleMachine.resolveState({ value: 'in_service', context: {} })
 
 /**
