@@ -150,7 +150,7 @@ async function keystore(t: Test, slotCount = 8) {
     logger: silentLogger,
     repository,
     engine: nativeEngine,
-    keys: new KeyLifecycles(appendOnly(append), []),
+    keys: new KeyLifecycles(appendOnly(append), repository),
     expanded: new ExpandedKeys(),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     now: () => 1_700_000_000,

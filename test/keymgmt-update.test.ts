@@ -111,7 +111,7 @@ t.test('the key store itself reads JSON null as absent', async (t) => {
     repository,
     keys: new KeyLifecycles(
       appendOnly(async () => undefined),
-      [],
+      repository,
     ),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     logger: pino({ level: 'silent' }),

@@ -2,6 +2,7 @@ import type { AnyMachineSnapshot } from 'xstate'
 import type { JournalEntry } from '../../protocol/index.js'
 import { IN_SERVICE, type KeyEvent, keyLifecycleMachine, keyLifecycleVersion } from '../../machines/index.js'
 import { type JournalPort, MachineRunner } from '../host/index.js'
+import type { KeyRepository } from './key-repository.js'
 
 type KeyRunner = MachineRunner<typeof keyLifecycleMachine>
 
@@ -19,12 +20,12 @@ const STORED = keyLifecycleMachine.resolveState({ value: 'in_service', context: 
 export class KeyLifecycles {
   readonly #runners = new Map<string, KeyRunner>()
 
-  /** `stored`: the KIDs the repository opened with, in service. */
+  /** `repository`: the keys it opened with are in service, as a boot finds them. */
   constructor(
     private readonly journal: JournalPort,
-    stored: Iterable<string>,
+    repository: Pick<KeyRepository, 'keys'>,
   ) {
-    for (const kid of stored) this.#runners.set(kid, this.#runner(kid, STORED))
+    for (const { kid } of repository.keys()) this.#runners.set(kid, this.#runner(kid, STORED))
   }
 
   /**

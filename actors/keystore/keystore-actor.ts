@@ -81,10 +81,7 @@ export class KeystoreActor implements KeystoreContext {
     readonly repository: KeyRepository,
   ) {
     this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
-    this.keys = new KeyLifecycles(
-      options.journal,
-      repository.keys().map((key) => key.kid),
-    )
+    this.keys = new KeyLifecycles(options.journal, repository)
     this.identity = followReadModels(
       options.nc,
       options.hal.devid,

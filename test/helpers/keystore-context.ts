@@ -24,6 +24,8 @@ export interface TestKeystore {
   req(scope: string, body: unknown, rid?: string): CommandRequest
   /** A crypto operation's request: the gateway forwards its body raw. */
   raw(scope: string, body: unknown, rid?: string): CommandRequest
+  /** The key store as the next boot opens it from the same media, journaling to the same journal. */
+  reboot(): Promise<KeystoreContext>
 }
 
 export interface TestKeystoreOptions {
@@ -40,7 +42,11 @@ export function appendOnly(append: (entries: JournalEntry[]) => Promise<void>): 
 export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): Promise<TestKeystore> {
   const media = new FileKeySlotMedia(t.testdir(), { slotCount: 64 })
   t.teardown(() => media.close())
-  const repository = await KeyRepository.open({ media, sealer: testSealer(), devid: '0123456789abcdef' })
+  const open = (
+    (sealer) => () =>
+      KeyRepository.open({ media, sealer, devid: '0123456789abcdef' })
+  )(testSealer())
+  const repository = await open()
   const journaled: JournalEntry[] = []
   const denials: CommandRequest[] = []
   const expanded = new ExpandedKeys()
@@ -54,7 +60,7 @@ export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): 
     pqc: postQuantum,
     expanded,
     repository,
-    keys: new KeyLifecycles(journal, []),
+    keys: new KeyLifecycles(journal, repository),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     guard: undefined as unknown as KeystoreContext['guard'],
     logger: pino({ level: 'silent' }),
@@ -77,5 +83,17 @@ export async function testKeystore(t: Test, options: TestKeystoreOptions = {}): 
   })
   const raw = (scope: string, body: unknown, rid?: string) =>
     req(scope, { raw: typeof body === 'string' ? body : JSON.stringify(body) }, rid)
-  return { actor, journaled, denials, req, raw }
+  // Another actor over the same media and journal, as the next boot builds it; the old one is left as it is.
+  const reboot = async (): Promise<KeystoreContext> => {
+    const reopened = await open()
+    const fresh = new ExpandedKeys()
+    return {
+      ...actor,
+      repository: reopened,
+      keys: new KeyLifecycles(journal, reopened),
+      expanded: fresh,
+      publish: () => fresh.retain((kid) => reopened.has(kid)),
+    }
+  }
+  return { actor, journaled, denials, req, raw, reboot }
 }
