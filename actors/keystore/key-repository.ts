@@ -133,33 +133,22 @@ export class KeyRepository {
     return this.#entries.has(kid)
   }
 
+  /** `repo_stats` of the status read model: the slots in use, and the share of them deleted. */
   stats(): RepoStats {
-    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
-    const deleted = count('deleted')
-    const invalid = count('invalid')
-    const total = count('live') + deleted + invalid
+    const { total, deleted, invalid, free } = slotCounts(this.#states)
     return {
       total,
       deleted,
       invalid,
-      freeespace: this.#states.length - total,
+      freeespace: free,
       fragmentation: total === 0 ? 0 : Math.floor((deleted * 100) / total),
     }
   }
 
   /** `repo_stats` of the self-test (crypto-contract §5): the slots of the image by what memory says they hold. */
   selfTestStats(): SelfTestRepoStats {
-    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
-    const deleted = count('deleted')
-    const invalid = count('invalid')
-    const highest = this.#states.findLastIndex((state) => state !== 'free')
-    return {
-      total: count('live') + deleted + invalid,
-      deleted,
-      invalid,
-      fragmented: this.#states.slice(0, Math.max(highest, 0)).filter((state) => state === 'deleted').length,
-      freeslots: count('free'),
-    }
+    const { total, deleted, invalid, free, fragmented } = slotCounts(this.#states)
+    return { total, deleted, invalid, fragmented, freeslots: free }
   }
 
   /** Bytes of the image: every slot, end to end. */
@@ -370,6 +359,26 @@ export class KeyRepository {
   #serialised<T>(operation: () => Promise<T>): Promise<T> {
     return this.#queue.run(operation)
   }
+}
+
+/**
+ * The slots by state, counted once for both views of them: `total` those in use (live, deleted or
+ * invalid), `fragmented` the deleted ones below the highest slot in use.
+ */
+function slotCounts(states: readonly SlotState[]) {
+  const counts = { total: 0, deleted: 0, invalid: 0, free: 0, fragmented: 0 }
+  for (const state of states) {
+    if (state === 'free') {
+      counts.free += 1
+      continue
+    }
+    counts.total += 1
+    if (state === 'invalid') counts.invalid += 1
+    // The deleted slots below this one, in use: at the highest slot in use, the holes before it.
+    counts.fragmented = counts.deleted
+    if (state === 'deleted') counts.deleted += 1
+  }
+  return counts
 }
 
 interface ReadSlots {
