@@ -13,6 +13,7 @@ import {
 import { readAuditJournal, type AuditJournal, type AuditRecord } from './audit-journal.js'
 import { JournalReplayError, parseTransitionData, type VerifyOptions } from '../eventstore/index.js'
 import { KeyCatalogue, MalformedKeyRecordError, type KeyMetadata } from './key-catalogue.js'
+import { KeyFolds } from './key-replay.js'
 import { formatReplayPoint, ReplayPointError, type ReplayPoint } from './replay-point.js'
 
 /** The state of a device at one record of its journal: plain data, as JSON shows it. */
@@ -32,6 +33,8 @@ export interface DeviceReplay {
   lifecycle: string
   /** The key repository by kid. */
   keys: Record<string, KeyMetadata>
+  /** Each key's lifecycle machine by kid (machines/key-lifecycle.ts), invalid ones too. */
+  keyStates: Record<string, string>
 }
 
 /** How the files are verified first (an open newest file, signed heads), and where to stop. */
@@ -94,6 +97,8 @@ class DeviceFold {
   private boot: MachineFolds
   private config: DeviceConfig
   private readonly keys = new KeyCatalogue()
+  /** Every key's lifecycle, one fold per KID, kept across boots (a boot ends an unjournaled deletion). */
+  private readonly keyFolds = new KeyFolds()
   private boots = 0
 
   constructor(private readonly variant: Variant) {
@@ -126,18 +131,21 @@ class DeviceFold {
   private apply(record: AuditRecord): void {
     if (record.boot !== this.boots) {
       this.boot = new MachineFolds(this.variant, 'boot')
+      if (this.boots > 0) this.keyFolds.boot()
       this.boots = record.boot
     }
     if (record.type === LogType.TRANSITION) this.transition(record)
     const event = configEvent(record)
     if (event) this.config = reduceConfig(this.config, event, this.variant)
-    if (event?.kind === 'wiped') this.keys.clear()
+    if (event?.kind === 'wiped') [this.keys, this.keyFolds].forEach((keys) => keys.clear())
     this.keys.apply(record)
+    this.keyFolds.applyKeyRecord(record)
   }
 
   private transition(record: AuditRecord): void {
     const transition = parseTransitionData(record.decoded)
     if (!transition) throw new ReplayError('TRANSITION data is malformed')
+    if (this.keyFolds.owns(transition)) return this.keyFolds.apply(transition)
     ;(this.identity.owns(transition) ? this.identity : this.boot).apply(transition)
   }
 
@@ -156,6 +164,7 @@ class DeviceFold {
       health: { state: boot.state('health')!, fls: (boot.snapshot('health')!.context as { fls: number }).fls },
       lifecycle: boot.state('lifecycle')!,
       keys: this.keys.entries(),
+      keyStates: this.keyFolds.states(),
     }
   }
 }

@@ -11,6 +11,7 @@ export {
 } from './config.js'
 export { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from './disk.js'
 export { healthMachine, healthVersion, type HealthEvent } from './health.js'
+export { IN_SERVICE, keyLifecycleMachine, keyLifecycleVersion, type KeyEvent } from './key-lifecycle.js'
 export { configEvent, type DiskFormatData, foldIdentity, IDENTITY_RECORD_TYPES } from './identity-fold.js'
 export { personalisationMachine, personalisationVersion } from './personalisation.js'
 export { provisioningMachine, provisioningVersion } from './provisioning.js'

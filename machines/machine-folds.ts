@@ -5,7 +5,8 @@ import { ReplayError, TransitionFold } from './replay.js'
 
 /**
  * The folds of every registered machine of one lifetime on a variant, one per instance: what
- * `hem-audit replay` and the boot's identity fold move with the recorded transitions.
+ * `hem-audit replay` moves with the recorded transitions. Machines run one per subject (a key
+ * per KID) have folds of their own (audit/key-replay.ts).
  */
 export class MachineFolds {
   private readonly folds = new Map<string, TransitionFold>()

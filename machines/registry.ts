@@ -7,6 +7,7 @@ import type { AnyStateMachine } from 'xstate'
 import type { Variant } from '../protocol/index.js'
 import { diskMachine, diskVersion } from './disk.js'
 import { healthMachine, healthVersion } from './health.js'
+import { keyLifecycleMachine, keyLifecycleVersion } from './key-lifecycle.js'
 import { lifecycleMachine, lifecycleVersion } from './lifecycle.js'
 import { personalisationMachine, personalisationVersion } from './personalisation.js'
 import { provisioningMachine, provisioningVersion } from './provisioning.js'
@@ -27,6 +28,11 @@ export interface RegisteredMachine<M extends AnyStateMachine = AnyStateMachine> 
   lifetime: 'device' | 'boot'
   /** The copies a device of the variant runs from its start, each with its input. */
   instances: (variant: Variant) => readonly MachineInstance[]
+  /**
+   * What names the copies a machine runs one of per subject, made and ended as the device goes
+   * (a key's by its KID): none from the start, and replay folds them in a fold of their own.
+   */
+  subjects?: string
   /** The unit under actors/ whose actor runs it. */
   actor: string
   /** The model test that walks all its states and transitions, generated with xstate/graph. */
@@ -60,6 +66,15 @@ export const machineRegistry = {
       variant === 'P' ? ([0, 1] as const).map((disk) => ({ instance: String(disk), input: { disk } })) : [],
     actor: 'storage',
     modelTest: 'test/model-disk.test.ts',
+  },
+  key: {
+    machine: keyLifecycleMachine,
+    version: keyLifecycleVersion,
+    lifetime: 'device',
+    instances: () => [],
+    subjects: 'KID',
+    actor: 'keystore',
+    modelTest: 'test/model-key-lifecycle.test.ts',
   },
   upgrade: {
     machine: upgradeMachine,

@@ -55,6 +55,8 @@ t.test(
       lifecycle: 'running',
       // The ec key was deleted; the ED25519 key's creation failed and was journaled as undone.
       keys: { [KIDS.aes]: { ...AES, updated: 1_700_000_170 } },
+      // A journal of a build before the key machine: the keys' states are derived from their records.
+      keyStates: { [KIDS.aes]: 'in_service' },
     })
     t.same(JSON.parse(JSON.stringify(state)), state, 'plain JSON data')
 

@@ -1,6 +1,8 @@
 // Torn writes in the key repository: a write that a full disk tears never loses a stored key and
 // is mended by the next change; a torn slot that a boot finds is reported as damage (fls 0x08,
 // KEY_INTEGRITY_ERROR) and keys and ciphers are refused.
+import { appendOnly } from './helpers/keystore-context.js'
+import { KeyLifecycles } from '../actors/keystore/key-lifecycles.js'
 import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -140,20 +142,21 @@ async function keystore(t: Test, slotCount = 8) {
   const repository = await KeyRepository.open({ media, sealer, devid: DEVID })
   const reopen = () => KeyRepository.open({ media, sealer, devid: DEVID })
   const journal = { records: [] as JournalEntry[], failing: false }
+  const append = async (entries: JournalEntry[]) => {
+    if (journal.failing) throw noSpaceError('write', 'journal')
+    journal.records.push(...entries)
+  }
   const actor = {
     logger: silentLogger,
     repository,
     engine: nativeEngine,
-    retiring: new Set<string>(),
+    keys: new KeyLifecycles(appendOnly(append), repository),
     expanded: new ExpandedKeys(),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     now: () => 1_700_000_000,
     unavailable: () => undefined,
     publish: () => undefined,
-    journal: async (entries: JournalEntry[]) => {
-      if (journal.failing) throw noSpaceError('write', 'journal')
-      journal.records.push(...entries)
-    },
+    journal: append,
   } as unknown as KeystoreActor
   const request = (body: Record<string, unknown>) => ({
     rid: 'r',
@@ -191,15 +194,21 @@ t.test('a slot write that fails after its record is journaled as failed; the key
     ['first'],
   )
   t.same(
-    journal.records.map((r) => [r.type, r.result, r.data?.source]),
+    journal.records.map((r) =>
+      r.type === LogType.TRANSITION ? [r.data?.event, r.data?.to] : [r.type, r.result, r.data?.source],
+    ),
     [
+      ['ADD', 'in_service'],
       [LogType.KEY_GENERATION, LogResult.OK, 200],
+      ['ADD_FAILED', 'deleted'],
       [LogType.KEY_GENERATION, LogResult.ERROR, 507],
       [LogType.KEY_ATTRIBUTES_CHANGED, LogResult.OK, 200],
       [LogType.KEY_ATTRIBUTES_CHANGED, LogResult.ERROR, 507],
     ],
   )
-  t.equal(journal.records[0]!.data?.kid, journal.records[1]!.data?.kid, 'the failure names the key the record named')
+  const [added, , failed, undone] = journal.records
+  t.equal(undone!.data?.kid, journal.records[1]!.data?.kid, 'the failure names the key the record named')
+  t.same([added!.data?.instance, failed!.data?.instance], [undone!.data?.kid, undone!.data?.kid], "the key's machine")
 })
 
 t.test('a deletion journaled while an earlier failed write is pending: the key is gone all the same', async (t) => {
@@ -213,8 +222,12 @@ t.test('a deletion journaled while an earlier failed write is pending: the key i
   journal.records.length = 0
   await t.rejects(deleteKey(actor, request({ kid: doomed })), ENOSPC, 'the failure is answered')
   t.same(
-    journal.records.map((r) => [r.type, r.result, r.data?.kid]),
-    [[LogType.KEY_DELETE, LogResult.OK, doomed]],
+    journal.records.map((r) => [r.type, r.result, r.data?.kid ?? r.data?.instance, r.data?.event]),
+    [
+      [LogType.TRANSITION, LogResult.OK, doomed, 'RETIRE'],
+      [LogType.TRANSITION, LogResult.OK, doomed, 'DELETE'],
+      [LogType.KEY_DELETE, LogResult.OK, doomed, undefined],
+    ],
     'the deletion is journaled, and not undone',
   )
   t.notOk(repository.get(doomed), 'the key is unusable at once')

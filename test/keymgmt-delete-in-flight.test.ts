@@ -45,7 +45,7 @@ t.test('an operation during the journaling of a deletion: 406, never a 200 after
   gate.release()
   t.equal((await deleting).status, 200, 'the deletion completes')
   t.notOk(ks.actor.repository.has(kid), 'gone')
-  t.equal(ks.actor.retiring.size, 0, 'nothing left retiring')
+  t.equal(ks.actor.keys.state(kid), undefined, 'its machine has ended')
 
   const hmacs = ks.journaled.filter((e) => e.type === LogType.CRYPTO_HMAC_HASH).map((e) => e.result)
   t.same(hmacs, [LogResult.OK, LogResult.FAILED], 'the HMAC records: OK before, FAILED during')

@@ -1,5 +1,7 @@
 // POST /api/keymgmt/update (crypto-contract §2): label and descr are replaced, so an absent or
 // null `descr` clears it; `updated` = max(now, old + 1), also when the clock stands or goes back.
+import { appendOnly } from './helpers/keystore-context.js'
+import { KeyLifecycles } from '../actors/keystore/key-lifecycles.js'
 import { randomBytes } from 'node:crypto'
 import pino from 'pino'
 import t from 'tap'
@@ -107,7 +109,10 @@ t.test('the key store itself reads JSON null as absent', async (t) => {
   const actor = {
     engine: nativeEngine,
     repository,
-    retiring: new Set(),
+    keys: new KeyLifecycles(
+      appendOnly(async () => undefined),
+      repository,
+    ),
     random: (n: number) => Uint8Array.from(randomBytes(n)),
     logger: pino({ level: 'silent' }),
     identityState: undefined,

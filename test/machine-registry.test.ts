@@ -13,6 +13,12 @@ import {
   type RegisteredMachine,
 } from '../machines/index.js'
 import type { TransitionData } from '../protocol/index.js'
+import { KeyFolds } from '../audit/key-replay.js'
+
+/** The folds of machines run one per subject: each is its own, beside MachineFolds. */
+const SUBJECT_FOLDS: Record<string, { fold: () => KeyFolds; subject: string }> = {
+  key: { fold: () => new KeyFolds(), subject: '00112233445566778899aabbccddeeff' },
+}
 
 const root = new URL('..', import.meta.url).pathname
 const source = (file: string) => readFile(join(root, file), 'utf8')
@@ -70,6 +76,16 @@ for (const [id, entry] of Object.entries(machineRegistry) as [string, Registered
   })
 
   t.test(`${id}: hem-audit replay folds every instance on both variants`, async (t) => {
+    if (entry.subjects !== undefined) {
+      const folds = SUBJECT_FOLDS[id]
+      if (!t.ok(folds, `${id} runs one per ${entry.subjects}: it has a fold of its own`)) return
+      const step = firstStep(entry, folds!.subject, undefined)
+      const fold = folds!.fold()
+      t.ok(fold.owns(step), `the fold owns ${id} ${folds!.subject}`)
+      fold.apply(step)
+      t.equal(fold.states()[folds!.subject], step.to, `the fold follows ${step.event}`)
+      return
+    }
     for (const variant of ['P', 'E'] as const) {
       const instances = entry.instances(variant)
       for (const { instance, input } of instances) {

@@ -24,7 +24,8 @@ const machines = registeredMachines.map((entry) => {
   const inputs = new Map<string, unknown>()
   for (const variant of ['P', 'E'] as const)
     for (const { input } of entry.instances(variant)) inputs.set(JSON.stringify(input) ?? '', input)
-  return { machine: entry.machine as AnyStateMachine, inputs: [...inputs.values()] }
+  // One per subject (a key per KID) takes no input.
+  return { machine: entry.machine as AnyStateMachine, inputs: inputs.size > 0 ? [...inputs.values()] : [undefined] }
 })
 const byName = new Map(machines.map(({ machine }) => [machine.id, machine]))
 

@@ -85,7 +85,8 @@ async function store(
   material: Pick<KeyRecord, 'secret' | 'publicKey'>,
 ): Promise<{ kid: string }> {
   const newKid = material.publicKey ? publicKeyKid(material.publicKey) : freshKid(actor)
-  if (actor.repository.has(newKid)) throw new CryptoRefusal('duplicate_key', 'The derived key exists already')
+  if (!actor.keys.can(newKid, { type: 'ADD' }))
+    throw new CryptoRefusal('duplicate_key', 'The derived key exists already')
   const now = actor.now()
   const record: KeyRecord = {
     kid: newKid,

@@ -27,6 +27,7 @@ import {
   wholeNumber,
 } from '../../protocol/index.js'
 import { CryptoInputError, isStorageFull } from '../../hal/index.js'
+import type { KeyEvent } from '../../machines/index.js'
 import { journalSubject } from '../host/index.js'
 import { DuplicateKeyError, RepositoryFullError } from './errors.js'
 import { generateKeyMaterial } from './key-material.js'
@@ -34,6 +35,13 @@ import type { KeystoreContext } from './keystore-context.js'
 import { normalisePublicKey } from './public-key.js'
 import { storedKey } from './stored-key.js'
 import { holdsUseScope, isUseScope } from './use-scope.js'
+
+const ADD: KeyEvent = { type: 'ADD' }
+const ADD_FAILED: KeyEvent = { type: 'ADD_FAILED' }
+const UPDATE: KeyEvent = { type: 'UPDATE' }
+const RETIRE: KeyEvent = { type: 'RETIRE' }
+const DELETE: KeyEvent = { type: 'DELETE' }
+const RESTORE: KeyEvent = { type: 'RESTORE' }
 
 /** Keys per page of list and search. */
 export const PAGE = 15
@@ -81,29 +89,34 @@ function typeOf(body: Body) {
 }
 
 /**
- * Journals a change of the repository, then makes it: a change the journal cannot record does
- * not happen, and on a full disk nothing at all is written. Should the repository fail after
- * the record (its memory is then unchanged), a second record, result ERROR, says the change did
- * not happen, if the journal can still take one; the failure is thrown.
+ * Journals a change of the repository with the key's `event`, then makes it: a change the journal
+ * cannot record does not happen, and on a full disk nothing at all is written. Should the
+ * repository fail after the record (its memory is then unchanged), a second record, result ERROR,
+ * says the change did not happen (with the key's `failed` event, if the failure changes its state),
+ * if the journal can still take one; the failure is thrown.
  */
-async function journaled(actor: KeystoreContext, entry: JournalEntry, change: () => Promise<unknown>): Promise<void> {
-  await actor.journal([entry])
+async function journaled(
+  actor: KeystoreContext,
+  change: { kid: string; event: KeyEvent; failed?: KeyEvent; entry: JournalEntry },
+  run: () => Promise<unknown>,
+): Promise<void> {
+  const { kid, entry } = change
+  await actor.keys.send(kid, change.event, [entry])
   try {
-    await change()
+    await run()
   } catch (err) {
     const undone: JournalEntry = {
       ...entry,
       result: LogResult.ERROR,
       data: { ...entry.data, source: isStorageFull(err) ? 507 : 500 },
     }
-    await actor
-      .journal([undone])
-      .catch((journalErr: unknown) =>
+    await (change.failed ? actor.keys.send(kid, change.failed, [undone]) : actor.journal([undone])).catch(
+      (journalErr: unknown) =>
         actor.logger.error(
           { err: (journalErr as Error).message, kid: entry.data?.kid },
           'a key change that failed could not be journaled as failed',
         ),
-      )
+    )
     throw err
   } finally {
     actor.publish()
@@ -136,7 +149,7 @@ export async function addJournaled(
       ...data,
     },
   }
-  await journaled(actor, entry, () => actor.repository.add(record))
+  await journaled(actor, { kid: record.kid, event: ADD, failed: ADD_FAILED, entry }, () => actor.repository.add(record))
   return { status: 200, body: { kid: record.kid } }
 }
 
@@ -162,7 +175,7 @@ export function createKey(actor: KeystoreContext, req: CommandRequest): Promise<
     }
     try {
       const kid = material.publicKey ? publicKeyKid(material.publicKey) : freshKid(actor)
-      if (actor.repository.has(kid)) throw new DuplicateKeyError(kid)
+      if (!actor.keys.can(kid, ADD)) throw new DuplicateKeyError(kid)
       const now = actor.now()
       const record = newRecord({ kid, type, label, created: now, updated: now, ...material }, mode, descr)
       return await addJournaled(actor, req, record, LogType.KEY_GENERATION)
@@ -172,11 +185,11 @@ export function createKey(actor: KeystoreContext, req: CommandRequest): Promise<
   })
 }
 
-/** A random KID (symmetric keys) that no stored key has. */
+/** A random KID (symmetric keys) that no key has. */
 export function freshKid(actor: KeystoreContext): string {
   let kid: string
   do kid = Buffer.from(actor.random(16)).toString('hex')
-  while (actor.repository.has(kid))
+  while (!actor.keys.can(kid, ADD))
   return kid
 }
 
@@ -203,7 +216,7 @@ export function importKey(actor: KeystoreContext, req: CommandRequest): Promise<
     const publicKey = normalisePublicKey(type, raw)
     if (!publicKey) return fail(406, 'bad_public_key', `\`pubkey\` is not a ${type} public key`)
     const kid = publicKeyKid(publicKey)
-    if (actor.repository.has(kid)) return fail(406, 'duplicate_key', 'This public key is stored already')
+    if (!actor.keys.can(kid, ADD)) return fail(406, 'duplicate_key', 'This public key is stored already')
     const now = actor.now()
     const record = newRecord({ kid, type, label, created: now, updated: now, publicKey }, mode, descr)
     return addJournaled(actor, req, record, LogType.KEY_IMPORT)
@@ -256,15 +269,15 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
     const kid = kidParam(req)
     const key = storedKey(actor, kid)
     if (!key) return notFound()
-    // Out of service before its end is journaled: crypto operations overlap this one, and none
-    // may use the key once KEY_DELETE can be in the journal. Back in service if it cannot be.
-    actor.retiring.add(kid)
+    // Out of service before its end is journaled (the machine's RETIRE): crypto operations overlap
+    // this one, and none may use the key once KEY_DELETE can be in the journal.
+    await actor.keys.send(kid, RETIRE)
     actor.expanded.drop(kid)
     try {
       // Journaled first: a deletion the journal cannot record does not happen. One recorded has
       // happened: should its slot not be overwritten, the key is gone all the same (the repository
       // drops it first and retries the tombstone) and the failure answered.
-      await actor.journal([
+      await actor.keys.send(kid, DELETE, [
         {
           type: LogType.KEY_DELETE,
           result: LogResult.OK,
@@ -273,7 +286,12 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
         },
       ])
     } catch (err) {
-      actor.retiring.delete(kid)
+      // Back in service; should the journal not take that either, the key stays out of it until the next boot.
+      await actor.keys
+        .send(kid, RESTORE)
+        .catch((restoreErr: unknown) =>
+          actor.logger.error({ err: (restoreErr as Error).message, kid }, 'a key whose deletion failed stays retired'),
+        )
       throw err
     }
     try {
@@ -286,7 +304,6 @@ export function deleteKey(actor: KeystoreContext, req: CommandRequest): Promise<
       throw err
     } finally {
       // The repository has dropped it, whether or not its slot was overwritten.
-      actor.retiring.delete(kid)
       actor.publish()
     }
     return { status: 200, body: {} }
@@ -303,7 +320,7 @@ export function updateKey(actor: KeystoreContext, req: CommandRequest): Promise<
     const kid = kidParam(req)
     const label = checkLabel(body.label)
     const descr = descrOf(body)
-    const key = actor.repository.get(kid)
+    const key = storedKey(actor, kid)
     if (!key) return notFound()
     const { descr: _replaced, ...kept } = key
     const updated: KeyRecord = {
@@ -320,7 +337,7 @@ export function updateKey(actor: KeystoreContext, req: CommandRequest): Promise<
       ...journalSubject(req.principal),
       data: { source: 200, rid: req.rid, kid, label: true, descr: descr !== undefined, at: updated.updated },
     }
-    await journaled(actor, entry, () => actor.repository.replace(updated))
+    await journaled(actor, { kid, event: UPDATE, entry }, () => actor.repository.replace(updated))
     return { status: 200, body: {} }
   })
 }

@@ -1,15 +1,6 @@
 // The key repository: key records sealed at rest in fixed media slots, checked at boot.
 //
-// A slot (big-endian numbers) is one of:
-//   free       all zero bytes
-//   live       'HK' 0x01 version(1) generation(u32) serial(u32) length(u16) sealed(length) zeros
-//   deleted    'HK' 0x02 version(1) zeros: a tombstone, the sealed bytes are overwritten
-// `sealed` is the enclave's seal of the encoded KeyRecord with AAD = FORMAT 0x00 devid 0x00
-// index(u32) header-up-to-length(12), so a slot does not open on another device, at another
-// index, or with an edited generation or serial (an edited length cuts the ciphertext wrong).
-// `serial` keeps the creation order across updates and reboots; `generation` counts the
-// versions of one key, so that an update interrupted between writing the new version and
-// tombstoning the old one resolves to the new one.
+// The slots' format is key-slot.ts's.
 //
 // A live slot is never written over: a new key or version goes into a spare slot, and only a
 // tombstone replaces a record. A write that fails (a full disk tears it, landing part of the
@@ -22,9 +13,22 @@
 // sits at its slot's address, and `verifyRecords` checks every slot of the media again as a boot
 // would, so that damage done to the image since the boot is found while the device runs.
 
-import { type KeySlotMedia, type Sealer, UnsealError } from '../../hal/index.js'
-import { DuplicateKeyError, RepositoryFullError, UnknownKeyError, type KeyRecordFormatError } from './errors.js'
+import type { KeySlotMedia, Sealer } from '../../hal/index.js'
+import { DuplicateKeyError, RepositoryFullError, UnknownKeyError } from './errors.js'
 import { decodeKeyRecord, encodeKeyRecord } from './key-record-codec.js'
+import {
+  aad,
+  type Entry,
+  HEADER,
+  LENGTH_AT,
+  readSlot,
+  sameVersion,
+  slotHeader,
+  type SlotState,
+  tombstone,
+} from './key-slot.js'
+import { readSlots, type ReadSlots } from './read-slots.js'
+import { slotCounts } from './slot-counts.js'
 import {
   type KeyLocation,
   type KeyRecord,
@@ -33,25 +37,7 @@ import {
   SerialQueue,
 } from '../../protocol/index.js'
 
-const FORMAT = 'hemd key slot v1'
-const VERSION = 1
-const MAGIC = [0x48, 0x4b] // 'HK'
-const LIVE = 0x01
-const DELETED = 0x02
-const LENGTH_AT = 12
-const HEADER = 14
 const DEVID = /^[0-9a-f]{16}$/
-
-type SlotState = 'free' | 'live' | 'deleted' | 'invalid'
-
-interface Entry {
-  index: number
-  generation: number
-  serial: number
-  /** Bytes of the slot's record: its header and the sealed bytes. */
-  length: number
-  record: KeyRecord
-}
 
 export interface KeyRepositoryOptions {
   media: KeySlotMedia
@@ -133,33 +119,22 @@ export class KeyRepository {
     return this.#entries.has(kid)
   }
 
+  /** `repo_stats` of the status read model: the slots in use, and the share of them deleted. */
   stats(): RepoStats {
-    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
-    const deleted = count('deleted')
-    const invalid = count('invalid')
-    const total = count('live') + deleted + invalid
+    const { total, deleted, invalid, free } = slotCounts(this.#states)
     return {
       total,
       deleted,
       invalid,
-      freeespace: this.#states.length - total,
+      freeespace: free,
       fragmentation: total === 0 ? 0 : Math.floor((deleted * 100) / total),
     }
   }
 
   /** `repo_stats` of the self-test (crypto-contract §5): the slots of the image by what memory says they hold. */
   selfTestStats(): SelfTestRepoStats {
-    const count = (state: SlotState) => this.#states.filter((s) => s === state).length
-    const deleted = count('deleted')
-    const invalid = count('invalid')
-    const highest = this.#states.findLastIndex((state) => state !== 'free')
-    return {
-      total: count('live') + deleted + invalid,
-      deleted,
-      invalid,
-      fragmented: this.#states.slice(0, Math.max(highest, 0)).filter((state) => state === 'deleted').length,
-      freeslots: count('free'),
-    }
+    const { total, deleted, invalid, free, fragmented } = slotCounts(this.#states)
+    return { total, deleted, invalid, fragmented, freeslots: free }
   }
 
   /** Bytes of the image: every slot, end to end. */
@@ -207,9 +182,9 @@ export class KeyRepository {
    * no longer checks (or holds another record than memory's) is invalid from now on and its key
    * leaves memory, as the next boot would find it; so does any other slot whose bytes are no longer
    * what memory says. Slots with a write pending are left to it. Answers what newly failed, one
-   * line per slot as `problems` has them (also added there).
+   * line per slot as `problems` has them (also added there); `invalidated` hears each key that left.
    */
-  verifyRecords(): Promise<string[]> {
+  verifyRecords(invalidated: (kid: string) => void = () => undefined): Promise<string[]> {
     return this.#serialised(async () => {
       const slots = await this.#media.readAll()
       const stored = new Map([...this.#entries.values()].map((entry) => [entry.index, entry]))
@@ -233,6 +208,7 @@ export class KeyRepository {
         if (held) {
           this.#entries.delete(held.record.kid)
           forget(held.record)
+          invalidated(held.record.kid)
         }
         failed.push(`slot ${index}: ${problem}`)
       }
@@ -371,133 +347,12 @@ export class KeyRepository {
   }
 }
 
-interface ReadSlots {
-  states: SlotState[]
-  entries: Map<string, Entry>
-  problems: string[]
-  /** Slots holding an older version of a key that a newer slot replaced. */
-  superseded: Set<number>
-}
-
-type ReadSlot = { state: 'free' | 'deleted' } | { state: 'invalid'; problem: string } | { state: 'live'; entry: Entry }
-
-async function readSlots(slots: Uint8Array[], { sealer, devid }: KeyRepositoryOptions): Promise<ReadSlots> {
-  const read = await Promise.all(slots.map((slot, index) => readSlot(slot, index, sealer, devid)))
-  const states: SlotState[] = read.map((slot) => slot.state)
-  const entries = new Map<string, Entry>()
-  const problems: string[] = []
-  const superseded = new Set<number>()
-  read.forEach((slot, index) => {
-    if (slot.state === 'invalid') problems.push(`slot ${index}: ${slot.problem}`)
-    if (slot.state !== 'live') return
-    const { entry } = slot
-    const other = entries.get(entry.record.kid)
-    if (!other) {
-      entries.set(entry.record.kid, entry)
-    } else if (other.generation === entry.generation) {
-      states[index] = 'invalid'
-      problems.push(
-        `slot ${index}: holds version ${entry.generation} of key ${entry.record.kid}, as slot ${other.index} does`,
-      )
-    } else {
-      const [newer, older] = entry.generation > other.generation ? [entry, other] : [other, entry]
-      entries.set(newer.record.kid, newer)
-      states[older.index] = 'deleted'
-      superseded.add(older.index)
-    }
-  })
-  return { states, entries, problems, superseded }
-}
-
-async function readSlot(
-  slot: Uint8Array,
-  index: number,
-  sealer: Pick<Sealer, 'unseal'>,
-  devid: string,
-): Promise<ReadSlot> {
-  const invalid = (problem: string): ReadSlot => ({ state: 'invalid', problem })
-  if (allZero(slot)) return { state: 'free' }
-  if (slot[0] !== MAGIC[0] || slot[1] !== MAGIC[1]) return invalid('not a key slot (bad magic)')
-  if (slot[3] !== VERSION) return invalid(`unknown format version ${slot[3]}`)
-  if (slot[2] === DELETED) {
-    return allZero(slot.subarray(4)) ? { state: 'deleted' } : invalid('a tombstone that still holds data')
-  }
-  if (slot[2] !== LIVE) return invalid(`unknown state ${slot[2]}`)
-  const view = new DataView(slot.buffer, slot.byteOffset, slot.byteLength)
-  const generation = view.getUint32(4)
-  const serial = view.getUint32(8)
-  const length = view.getUint16(LENGTH_AT)
-  if (generation === 0 || serial === 0) return invalid('generation or serial is zero')
-  if (HEADER + length > slot.length) return invalid(`sealed length ${length} runs past the end of the slot`)
-  if (!allZero(slot.subarray(HEADER + length))) return invalid('bytes after the sealed record are not zero')
-  let plaintext: Uint8Array
-  try {
-    plaintext = await sealer.unseal(
-      slot.subarray(HEADER, HEADER + length),
-      aad(devid, index, slot.subarray(0, LENGTH_AT)),
-    )
-  } catch (err) {
-    if (err instanceof UnsealError) return invalid('the seal does not open (altered, moved, or from another device)')
-    throw err
-  }
-  try {
-    const record = decodeKeyRecord(plaintext)
-    return { state: 'live', entry: { index, generation, serial, length: HEADER + length, record } }
-  } catch (err) {
-    return invalid(`the record does not decode: ${(err as KeyRecordFormatError).message}`)
-  } finally {
-    // The record in clear: the decoded record holds copies of its own.
-    plaintext.fill(0)
-  }
-}
-
-/** Whether two slots hold the same version of the same key. */
-function sameVersion(a: Entry, b: Entry | undefined): boolean {
-  return b !== undefined && a.record.kid === b.record.kid && a.generation === b.generation && a.serial === b.serial
-}
-
-/** The header of a live slot up to the length, which the seal binds (the length is known after sealing). */
-function slotHeader(generation: number, serial: number): Uint8Array {
-  const header = new Uint8Array(LENGTH_AT)
-  const view = new DataView(header.buffer)
-  header.set([...MAGIC, LIVE, VERSION])
-  view.setUint32(4, checkedU32(generation, 'generation'))
-  view.setUint32(8, checkedU32(serial, 'serial'))
-  return header
-}
-
-let zeros = new Uint8Array(0)
-
-/** Whether every byte is zero, by memcmp: a boot checks every slot, 4 MiB of them, mostly free. */
-function allZero(bytes: Uint8Array): boolean {
-  if (zeros.length < bytes.length) zeros = new Uint8Array(bytes.length)
-  return Buffer.compare(bytes, zeros.subarray(0, bytes.length)) === 0
-}
-
 /**
  * Wipes the secret of a record memory no longer holds. Its users are done with it: crypto
  * operations use a record without yielding, and derive, which yields, runs apart from changes.
  */
 function forget(record: KeyRecord): void {
   record.secret?.fill(0)
-}
-
-function tombstone(): Uint8Array {
-  return Uint8Array.from([...MAGIC, DELETED, VERSION])
-}
-
-function aad(devid: string, index: number, header: Uint8Array): Uint8Array {
-  const label = new TextEncoder().encode(`${FORMAT}\0${devid}\0`)
-  const bound = new Uint8Array(label.length + 4 + header.length)
-  bound.set(label)
-  new DataView(bound.buffer).setUint32(label.length, index)
-  bound.set(header, label.length + 4)
-  return bound
-}
-
-function checkedU32(value: number, name: string): number {
-  if (value > 0xffffffff) throw new RangeError(`the key slot ${name} has run out`)
-  return value
 }
 
 function nextSerial(entries: Map<string, Entry>): number {

@@ -28,6 +28,7 @@ import { BearerGuard, type JournalPort } from '../host/index.js'
 import { ExpandedKeys } from './crypto-expanded-keys.js'
 import { keystoreDiagOperations } from './diag-operations.js'
 import { keystoreOperations } from './operations.js'
+import { KeyLifecycles } from './key-lifecycles.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
 import type { KeystoreContext } from './keystore-context.js'
@@ -67,7 +68,7 @@ export class KeystoreActor implements KeystoreContext {
   readonly guard: BearerGuard
   readonly pqc = postQuantum
   readonly expanded = new ExpandedKeys()
-  readonly retiring = new Set<string>()
+  readonly keys: KeyLifecycles
   private readonly identity: ReadModelBus
   private fls = 0
   private settleKats: () => void = () => undefined
@@ -80,6 +81,7 @@ export class KeystoreActor implements KeystoreContext {
     readonly repository: KeyRepository,
   ) {
     this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
+    this.keys = new KeyLifecycles(options.journal, repository)
     this.identity = followReadModels(
       options.nc,
       options.hal.devid,
@@ -193,12 +195,14 @@ export class KeystoreActor implements KeystoreContext {
    * read model published, which the health machine follows.
    */
   private async verifyRecords(): Promise<CommandReply> {
-    const failed = await this.repository.verifyRecords()
+    const invalidated: string[] = []
+    const failed = await this.repository.verifyRecords((kid) => invalidated.push(kid))
     if (failed.length > 0) {
       const entry = this.integrityFailed(failed)
       this.publish()
       await this.options.journal.append([entry])
     }
+    for (const kid of invalidated) await this.keys.send(kid, { type: 'INVALIDATED' })
     const check: RecordCheck = {
       intact: this.repository.intact,
       newlyInvalid: failed.length,
@@ -267,6 +271,7 @@ export class KeystoreActor implements KeystoreContext {
         } finally {
           // Even when the erase fails (the next boot erases it), no expanded key outlives the owner.
           this.expanded.retain(() => false)
+          this.keys.clear()
         }
         this.options.logger.info('device wiped out: the key repository is erased')
       }

@@ -3,6 +3,7 @@ import type { CryptoEngine, PostQuantum, RandomSource } from '../../hal/index.js
 import type { CommandReply, CommandRequest, IdentityState, JournalEntry } from '../../protocol/index.js'
 import type { BearerGuard } from '../host/index.js'
 import type { ExpandedKeys } from './crypto-expanded-keys.js'
+import type { KeyLifecycles } from './key-lifecycles.js'
 import type { KeyRepository } from './key-repository.js'
 
 /** What the key store's operations (key management, crypto) may use of it: not the actor itself. */
@@ -12,11 +13,8 @@ export interface KeystoreContext {
   /** Expanded post-quantum secret keys of stored keys; wiped as their keys go (on `publish`). */
   readonly expanded: ExpandedKeys
   readonly repository: KeyRepository
-  /**
-   * KIDs whose deletion is being journaled: out of service for the operations that overlap the
-   * deletion (see `storedKey`), though the repository still holds them.
-   */
-  readonly retiring: Set<string>
+  /** Each key's lifecycle machine: whether it serves (see `storedKey`), and its journaled transitions. */
+  readonly keys: KeyLifecycles
   readonly random: RandomSource
   /** Its own check of the caller's bearer token. */
   readonly guard: BearerGuard
