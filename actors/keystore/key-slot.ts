@@ -35,8 +35,7 @@ export interface Entry {
   record: KeyRecord
 }
 
-type ReadSlot =
-  { state: 'free' | 'deleted' } | { state: 'invalid'; problem: string } | { state: 'live'; entry: Entry }
+type ReadSlot = { state: 'free' | 'deleted' } | { state: 'invalid'; problem: string } | { state: 'live'; entry: Entry }
 
 export async function readSlot(
   slot: Uint8Array,
