@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import { setSimFormatHold, simFormatHeld } from '../hal/sim/format-hold.js'
 import type { FormatHoldPoint } from '../hal/types.js'
 import { LogResult, LogType } from '../protocol/journal.js'
-import { freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { auditBin, hemdBin, powerCut, runHemd, runToEnd, type HemdProcess } from './helpers/hemd-process.js'
 import { readJournal } from './helpers/journal.js'
@@ -49,9 +48,14 @@ async function formatRecords(dataDir: string, from = 0): Promise<string[]> {
 
 t.test('a power cut at each point of a format: never served, formatted again by the next boots', async (t) => {
   const data = join(t.testdir(), 'data')
-  const ports = ['--http', `127.0.0.1:${await freePort()}`, '--https', `127.0.0.1:${await freePort()}`]
-  const base = `http://${ports[1]}`
-  const start = () => runHemd(t, ['--data', data, ...ports])
+  // Each boot listens where the kernel gives it a port: a port picked free beforehand can be taken
+  // by another test's listener before hemd binds it, and a power cut frees it again.
+  let base = ''
+  const start = async () => {
+    const hemd = await runHemd(t, ['--data', data])
+    base = hemd.httpUrl
+    return hemd
+  }
   /** Cuts the power where the format waits, then boots with every format held at `next` (or none). */
   const cutAndBoot = async (hemd: HemdProcess, next: FormatHoldPoint | undefined) => {
     await powerCut(hemd, data)
