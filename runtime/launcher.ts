@@ -89,6 +89,8 @@ export async function runLauncher(o: LauncherOptions): Promise<number> {
 
 /** One boot: the chosen slot's runtime, run until it exits. */
 async function bootOnce(o: LauncherOptions, state: LauncherState): Promise<Outcome> {
+  // A signal between two boots (a rollback, an upgrade) found no runtime to pass it to.
+  if (state.stopping) return 0
   const bootDir = join(o.dataDir, 'boot')
   const choice = await hal.chooseBoot(bootDir).catch(() => ({
     slot: 'A' as SlotName,

@@ -259,6 +259,9 @@ async function runDevice(
   const logger = pino({ level: args.logLevel, base: { svc: 'hemd' } }, pino.destination(2))
   let upgrading = false
   let device: Device
+  // Listening before the device starts: a signal while it starts (its gateway may answer already)
+  // waits for the start to end and then stops it cleanly, where Node's default would kill it unsealed.
+  const signalled = untilSignal(logger)
   // The journal's check thread starts before the runtime's modules load: its own start (0.2–0.3 s on
   // the other core) is then over when the journal's files come (startDevice).
   const { coolDownChecks, warmUpChecks } = await import('../../eventstore/index.js')
@@ -289,7 +292,7 @@ async function runDevice(
   const [mirror, origin] = await Promise.all([mirrorBanner(device), originBanner(device)])
   process.stdout.write(banner(device, args, trust, mirror, origin))
   process.send?.({ type: 'ready', ...(device.trial ? { trial: device.trial } : {}) } satisfies RuntimeMessage)
-  await Promise.race([untilSignal(logger), device.stopped])
+  await Promise.race([signalled, device.stopped])
   try {
     await device.stop()
   } catch (err) {

@@ -7,22 +7,26 @@ import { isProcessAlive } from '../../hal/sim/process-alive.js'
 import { distDir } from './device.js'
 import { until } from './until.js'
 
-export interface HemdProcess {
-  child: ChildProcess
+export interface HemdProcess extends StartingHemd {
   httpUrl: string
   httpsUrl: string
   logKey: string
+}
+
+export const hemdBin = `${distDir}/bin/hemd.js`
+export const auditBin = `${distDir}/bin/hem-audit.js`
+
+/** A started `hemd`, not yet known to be up. */
+export interface StartingHemd {
+  child: ChildProcess
   stdout(): string
   stderr(): string
   /** SIGINT to the whole process group, as Ctrl-C in a terminal, and wait; resolves with the exit code. */
   interrupt(): Promise<number | null>
 }
 
-export const hemdBin = `${distDir}/bin/hemd.js`
-export const auditBin = `${distDir}/bin/hem-audit.js`
-
-/** Runs the built `hemd` as a developer would (`--dev-keys`, as `npm start`), and waits for its banner. */
-export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
+/** Starts the built `hemd` as a developer would (`--dev-keys`, as `npm start`), without waiting for it. */
+export function spawnHemd(t: { teardown(fn: () => unknown): void }, args: string[]): StartingHemd {
   const child = spawn(
     process.execPath,
     [
@@ -48,17 +52,8 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
       await exited
     }
   })
-  const deadline = Date.now() + 90_000
-  while (!out.includes('Ctrl-C stops')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`hemd did not start: ${err}${out}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  const field = (name: string) => new RegExp(`^\\s+${name}\\s+(\\S+)`, 'm').exec(out)?.[1] ?? ''
   return {
     child,
-    httpUrl: field('http'),
-    httpsUrl: field('https'),
-    logKey: field('log key'),
     stdout: () => out,
     stderr: () => err,
     interrupt: async () => {
@@ -66,6 +61,19 @@ export async function runHemd(t: { teardown(fn: () => unknown): void }, args: st
       return exited
     },
   }
+}
+
+/** Runs the built `hemd` (spawnHemd), and waits for its banner. */
+export async function runHemd(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<HemdProcess> {
+  const hemd = spawnHemd(t, args)
+  const deadline = Date.now() + 90_000
+  while (!hemd.stdout().includes('Ctrl-C stops')) {
+    if (hemd.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`hemd did not start: ${hemd.stderr()}${hemd.stdout()}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const field = (name: string) => new RegExp(`^\\s+${name}\\s+(\\S+)`, 'm').exec(hemd.stdout())?.[1] ?? ''
+  return { ...hemd, httpUrl: field('http'), httpsUrl: field('https'), logKey: field('log key') }
 }
 
 /**
