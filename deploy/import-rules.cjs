@@ -14,12 +14,18 @@ const may = {
   actors: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image'],
   gateway: ['protocol', 'hal', 'bus', 'image'],
   runtime: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image', 'actors', 'gateway'],
+  // The family's cloud: a service of its own, sharing only the wire formats, the HAL's x509 and the bus's nats-server.
+  cloud: ['protocol', 'hal', 'bus'],
+  // The external authenticator's protocol core: browser-safe, for its CLI and its web page.
+  authenticator: ['protocol'],
   cli: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image', 'client', 'audit', 'factory', 'actors'].concat([
     'gateway',
     'runtime',
+    'cloud',
+    'authenticator',
   ]),
   bin: ['cli'],
-  webroot: ['protocol', 'hal', 'eventstore', 'image', 'client', 'audit'],
+  webroot: ['protocol', 'hal', 'eventstore', 'image', 'client', 'audit', 'authenticator'],
 }
 
 /**

@@ -1,0 +1,24 @@
+import { Kvm, type KV } from '@nats-io/kv'
+import type { NatsConnection } from '@nats-io/transport-node'
+import type { BucketOptions, CloudState } from './types.js'
+
+/**
+ * The cloud's buckets on a JetStream cluster, `replicas` copies each (1 on a lone server, 3 on a
+ * cluster of three). Opened once per process; every instance of the cloud opens the same ones.
+ */
+export function jetStreamState(nc: NatsConnection, replicas = 1): CloudState {
+  const kvm = new Kvm(nc)
+  const open = new Map<string, Promise<KV>>()
+  return {
+    bucket(name: string, options: BucketOptions = {}): Promise<KV> {
+      let kv = open.get(name)
+      if (!kv) {
+        kv = kvm.create(`hem-cloud-${name}`, { replicas, history: 1, ...(options.ttlMs ? { ttl: options.ttlMs } : {}) })
+        // A failed open is tried again on the next use: the cluster may have been electing a leader.
+        kv.catch(() => open.delete(name))
+        open.set(name, kv)
+      }
+      return kv
+    },
+  }
+}
