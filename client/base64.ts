@@ -1,1 +1,1 @@
-export { fromBase64, toBase64, toBase64Url } from '../protocol/web-base64.js'
+export { fromBase64, toBase64, toBase64Url } from '../protocol/browser.js'
