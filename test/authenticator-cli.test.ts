@@ -2,11 +2,14 @@
 // decisions in order (then the last repeated), pair / pairings / unpair with consent, approve's questions.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { httpsTransport } from '../cli/hem-authenticator/https-transport.js'
 import { FakeBroker, FakeDevice } from './helpers/authenticator-fake-broker.js'
 import { runAuthenticator } from './helpers/authenticator-cli.js'
+import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
 import { until } from './helpers/until.js'
 
 const env = { HEM_AUTHENTICATOR_PASSPHRASE: 'test passphrase' }
@@ -67,6 +70,22 @@ t.test('auto pairs the same device again, and answers an event it gets twice onl
     second.jti,
   )
   t.equal((claims.exp as number) - (claims.iat as number), 3600, '--period')
+})
+
+t.test("auto --ca trusts the cloud's CA over TLS 1.3; without it the certificate is refused", async (t) => {
+  const dir = t.testdir()
+  const [cert, key] = [join(dir, 'cloud.crt'), join(dir, 'cloud.key')]
+  writeSelfSignedCert('localhost', cert, key)
+  const broker = await new FakeBroker().start({ cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') })
+  t.teardown(() => broker.stop())
+  const { rid } = broker.register(new FakeDevice())
+  const run = runAuthenticator(['auto', '--cloud', broker.base, '--decide', 'allow', '--ca', cert])
+  t.teardown(() => run.stop())
+  await until('paired over https', () => broker.registrations.get(rid)?.state === 'replied', 30_000)
+  run.stop()
+  t.equal(await run.done, 0)
+  const untrusted = await httpsTransport()('GET', `${broker.base}/notify/register/pending`).catch((err: Error) => err)
+  t.match(untrusted, { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }, 'the system CAs do not vouch for it')
 })
 
 t.test('auto refuses bad options', async (t) => {

@@ -3,6 +3,7 @@
 // pairing requests and authreqs as §1 says. The real broker (cloud/notify/) is tested end to end by the lead.
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import {
   extJwtSigned,
@@ -89,10 +90,13 @@ export class FakeBroker {
   private server: Server | undefined
   base = ''
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.serve(req, res))
+  /** Listens on loopback: plain HTTP, or HTTPS as `localhost` with the PEM `tls` given. */
+  async start(tls?: { cert: string; key: string }): Promise<this> {
+    const serve = (req: IncomingMessage, res: ServerResponse) => void this.serve(req, res)
+    this.server = tls ? createTlsServer({ ...tls, minVersion: 'TLSv1.3' }, serve) : createServer(serve)
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve))
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
+    const port = (this.server.address() as AddressInfo).port
+    this.base = tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`
     return this
   }
 
