@@ -39,7 +39,7 @@ export interface RetryPolicy {
 
 const DEFAULT_DELAYS = [500, 1000, 2000, 4000]
 
-/** The broker's routes the authenticator calls, each answer mapped (§4.2); ≥ 500 and network errors retried with backoff. */
+/** The broker's routes the authenticator calls, each answer mapped (§4.2); ≥ 500 and no answer retried with backoff. */
 export class BrokerClient {
   constructor(
     private readonly transport: HttpTransport,

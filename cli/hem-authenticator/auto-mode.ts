@@ -14,7 +14,8 @@ import { authenticatorOn, cloudBase, pause, stopSignal, type AuthenticatorIo } f
 import { eventRound, type Decision } from './event-round.js'
 import { keySealer } from './passphrase-sealer.js'
 
-const AUTO_USAGE = `Usage: hem-authenticator auto --cloud URL --decide allow,deny [--period 900] [--ca FILE] [--eid B64 ...]
+const AUTO_USAGE = `Usage: hem-authenticator auto --cloud URL --decide allow,deny [--period 900] [--ca FILE]
+                              [--eid B64 ...] [--label TEXT]
 
 The automatic authenticator of the certification harness: every second it pairs each registration
 the cloud lists as pending (GET /notify/register/pending, only on a cloud in test mode) with a
