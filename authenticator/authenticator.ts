@@ -98,7 +98,7 @@ export class Authenticator {
       sealedAidPrv: await this.options.sealer.seal(reply.aidPrv),
       label: this.options.label,
       ...shown(offer.invite),
-      baseUrl: baseUrl ?? brokerBase(answer.url, offer.invite.link),
+      baseUrl: baseUrl ?? brokerBase(offer.invite.link),
       created: this.options.now(),
     }
     await this.options.store.add(pairing)
@@ -223,14 +223,13 @@ function eventUrl(pairing: StoredPairing, pending: PendingEvent): string {
   return `${pairing.baseUrl}/notify/event/data/${pending.eventId}/${pidx(pending.pid)}`
 }
 
-/** The broker's base: from the answer's `<base>/notify/event/`, else from the link `<base>/notify/register/…`. */
-function brokerBase(url: unknown, link: string): string {
-  for (const candidate of [url, link]) {
-    if (typeof candidate !== 'string') continue
-    const at = candidate.indexOf('/notify/')
-    if (at > 0 && /^https?:\/\//.test(candidate)) return candidate.slice(0, at)
-  }
-  return new URL(link).origin
+/**
+ * The broker's base from the link `<base>/notify/register/…`: the link the owner's own client showed, rather
+ * than the `url` the broker answers with, which could send the pairing's polls elsewhere.
+ */
+function brokerBase(link: string): string {
+  const at = link.indexOf('/notify/')
+  return at > 0 ? link.slice(0, at) : new URL(link).origin
 }
 
 function shown(invite: PairingInvite): Pick<StoredPairing, 'user' | 'email' | 'hostname'> {

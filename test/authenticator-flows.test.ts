@@ -50,7 +50,7 @@ t.test('pair from the QR JSON: the broker accepts the reply and mac, the device 
   const pairing = await authenticator.accept(offer)
   t.equal(pairing.pid, broker.registrations.get(rid)?.pid, 'the pid the broker assigned')
   t.equal(pairing.eid, Buffer.from(device.eid).toString('base64'))
-  t.equal(pairing.baseUrl, broker.base, "the base from the broker's url")
+  t.equal(pairing.baseUrl, broker.base, "the link's base, not the broker's answered url")
   t.equal(pairing.user, 'alice')
   t.same(await store.list(), [pairing])
   t.notMatch(JSON.stringify(pairing), /"aidPrv"/, 'only the sealed private key is stored')

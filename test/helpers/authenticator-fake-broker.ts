@@ -209,7 +209,8 @@ export class FakeBroker {
     registration.state = 'replied'
     registration.pid = pid
     this.subscribers.set(pid, { aid: body.aid, eid: registration.eid, fid: body.fid })
-    return { status: 200, body: { pid, url: `${this.base}/notify/event/` } }
+    // Another host than the link's: the authenticator keeps polling where the link pointed.
+    return { status: 200, body: { pid, url: 'https://elsewhere.example/notify/event/' } }
   }
 
   private allbypid(body: any): Reply {
