@@ -88,7 +88,9 @@ async function allByPid(ctx: NotifyContext, req: CloudRequest) {
     if (await ctx.subscribers.wasRemoved(pid)) pairing[b64(pid)] = 'DELETED'
   }
   const live = pids.filter((pid) => pairing[b64(pid)] === undefined)
-  const keys = live.length ? await ctx.store.inbox.keys(live.map((pid) => `${keyName(pid)}.*`)) : []
+  // One filter per pid: a server before 2.10 takes no list of filters.
+  const keys = []
+  for (const pid of live) keys.push(...(await ctx.store.inbox.keys(`${keyName(pid)}.*`)))
   for (const key of keys) {
     const [target = '', eventid = ''] = key.split('.')
     const event = (await ctx.store.events.get(eventid))?.value

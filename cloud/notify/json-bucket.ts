@@ -40,8 +40,8 @@ export class JsonBucket<T> {
     await (await this.kv()).purge(key)
   }
 
-  /** The live keys matching the subject filters (`*` one token, `>` the rest). */
-  async keys(filter: string | string[] = '>'): Promise<string[]> {
+  /** The live keys matching the subject filter (`*` one token, `>` the rest). */
+  async keys(filter = '>'): Promise<string[]> {
     const keys: string[] = []
     for await (const key of await (await this.kv()).keys(filter)) keys.push(key)
     return keys

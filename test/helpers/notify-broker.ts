@@ -3,10 +3,11 @@
 
 import { join } from 'node:path'
 import { Kvm } from '@nats-io/kv'
+import { connect } from '@nats-io/transport-node'
 import type { Test } from 'tap'
 import { jetStreamState, type CloudReply, type CloudRequest, type CloudRoute } from '../../cloud/index.js'
 import { notifyRoutes, type NotifyOptions } from '../../cloud/notify/notify-routes.js'
-import { natsBus } from './nats.js'
+import { type ExternalNats, startNats } from './nats.js'
 
 /** Noon UTC, mid-day: a test that crosses a day boundary moves the clock there itself. */
 export const T0 = Date.UTC(2026, 10, 29, 12) / 1000
@@ -47,11 +48,15 @@ function caller(routes: CloudRoute[], clock: { now: number }): BrokerUnderTest['
 }
 
 export async function brokerUnderTest(t: Test, options: Partial<NotifyOptions> = {}): Promise<BrokerUnderTest> {
+  // The server stops before tap removes its folder: a test dir made after the first teardown goes after it.
+  let nats: ExternalNats | undefined
+  t.teardown(() => nats?.stop())
   const dir = t.testdir()
-  const bus = await natsBus(t, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\n`)
+  nats = await startNats(dir, -1, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\n`)
   const clock = { now: T0 }
   const instance = async (): Promise<BrokerUnderTest> => {
-    const nc = await bus.open()
+    const nc = await connect({ servers: nats!.url })
+    t.teardown(() => nc.close())
     const routes = notifyRoutes({
       ...{ state: jetStreamState(nc), masterSecret: MASTER, publicUrl: PUBLIC_URL, testMode: true },
       ...options,

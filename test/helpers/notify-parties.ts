@@ -93,10 +93,26 @@ export class TestApp {
     return openScope(data.scope, this.sPair(eid), bytes(data.jti))
   }
 
-  /** The allow POST body: the granted scope sealed again, signed with S_pair, proved with S_ab. */
-  authreply(data: { jti: string; scope: string; epk: string }, eid: string, pid: string, now: number, period = 900) {
+  /** The allow POST body: the granted scope sealed again, signed with S_pair, proved with S_ab; `change` alters claims. */
+  authreply(
+    data: { jti: string; scope: string; epk: string },
+    eid: string,
+    pid: string,
+    now: number,
+    period = 900,
+    change = {},
+  ) {
     const granted = sealScope(this.open(data, eid)!, this.sPair(eid), bytes(data.jti))
-    const claims = { aud: eid, jti: data.jti, exp: now + period, iat: now, pid, iss: this.aid, scope: granted }
+    const claims = {
+      aud: eid,
+      jti: data.jti,
+      exp: now + period,
+      iat: now,
+      pid,
+      iss: this.aid,
+      scope: granted,
+      ...change,
+    }
     const authreply = signExtJwt(claims, this.sPair(eid), EXT_JWT_APP_HEADER)
     return { authreply, mac: b64(hmacSha256(this.sAb(data.epk), authreply)) }
   }
