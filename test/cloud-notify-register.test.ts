@@ -112,8 +112,7 @@ t.test('register/init is limited per eid, after the device proved itself', async
   await beginPairing(broker, device)
   await beginPairing(broker, device)
   const { epk } = await expectStatus(broker.call('POST', '/notify/session', { eid: device.eid }), 200)
-  const init = () =>
-    broker.call('POST', '/notify/register/init', { epk, eid: device.eid, ...device.init(epk, broker.clock.now) })
+  const init = () => broker.call('POST', '/notify/register/init', { epk, ...device.init(epk, broker.clock.now) })
   t.match(await init(), { status: 429, body: { error: 'rate_limited' } }, 'the third in a window')
   const forged = { epk, eid: device.eid, request: signExtJwt({}, new Uint8Array(32).fill(2)) }
   t.equal((await broker.call('POST', '/notify/register/init', forged)).status, 401, 'an unproved one is not counted')

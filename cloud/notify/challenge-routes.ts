@@ -54,7 +54,7 @@ async function answer(ctx: NotifyContext, req: CloudRequest) {
   const eid = Buffer.from(reg.eid, 'base64')
   const sAb = agree(ctx.keys.ofDay('eid', eid, reg.epkDay), aid, 'aid')
   if (!macMatches(sAb, replyText + fid, mac)) throw new NotifyRefusal(401, 'bad_mac', 'mac does not prove this aid')
-  // The broker cannot verify the reply (S_pair is the device's and the phone's); it checks that it answers this request.
+  // The broker cannot verify the reply (S_pair is the device's and the phone's): it checks that it answers this one.
   const { jti, iss, aud, epk, label } = parseJwtField(replyText, 'reply').payload
   if (jti !== reg.jti || !claimIs(iss, aid) || !claimIs(aud, eid) || !claimIs(epk, Buffer.from(reg.epk, 'base64'))) {
     throw new NotifyRefusal(400, 'bad_reply', 'reply does not answer this registration')

@@ -93,7 +93,7 @@ export class TestApp {
     return openScope(data.scope, this.sPair(eid), bytes(data.jti))
   }
 
-  /** The allow POST body: the granted scope sealed again, signed with S_pair, proved with S_ab; `change` alters claims. */
+  /** The allow POST body: the scope sealed again, signed with S_pair, proved with S_ab; `change` alters claims. */
   authreply(
     data: { jti: string; scope: string; epk: string },
     eid: string,
