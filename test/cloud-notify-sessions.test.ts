@@ -61,6 +61,9 @@ t.test('kinds never mix', async (t) => {
   const status = async (path: string, body: unknown) => (await broker.call('POST', path, body)).status
   t.equal(await status('/notify/register/init', init(anonymous)), 401, 'anonymous key at register/init')
   t.equal(await status('/notify/register/init', init(aidBound)), 401, 'aid-bound key at register/init')
+  const sameSubject = (await expectStatus(broker.call('POST', '/notify/session', { aid: device.eid }), 200)).epk
+  t.not(sameSubject, eidBound, 'the same 32 bytes as aid and as eid: two keys')
+  t.equal(await status('/notify/register/init', init(sameSubject)), 401, 'the aid-bound key of the eid bytes')
   const event = await broker.call('POST', '/notify/event/new', device.request(eidBound, 'a', [], now))
   t.match(event, { status: 404, body: { error: 'unknown_session' } }, 'an eid-bound key at event/new')
   const proof = (epk: string) => ({ ...device.mac(epk, now), epk })
