@@ -100,6 +100,8 @@ t.test('refused by the phone, expired, then forgotten', async (t) => {
   t.equal((await broker.call('POST', late.path, app.reply(late.request))).status, 404, 'no answer to it')
   const late404 = await broker.call('POST', `/notify/register/finalise/${answered.rid}`, device.validate(reply))
   t.equal(late404.status, 404, 'a late finalise, even with the right code')
+  const unanswered = await broker.call('POST', `/notify/register/finalise/${late.rid}`, device.validate(reply))
+  t.equal(unanswered.status, 404, 'an expired registration is unknown before it is unanswered')
   t.same(await expectStatus(broker.call('GET', '/notify/register/pending'), 200), [], 'nothing pending')
   broker.clock.now += 600
   t.equal((await check(late.rid)).status, 404, 'forgotten 10 min later')

@@ -78,10 +78,10 @@ async function finalise(ctx: NotifyContext, req: CloudRequest) {
       if (!claimIs(reg.code, code)) throw new NotifyRefusal(401, 'bad_code', 'code does not match the pairing')
       return { status: 200, body: { pid: answer.pid, status: 'paired' } }
     }
+    if (req.now >= reg.exp) throw new NotifyRefusal(404, 'not_found', 'the registration expired')
     if (reg.state !== 'replied' || !answer?.reply) {
       throw new NotifyRefusal(409, 'not_replied', 'the phone has not replied to this registration')
     }
-    if (req.now >= reg.exp) throw new NotifyRefusal(404, 'not_found', 'the registration expired')
     const eid = Buffer.from(reg.eid, 'base64')
     const sDb = agree(ctx.keys.ofDay('eid', eid, reg.epkDay), eid, 'eid')
     if (!macMatches(sDb, answer.reply, code)) throw new NotifyRefusal(401, 'bad_code', 'code does not match the reply')
