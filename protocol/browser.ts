@@ -33,3 +33,4 @@ export {
 } from './key-types.js'
 export { logTypeName, logTypePhrase } from './log-type-names.js'
 export { tlsTransportKey } from './tls-transport-key.js'
+export { wrapTlsKeyBytes, type WrappedTlsKey } from './tls-key-wrap.js'
