@@ -21,7 +21,8 @@ export interface CloudOptions {
   backendKey: KeyObject
   /** The domain service; without, `/domain/*` answers 404. */
   domain?: { ca: DomainCa; zone: string; predefined: readonly string[]; authkeys: readonly string[] }
-  /** Where the state lives: an existing JetStream cluster, or the cloud's own nats-server in `dataDir`. */
+  /** Where the state lives: an existing JetStream cluster (`url`: one or a comma-separated list), or the cloud's own
+   * nats-server in `dataDir`. */
   store: { nats: { url: string; user?: string; pass?: string }; replicas: number } | { dataDir: string }
   testMode: boolean
   /** The base of links; by default the front's own URL. */
@@ -51,7 +52,7 @@ export async function startCloud(o: CloudOptions): Promise<RunningCloud> {
   let front: CloudFront | undefined
   try {
     nc = await connect({
-      servers: access.url,
+      servers: access.url.split(','),
       name: 'hem-cloud',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,

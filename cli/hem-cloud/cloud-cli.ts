@@ -101,7 +101,7 @@ async function runDevice(args: string[], io: CliIo): Promise<number> {
   const store = storeOf(values)
   const access = 'dataDir' in store ? await readNatsAccess(store.dataDir) : store.nats
   const nc = await connect({
-    servers: access.url,
+    servers: access.url.split(','),
     ...('user' in access ? { user: access.user, pass: access.pass } : {}),
   })
   try {

@@ -76,14 +76,29 @@ export async function serveOptions(
 export function storeOf(v: Pick<ServeValues, 'nats' | 'replicas' | 'data'>): CloudOptions['store'] {
   if (v.nats !== undefined) {
     if (v.data !== undefined) throw new UsageError('--nats and --data exclude each other')
-    if (!/^(nats|tls):\/\/\S+$/.test(v.nats)) throw new UsageError('--nats must be a nats:// or tls:// URL')
+    if (!/^((nats|tls):\/\/[^\s,]+)(,(nats|tls):\/\/[^\s,]+)*$/.test(v.nats))
+      throw new UsageError('--nats must be a nats:// or tls:// URL, or a comma-separated list of them')
     const replicas = Number(v.replicas ?? 1)
     if (![1, 3, 5].includes(replicas)) throw new UsageError('--replicas must be 1, 3 or 5')
-    return { nats: { url: v.nats }, replicas }
+    return { nats: natsAccess(v.nats), replicas }
   }
   if (v.replicas !== undefined) throw new UsageError('--replicas goes with --nats')
   if (v.data === undefined) throw new UsageError('--data DIR (the own nats-server) or --nats URL is required')
   return { dataDir: v.data }
+}
+
+/**
+ * The servers without user and password, which go to the connection's options instead (never into a log): one URL,
+ * or the cluster's as a comma-separated list, the credentials in any of them.
+ */
+function natsAccess(list: string): { url: string; user?: string; pass?: string } {
+  const urls = list.split(',').map((url) => new URL(url))
+  const withUser = urls.find((url) => url.username)
+  const credentials = withUser
+    ? { user: decodeURIComponent(withUser.username), pass: decodeURIComponent(withUser.password) }
+    : {}
+  for (const url of urls) [url.username, url.password] = ['', '']
+  return { url: urls.map((url) => url.toString().replace(/\/$/, '')).join(','), ...credentials }
 }
 
 function listenAddress(listen: string): { host: string; port: number } {
