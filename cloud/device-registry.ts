@@ -21,7 +21,7 @@ export class RegistryConflictError extends Error {
   override readonly name = 'RegistryConflictError'
 }
 
-/** The device registry: one KV entry per devid, changed only by compare-and-set so that instances never undo each other. */
+/** The device registry: one KV entry per devid, changed by compare-and-set only: instances never undo each other. */
 export class DeviceRegistry {
   private constructor(private readonly kv: KV) {}
 

@@ -37,9 +37,9 @@ Serves the family's cloud: POST /checkin, /domain/* and /notify/* (docs/ext-auth
   -h, --help             show this help
 `
 
-const DEVICE_USAGE = `Usage: hem-cloud device (policy DEVID lock|shutdown|none | repin DEVID | show DEVID) (--data DIR | --nats URL)
+const DEVICE_USAGE = `Usage: hem-cloud device ACTION DEVID (--data DIR | --nats URL [--replicas N])
 
-The device registry of a running cloud:
+The device registry of a running cloud; ACTION is one of:
   policy DEVID ORDER     the order the device gets at its next check-in (lock, shutdown; none clears it)
   repin DEVID            forget the device's pinned log key: its next check-in pins the key it then states
   show DEVID             print the registry entry as JSON
