@@ -106,7 +106,12 @@ class DomainService {
     const entry = ORDER_ID.test(id) ? await this.orders.get(id) : undefined
     if (entry?.operation !== 'PUT') return refuse(404, 'not_found', 'No such registration')
     const order = entry.json<Order>()
-    if (order.created + ORDER_LIFETIME <= now) return { status: 410, body: { error: 'expired', reason: 'expired' } }
+    if (order.created + ORDER_LIFETIME <= now) {
+      return {
+        status: 410,
+        body: { error: 'expired', message: 'The registration is over 24 h old', reason: 'expired' },
+      }
+    }
     return { status: 200, body: { status: 'done', crt: order.crt } }
   }
 

@@ -46,8 +46,7 @@ export interface RunningCloud {
 /** hem-cloud: its state (own or joined JetStream), its routes, its front. */
 export async function startCloud(o: CloudOptions): Promise<RunningCloud> {
   const embedded: EmbeddedNats | undefined = 'dataDir' in o.store ? await startEmbeddedNats(o.store.dataDir) : undefined
-  const access: { url: string; user?: string; pass?: string } =
-    embedded?.access ?? ('nats' in o.store ? o.store.nats : undefined)!
+  const access = 'nats' in o.store ? o.store.nats : embedded!.access
   let nc: NatsConnection | undefined
   let front: CloudFront | undefined
   try {

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect as tlsConnect } from 'node:tls'
 import t from 'tap'
+import { startCloudFront } from '../cloud/cloud-front.js'
 import { testCloud } from './helpers/cloud.js'
+import { silentLogger } from './helpers/logger.js'
 import { call } from './helpers/http.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { writeSelfSignedCert } from './helpers/self-signed-cert.js'
@@ -122,4 +124,22 @@ t.test('HTTPS: TLS 1.3 works; older versions are refused', async (t) => {
   t.equal(await handshake('TLSv1.3'), 'TLSv1.3')
   t.equal(await handshake('TLSv1.2'), 'refused')
   t.equal((await call(`${cloud.url}/domain/predefs`)).status, 200, 'a request over HTTPS')
+})
+
+t.test('a handler that does not answer within the deadline: 503 timeout, and the front goes on', async (t) => {
+  const front = await startCloudFront({
+    host: '127.0.0.1',
+    port: 0,
+    clock: Date.now,
+    logger: silentLogger,
+    limits: { handlerMs: 100 },
+  })
+  t.teardown(() => front.close())
+  front.mount([
+    { method: 'GET', pattern: '/hang', handler: () => new Promise(() => undefined) },
+    { method: 'GET', pattern: '/ok/:name', handler: async (req) => ({ status: 200, body: req.params }) },
+  ])
+  t.match(await call(`${front.url}/hang`), { status: 503, json: { error: 'timeout' } })
+  t.match(await call(`${front.url}/ok/a%20b`), { status: 200, json: { name: 'a b' } }, 'parameters percent-decoded')
+  t.equal((await call(`${front.url}/ok/`)).status, 404, 'an empty parameter matches nothing')
 })
