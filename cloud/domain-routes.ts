@@ -1,8 +1,8 @@
 import 'reflect-metadata'
 import type { KV } from '@nats-io/kv'
 import { Pkcs10CertificateRequest } from '@peculiar/x509'
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { parseGenuine } from '../hal/index.js'
+import { createHash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { parseGenuine, verifyGenuine } from '../hal/index.js'
 import { decodeBase64, wrapTlsKeyBytes } from '../protocol/index.js'
 import type { DeviceRegistry } from './device-registry.js'
 import type { DomainCa } from './domain-ca.js'
@@ -20,6 +20,8 @@ export interface DomainOptions {
   authkeys: readonly string[]
   registry: DeviceRegistry
   state: CloudState
+  /** The factory CA's public key: then a `genuine` must be the factory's statement, signed by it (401). */
+  factoryRoot?: KeyObject
 }
 
 /** Who holds a custom prefix: the device that registered it, or else the auth key it came with (its hash). */
@@ -95,8 +97,9 @@ class DomainService {
     if (!PREFIX.test(prefix)) return refuse(400, 'bad_prefix', 'Not a prefix: a-z, 0-9 and -, 1 to 63 characters')
     const body = objectBody(req.body ?? {})
     if (!body) return refuse(400, 'bad_request', 'The body must be a JSON object')
-    const devid = devidOf(body.genuine)
+    const devid = devidOf(body.genuine, this.o.factoryRoot)
     if (devid === null) return refuse(400, 'bad_genuine', '`genuine` must be base64 of a genuine statement')
+    if (devid === false) return refuse(401, 'not_genuine', '`genuine` is not signed by the factory CA')
     const asked: Asked = { prefix, body, ...(devid ? { devid } : {}), ...(authkey ? { authkey } : {}) }
     if (this.o.predefined.includes(prefix)) return this.predefined(asked, req.now)
     return this.custom(asked, req.now)
@@ -189,11 +192,17 @@ function sameHolder(held: Registration, asked: Asked): boolean {
   return held.devid ? held.devid === asked.devid : held.authkey !== undefined && held.authkey === asked.authkey
 }
 
-/** The devid a `genuine` names; undefined when absent (or null), null when present but no genuine statement. */
-function devidOf(genuine: unknown): string | undefined | null {
+/**
+ * The devid a `genuine` names; undefined when absent (or null), null when present but no genuine statement, false
+ * when a factory CA is configured and the statement is not the factory's, signed by it.
+ */
+function devidOf(genuine: unknown, factoryRoot: KeyObject | undefined): string | undefined | null | false {
   if (genuine === undefined || genuine === null) return undefined
   const bytes = typeof genuine === 'string' ? decodeBase64(genuine) : undefined
-  return (bytes && parseGenuine(bytes)?.devid) ?? null
+  const statement = bytes && parseGenuine(bytes)
+  if (!statement) return null
+  if (factoryRoot && (statement.kind !== 'factory' || !verifyGenuine(statement, factoryRoot))) return false
+  return statement.devid
 }
 
 /** The SPKI DER of a self-signed CSR (base64 DER or PEM), or undefined. */

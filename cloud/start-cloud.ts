@@ -20,7 +20,13 @@ export interface CloudOptions {
   /** Ed25519 private key that signs check-in replies. */
   backendKey: KeyObject
   /** The domain service; without, `/domain/*` answers 404. */
-  domain?: { ca: DomainCa; zone: string; predefined: readonly string[]; authkeys: readonly string[] }
+  domain?: {
+    ca: DomainCa
+    zone: string
+    predefined: readonly string[]
+    authkeys: readonly string[]
+    factoryRoot?: KeyObject
+  }
   /** Where the state lives: an existing JetStream cluster (`url`: one or a comma-separated list), or the cloud's own
    * nats-server in `dataDir`. */
   store: { nats: { url: string; user?: string; pass?: string }; replicas: number } | { dataDir: string }

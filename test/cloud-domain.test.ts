@@ -15,11 +15,14 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}):
   call(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 
 /** A genuine statement naming `devid` (the cloud reads the devid; no factory CA is configured here). */
-function genuineFor(devid: string): string {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  return Buffer.from(
-    signGenuine({ kind: 'device', devid, genuineId: 'test', keyHash: new Uint8Array(32) }, privateKey),
-  ).toString('base64')
+function genuineFor(
+  devid: string,
+  kind: 'device' | 'factory' = 'device',
+  key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+): string {
+  return Buffer.from(signGenuine({ kind, devid, genuineId: 'test', keyHash: new Uint8Array(32) }, key)).toString(
+    'base64',
+  )
 }
 
 function newCsr(commonName: string): Uint8Array {
@@ -119,6 +122,25 @@ t.test('custom prefix held by a device: another device gets 409, the holder rene
   })
   t.equal((await post(`${base}/domain/register/held`, { csr, genuine: mine })).status, 200, 'the holder, no authkey')
   t.equal((await post(`${base}/domain/register/other`, { csr, genuine: mine })).status, 401, 'a new one needs it')
+})
+
+t.test('with a factory CA: genuine must be the factory statement signed by it', async (t) => {
+  const factory = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const test = await testCloud(t, {}, { factoryRoot: factory.publicKey })
+  const register = `${test.cloud.url}/domain/register/fab1/${AUTHKEY}`
+  const csr = toBase64(newCsr('fab1'))
+  const devid = '0011223344556677'
+  t.match(await post(register, { csr, genuine: genuineFor(devid, 'device', factory.privateKey) }), { status: 401 })
+  t.match(await post(register, { csr, genuine: genuineFor(devid, 'factory') }), {
+    status: 401,
+    json: { error: 'not_genuine' },
+  })
+  t.equal((await post(register, { csr, genuine: genuineFor(devid, 'factory', factory.privateKey) })).status, 200)
+  t.equal(
+    (await post(`${test.cloud.url}/domain/register/fab2/${AUTHKEY}`, { csr, genuine: null })).status,
+    200,
+    'absent with a CSR (variant E)',
+  )
 })
 
 function toBase64(bytes: Uint8Array): string {

@@ -28,6 +28,7 @@ Serves the family's cloud: POST /checkin, /domain/* and /notify/* (docs/ext-auth
   --domain NAME          the zone the prefixes are names in (e.g. ence.do)
   --predefined PREFIX    a shared prefix every device may have, repeatable (default my)
   --authkey KEY          an operator auth key for /domain/register/PREFIX/KEY, repeatable
+  --factory-ca FILE      the factory CA's PEM certificate: then a genuine must be its signed statement
   --data DIR             run an own nats-server with JetStream, its state in DIR
   --nats URL             join an existing JetStream cluster instead (nats://user:pass@host:port)
   --replicas N           copies of each bucket on that cluster: 1, 3 or 5 (default 1)

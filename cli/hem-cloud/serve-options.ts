@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { developmentTrust } from '../../hal/index.js'
 import { DomainCa, type CloudOptions } from '../../cloud/index.js'
@@ -15,6 +15,7 @@ export interface ServeValues {
   domain?: string | undefined
   predefined?: string[] | undefined
   authkey?: string[] | undefined
+  'factory-ca'?: string | undefined
   nats?: string | undefined
   replicas?: string | undefined
   data?: string | undefined
@@ -32,6 +33,7 @@ export const SERVE_OPTIONS = {
   domain: { type: 'string' },
   predefined: { type: 'string', multiple: true },
   authkey: { type: 'string', multiple: true },
+  'factory-ca': { type: 'string' },
   nats: { type: 'string' },
   replicas: { type: 'string' },
   data: { type: 'string' },
@@ -111,7 +113,8 @@ function listenAddress(listen: string): { host: string; port: number } {
 async function domainOf(v: ServeValues): Promise<Pick<CloudOptions, 'domain'>> {
   const given = [v['ca-cert'], v['ca-key'], v.domain].filter((value) => value !== undefined).length
   if (given === 0) {
-    if (v.predefined || v.authkey) throw new UsageError('--predefined and --authkey go with --domain')
+    if (v.predefined || v.authkey || v['factory-ca'])
+      throw new UsageError('--predefined, --authkey and --factory-ca go with --domain')
     return {}
   }
   if (given !== 3) throw new UsageError('--ca-cert, --ca-key and --domain go together')
@@ -124,7 +127,17 @@ async function domainOf(v: ServeValues): Promise<Pick<CloudOptions, 'domain'>> {
   if (authkeys.some((key) => key.length < 8 || key.includes('/')))
     throw new UsageError('an --authkey must be 8 characters or more, without /')
   const ca = await DomainCa.load(await text(v['ca-cert']!), await text(v['ca-key']!))
-  return { domain: { ca, zone, predefined, authkeys } }
+  const factoryRoot = v['factory-ca'] === undefined ? undefined : await factoryRootOf(v['factory-ca'])
+  return { domain: { ca, zone, predefined, authkeys, ...(factoryRoot ? { factoryRoot } : {}) } }
+}
+
+async function factoryRootOf(file: string): Promise<KeyObject> {
+  try {
+    return new X509Certificate(await text(file)).publicKey
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw new UsageError(`--factory-ca ${file} holds no PEM certificate`, { cause: err })
+  }
 }
 
 function publicUrlOf(url: string): string {

@@ -31,7 +31,11 @@ export interface TestCloud {
 let caOnce: Promise<TestCa> | undefined
 
 /** A cloud stopped, and its data dir removed, at the test's end. */
-export async function testCloud(t: Test, options: Partial<CloudOptions> = {}): Promise<TestCloud> {
+export async function testCloud(
+  t: Test,
+  options: Partial<CloudOptions> = {},
+  domain: Partial<NonNullable<CloudOptions['domain']>> = {},
+): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hem-cloud-test-'))
   const ca = await (caOnce ??= makeCa('Cloud Test Domain CA'))
   const domainCa = await DomainCa.load(
@@ -44,7 +48,7 @@ export async function testCloud(t: Test, options: Partial<CloudOptions> = {}): P
       host: '127.0.0.1',
       port,
       backendKey,
-      domain: { ca: domainCa, zone: ZONE, predefined: ['my'], authkeys: [AUTHKEY] },
+      domain: { ca: domainCa, zone: ZONE, predefined: ['my'], authkeys: [AUTHKEY], ...domain },
       store: { dataDir },
       testMode: false,
       clock: () => clock.ms,
