@@ -9,7 +9,7 @@ export {
   type SignatureCheck,
 } from './bearer-token.js'
 export type { CommandReply, CommandRequest, FaultEvent, Principal, StateEvent } from './bus-messages.js'
-export { CHECKIN_REPLY_TYPE, type CheckinAction, type CheckinReply } from './checkin.js'
+export { CHECKIN_REPLY_TYPE, signCheckinReply, type CheckinAction, type CheckinReply } from './checkin.js'
 export { decode, encode } from './codec.js'
 export { BATCH_LIMITS, type BatchReplyPart, packArray, packReplyPart, withinBatchLimits } from './command-batch.js'
 export {
@@ -78,6 +78,7 @@ export { SerialQueue } from './serial-queue.js'
 export { Subjects } from './subjects.js'
 export type { HealthModel, SystemState, TemperatureRange, VersionModel } from './system-state.js'
 export { tlsTransportKey } from './tls-transport-key.js'
+export { wrapTlsKeyBytes, type WrappedTlsKey } from './tls-key-wrap.js'
 export type { UpgradeState } from './upgrade-state.js'
 export { wholeNumber } from './whole-number.js'
 export {

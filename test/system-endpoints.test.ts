@@ -73,6 +73,13 @@ t.test('checkin: a challenge signed with the log key; a reply is acknowledged an
   const [statement] = check.split('.') as [string]
   const claims = JSON.parse(Buffer.from(statement, 'base64url').toString('utf8'))
   t.match(claims, { devid: device.devid, nonce: String, iat: Number })
+  // The cloud's device registry (ext-auth contract §3.2) pins eid_sign and wraps TLS keys for eid.
+  const { eid, eid_sign } = await config()
+  t.strictSame(
+    { eid: claims.eid, eid_sign: claims.eid_sign },
+    { eid, eid_sign },
+    'the signed statement names eid, eid_sign',
+  )
   t.equal(Buffer.from(claims.nonce, 'base64').length, 32, 'a 32-byte nonce')
   t.ok(claims.iat >= asked && claims.iat <= nowSeconds(), 'iat is now')
   const edited = Buffer.from(JSON.stringify({ ...claims, devid: '0000000000000000' })).toString('base64url')

@@ -4,6 +4,7 @@ import {
   type CheckinReply,
   type CommandReply,
   type CommandRequest,
+  encodeBase64,
   fail,
 } from '../../protocol/index.js'
 import { ed25519PublicKey } from '../../hal/index.js'
@@ -30,14 +31,21 @@ function checkinBook(actor: AuthContext): ChallengeBook {
 
 /**
  * `GET /api/system/checkin`: a device-signed challenge for a trusted backend:
- * base64url(JSON {devid, nonce, iat}) "." base64url(Ed25519 signature by the log key).
+ * base64url(JSON {devid, nonce, iat, eid, eid_sign}) "." base64url(Ed25519 signature by the log key).
+ * `eid` and `eid_sign` let the cloud's registry pin the log key and wrap a TLS key for this device.
  */
 export function checkinChallenge(actor: AuthContext, req: CommandRequest): CommandReply {
   const nonce = checkinBook(actor).issue(actor.now(), clientSource(req.source)).jti
-  const statement = Buffer.from(JSON.stringify({ devid: actor.hal.devid, nonce, iat: actor.now() })).toString(
-    'base64url',
-  )
-  const signature = Buffer.from(actor.hal.enclave.logSigner.sign(Buffer.from(statement))).toString('base64url')
+  const { enclave } = actor.hal
+  const claims = {
+    devid: actor.hal.devid,
+    nonce,
+    iat: actor.now(),
+    eid: encodeBase64(enclave.identityPublicKey),
+    eid_sign: encodeBase64(enclave.logSigner.publicKey),
+  }
+  const statement = Buffer.from(JSON.stringify(claims)).toString('base64url')
+  const signature = Buffer.from(enclave.logSigner.sign(Buffer.from(statement))).toString('base64url')
   return { status: 200, body: { check: `${statement}.${signature}` } }
 }
 
