@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import { jetStreamState } from './buckets.js'
 import { checkinRoute } from './checkin-route.js'
 import { startCloudFront, type CloudFront, type FrontLimits } from './cloud-front.js'
-import { brokerRoutes } from './cloud-routes.js'
+import { notifyRoutes } from './notify/notify-routes.js'
 import { DeviceRegistry } from './device-registry.js'
 import type { DomainCa } from './domain-ca.js'
 import { domainRoutes } from './domain-routes.js'
@@ -77,7 +77,13 @@ export async function startCloud(o: CloudOptions): Promise<RunningCloud> {
     front.mount([
       checkinRoute(registry, o.backendKey),
       ...(o.domain ? await domainRoutes({ ...o.domain, registry, state }) : []),
-      ...brokerRoutes({ state, masterSecret: await masterSecret(state), publicUrl, testMode: o.testMode }),
+      ...notifyRoutes({
+        state,
+        masterSecret: await masterSecret(state),
+        publicUrl,
+        testMode: o.testMode,
+        warn: (message) => o.logger.warn(message),
+      }),
     ])
     const [connection, listening] = [nc, front]
     return {
