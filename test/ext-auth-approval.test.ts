@@ -124,6 +124,9 @@ t.test('ext/token: the approval for a bearer, once, its scope and lifetime clamp
     }),
   )
   const dayClaims = claimsOf(day.json.token)
+  t.notOk('ctx' in dayClaims, 'no ctx: none in the bearer')
+  const withCtx = authreply(phone, (await ask(base, { scope: 'logger:get' })).json.authreq, { ctx: 'phone-ctx' })
+  t.equal(claimsOf((await exchange(base, withCtx)).json.token).ctx, 'phone-ctx', 'the authreply ctx copied')
   t.equal(dayClaims.exp - dayClaims.iat, 86400, 'an exp of three days: one')
   const none = await exchange(
     base,

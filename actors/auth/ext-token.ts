@@ -45,6 +45,8 @@ interface Approved {
   /** The scope the bearer gets: the opened scope cut at its first `#` (the key hint). */
   scope: string
   exp: number
+  /** The authreply's `ctx`, copied into the bearer. */
+  ctx?: string
 }
 
 /**
@@ -96,7 +98,8 @@ async function examine(actor: AuthContext, req: CommandRequest, exchange: boolea
     const approved = await approval(actor, req, exchange)
     if (!exchange) return undefined
     const sub = extAuthSub(approved.pairing.kid)
-    const token = actor.tokens.mint({ scope: approved.scope, sub, exp: approved.exp }, actor.now())
+    const { scope, exp, ctx } = approved
+    const token = actor.tokens.mint({ scope, sub, exp, ...(ctx !== undefined ? { ctx } : {}) }, actor.now())
     await actor.journal([
       {
         type: LogType.AUTH_SUCCESS_EXTERNAL,
@@ -170,7 +173,8 @@ async function approval(actor: AuthContext, req: CommandRequest, exchange: boole
   }
   // Only in its turn: the screen leaves an exchange that would pass to the check, which consumes it.
   if (exchange && end('GRANTED') !== 'granted') throw new ExtTokenRefusal(401, 'Authentication failed')
-  return { pairing, scope, exp }
+  const ctx = typeof payload.ctx === 'string' && payload.ctx.length <= 64 ? { ctx: payload.ctx } : {}
+  return { pairing, scope, exp, ...ctx }
 }
 
 async function pairingsOf(actor: AuthContext, req: CommandRequest): Promise<ExtPairing[]> {

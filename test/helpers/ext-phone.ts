@@ -78,6 +78,7 @@ export interface Approval {
   exp?: number
   /** The device it is for (its `aud` and S_pair); default the authreq's `iss`. */
   eid?: string
+  ctx?: string
 }
 
 /** The phone's `authreply` allowing an authreq (contract §2.4.4), signed with S_pair. */
@@ -95,6 +96,7 @@ export function authreply(phone: Phone, authreq: string, o: Approval = {}): stri
     pid: phone.pid,
     iss: phone.aid,
     scope: sealScope(o.grant ? o.grant(opened) : opened, sPair, fromBase64(jti)),
+    ...(o.ctx !== undefined ? { ctx: o.ctx } : {}),
   }
   return signExtJwt(claims, sPair, EXT_JWT_APP_HEADER)
 }
