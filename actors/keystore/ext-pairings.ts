@@ -23,7 +23,7 @@ import { normalisePublicKey } from './public-key.js'
 
 type Body = Record<string, unknown>
 
-/** The pairings of external authenticators (ext-auth contract §1.2): serving CURVE25519 keys whose descr is `EXTAID` ‖ pid. */
+/** The external authenticators' pairings (contract §1.2): serving CURVE25519 keys whose descr is `EXTAID` ‖ pid. */
 function pairings(actor: KeystoreContext): ExtPairing[] {
   return actor.repository.keys().flatMap((key): ExtPairing[] => {
     const pid = key.descr && pidOfDescr(key.descr)
