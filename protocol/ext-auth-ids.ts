@@ -25,7 +25,7 @@ export function pidOfPidx(value: string): string {
   return std + '='.repeat((4 - (std.length % 4)) % 4)
 }
 
-/** The KID a paired authenticator's key gets: hex of the first 16 bytes of SHA-1(aid), as for any imported public key. */
+/** A paired authenticator's KID: hex of the first 16 bytes of SHA-1(aid), as for any imported public key. */
 export function extAuthKid(aid: Uint8Array): string {
   return Array.from(sha1(aid).subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('')
 }

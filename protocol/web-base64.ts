@@ -1,4 +1,4 @@
-// Base64 without Buffer, so that code shared with a browser (the client, the authenticator, the ext-auth core) runs in both.
+// Base64 without Buffer: code shared with a browser (the client, the authenticator, the ext-auth core) runs in both.
 
 /** Standard base64 with padding, as the device's JSON fields carry it. */
 export function toBase64(bytes: Uint8Array): string {
