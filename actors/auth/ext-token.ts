@@ -113,12 +113,14 @@ async function examine(actor: AuthContext, req: CommandRequest, exchange: boolea
     if (!(err instanceof ExtTokenRefusal)) throw err
     // Within the answer's held time: counted in windows, so a stranger's flood is not a write per attempt.
     if (err.status !== 400) await actor.failedExtLogins.refused({ status: err.status, rid: req.rid })
-    return fail(err.status, err.status === 400 ? 'bad_request' : 'unauthorized', err.message)
+    return fail(err.status, ERRORS[err.status], err.message)
   }
 }
 
+const ERRORS = { 400: 'bad_request', 401: 'unauthorized', 406: 'approval_refused' } as const
+
 /** The authreply of the body, parsed: a 400 for a body without one, a 401 for one that is no HS256 eJWT. */
-function authreplyOf(req: CommandRequest): { text: string; parsed: ParsedExtJwt } {
+function authreplyOf(req: CommandRequest): ParsedExtJwt {
   const raw = (req.body as { raw?: unknown } | undefined)?.raw
   let json: unknown
   try {
@@ -130,7 +132,7 @@ function authreplyOf(req: CommandRequest): { text: string; parsed: ParsedExtJwt 
   if (typeof text !== 'string' || text.length > AUTHREPLY_MAX_LENGTH)
     throw new ExtTokenRefusal(400, `the body must be {"authreply": eJWT of at most ${AUTHREPLY_MAX_LENGTH} characters}`)
   try {
-    return { text, parsed: parseExtJwt(text) }
+    return parseExtJwt(text)
   } catch (err) {
     if (err instanceof ExtJwtError) throw new ExtTokenRefusal(401, 'Authentication failed')
     throw err
@@ -138,7 +140,7 @@ function authreplyOf(req: CommandRequest): { text: string; parsed: ParsedExtJwt 
 }
 
 async function approval(actor: AuthContext, req: CommandRequest, exchange: boolean): Promise<Approved> {
-  const { parsed } = authreplyOf(req)
+  const parsed = authreplyOf(req)
   const { payload } = parsed
   const pid = fixedBase64(payload.pid, 32)
   const pairings = pid ? await pairingsOf(actor, req) : []
