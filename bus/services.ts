@@ -1,4 +1,7 @@
-import { SYSTEM_DIAG_OPS, VERIFY_RECORDS_OP } from '../protocol/index.js'
+import { EXT_PAIR_OP, EXT_PAIRINGS_OP, SYSTEM_DIAG_OPS, VERIFY_RECORDS_OP } from '../protocol/index.js'
+
+/** The key store's pairing operations: the auth service's alone (ext-auth contract §1.2). */
+const PAIRING_OPS = [EXT_PAIR_OP, EXT_PAIRINGS_OP].map((op) => `keystore.${op}`)
 
 /**
  * Who is on the bus and what each may do. The nats-server permissions are generated from this
@@ -45,10 +48,11 @@ export const services: readonly ServiceSpec[] = [
   },
   // Passes a trusted backend's check-in orders (lock, shut down) to the health machine.
   // Reboots after a wipeout once the keystore and the disks have followed it.
+  // Stores and reads the external authenticators' pairings, which are keys (the key store checks the user's token).
   {
     name: 'auth',
     serves: true,
-    calls: ['eventstore', 'supervisor', 'system.checkin'],
+    calls: ['eventstore', 'supervisor', 'system.checkin', ...PAIRING_OPS],
     listens: ['keystore', 'storage'],
   },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
@@ -76,8 +80,9 @@ export const services: readonly ServiceSpec[] = [
       ['check_fw', 'install_fw', 'check_ui', 'install_ui'].map((op) => `upgrade.${op}`),
     ),
     listens: ['system', 'auth', 'keystore', 'storage', 'upgrade'],
-    // The self-test's check of every key record is the system's to ask for, not the network's.
-    denies: [`keystore.${VERIFY_RECORDS_OP}`],
+    // The self-test's check of every key record is the system's to ask for, not the network's; the pairings are the
+    // auth service's, which checks the pairing's signature first.
+    denies: [`keystore.${VERIFY_RECORDS_OP}`, ...PAIRING_OPS],
   },
   // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
   { name: 'simctl', serves: false, calls: ['system.sim'], listens: [] },

@@ -261,8 +261,10 @@ export class Dispatcher {
   /**
    * Who may go on, first refusal wins. The key and crypto routes (the HTTPS-only ones) take
    * crypto-contract §0's order: a bad token 401, plain HTTP 418, the device's state 409 (before
-   * the scope: status shows it to anyone), no token 401, scope or role 403 (audited). The other
-   * `healthy` routes keep the seed's: a wrong scope is refused, and journaled, in any state.
+   * the scope: status shows it to anyone), no token 401, scope or role 403 (audited); the
+   * external authenticator's (`unreadyFirst`) the same without the 418, with the clock's 403
+   * (`needsClock`) before the state. The other `healthy` routes keep the seed's: a wrong scope is
+   * refused, and journaled, in any state.
    */
   private async admit(
     exchange: Exchange,
@@ -276,7 +278,10 @@ export class Dispatcher {
     const principal = await authenticate(head.authorization, this.options.tokens)
     const keyRoute = route.tls === 'required'
     if (keyRoute && !head.tls) throw new HttpError(418, 'tls_required', 'This resource is served over HTTPS only')
-    if (keyRoute) refuseUnready(route, device)
+    if (route.needsClock && !this.options.clock.isSet())
+      throw new HttpError(403, 'clock_not_set', 'The device clock is not set: run a check-in first')
+    const stateFirst = keyRoute || route.unreadyFirst === true
+    if (stateFirst) refuseUnready(route, device)
     if (!principal) {
       const anonymous = route.anonymous?.(anonymousBody(), device.identity) === true
       if ((route.auth === 'token' && !anonymous) || (route.auth === 'token-unless-fresh' && device.identity.inited))
@@ -285,7 +290,7 @@ export class Dispatcher {
       await this.options.onScopeFailure?.(route, principal, exchange.rid, bearerToken(head.authorization)!)
       throw new HttpError(403, 'forbidden', 'The token scope or role does not permit this request')
     }
-    if (!keyRoute) refuseUnready(route, device)
+    if (!stateFirst) refuseUnready(route, device)
     return principal
   }
 
@@ -386,7 +391,7 @@ function refuseUnready(route: Route, device: DeviceView): void {
   if (!route.healthy) return
   if (deviceFailState(device) !== 0)
     throw new HttpError(409, 'device_fault', 'The device is in a fail state (see fls_state in status)')
-  if (route.auth === 'token' && !device.identity.inited)
+  if ((route.auth === 'token' || route.unreadyFirst) && !device.identity.inited)
     throw new HttpError(409, 'not_personalised', 'The device is not personalised')
 }
 

@@ -97,7 +97,7 @@ function requestBody(route: Route): Json {
 
 /** The 409 of a gated route: a key route also needs an owner, and says so before the token's scope. */
 function failState(route: Route): string {
-  return route.tls === 'required'
+  return route.tls === 'required' || route.unreadyFirst
     ? 'the device is in a fail state (fls_state ≠ 0) or not personalised (before the scope is checked)'
     : 'the device is in a fail state (fls_state ≠ 0)'
 }
@@ -133,8 +133,11 @@ function responses(route: Route): Json {
     '401': error('a present but invalid or expired token, or a missing one where a token is needed'),
     ...(route.scopes || route.roles
       ? { '403': error('the token scope or role does not permit this request (journaled FAILED_SCOPE_CHECK)') }
-      : {}),
+      : route.needsClock
+        ? { '403': error('the device clock is not set') }
+        : {}),
     ...(route.path.includes(':') || op === 'update' ? { '404': error('no such resource') } : {}),
+    ...(route.fails ? { '406': error(route.fails) } : {}),
     ...(op !== undefined && !KEY_LOOKUPS.has(op)
       ? {
           '406': error(

@@ -149,6 +149,7 @@ export const routeTable: readonly Route[] = [
     body: Type.Object({ checked: Type.String({ maxLength: 7000 }) }),
     deadline: 'medium',
   }),
+  ...extAuthRoutes(),
   route('GET', '/api/system/selftest', operationAccess.selftest, command('system', 'selftest'), { deadline: 'medium' }),
   route('GET', '/api/system/reboot', operationAccess.reboot, command('system', 'reboot'), { deadline: 'medium' }),
   route('GET', '/api/system/shutdown', operationAccess.shutdown, command('system', 'shutdown'), { deadline: 'medium' }),
@@ -220,6 +221,51 @@ export const routeTable: readonly Route[] = [
   cryptoRoute('/api/crypto/pqc/mldsa/sign', 'mldsa_sign', ['msg'], ['ctx']),
   cryptoRoute('/api/crypto/pqc/mldsa/verify', 'mldsa_verify', ['msg', 'sign'], ['ctx']),
 ]
+
+/**
+ * The external authenticator's (ext-auth contract §1): POST over HTTP or HTTPS, its order of checks (a bad token 401,
+ * no clock 403, the device's state 409, then the token's absence, role and scope), bodies of at most 7300 bytes as
+ * every body. Types only: the auth actor checks the values (and parses ext/token's body itself, within the floor).
+ */
+function extAuthRoutes(): Route[] {
+  const epk = Type.String({ maxLength: 64 })
+  const ext = (op: string, access: Access, extra: Partial<Route>): Route =>
+    route('POST', `/api/auth/ext/${op}`, access, command('auth', `ext_${op}`), {
+      healthy: true,
+      unreadyFirst: true,
+      ...extra,
+    })
+  return [
+    ext('init', operationAccess.extPair, { body: Type.Object({ epk }), source: true }),
+    ext('validate', operationAccess.extPair, {
+      body: Type.Object({ pid: Type.String({ maxLength: 64 }), reply: Type.String({ maxLength: 4096 }) }),
+      deadline: 'medium',
+      fails: 'the reply is refused: no such challenge, not signed by its aid, a key paired already, eight pairings',
+    }),
+    ext('mac', operationAccess.extPair, { body: Type.Object({ epk }) }),
+    ext('request', open, {
+      body: Type.Object({
+        epk,
+        scope: Type.String({ maxLength: 1023 }),
+        exp: Type.Optional(Type.Number()),
+        ctx: Type.Optional(Type.String({ maxLength: 64 })),
+        note: Type.Optional(Type.String({ maxLength: 128 })),
+      }),
+      needsClock: true,
+      source: true,
+    }),
+    ext('token', open, {
+      body: Type.Object({ authreply: Type.String({ maxLength: 4096 }) }),
+      bodyCheck: 'actor',
+      needsClock: true,
+      fails: 'the issuer is not paired (or was unpaired), or the scope approved is not the one asked',
+      deadline: 'medium',
+      source: true,
+      tooManyRequests: 'too many login attempts wait, from this client or in all; refused unread, Retry-After in s',
+      refusedAtStop: true,
+    }),
+  ]
+}
 
 /**
  * upload, check and install of one image kind: no token on a fresh device, then `system:upgrade`

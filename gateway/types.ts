@@ -95,6 +95,15 @@ export interface Route {
    */
   healthy?: true
   /**
+   * The device's state is refused (409: a fail state, or no owner, whoever asks) before the token's absence, role and
+   * scope are: the external authenticator's order (ext-auth contract §1.0), the key routes' without their 418.
+   */
+  unreadyFirst?: true
+  /** Refused 403 while the device clock was never set: after a bad token's 401, before the state's 409. */
+  needsClock?: true
+  /** What the operation's 406 means, for a route outside the key operations (whose 406 the API description knows). */
+  fails?: string
+  /**
    * How long each command this route sends may take (protocol/deadlines.ts); `short` when absent.
    * A stream or upload route's class bounds each of its chunk commands, not the whole transfer.
    */

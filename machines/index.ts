@@ -10,6 +10,7 @@ export {
   type PlainConfigField,
 } from './config.js'
 export { bootMode, disk1Cipher, diskMachine, diskVersion, type DiskNumber } from './disk.js'
+export { extAuthMachine, extAuthVersion, type ExtAuthEvent, type ExtAuthKind } from './ext-auth.js'
 export { healthMachine, healthVersion, type HealthEvent } from './health.js'
 export { IN_SERVICE, keyLifecycleMachine, keyLifecycleVersion, type KeyEvent } from './key-lifecycle.js'
 export { configEvent, type DiskFormatData, foldIdentity, IDENTITY_RECORD_TYPES } from './identity-fold.js'

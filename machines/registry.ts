@@ -6,6 +6,7 @@
 import type { AnyStateMachine } from 'xstate'
 import type { Variant } from '../protocol/index.js'
 import { diskMachine, diskVersion } from './disk.js'
+import { extAuthMachine, extAuthVersion } from './ext-auth.js'
 import { healthMachine, healthVersion } from './health.js'
 import { keyLifecycleMachine, keyLifecycleVersion } from './key-lifecycle.js'
 import { lifecycleMachine, lifecycleVersion } from './lifecycle.js'
@@ -99,6 +100,16 @@ export const machineRegistry = {
     instances: () => once(),
     actor: 'system',
     modelTest: 'test/model-lifecycle.test.ts',
+  },
+  // One per challenge the auth actor gives an external authenticator, made and ended as they come and go: never
+  // journaled (machines/ext-auth.ts), so none runs from the start and replay has nothing of it to fold.
+  extAuth: {
+    machine: extAuthMachine,
+    version: extAuthVersion,
+    lifetime: 'boot',
+    instances: () => [],
+    actor: 'auth',
+    modelTest: 'test/model-ext-auth.test.ts',
   },
 } as const satisfies Record<string, RegisteredMachine>
 

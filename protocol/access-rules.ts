@@ -25,6 +25,8 @@ export const operationAccess = {
   logger: { auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES },
   // The scope names the disk (and `:rw` the mode); the storage service reads which from it.
   storage: { auth: 'token', scopes: ['storage'], roles: USER_ROLES },
+  // The pairing routes of external authenticators (ext-auth contract §1.0): the user alone, never M or ExtAuth.
+  extPair: { auth: 'token', scopes: ['auth:ext:pair', 'system:config'], roles: ['U'] },
   // Any principal: journaling a refusal the gateway made, under the name the token proves.
   anyPrincipal: { auth: 'token' },
 } as const satisfies Record<string, OperationAccess>

@@ -1,5 +1,12 @@
 // The public face of protocol/: what other folders may use of it.
 export { keyOperationAccess, operationAccess, type OperationAccess } from './access-rules.js'
+export {
+  EXT_PAIR_OP,
+  EXT_PAIRINGS_OP,
+  type ExtPairBody,
+  type ExtPairing,
+  type ExtPairingsAnswer,
+} from './ext-pairing-ops.js'
 export { base64Field, decodeBase64, encodeBase64 } from './base64.js'
 export {
   BEARER_HEADER,
@@ -34,6 +41,7 @@ export {
   type JournalPosition,
   type LinkData,
   type LogResultNumber,
+  type LogTypeNumber,
   type RecordLine,
   type RecoveryReport,
   type SealData,
@@ -48,6 +56,7 @@ export type { MirrorStatus } from './mirror-status.js'
 export { keyOperationScopes, type KeyOperation } from './key-scopes.js'
 export { anonymousSearchAllowed, parseDescrPattern } from './key-search.js'
 export {
+  appTypeWord,
   canAgree,
   canSign,
   checkDescr,

@@ -46,6 +46,47 @@ export const keyTypes = {
   MLDSA87: { kind: 'mldsa', publicKey: 2592, seed: 32, signature: 4627 },
 } as const satisfies Record<string, KeyTypeInfo>
 
+/**
+ * The low byte of the type word the family's authenticator app reads in a key hint (ext-auth contract §1.4, [A] v1
+ * `base.js`), read as hex digits like the word it goes in: what the app does not know (post-quantum) is 0.
+ */
+const appTypeCodes: Record<KeyType, number> = {
+  AES128: 0x30,
+  AES192: 0x31,
+  AES256: 0x32,
+  'SHA2-256': 0x10,
+  'SHA2-384': 0x11,
+  'SHA2-512': 0x12,
+  'SHA3-256': 0x13,
+  'SHA3-384': 0x14,
+  'SHA3-512': 0x15,
+  CURVE25519: 0x20,
+  CURVE448: 0x21,
+  ED25519: 0x22,
+  ED448: 0x23,
+  SECP256R1: 0x10,
+  SECP384R1: 0x11,
+  SECP521R1: 0x12,
+  SECP256K1: 0x13,
+  MLKEM512: 0,
+  MLKEM768: 0,
+  MLKEM1024: 0,
+  MLDSA44: 0,
+  MLDSA65: 0,
+  MLDSA87: 0,
+}
+
+/**
+ * The app's 16-bit type word of a stored key: 0x8000 asymmetric, 0x4000 made on the device (what a list shows as
+ * `ATT`), 0x2000 private key, 0x1000 public key only, 0x0800 ECDH, 0x0400 ExDSA; the low byte names the algorithm.
+ */
+export function appTypeWord(type: KeyType, mode: KeyMode | undefined, hasPrivate: boolean): number {
+  const code = appTypeCodes[type]
+  if (!isAsymmetric(type)) return 0x4000 | code
+  const usage = (canAgree(type, mode) ? 0x0800 : 0) | (canSign(type, mode) ? 0x0400 : 0)
+  return 0x8000 | (hasPrivate ? 0x4000 | 0x2000 : 0x1000) | usage | code
+}
+
 interface KeyTypeInfo {
   kind: KeyKind
   bytes?: number

@@ -14,6 +14,7 @@ import { ServiceHost } from '../bus/service-host.js'
 import { Subjects } from '../protocol/subjects.js'
 import type { StateEvent } from '../protocol/bus-messages.js'
 import { VERIFY_RECORDS_OP } from '../protocol/diag.js'
+import { EXT_PAIR_OP, EXT_PAIRINGS_OP } from '../protocol/ext-pairing-ops.js'
 import { inboxPrefix, services } from '../bus/services.js'
 import { gatewayProjections } from '../gateway/device-view.js'
 import { startOwnBus } from '../bus/bus-setup.js'
@@ -177,6 +178,8 @@ t.test('permissions: each service only where the table lets it', async (t) => {
   serve(t, keystore, 'keystore', {
     list: { handler: () => ({ status: 200 }) },
     [VERIFY_RECORDS_OP]: { handler: () => ({ status: 200 }) },
+    [EXT_PAIR_OP]: { handler: () => ({ status: 200 }) },
+    [EXT_PAIRINGS_OP]: { handler: () => ({ status: 200 }) },
   })
   await keystore.flush()
   t.equal(
@@ -198,6 +201,17 @@ t.test('permissions: each service only where the table lets it', async (t) => {
     200,
     'which the system may ask for',
   )
+
+  // The pairings of external authenticators are the auth service's, which checks the phone's signature first.
+  const pairingAuth = await connect('auth')
+  for (const op of [EXT_PAIR_OP, EXT_PAIRINGS_OP]) {
+    await t.rejects(
+      gateway.request(subjects.command('keystore', op), encode({ rid: 'p', tls: false }), { timeout: 1000 }),
+      `the gateway may not send ${op}`,
+    )
+    const answer = await pairingAuth.request(subjects.command('keystore', op), encode({ rid: 'p', tls: false }))
+    t.equal(decode<{ status: number }>(answer.data).status, 200, `the auth service may send ${op}`)
+  }
 
   // The system takes a check-in order without a token: only auth, which verified the check-in, may give it.
   const upgrade = await connect('upgrade')

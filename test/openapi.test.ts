@@ -49,7 +49,10 @@ t.test('every route, as the gateway treats it', async (t) => {
       `${route.path}: the fail state's 409 exactly where it gates`,
     )
     // crypto-contract §0: 406 when an operation fails; a key is only looked up by list, get, delete and search.
-    const operation = /^\/api\/(crypto\/|keymgmt\/(create|import|derive|update)$)/.test(route.path)
+    // The external authenticator's answer that fails 406 (ext-auth contract §1.2, §1.5).
+    const operation =
+      /^\/api\/(crypto\/|keymgmt\/(create|import|derive|update)$)/.test(route.path) ||
+      /^\/api\/auth\/ext\/(validate|token)$/.test(route.path)
     t.equal('406' in op.responses, operation, `${route.path}: 406 exactly where an operation can fail`)
     t.equal(
       op.responses['200'].description === 'verified (empty body)',

@@ -4,7 +4,8 @@
 //
 // The key-management and crypto routes check in crypto-contract §0's order (a bad token 401, plain
 // HTTP 418, the fail state or no owner 409 even for a wrong scope, no token 401, scope or role
-// 403); storage and attestation in the seed's (401, 403 journaled in any state, then 409). The
+// 403), the external authenticator's (/api/auth/ext/*) in the same without the 418 (ext-auth contract
+// §1.0); storage and attestation in the seed's (401, 403 journaled in any state, then 409). The
 // personalised devices are put in a fail state (a temperature fault) for a last pass.
 //
 // Routes whose success would disturb the rest of the run are called only with tokens that must
@@ -42,7 +43,11 @@ type LoginRole = Extract<Role, 'U' | 'M'>
 const DISRUPTIVE = new Set(['GET /api/system/reboot', 'GET /api/system/shutdown'])
 
 /** Open routes that refuse on purpose once the device is personalised (no scope check, no audit). */
-const REFUSED_WHEN_PERSONALISED: Record<string, number> = { 'POST /api/system/config/provisioning': 403 }
+const REFUSED_WHEN_PERSONALISED: Record<string, number> = {
+  'POST /api/system/config/provisioning': 403,
+  // The minimal body's `authreply` is no eJWT: ext-auth contract §1.5 answers that 401, whoever asks.
+  'POST /api/auth/ext/token': 401,
+}
 
 /** What the contract promises a fresh device answers without a token (routes not named: only "not 401/403"). */
 const FRESH_WITHOUT_TOKEN: Record<string, number> = {
@@ -81,6 +86,12 @@ const keyOf = (route: Route) => `${route.method} ${route.path}`
 
 /** Device contract §1: the key-management and crypto endpoints, the ones in crypto-contract §0's order. */
 const isKeyRoute = (route: Route) => /^\/api\/(keymgmt|crypto)\//.test(route.path)
+
+/** The external authenticator's: §0's order without the 418 (ext-auth contract §1.0). */
+const isExtRoute = (route: Route) => route.path.startsWith('/api/auth/ext/')
+
+/** The routes that refuse the device's state (409) before a missing token, a role or a scope. */
+const stateFirst = (route: Route) => isKeyRoute(route) || isExtRoute(route)
 
 /** The LOG_TYPE under which every 200, 400 and 406 of an operation is journaled (crypto-contract §0, §2, §3). */
 const OPERATION_LOG: Record<string, number> = {
@@ -395,7 +406,7 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
     const roles = route.roles ?? ALL
     const right = rightScopesFor(route)[0]!
     t.equal((await send(device, route, foreign)).status, 401, `${name}, invalid token → 401`)
-    if (isKeyRoute(route)) {
+    if (stateFirst(route)) {
       const callers: [string, string | undefined][] = [
         ['no token', undefined],
         ['wrong scope', token('U', wrongScopeFor(route))],
@@ -407,7 +418,8 @@ async function matrix(t: Test, { device, variant, tokens, expired }: Personalise
         t.equal(answer.json?.error, 'device_fault', `${name}, ${label}: error body`)
         t.same(await recordsOf(device, answer), [], `${name}, ${label}: nothing journaled`)
       }
-      t.equal((await send(device, route, undefined, true)).status, 418, `${name}, plain HTTP → 418`)
+      if (isKeyRoute(route))
+        t.equal((await send(device, route, undefined, true)).status, 418, `${name}, plain HTTP → 418`)
       await noAudit(`${name}, every caller`)
       continue
     }
@@ -443,8 +455,8 @@ async function freshDevice(t: Test, dir: string, variant: Variant): Promise<void
       t.equal((await send(device, route, undefined, true)).status, 418, `${name}, no token over HTTP → 418`)
     }
     const answer = await send(device, route)
-    // No owner, no key: a key route's 409 comes before the missing token's 401 (crypto-contract §0).
-    const expected = FRESH_WITHOUT_TOKEN[key] ?? (isKeyRoute(route) ? 409 : route.auth === 'token' ? 401 : undefined)
+    // No owner, no key: a key or ext route's 409 comes before the missing token's 401 (crypto-contract §0).
+    const expected = FRESH_WITHOUT_TOKEN[key] ?? (stateFirst(route) ? 409 : route.auth === 'token' ? 401 : undefined)
     if (expected !== undefined)
       t.equal(answer.status, expected, `${name}, no token → ${expected} (got ${answer.text.slice(0, 120)})`)
     else notRefused(t, answer, `${name}, no token`)
@@ -460,7 +472,8 @@ t.test('the route table is what this matrix assumes', async (t) => {
     if (route.auth === 'open') t.notOk(route.scopes ?? route.roles, `${key}: an open route lists no scopes or roles`)
     if (route.scopes) t.ok(route.scopes.length > 0, `${key}: scopes, when given, are not empty`)
     t.equal(route.tls === 'required', isKeyRoute(route), `${key}: HTTPS only exactly if a key or crypto route`)
-    if (isKeyRoute(route)) t.ok(route.healthy, `${key}: a key route is fail-state gated`)
+    if (stateFirst(route)) t.ok(route.healthy, `${key}: a key or ext route is fail-state gated`)
+    t.equal(route.unreadyFirst === true, isExtRoute(route), `${key}: the state first, without a 418, exactly if ext`)
     const operation = /^\/api\/crypto\//.test(route.path) || route.path === '/api/keymgmt/derive'
     t.equal(keyOf(route) in OPERATION_LOG, operation, `${key}: an operation's LOG_TYPE is known exactly if it is one`)
   }

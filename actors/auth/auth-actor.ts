@@ -6,11 +6,16 @@ import {
   type CheckinAction,
   type CommandReply,
   type CommandRequest,
+  DEADLINE_MS,
   type IdentityState,
   type JournalEntry,
   type KeystoreState,
   LogResult,
+  LogType,
+  AUTHREQ_LIFETIME,
+  PAIRING_REQUEST_LIFETIME,
   type StorageState,
+  Subjects,
 } from '../../protocol/index.js'
 import type { Hal } from '../../hal/index.js'
 import {
@@ -23,11 +28,12 @@ import {
   reduceConfig,
   versioned,
 } from '../../machines/index.js'
-import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { callService, followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort, MachineRunner, scopeCheckEntry } from '../host/index.js'
 import { BearerIssuer } from './bearer.js'
 import { ChallengeBook } from './challenges.js'
 import { DiskFormat, formatRecord } from './disk-format.js'
+import { type ApprovalFacts, ExtAuthBook, type PairingFacts } from './ext-auth-book.js'
 import { FailedLoginAudit } from './failed-login-audit.js'
 import { notingJournalTampers } from './journal-tampers.js'
 import { LoginQueue } from './login-queue.js'
@@ -67,6 +73,9 @@ export class AuthActor implements AuthContext {
   readonly guard: BearerGuard
   readonly logins: LoginQueue
   readonly failedLogins: FailedLoginAudit
+  readonly extPairings: ExtAuthBook<PairingFacts>
+  readonly extApprovals: ExtAuthBook<ApprovalFacts>
+  readonly failedExtLogins: FailedLoginAudit
   readonly personalisation: MachineRunner<typeof personalisationMachine>
   readonly provisioning: MachineRunner<typeof provisioningMachine>
   readonly now: Now
@@ -102,6 +111,15 @@ export class AuthActor implements AuthContext {
       logger: o.logger,
       clock: o.hal.clock,
     })
+    this.failedExtLogins = new FailedLoginAudit({
+      journal: (entries) => this.journal(entries),
+      logger: o.logger,
+      clock: o.hal.clock,
+      type: LogType.AUTH_SUCCESS_EXTERNAL,
+    })
+    // Per boot, like the login challenges: a reboot or a wipeout (which reboots) ends them all.
+    this.extPairings = new ExtAuthBook('pairing', { random, lifetime: PAIRING_REQUEST_LIFETIME })
+    this.extApprovals = new ExtAuthBook('approval', { random, lifetime: AUTHREQ_LIFETIME })
     this.guard = new BearerGuard({ identity: () => this.host.state, clock: o.hal.clock, journal: o.journal })
     const seen = { tamper: o.bootIntact === false }
     const facts = foldIdentity(notingJournalTampers(history.records, seen), o.hal.variant)
@@ -182,6 +200,7 @@ export class AuthActor implements AuthContext {
     await this.host.stop()
     await this.diskFormat.cancel('stop')
     await this.failedLogins.flush()
+    await this.failedExtLogins.flush()
   }
 
   /**
@@ -252,6 +271,12 @@ export class AuthActor implements AuthContext {
     const user = publicKey.length === stored.user.length && timingSafeEqual(publicKey, stored.user)
     const master = publicKey.length === stored.master.length && timingSafeEqual(publicKey, stored.master)
     return user ? 'U' : master ? 'M' : undefined
+  }
+
+  keystore(op: string, req: CommandRequest): Promise<CommandReply> {
+    const { nc, hal } = this.options
+    const subject = new Subjects(hal.devid).command('keystore', op)
+    return callService(nc, subject, req, DEADLINE_MS.short, `the key store did not answer ${op}`)
   }
 
   /**

@@ -6,6 +6,7 @@ import type { BearerGuard, MachineRunner } from '../host/index.js'
 import type { BearerIssuer } from './bearer.js'
 import type { ChallengeBook } from './challenges.js'
 import type { DiskFormat } from './disk-format.js'
+import type { ApprovalFacts, ExtAuthBook, PairingFacts } from './ext-auth-book.js'
 import type { FailedLoginAudit } from './failed-login-audit.js'
 import type { LoginQueue } from './login-queue.js'
 import type { SessionKey } from './session-key.js'
@@ -25,6 +26,11 @@ export interface AuthContext {
   /** Login attempts, one at a time behind the brake, shared out between clients. */
   readonly logins: LoginQueue
   readonly failedLogins: FailedLoginAudit
+  /** The pairing challenges of `ext/init` and the approval challenges of `ext/request` (ext-auth contract §1). */
+  readonly extPairings: ExtAuthBook<PairingFacts>
+  readonly extApprovals: ExtAuthBook<ApprovalFacts>
+  /** Refused `ext/token` exchanges: AUTH_SUCCESS_EXTERNAL FAILED, counted as refused logins are. */
+  readonly failedExtLogins: FailedLoginAudit
   readonly guard: BearerGuard
   readonly personalisation: MachineRunner<typeof personalisationMachine>
   readonly provisioning: MachineRunner<typeof provisioningMachine>
@@ -47,6 +53,8 @@ export interface AuthContext {
   /** The role a stored key logs in as. */
   roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined
   denied(req: CommandRequest): Promise<CommandReply>
+  /** A command to the key store: of its operations, the auth service may send only the pairings' (bus/services.ts). */
+  keystore(op: string, req: CommandRequest): Promise<CommandReply>
   /** Resolves once the keystore and the disks followed a wipeout, or after `timeoutMs`. */
   wipeoutFollowed(timeoutMs: number): Promise<void>
   /** Asks the supervisor to restart the device's services. */

@@ -34,13 +34,23 @@ export class BearerIssuer {
     this.#maxLifetime = options.maxLifetime ?? LOGIN_MAX_LIFETIME
   }
 
-  /** `exp` is what the client asked for, clamped to [now + 1, now + maxLifetime]; times are Unix seconds. */
-  mint(request: { scope: string; sub: string; exp: number }, now: number): string {
+  /**
+   * `exp` is what the client asked for, clamped to [now + 1, now + maxLifetime]; times are Unix seconds. `ctx`, when
+   * given, rides along for the client (an external authenticator's, ext-auth contract §1.5): no service reads it.
+   */
+  mint(request: { scope: string; sub: string; exp: number; ctx?: string }, now: number): string {
     if (!Number.isFinite(request.exp) || !Number.isFinite(now)) throw new RangeError('exp and now must be finite')
     const iat = Math.floor(now)
     const exp = Math.min(Math.max(Math.floor(request.exp), iat + 1), iat + this.#maxLifetime)
     const jti = Buffer.from(this.#random(16)).toString('base64url')
-    const claims: BearerClaims = { scope: request.scope, sub: request.sub, iat, exp, jti }
+    const claims: BearerClaims & { ctx?: string } = {
+      scope: request.scope,
+      sub: request.sub,
+      iat,
+      exp,
+      jti,
+      ...(request.ctx !== undefined ? { ctx: request.ctx } : {}),
+    }
     const signingInput = `${BEARER_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
     return `${signingInput}.${sign(null, Buffer.from(signingInput, 'ascii'), this.#signingKey).toString('base64url')}`
   }

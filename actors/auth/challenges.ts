@@ -36,9 +36,9 @@ export interface ChallengeBookOptions {
  * client, so that no flood of requests from one client can push out a challenge issued to another
  * within its lifetime: a flood only recycles its own client's challenges.
  */
-export class ChallengeBook {
+export class ChallengeBook<V = undefined> {
   // Keyed by the canonical base64 of the bytes; Map order is issue order, so the oldest come first.
-  readonly #live = new Map<string, { exp: number; source: string }>()
+  readonly #live = new Map<string, { exp: number; source: string; value: V }>()
   // Each client's live challenges, oldest first.
   readonly #bySource = new Map<string, Set<string>>()
   readonly #random: (n: number) => Uint8Array
@@ -59,15 +59,18 @@ export class ChallengeBook {
     return this.#live.size
   }
 
-  /** A new challenge for the client `source` (the bucket clientSource gives; one shared bucket by default). */
-  issue(now: number, source = ''): Challenge {
+  /**
+   * A new challenge for the client `source` (the bucket clientSource gives; one shared bucket by default), with what
+   * its book keeps of it (`value`, for `entry`).
+   */
+  issue(now: number, source = '', ...[value]: V extends undefined ? [] : [V]): Challenge {
     this.#purge(now)
     const own = this.#bySource.get(source)
     if (own && own.size >= this.#perSource) this.#drop(own.values().next().value as string)
     if (this.#live.size >= this.#capacity) this.#drop(this.#largest().values().next().value as string)
     const jti = Buffer.from(timedNonce(now, this.#random)).toString('base64')
     const exp = Math.floor(now) + this.#lifetime
-    this.#live.set(jti, { exp, source })
+    this.#live.set(jti, { exp, source, value: value as V })
     if (own) own.add(jti)
     else this.#bySource.set(source, new Set([jti]))
     return { jti, exp }
@@ -88,6 +91,13 @@ export class ChallengeBook {
     const key = this.#key(jti)
     const entry = key === undefined ? undefined : this.#live.get(key)
     return entry !== undefined && now <= entry.exp
+  }
+
+  /** A live challenge's value; the challenge stays live (`consume` ends it). */
+  entry(jti: unknown, now: number): V | undefined {
+    const key = this.#key(jti)
+    const entry = key === undefined ? undefined : this.#live.get(key)
+    return entry !== undefined && now <= entry.exp ? entry.value : undefined
   }
 
   #key(jti: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Clock, Timer } from '../../hal/index.js'
-import { type JournalEntry, LogResult, LogType } from '../../protocol/index.js'
+import { type JournalEntry, LogResult, LogType, type LogTypeNumber } from '../../protocol/index.js'
 
 /** A refused login as the journal records it: the status it was answered, the scope it asked for, its request. */
 export interface RefusedLogin {
@@ -17,6 +17,8 @@ export interface FailedLoginAuditOptions {
   clock: Pick<Clock, 'timer'>
   /** How long refusals of one status are counted into one record; default 10 s. */
   windowMs?: number
+  /** The record: AUTH_SUCCESS_INTERNAL (a passphrase login) by default, AUTH_SUCCESS_EXTERNAL for ext/token. */
+  type?: LogTypeNumber
 }
 
 /** A journaled scope is cut to this: an attempt's scope is the stranger's own text. */
@@ -43,12 +45,14 @@ export class FailedLoginAudit {
   readonly #logger: Logger
   readonly #clock: Pick<Clock, 'timer'>
   readonly #windowMs: number
+  readonly #type: LogTypeNumber
 
   constructor(options: FailedLoginAuditOptions) {
     this.#journal = options.journal
     this.#logger = options.logger
     this.#clock = options.clock
     this.#windowMs = options.windowMs ?? 10_000
+    this.#type = options.type ?? LogType.AUTH_SUCCESS_INTERNAL
   }
 
   /** Resolves once the refusal is journaled or counted; never rejects (the refusal stands either way). */
@@ -87,7 +91,7 @@ export class FailedLoginAudit {
 
   async #write({ status, rid, scope }: RefusedLogin, count: number): Promise<void> {
     const entry: JournalEntry = {
-      type: LogType.AUTH_SUCCESS_INTERNAL,
+      type: this.#type,
       result: LogResult.FAILED,
       data: {
         source: status,

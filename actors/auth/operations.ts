@@ -5,6 +5,11 @@ import type { AuthContext } from './auth-context.js'
 import { checkinChallenge, checkinReply } from './checkin.js'
 import { readConfig, updateConfig } from './config-endpoint.js'
 import { diagWipeConfig } from './diag-wipe-config.js'
+import { extInit } from './ext-init.js'
+import { extMac } from './ext-mac.js'
+import { extRequest } from './ext-request.js'
+import { extToken } from './ext-token.js'
+import { extValidate } from './ext-validate.js'
 import { login, loginChallenge } from './login.js'
 import { initChallenge, personalise } from './personalise.js'
 
@@ -27,6 +32,19 @@ export function authOperations(actor: AuthContext): Record<string, OperationSpec
     provision: { handler: (req) => provision(actor, req) },
     checkin_get: { exclusive: false, handler: (req) => checkinChallenge(actor, req) },
     checkin_post: { exclusive: false, handler: (req) => checkinReply(actor, req) },
+    // The external authenticator's (ext-auth contract §1): they change no aggregate, so they overlap.
+    ext_init: guard.operation(operationAccess.extPair, (req) => extInit(actor, req), false),
+    ext_validate: {
+      exclusive: false,
+      // The user's token goes on to the key store, which checks it itself: the admitted request no longer has it.
+      handler: async (req: CommandRequest) => {
+        const admission = await guard.admit(operationAccess.extPair, req)
+        return 'refused' in admission ? admission.refused : extValidate(actor, admission.request, req.bearer!)
+      },
+    },
+    ext_mac: guard.operation(operationAccess.extPair, (req) => extMac(actor, req), false),
+    ext_request: { exclusive: false, handler: (req) => extRequest(actor, req) },
+    ext_token: { exclusive: false, handler: (req) => extToken(actor, req) },
     // The DIAG build's only: no token, so nothing of it may exist in a normal build.
     ...(actor.diag ? { diag_wipe_config: { handler: (req: CommandRequest) => diagWipeConfig(actor, req) } } : {}),
   }

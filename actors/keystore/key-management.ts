@@ -61,7 +61,10 @@ function bodyOf(req: CommandRequest): Body {
  * Runs a key-management handler behind the device's gate, turning attribute errors into 400.
  * The repository's own refusals (full, duplicate) are the contract's 406: the operation failed.
  */
-async function guarded(actor: KeystoreContext, run: () => Promise<CommandReply> | CommandReply): Promise<CommandReply> {
+export async function guarded(
+  actor: KeystoreContext,
+  run: () => Promise<CommandReply> | CommandReply,
+): Promise<CommandReply> {
   const unavailable = actor.unavailable()
   if (unavailable) return unavailable
   try {

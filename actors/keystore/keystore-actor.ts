@@ -12,12 +12,15 @@ import {
 import {
   type CommandReply,
   type CommandRequest,
+  EXT_PAIR_OP,
+  EXT_PAIRINGS_OP,
   fail,
   type IdentityState,
   type JournalEntry,
   type KeystoreState,
   LogResult,
   LogType,
+  operationAccess,
   type RecordCheck,
   SerialQueue,
   type SystemState,
@@ -26,6 +29,7 @@ import {
 import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort } from '../host/index.js'
 import { ExpandedKeys } from './crypto-expanded-keys.js'
+import { extPair, extPairings } from './ext-pairings.js'
 import { keystoreDiagOperations } from './diag-operations.js'
 import { keystoreOperations } from './operations.js'
 import { KeyLifecycles } from './key-lifecycles.js'
@@ -107,6 +111,9 @@ export class KeystoreActor implements KeystoreContext {
         // No principal: only the system service may send it (bus/services.ts), for its self-test.
         // Exclusive: a key it finds bad leaves memory, which no derive (that yields) may be using.
         [VERIFY_RECORDS_OP]: { handler: () => this.verifyRecords() },
+        // For the auth service alone (bus/services.ts): storing a pairing checks the user's token it forwards.
+        [EXT_PAIR_OP]: this.guard.operation(operationAccess.extPair, (req) => extPair(this, req)),
+        [EXT_PAIRINGS_OP]: { exclusive: false, handler: (req) => extPairings(this, req) },
         ...(options.diag ? keystoreDiagOperations(this) : {}),
       },
       options.logger,
