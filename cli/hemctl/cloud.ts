@@ -14,7 +14,8 @@ export const cloudOptions = {
   'cloud-ca': { type: 'string' },
 } as const
 
-export const CLOUD_USAGE = `  --cloud URL         the family's cloud, whose broker carries the messages (https://api.encedo.com)
+export const CLOUD_USAGE = `\
+  --cloud URL         the family's cloud, whose broker carries the messages (e.g. https://api.encedo.com)
   --cloud-ca FILE     trust this CA (PEM) for the cloud's certificate (default the system's CAs)
 `
 

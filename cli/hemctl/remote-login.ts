@@ -4,7 +4,7 @@
 import { UsageError } from '../index.js'
 import { printable, type BrokerClient } from '../../client/index.js'
 import { connect, print, type ConnectionValues, type HemctlIo } from './context.js'
-import { brokerFor, cloudOptions, seconds, waitOnCloud, type CloudValues } from './cloud.js'
+import { brokerFor, CLOUD_USAGE, cloudOptions, seconds, waitOnCloud, type CloudValues } from './cloud.js'
 import { EXIT } from './failure.js'
 
 export interface RemoteLoginValues extends ConnectionValues, CloudValues {
@@ -16,10 +16,9 @@ export interface RemoteLoginValues extends ConnectionValues, CloudValues {
   json?: boolean | undefined
 }
 
-export const REMOTE_LOGIN_USAGE = `  --remote            have a paired authenticator approve the token instead of a passphrase (needs --cloud)
-  --cloud URL         the family's cloud, whose broker carries the request (https://api.encedo.com)
-  --cloud-ca FILE     trust this CA (PEM) for the cloud's certificate (default the system's CAs)
-  --exp SECONDS       --remote: the token lives at most this long, whatever the authenticator grants
+export const REMOTE_LOGIN_USAGE = `\
+  --remote            a paired authenticator approves the token, no passphrase (needs --cloud)
+${CLOUD_USAGE}  --exp SECONDS       --remote: the token lives at most this long, whatever the authenticator grants
   --ctx TEXT          --remote: a context for the token (1 to 64 characters)
   --note TEXT         --remote: a note the authenticator shows (1 to 128 characters)
   --wait SECONDS      --remote: give up after this long (default until the request expires)
