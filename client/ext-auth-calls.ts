@@ -70,6 +70,8 @@ export class ExtInputError extends RangeError {
 const KID = /^[0-9a-f]{32}$/
 /** `descr` of a pairing key: "EXTAID" in base64 as a prefix (§1.6). */
 const PAIRING_SEARCH = '^RVhUQUlE'
+/** The most keys a search answers at once. */
+const SEARCH_PAGE = 15
 
 export async function pairingIdentity(s: DeviceSession): Promise<PairingIdentity> {
   const config = await s.authorizedJson<unknown>(EXT_PAIR_SCOPE, 'GET', '/api/system/config')
@@ -123,12 +125,12 @@ export async function extToken(s: DeviceSession, authreply: string): Promise<{ t
 /** The device's paired authenticators (keymgmt search of their descr, scope `keymgmt:search`). */
 export async function pairings(s: DeviceSession): Promise<Pairing[]> {
   const found: Pairing[] = []
-  // More keys than the device keeps pairings (and pages) would be a device gone wrong: stop there.
-  for (let offset = 0, page = 0; page <= EXT_AUTH_MAX_PAIRINGS; page++) {
-    const { list } = await searchKeys(s, PAIRING_SEARCH, offset)
-    if (!Array.isArray(list) || list.length === 0) break
+  // A device keeps at most 8 pairings, one page: more pages than that would be a device gone wrong.
+  for (let page = 0; page <= EXT_AUTH_MAX_PAIRINGS; page++) {
+    const { list } = await searchKeys(s, PAIRING_SEARCH, found.length, SEARCH_PAGE)
+    if (!Array.isArray(list)) throw new UnexpectedAnswerError('the device sent a malformed search answer')
     found.push(...list.map(pairingOf))
-    offset += list.length
+    if (list.length < SEARCH_PAGE) break
   }
   return found
 }
