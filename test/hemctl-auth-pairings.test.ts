@@ -70,10 +70,8 @@ t.test('pairings: the device keys whose descr is EXTAID ‖ pid, searched with k
     seen.find((s) => s.path === '/api/keymgmt/search'),
     { token: 'keymgmt:search', body: { descr: '^RVhUQUlE' } },
   )
-  t.equal(
-    run.stdout,
-    `${'KID'.padEnd(32)}  ${'PID'.padEnd(44)}  LABEL\n${a!.kid}  ${a!.pid}  "Pixel 9"\n${b!.kid}  ${b!.pid}  "Pixel 9"\n`,
-  )
+  const rows = [a!, b!].map((p) => `${p.kid}  ${p.pid}  "Pixel 9"\n`)
+  t.equal(run.stdout, `${'KID'.padEnd(32)}  ${'PID'.padEnd(44)}  LABEL\n${rows.join('')}`)
   t.same(JSON.parse((await hemctl(['auth', 'pairings', '--json'])).stdout), {
     device: [a, b].map((p) => ({ kid: p!.kid, label: 'Pixel 9', pid: p!.pid, created: 1 })),
   })
