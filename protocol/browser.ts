@@ -33,3 +33,41 @@ export {
 } from './key-types.js'
 export { logTypeName, logTypePhrase } from './log-type-names.js'
 export { tlsTransportKey } from './tls-transport-key.js'
+export type { AuthreplyClaims, AuthreqClaims, PairingReplyClaims, PairingRequestClaims } from './ext-auth-claims.js'
+export {
+  ExtAuthKeyError,
+  hmacSha256,
+  nonceTime,
+  sameBytes,
+  x25519Agree,
+  x25519Clamp,
+  x25519PublicKey,
+} from './ext-auth-crypto.js'
+export {
+  AUTHREQ_KEY_USE_LIFETIME,
+  AUTHREQ_LIFETIME,
+  EXT_AUTH_MAX_PAIRINGS,
+  EXT_PERIODS,
+  EXTAID,
+  extAuthKid,
+  extAuthSub,
+  fixedBase64,
+  keyHintScope,
+  PAIRING_REQUEST_LIFETIME,
+  pairingDescr,
+  pidOfDescr,
+  pidOfPidx,
+  pidx,
+} from './ext-auth-ids.js'
+export {
+  EXT_JWT_APP_HEADER,
+  EXT_JWT_DEVICE_HEADER,
+  EXT_JWT_MAX_LENGTH,
+  extJwtSigned,
+  ExtJwtError,
+  parseExtJwt,
+  signExtJwt,
+  type ParsedExtJwt,
+} from './ext-jwt.js'
+export { openScope, scopeKey, sealScope } from './scope-seal.js'
+export { fromBase64, toBase64, toBase64Url } from './web-base64.js'

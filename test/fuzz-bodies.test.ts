@@ -25,6 +25,7 @@ import * as fuzz from './helpers/fuzz-device.js'
 import { readJournal } from './helpers/journal.js'
 import { header, rawExchange, requestHead } from './helpers/raw-http.js'
 import { LogResult } from '../protocol/journal.js'
+import { DEADLINE_MS } from '../protocol/deadlines.js'
 
 const SEED = 7_2026
 /**
@@ -364,6 +365,8 @@ async function fuzzRoute(
         const outcome = await rawExchange(secure ? fd.https : fd.http, {
           steps: [request, { responses: 1 }, requestHead('GET', '/api/system/status', [])],
           responses: 2,
+          // The device answers within the route's deadline, however loaded the machine: a self-test takes seconds.
+          timeoutMs: DEADLINE_MS[route.deadline ?? 'short'] + 10_000,
         })
         const problems = fuzz.outcomeProblems(outcome)
         const [first, second] = outcome.responses
