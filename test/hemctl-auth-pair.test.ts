@@ -118,6 +118,18 @@ t.test('pair --wait: no answer in time ends in exit 4 after that many seconds of
   t.notOk(asked().some((s) => s.path === '/api/auth/ext/validate'))
 })
 
+t.test('pair: Ctrl-C while waiting exits 130; nothing is stored or finalised', async (t) => {
+  const v = extValues()
+  const { asked, url, cloud } = await fakeDeviceAndBroker(t, pairingAnswers(v, repliedAt(v, 1000)))
+  const run = await hemctlWaiting(url, t.testdir())(['auth', 'pair', '--cloud', cloud], {
+    onPause: (pauses, interrupts) => void (pauses.length === 1 && interrupts.emit('SIGINT')),
+  })
+  t.match(run, { code: 130, stderr: 'hemctl auth pair: interrupted\n' })
+  t.equal(asked().filter((s) => s.path.startsWith('/notify/register/check')).length, 1, 'no poll after Ctrl-C')
+  t.notOk(asked().some((s) => s.path === '/api/auth/ext/validate'))
+  t.equal(run.listening, 0)
+})
+
 t.test('pair: refusals of the device and the broker exit as hemctl does, and stop the flow there', async (t) => {
   const v = extValues()
   let init: Answer = { status: 403, body: { error: 'forbidden', message: 'scope' } }
