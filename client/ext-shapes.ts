@@ -20,11 +20,6 @@ export function isExtJwt(value: unknown): value is string {
   }
 }
 
-/** The payload of an eJWT read without its key (what a relay may know of it), or undefined. */
-export function unverifiedClaims(value: unknown): Record<string, unknown> | undefined {
-  return isExtJwt(value) ? parseExtJwt(value).payload : undefined
-}
-
 /** A broker id put in a URL path (rid, eventid): nothing that could leave its path segment. */
 export function isPathId(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(value)

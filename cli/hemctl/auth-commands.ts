@@ -12,7 +12,7 @@ import {
   type Subscriber,
 } from '../../client/index.js'
 import { connect, connectionOptions, onePositional, print, usageText, type HemctlIo } from './context.js'
-import { brokerFor, CLOUD_USAGE, cloudOptions, deviceProof, seconds, waitOnCloud } from './cloud.js'
+import { brokerFor, CLOUD_USAGE, cloudOptions, deviceProof, seconds, stopped, waitOnCloud } from './cloud.js'
 import { CommandFailure, EXIT } from './failure.js'
 import { group } from './group.js'
 
@@ -79,12 +79,6 @@ function terminalSafeJson(json: string): string {
 function labelOf(reply: string): string {
   const { label } = parseExtJwt(reply).payload
   return typeof label === 'string' ? label : ''
-}
-
-/** A flow that ended without its result: the reason on stderr, and exit 4 (not allowed) or the status given. */
-function stopped(io: HemctlIo, command: string, why: string, exit: number = EXIT.DENIED): number {
-  io.stderr.write(`hemctl ${command}: ${why}\n`)
-  return exit
 }
 
 // ---- pairings ----

@@ -6,7 +6,7 @@ import { setTimeout as pause } from 'node:timers/promises'
 import { UsageError } from '../index.js'
 import { BrokerClient, type DeviceProof, fetchTrusting, type HemClient } from '../../client/index.js'
 import type { HemctlIo } from './context.js'
-import { CommandFailure } from './failure.js'
+import { CommandFailure, EXIT } from './failure.js'
 import { progress } from './progress.js'
 
 export const cloudOptions = {
@@ -98,6 +98,12 @@ export async function waitOnCloud<T>(
     interrupts.off('SIGINT', interrupt)
     line.end()
   }
+}
+
+/** A flow that ended without its result: the reason on stderr, and exit 4 (not allowed) or the status given. */
+export function stopped(io: HemctlIo, command: string, why: string, exit: number = EXIT.DENIED): number {
+  io.stderr.write(`hemctl ${command}: ${why}\n`)
+  return exit
 }
 
 /** A whole number of seconds from the command line, at least 1. */

@@ -4,7 +4,7 @@
 import { UsageError } from '../index.js'
 import { printable, type BrokerClient } from '../../client/index.js'
 import { connect, print, type ConnectionValues, type HemctlIo } from './context.js'
-import { brokerFor, CLOUD_USAGE, cloudOptions, seconds, waitOnCloud, type CloudValues } from './cloud.js'
+import { brokerFor, CLOUD_USAGE, cloudOptions, seconds, stopped, waitOnCloud, type CloudValues } from './cloud.js'
 import { EXIT } from './failure.js'
 
 export interface RemoteLoginValues extends ConnectionValues, CloudValues {
@@ -68,20 +68,16 @@ export async function remoteLogin(values: RemoteLoginValues, io: HemctlIo): Prom
     const when = wait === undefined ? 'before the request expired' : `within ${wait} s`
     return withdrawn(io, broker, event.eventid, `no authenticator answered ${when}`)
   }
-  if (answer.state === 'denied') return refused(io, 'denied')
+  if (answer.state === 'denied') return stopped(io, 'login', 'denied')
   if (answer.state === 'closed')
-    return refused(
+    return stopped(
       io,
+      'login',
       answer.reason === 'withdrawn' ? 'the request was withdrawn' : `the request ${printable(answer.reason)}`,
     )
   const { token } = await client.extToken(answer.authreply)
   print(io, values.json, { token }, `${token}\n`)
   return 0
-}
-
-function refused(io: HemctlIo, why: string): number {
-  io.stderr.write(`hemctl login: ${why}\n`)
-  return EXIT.DENIED
 }
 
 /** Ends the wait for good: the event is withdrawn at the broker, so no authenticator answers it any more. */
@@ -96,6 +92,5 @@ async function withdrawn(
     () => 'the request was withdrawn',
     (err: Error) => `the request could not be withdrawn (${err.message}); it expires by itself`,
   )
-  io.stderr.write(`hemctl login: ${why}; ${told}\n`)
-  return exit
+  return stopped(io, 'login', `${why}; ${told}`, exit)
 }
