@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { EXT_JWT_APP_HEADER, pairingDescr, signExtJwt } from '../../protocol/index.js'
 import { main } from '../../cli/hemctl/cli.js'
-import { USER_PASS } from './owner.js'
 import { type Answer, recordingDevice, type Seen } from './recording-device.js'
 
 export type { Answer, Seen }
@@ -94,7 +93,8 @@ export function hemctlWaiting(url: string, configHome: string) {
     const io = {
       stdout: { write: (data: string | Uint8Array) => (stdout += String(data)) },
       stderr: { write: (text: string) => (stderr += text) },
-      env: { HEM_PASSPHRASE: USER_PASS, XDG_CONFIG_HOME: configHome, ...run.env },
+      // The fake device checks no passphrase: any will do.
+      env: { HEM_PASSPHRASE: 'any', XDG_CONFIG_HOME: configHome, ...run.env },
       askSecret: async () => undefined,
       stdin: (async function* () {})(),
       stderrIsTTY: run.stderrIsTTY ?? false,
