@@ -1,0 +1,18 @@
+// authenticator/'s face free of node: the protocol core of contract §4, for the CLI and the web page alike.
+export { buildAuthreply, grantedScope, isPeriod, openEvent, readEventData } from './approval.js'
+export type { ApprovalKeys, EventData, OpenedEvent, Period } from './approval.js'
+export {
+  Authenticator,
+  type Approval,
+  type AuthenticatorOptions,
+  type PairingOffer,
+  type PendingEvent,
+} from './authenticator.js'
+export { BrokerAnswerError } from './broker-answer-error.js'
+export { BrokerClient, fetchTransport, parseJson, type HttpAnswer, type HttpTransport } from './broker-client.js'
+export { pushTokenBody, unpairBody, type AppProofInput } from './broker-proofs.js'
+export { PairingError } from './pairing-error.js'
+export { parsePairingInvite, type PairingInvite } from './pairing-invite.js'
+export { buildPairingReply, type PairingReply } from './pairing-reply.js'
+export { HASH_NOT_IMPLEMENTED, readPairingRequest, type PairingRequest } from './pairing-request.js'
+export { MemoryPairingStore, type PairingStore, type Sealer, type StoredPairing } from './pairing-store.js'

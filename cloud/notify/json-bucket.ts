@@ -1,0 +1,60 @@
+import type { KV } from '@nats-io/kv'
+
+export interface Versioned<T> {
+  value: T
+  /** The KV revision the value was read at: an update names it, so that of two racing writers one loses. */
+  revision: number
+}
+
+/** JetStream's "wrong last sequence": another writer got there first (create on a live key, a stale update). */
+function lostRace(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+  return code === 10071 || code === 10164
+}
+
+/** A KV bucket of JSON values, with compare-and-set writes. */
+export class JsonBucket<T> {
+  constructor(private readonly kv: () => Promise<KV>) {}
+
+  async get(key: string): Promise<Versioned<T> | undefined> {
+    const entry = await (await this.kv()).get(key)
+    if (!entry || entry.operation !== 'PUT') return undefined
+    return { value: entry.json<T>(), revision: entry.revision }
+  }
+
+  /** Writes `value` when `key` holds none; false when it does (or another writer made it first). */
+  async create(key: string, value: T): Promise<boolean> {
+    return this.guarded(async (kv) => kv.create(key, JSON.stringify(value)))
+  }
+
+  /** Writes `value` when `key` is still at `revision`; false when another writer changed it since. */
+  async update(key: string, value: T, revision: number): Promise<boolean> {
+    return this.guarded(async (kv) => kv.update(key, JSON.stringify(value), revision))
+  }
+
+  async put(key: string, value: T): Promise<void> {
+    await (await this.kv()).put(key, JSON.stringify(value))
+  }
+
+  async remove(key: string): Promise<void> {
+    await (await this.kv()).purge(key)
+  }
+
+  /** The live keys matching the subject filter (`*` one token, `>` the rest). */
+  async keys(filter = '>'): Promise<string[]> {
+    const keys: string[] = []
+    for await (const key of await (await this.kv()).keys(filter)) keys.push(key)
+    return keys
+  }
+
+  private async guarded(write: (kv: KV) => Promise<number>): Promise<boolean> {
+    const kv = await this.kv()
+    try {
+      await write(kv)
+      return true
+    } catch (error) {
+      if (lostRace(error)) return false
+      throw error
+    }
+  }
+}
