@@ -13,3 +13,17 @@ export {
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
 export type { KeyDetails, KeyEntry, KeyList } from './types.js'
+export {
+  BrokerClient,
+  type ApprovalEvent,
+  type BrokerClientOptions,
+  type BrokerSession,
+  type DeviceBrokerSession,
+  type DeviceProof,
+  type EventState,
+  type Registration,
+  type RegistrationState,
+  type Subscriber,
+} from './broker-client.js'
+export { BrokerRefusedError, BrokerUnreachableError, printable, UnexpectedBrokerAnswerError } from './broker-errors.js'
+export { pairingQrPayload } from './pairing-qr-payload.js'

@@ -4,6 +4,7 @@
 import * as crypto from './crypto-calls.js'
 import * as device from './device-calls.js'
 import { DeviceSession } from './device-session.js'
+import * as ext from './ext-auth-calls.js'
 import * as keys from './key-calls.js'
 import * as system from './system-calls.js'
 import type * as T from './types.js'
@@ -187,6 +188,43 @@ export class HemClient extends DeviceSession {
 
   mlDsaVerify(input: T.MlDsaVerifyInput): Promise<boolean> {
     return crypto.mlDsaVerify(this, input)
+  }
+
+  // ---- external authenticators (ext-auth-contract §1) ----
+
+  /** The device's eid and what a pairing's QR code shows of its owner (scope auth:ext:pair). */
+  pairingIdentity(): Promise<ext.PairingIdentity> {
+    return ext.pairingIdentity(this)
+  }
+
+  /** A pairing request for the broker's eid-bound key `epk` (scope auth:ext:pair, a U token). */
+  extInit(epk: string): Promise<ext.ExtInit> {
+    return ext.extInit(this, epk)
+  }
+
+  /** Stores the authenticator of a phone's `reply`; the answer goes to the broker's finalise verbatim. */
+  extValidate(pid: string, reply: string): Promise<ext.ExtValidated> {
+    return ext.extValidate(this, pid, reply)
+  }
+
+  /** The device's proof for the broker's `subscribers/*`, for its eid-bound key `epk`. */
+  extMac(epk: string): Promise<ext.ExtMac> {
+    return ext.extMac(this, epk)
+  }
+
+  /** An approval challenge for the paired authenticators (no token needed). */
+  extRequest(input: ext.ExtRequestInput): Promise<ext.ExtRequested> {
+    return ext.extRequest(this, input)
+  }
+
+  /** An authenticator's approval, exchanged for a bearer token (no token needed). */
+  extToken(authreply: string): Promise<{ token: string }> {
+    return ext.extToken(this, authreply)
+  }
+
+  /** The paired authenticators: keys whose descr is "EXTAID" ‖ pid (scope keymgmt:search). */
+  extPairings(): Promise<ext.Pairing[]> {
+    return ext.pairings(this)
   }
 
   // ---- disks (P) ----

@@ -24,3 +24,29 @@ export type * from './types.js'
 export { buildInitEjwt, buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
+export {
+  BrokerClient,
+  type ApprovalEvent,
+  type BrokerClientOptions,
+  type BrokerSession,
+  type DeviceBrokerSession,
+  type DeviceProof,
+  type EventState,
+  type Registration,
+  type RegistrationState,
+  type Subscriber,
+} from './broker-client.js'
+export { BrokerRefusedError, BrokerUnreachableError, printable, UnexpectedBrokerAnswerError } from './broker-errors.js'
+export { fetchTrusting } from './ca-fetch.js'
+export {
+  EXT_PAIR_SCOPE,
+  ExtInputError,
+  type ExtInit,
+  type ExtMac,
+  type ExtRequested,
+  type ExtRequestInput,
+  type ExtValidated,
+  type Pairing,
+  type PairingIdentity,
+} from './ext-auth-calls.js'
+export { pairingQrPayload } from './pairing-qr-payload.js'

@@ -1,5 +1,6 @@
 // hemctl: the command-line client of a device, on the client library.
 import { commandsUsage, runCommandLine, UsageError, type Command, type CommandLine } from '../index.js'
+import { authCommands } from './auth-commands.js'
 import type { HemctlIo } from './context.js'
 import { cryptoCommands } from './crypto-commands.js'
 import { hemctlFailure } from './failure.js'
@@ -13,6 +14,7 @@ const commands: Record<string, Command<HemctlIo>> = {
   ...keyCommands,
   ...cryptoCommands,
   ...deviceCommands,
+  ...authCommands,
 }
 
 const cli: CommandLine<HemctlIo> = {
@@ -22,8 +24,8 @@ The connection options (--url, --ca, --insecure, --master, --passphrase-file, --
 after the command.
 
 Exit status: 0 done, 1 the device refused, 2 usage error, 3 the device cannot be reached (or its
-certificate is not trusted), 4 login refused or not allowed (401, 403), 5 the device's certificate
-changed since it was pinned.
+certificate is not trusted), 4 login refused or not allowed (401, 403; an authenticator's denial), 5
+the device's certificate changed since it was pinned, 130 interrupted while waiting on the cloud.
 `,
   commands,
   failure: hemctlFailure,

@@ -11,6 +11,12 @@ export interface HemctlIo extends CliIo, PassphraseSources {
   stdin: AsyncIterable<Uint8Array>
   /** Whether stderr is a terminal: progress bars are drawn only there. */
   stderrIsTTY: boolean
+  /** A steady clock in ms, for how long a command waits on the cloud (default the host's; tests give theirs). */
+  now?(): number
+  /** The pause between two polls of the cloud, cut short by `signal` (default a timer). */
+  sleep?(ms: number, signal: AbortSignal): Promise<void>
+  /** Where Ctrl-C is heard while a command waits on the cloud (default the process's SIGINT). */
+  interrupts?: Pick<NodeJS.EventEmitter, 'once' | 'off'>
 }
 
 export const DEFAULT_URL = 'https://127.0.0.1:8443'

@@ -15,6 +15,7 @@ import {
   type HemctlIo,
 } from './context.js'
 import { group } from './group.js'
+import { REMOTE_LOGIN_USAGE, REMOTE_ONLY, remoteLogin, remoteLoginOptions } from './remote-login.js'
 
 /** A command that takes the connection options only and prints what `ask` answers. */
 function query(summary: string, synopsis: string, about: string, ask: (client: HemClient) => Promise<unknown>) {
@@ -182,23 +183,33 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
 const login: Command<HemctlIo> = {
   summary: 'log in and print a bearer token (for curl and scripts)',
   usage: usageText(
-    'login [--scope SCOPE] [--lifetime SECONDS] [CONNECTION OPTIONS]',
+    'login [--scope SCOPE] [--lifetime SECONDS] [CONNECTION OPTIONS]\n' +
+      '       hemctl login --remote --cloud URL [--scope SCOPE] [--exp S] [--ctx C] [--note N] [CONNECTION OPTIONS]',
     "Logs in with the user's passphrase (or the master's, --master) and prints a bearer token:\n" +
-      '  curl -H "Authorization: Bearer $(hemctl login)" ...',
+      '  curl -H "Authorization: Bearer $(hemctl login)" ...\n' +
+      'With --remote, a paired authenticator approves the token instead (hemctl auth pair): exit 4 when\n' +
+      'it denies, or the request expires; Ctrl-C withdraws the request.',
     `  --scope SCOPE       the token's scope (default system:config)
   --lifetime SECONDS  the token's lifetime (default 3600; the device caps it at 24 h)
-`,
+${REMOTE_LOGIN_USAGE}`,
   ),
   async run(args, io) {
     const { values } = parseOptions({
       args,
       options: {
         ...connectionOptions,
+        ...remoteLoginOptions,
         scope: { type: 'string', default: 'system:config' },
-        lifetime: { type: 'string', default: '3600' },
+        lifetime: { type: 'string' },
       },
     })
-    const lifetime = wholeNumber('--lifetime', values.lifetime)
+    if (values.remote) {
+      if (values.lifetime !== undefined) throw new UsageError('with --remote the authenticator grants the lifetime')
+      return remoteLogin(values, io)
+    }
+    const remoteOnly = REMOTE_ONLY.find((option) => values[option] !== undefined)
+    if (remoteOnly) throw new UsageError(`--${remoteOnly} goes with --remote`)
+    const lifetime = wholeNumber('--lifetime', values.lifetime ?? '3600')
     if (lifetime < 1) throw new UsageError('--lifetime must be at least 1 second')
     const token = await (await connect(values, io, { tokenLifetime: lifetime })).token(values.scope)
     print(io, values.json, { token }, `${token}\n`)
