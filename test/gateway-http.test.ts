@@ -980,8 +980,16 @@ t.test('a command route sends rid, bearer token, tls, params and body, and write
   const bySource = routeTable.filter((route) => route.source).map((route) => `${route.method} ${route.path}`)
   t.strictSame(
     bySource,
-    ['GET /api/auth/init', 'GET /api/auth/token', 'POST /api/auth/token', 'GET /api/system/checkin'],
-    "the auth service's challenges and logins",
+    [
+      'GET /api/auth/init',
+      'GET /api/auth/token',
+      'POST /api/auth/token',
+      'POST /api/auth/ext/init',
+      'POST /api/auth/ext/request',
+      'POST /api/auth/ext/token',
+      'GET /api/system/checkin',
+    ],
+    "the auth service's challenges and logins, plain and external",
   )
 
   bus.reply = async () => ({ status: 200, body: '0|1|2\n', contentType: 'text/plain' })
