@@ -984,10 +984,10 @@ t.test('a command route sends rid, bearer token, tls, params and body, and write
       'GET /api/auth/init',
       'GET /api/auth/token',
       'POST /api/auth/token',
+      'GET /api/system/checkin',
       'POST /api/auth/ext/init',
       'POST /api/auth/ext/request',
       'POST /api/auth/ext/token',
-      'GET /api/system/checkin',
     ],
     "the auth service's challenges and logins, plain and external",
   )
