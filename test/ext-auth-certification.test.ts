@@ -261,6 +261,21 @@ t.test(
       return answered(`${cloud.url}/notify/event/check/${event.json.eventid}`, `${name} the event`)
     }
 
+    await t.test('T-5.3 (DIAG): a broken device answers ext/init 409, and reboots', async (t) => {
+      const before = await boots(deviceData)
+      const wrong = await userLogin('system:wrong')
+      t.equal((await php(`${dev}/api/diag/break_temp`)).status, 200, 'T-5.3 dev diag/break_temp 200')
+      await until('the device fails', async () => (await status()).fls_state !== 0)
+      t.equal(
+        (await php(`${dev}/api/auth/ext/init`, { epk: dummyEpk }, wrong)).status,
+        409,
+        'T-5.3 ext/init with the wrong-scope token 409',
+      )
+      t.equal((await php(`${dev}/api/system/reboot`, undefined, configToken)).status, 200, 'T-5.3 dev reboot 200')
+      await rebooted(dev, deviceData, before)
+      t.equal((await status()).fls_state, 0, 'T-6 precondition: fls_state 0 once rebooted')
+    })
+
     await t.test('T-6: an approval, then a denial', async (t) => {
       const allowed = await approvalRound(t, 'T-6.1', 120)
       t.match(allowed, { status: 200, json: { authreply: String } }, 'T-6.1 event/check 200 with authreply')
@@ -276,18 +291,6 @@ t.test(
       const denied = await approvalRound(t, 'T-6.2', 60)
       t.match(denied, { status: 200, json: { deny: true } }, 'T-6.2 event/check 200 with deny set')
       t.notOk(denied.json.authreply, 'T-6.2 no authreply')
-    })
-
-    await t.test('T-5.3 (DIAG): a broken device answers ext/init 409, and reboots', async (t) => {
-      const wrong = await userLogin('system:wrong')
-      t.equal((await php(`${dev}/api/diag/break_temp`)).status, 200, 'T-5.3 dev diag/break_temp 200')
-      await until('the device fails', async () => (await status()).fls_state !== 0)
-      t.equal(
-        (await php(`${dev}/api/auth/ext/init`, { epk: dummyEpk }, wrong)).status,
-        409,
-        'T-5.3 ext/init with the wrong-scope token 409',
-      )
-      t.equal((await php(`${dev}/api/system/reboot`, undefined, configToken)).status, 200, 'T-5.3 dev reboot 200')
     })
   },
 )
