@@ -121,8 +121,8 @@ const postJson = (url: string, body: unknown) =>
 t.test('the broker-holder: no scope learnt, no token minted from what the buckets hold', async (t) => {
   const root = t.testdir()
   const o = await owned(t, { dataDir: join(root, 'device') })
-  const cloudData = join(root, 'cloud')
-  const cloud = await cloudProcess(t, cloudData)
+  const cloud = await cloudProcess(t)
+  const cloudData = cloud.dataDir
   const auto = await autoAuthenticator(t, cloud.url, 'allow,deny,allow')
   const hemctl = hemctlInProcess(['--url', o.https, '--insecure'], root)
   const onCloud = ['--cloud', cloud.url]

@@ -7,6 +7,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { autoAuthenticator, cloudProcess } from './helpers/ext-e2e.js'
 import { hemctlInProcess } from './helpers/hemctl-in-process.js'
+import { brokerKey, payloadOf, post } from './helpers/ext-phone.js'
 import { call } from './helpers/http.js'
 import { bearer, owned } from './helpers/owner.js'
 
@@ -15,7 +16,7 @@ const KID = /^[0-9a-f]{32}$/
 t.test('pair, approve, deny, list, unpair: hemctl, hem-cloud and hem-authenticator together', async (t) => {
   const root = t.testdir()
   const o = await owned(t, { dataDir: join(root, 'device') })
-  const cloud = await cloudProcess(t, join(root, 'cloud'))
+  const cloud = await cloudProcess(t)
   const auto = await autoAuthenticator(t, cloud.url, 'allow,deny')
   const hemctl = hemctlInProcess(['--url', o.https, '--insecure'], root)
   const onCloud = ['--cloud', cloud.url]
@@ -55,6 +56,8 @@ t.test('pair, approve, deny, list, unpair: hemctl, hem-cloud and hem-authenticat
   t.equal(unpaired.stdout, `removed from the device: KID ${kid}\nremoved from the broker: pid ${pid}\n`)
   t.same(await pairingsBothSides(), { device: [], broker: [] }, 'gone on both sides')
 
+  const sealed = await post(o.base, 'request', { epk: brokerKey().epk, scope: 'system:config' })
+  t.same(payloadOf(sealed.json.authreq as string).scope, {}, 'the device seals the scope for no one')
   const alone = await hemctl(['login', '--remote', ...onCloud, '--wait', '60'])
   t.match(alone, {
     code: 4,

@@ -4,6 +4,9 @@
 // is left behind.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { distDir, repoRoot } from './device.js'
 import { until } from './until.js'
 
@@ -33,21 +36,28 @@ function start(t: { teardown(fn: () => unknown): void }, bin: string, args: stri
   return { child, stdout: () => stdout, stderr: () => stderr, stop }
 }
 
-/** `hem-cloud --test-mode` on a port the kernel picks; its URL read from the banner. */
-export async function cloudProcess(
-  t: { teardown(fn: () => unknown): void },
-  dataDir: string,
-): Promise<Started & { url: string }> {
+/**
+ * `hem-cloud --test-mode` on a port the kernel picks, its URL read from the banner. Its data dir is its own, removed
+ * once it has stopped: a test's directory is emptied while nats-server may still be writing in it.
+ */
+export async function cloudProcess(t: {
+  teardown(fn: () => unknown): void
+}): Promise<Started & { url: string; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hem-cloud-e2e-'))
   const cloud = start(t, 'hem-cloud', [
     ...['--listen', '127.0.0.1:0', '--data', dataDir, '--test-mode', '--backend-key', `${keys}/backend-dev.pem`],
     ...['--ca-cert', `${keys}/domain-ca-dev.crt.pem`, '--ca-key', `${keys}/domain-ca-dev.key.pem`],
     ...['--domain', 'ence.do', '--authkey', 'dev-authkey', '--log-level', 'warn'],
   ])
+  t.teardown(async () => {
+    await cloud.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
   const banner = /listening on (http:\S+)/
   await until('the cloud banner', () => banner.test(cloud.stderr()) || cloud.child.exitCode !== null)
   const url = banner.exec(cloud.stderr())?.[1]
   if (url === undefined) throw new Error(`hem-cloud did not start: ${cloud.stderr()}`)
-  return { ...cloud, url }
+  return { ...cloud, url, dataDir }
 }
 
 /** `hem-authenticator auto --cloud URL --decide DECISIONS`, polling once it says so. */
