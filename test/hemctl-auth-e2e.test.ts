@@ -5,11 +5,13 @@
 // --remote reaches no authenticator, the device sealing the scope for no one.
 import t from 'tap'
 import { join } from 'node:path'
+import { runAuthenticator } from './helpers/authenticator-cli.js'
 import { autoAuthenticator, cloudProcess } from './helpers/ext-e2e.js'
 import { hemctlInProcess } from './helpers/hemctl-in-process.js'
 import { brokerKey, payloadOf, post } from './helpers/ext-phone.js'
 import { call } from './helpers/http.js'
 import { bearer, owned } from './helpers/owner.js'
+import { until } from './helpers/until.js'
 
 const KID = /^[0-9a-f]{32}$/
 
@@ -63,4 +65,39 @@ t.test('pair, approve, deny, list, unpair: hemctl, hem-cloud and hem-authenticat
     code: 4,
     stderr: /no paired authenticator got the request \(hemctl auth pair\); the request was withdrawn/,
   })
+})
+
+t.test('hem-authenticator pair and approve --once, answered without a terminal, with hemctl', async (t) => {
+  const root = t.testdir()
+  const o = await owned(t, { dataDir: join(root, 'device') })
+  const cloud = await cloudProcess(t)
+  const hemctl = hemctlInProcess(['--url', o.https, '--insecure'], root)
+  const store = ['--store', join(root, 'pairings.json')]
+  const env = { HEM_AUTHENTICATOR_PASSPHRASE: 'phone unlock phrase' }
+
+  const pairing = hemctl(['auth', 'pair', '--cloud', cloud.url, '--wait', '60'])
+  let rid: string | undefined
+  await until('the registration pending', async () => {
+    rid = ((await call(`${cloud.url}/notify/register/pending`)).json as { rid: string }[])[0]?.rid
+    return rid !== undefined
+  })
+  const paired = runAuthenticator(['pair', `${cloud.url}/notify/register/challenge/${rid}`, '--yes', ...store], { env })
+  t.equal(await paired.done, 0, paired.stderr())
+  const hemctlPaired = await pairing
+  t.equal(hemctlPaired.code, 0, hemctlPaired.stderr)
+  t.match(hemctlPaired.stdout, /^paired: KID [0-9a-f]{32}, label "hem-authenticator \(.+\)"$/m)
+
+  const login = hemctl(['login', '--remote', '--cloud', cloud.url, '--scope', 'system:config', '--wait', '60'])
+  let asked = ''
+  await until('an approval asked and given', async () => {
+    const approve = runAuthenticator(['approve', '--once', ...store], { env, answers: ['y', '1'] })
+    t.equal(await approve.done, 0, approve.stderr())
+    asked = approve.stdout()
+    return asked.includes('Allow?')
+  })
+  t.match(asked, 'system:config', 'the owner is shown the scope')
+  const allowed = await login
+  t.equal(allowed.code, 0, allowed.stderr)
+  const token = allowed.stdout.trim()
+  t.equal((await call(`${o.base}/api/system/config`, { headers: bearer(token) })).status, 200, 'the token works')
 })
