@@ -1,15 +1,7 @@
-import { fromBase64, sealScope, signExtJwt } from '../../protocol/index.js'
+import { type AuthreqClaims, fromBase64, sealScope, signExtJwt } from '../../protocol/index.js'
 
-/** The claims of an `authreq` but its sealed scopes, base64 as the contract writes them (ext-auth contract §2.4.3). */
-export interface AuthreqFields {
-  iss: string
-  aud: string
-  iat: number
-  exp: number
-  jti: string
-  ctx?: string
-  note?: string
-}
+/** The claims of an `authreq` but its sealed scopes (ext-auth contract §2.4.3). */
+export type AuthreqFields = Omit<AuthreqClaims, 'scope'>
 
 /** One paired authenticator: its pid (standard base64) and S_pair = X25519(eid_prv, aid). */
 export interface AuthreqRecipient {
