@@ -62,18 +62,18 @@ export class WebCryptoKeys implements KeyProvider<WebCryptoKey> {
   }
 
   async hmac(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-    const hmacKey = await this.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-    return new Uint8Array(await this.subtle.sign('HMAC', hmacKey, data))
+    const hmacKey = await this.subtle.importKey('raw', own(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+    return new Uint8Array(await this.subtle.sign('HMAC', hmacKey, own(data)))
   }
 
   async encrypt(key: Uint8Array, iv: Uint8Array, plain: Uint8Array): Promise<Uint8Array> {
-    const aes = await this.subtle.importKey('raw', key, 'AES-CBC', false, ['encrypt'])
-    return new Uint8Array(await this.subtle.encrypt({ name: 'AES-CBC', iv }, aes, plain))
+    const aes = await this.subtle.importKey('raw', own(key), 'AES-CBC', false, ['encrypt'])
+    return new Uint8Array(await this.subtle.encrypt({ name: 'AES-CBC', iv: own(iv) }, aes, own(plain)))
   }
 
   async decrypt(key: Uint8Array, iv: Uint8Array, ct: Uint8Array): Promise<Uint8Array> {
-    const aes = await this.subtle.importKey('raw', key, 'AES-CBC', false, ['decrypt'])
-    return new Uint8Array(await this.subtle.decrypt({ name: 'AES-CBC', iv }, aes, ct))
+    const aes = await this.subtle.importKey('raw', own(key), 'AES-CBC', false, ['decrypt'])
+    return new Uint8Array(await this.subtle.decrypt({ name: 'AES-CBC', iv: own(iv) }, aes, own(ct)))
   }
 
   private key(privateKey: WebCryptoKey, aid: Uint8Array): AidKey {
@@ -90,11 +90,16 @@ export class WebCryptoKeys implements KeyProvider<WebCryptoKey> {
       if (err instanceof ExtAuthKeyError) throw err
       throw new ExtAuthKeyError('the peer key gives no shared secret', { cause: err })
     }
-    return { hmac: async (data) => new Uint8Array(await this.subtle.sign('HMAC', agreed, data)) }
+    return { hmac: async (data) => new Uint8Array(await this.subtle.sign('HMAC', agreed, own(data))) }
   }
 
   private peer(publicKey: Uint8Array): Promise<WebCryptoKey> {
     if (publicKey.length !== 32) throw new ExtAuthKeyError('the public key is not 32 bytes')
-    return this.subtle.importKey('raw', publicKey, X25519, true, [])
+    return this.subtle.importKey('raw', own(publicKey), X25519, true, [])
   }
+}
+
+/** A copy on an ArrayBuffer of its own: the DOM's typings refuse a view that could be on a SharedArrayBuffer. */
+function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(bytes)
 }
