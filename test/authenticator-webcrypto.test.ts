@@ -7,7 +7,14 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import t, { type Test } from 'tap'
-import { WebCryptoKeys } from '../authenticator/index.js'
+import {
+  Authenticator,
+  fetchTransport,
+  MemoryPairingStore,
+  WebCryptoKeys,
+  type WebCryptoKey,
+} from '../authenticator/index.js'
+import { FakeBroker, FakeDevice } from './helpers/authenticator-fake-broker.js'
 import { noChromium, openPage } from './helpers/browser.js'
 import { vectorChecks, type VectorCheck } from './helpers/authenticator-vectors.js'
 import type { HemTestPage } from './helpers/webcrypto-page.js'
@@ -23,7 +30,7 @@ t.test('every vector through WebCrypto under node', async (t) => {
     t.same(actual, expected, name)
 })
 
-t.test('a generated aid_prv is non-extractable; its public key is the X25519 of it', async (t) => {
+t.test('a generated aid_prv is non-extractable, and so is one imported from a seed', async (t) => {
   const keys = new WebCryptoKeys()
   const fresh = await keys.generate()
   t.equal(fresh.handle.extractable, false, 'generated non-extractable')
@@ -32,6 +39,35 @@ t.test('a generated aid_prv is non-extractable; its public key is the X25519 of 
   t.equal(fresh.key.aid.length, 32)
   const seeded = await keys.fromSeed(new Uint8Array(32).fill(9))
   t.equal(seeded.handle.extractable, false, 'a key imported for the vectors is non-extractable too')
+})
+
+t.test('the flows over WebCrypto keys: pair, approve, unpair, as the broker and the device check them', async (t) => {
+  const broker = await new FakeBroker().start()
+  t.teardown(() => broker.stop())
+  const store = new MemoryPairingStore<WebCryptoKey>()
+  const authenticator = new Authenticator({
+    transport: fetchTransport(),
+    store,
+    keys: new WebCryptoKeys(),
+    random: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    now: () => broker.now(),
+    sleep: async () => undefined,
+    label: 'Web authenticator (tap)',
+  })
+  const device = new FakeDevice()
+  const pairing = await authenticator.accept(await authenticator.offer({ link: broker.register(device).link }))
+  t.equal((await store.list())[0]?.aidKey.extractable, false, 'the store keeps a non-extractable CryptoKey')
+  const { eventId, jti } = broker.event(device, 'storage:disk0', [pairing.pid])
+  const [pending] = await authenticator.pendingEvents()
+  const approval = pending && (await authenticator.open(pending))
+  if (!approval) throw new Error('the event did not open')
+  await authenticator.allow(approval, 900, true)
+  const answer = broker.events.get(eventId)
+  t.equal(answer?.state, 'allowed', 'the broker checked the mac and claims')
+  const aid = new Uint8Array(Buffer.from(pairing.aid, 'base64'))
+  t.equal(device.openAuthreply(answer!.answer!.authreply!, aid, jti).scope, 'storage:disk0:rw', 'the device opens it')
+  await authenticator.unpair(pairing.pid)
+  t.notOk(broker.subscribers.has(pairing.pid), "the broker took the unpair's proof")
 })
 
 /** The page's bundle, served with a page that loads it. */
