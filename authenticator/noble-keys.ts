@@ -5,8 +5,8 @@ import { PairingError } from './pairing-error.js'
 import type { Sealer } from './pairing-store.js'
 
 /**
- * The CLI's keys: noble over raw `aid_prv` bytes, kept at rest as the sealer's text. The bytes live in memory for
- * one computation only.
+ * The CLI's keys: noble over raw `aid_prv` bytes, kept at rest as the sealer's text. A flow's step opens them into
+ * an AidKey and drops it with the step.
  */
 export class NobleKeys implements KeyProvider<string> {
   constructor(
