@@ -51,8 +51,7 @@ export const STATIC_HEADERS: readonly [string, string][] = staticHeaders()
 
 /** `/app-config.json`: `{"cloud": URL}`, or `{"cloud": null}` when the device names none. */
 export function appConfigReply(appCloud?: string): CommandReply {
-  const body = Buffer.from(JSON.stringify({ cloud: appCloud === undefined ? null : new URL(appCloud).href }))
-  return { status: 200, body, contentType: 'application/json' }
+  return { status: 200, body: { cloud: appCloud === undefined ? null : new URL(appCloud).href } }
 }
 
 /**

@@ -25,7 +25,7 @@ export class ApprovalRefusedError extends PageError {
 
 /**
  * Fills `area` with the offer when the device has a paired phone (nothing otherwise); `loggedIn` takes the
- * approved session. Resolves once the offer is decided.
+ * approved session. `area` is aria-busy until the offer is decided.
  */
 export async function offerApproval(
   area: HTMLElement,
@@ -33,6 +33,19 @@ export async function offerApproval(
   loggedIn: (session: DeviceSession) => void,
 ): Promise<void> {
   area.replaceChildren()
+  area.setAttribute('aria-busy', 'true')
+  try {
+    await offerIn(area, feedback, loggedIn)
+  } finally {
+    area.removeAttribute('aria-busy')
+  }
+}
+
+async function offerIn(
+  area: HTMLElement,
+  feedback: Feedback,
+  loggedIn: (session: DeviceSession) => void,
+): Promise<void> {
   const broker = await appCloud().catch(() => undefined)
   if (!broker) return
   let identity: { eid: string; user: string }
