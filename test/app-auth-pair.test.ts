@@ -97,19 +97,23 @@ t.test('pair a phone from Settings, see it on both sides, cancel one, unpair it'
   t.same(app.problems, [], 'no script error, no CSP violation')
 })
 
-t.test('without a cloud: the panel says how to name one, the login offers no phone', { skip: noChromium }, async (t) => {
-  const app = await appWithCloud(t, { cloud: false })
-  const { page } = app
-  const index = await call(`${app.o.https}/`)
-  t.match(index.headers['content-security-policy'], "connect-src 'self'; ", 'the CSP names no other origin')
-  t.same((await call(`${app.o.https}/app-config.json`)).json, { cloud: null })
-  await page.locator('#remote-login:not([aria-busy])').waitFor({ state: 'attached' })
-  t.equal(await page.getByRole('button', { name: 'Approve on my phone' }).count(), 0, 'no approval offered')
-  await app.logIn()
-  await app.go('Settings')
-  const panel = page.getByRole('region', { name: 'Authenticators' })
-  await panel.getByText('No cloud is configured for this device: start hemd with --cloud URL').waitFor()
-  t.equal(await panel.getByRole('button').count(), 0, 'nothing half-shown')
-  t.same(await app.violations(), [])
-  t.same(app.problems, [])
-})
+t.test(
+  'without a cloud: the panel says how to name one, the login offers no phone',
+  { skip: noChromium },
+  async (t) => {
+    const app = await appWithCloud(t, { cloud: false })
+    const { page } = app
+    const index = await call(`${app.o.https}/`)
+    t.match(index.headers['content-security-policy'], "connect-src 'self'; ", 'the CSP names no other origin')
+    t.same((await call(`${app.o.https}/app-config.json`)).json, { cloud: null })
+    await page.locator('#remote-login:not([aria-busy])').waitFor({ state: 'attached' })
+    t.equal(await page.getByRole('button', { name: 'Approve on my phone' }).count(), 0, 'no approval offered')
+    await app.logIn()
+    await app.go('Settings')
+    const panel = page.getByRole('region', { name: 'Authenticators' })
+    await panel.getByText('No cloud is configured for this device: start hemd with --cloud URL').waitFor()
+    t.equal(await panel.getByRole('button').count(), 0, 'nothing half-shown')
+    t.same(await app.violations(), [])
+    t.same(app.problems, [])
+  },
+)

@@ -229,8 +229,7 @@ export class DeviceSession implements DeviceJson {
   }
 }
 
-const APPROVAL_ENDED =
-  'The approved session has ended (its period is over, or the device restarted): log in again.'
+const APPROVAL_ENDED = 'The approved session has ended (its period is over, or the device restarted): log in again.'
 
 async function login(eid: string, key: PassphraseKey, scope: string, c: TokenChallenge): Promise<string> {
   // A re-personalised device (wipeout) has a new eid, under which this key means nothing.

@@ -68,8 +68,10 @@ export function describeError(error: unknown): string {
   if (error instanceof DeviceRefusedError) return `${refusalWords(error)} (HTTP ${error.status})`
   if (error instanceof DeviceUnreachableError) return 'The device did not answer. Is it still running and reachable?'
   if (error instanceof BrokerRefusedError) return `The cloud refused: ${error.message}.`
-  if (error instanceof BrokerUnreachableError) return `The cloud did not answer (${error.url}). Is it running and reachable?`
-  if (error instanceof UnexpectedBrokerAnswerError) return `The cloud answered in a shape it should not: ${error.message}.`
+  if (error instanceof BrokerUnreachableError)
+    return `The cloud did not answer (${error.url}). Is it running and reachable?`
+  if (error instanceof UnexpectedBrokerAnswerError)
+    return `The cloud answered in a shape it should not: ${error.message}.`
   if (error instanceof PageError) return error.message
   return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`
 }

@@ -159,7 +159,6 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       '--diag runs only with --dev-keys and none of --backend-key, --vendor-key, --factory-ca: ' +
         "a DIAG build never holds an installation's keys",
     )
-  if (values.cloud !== undefined) parseAppCloud(values.cloud)
   return {
     variant,
     dataDir: resolve(values.data),
@@ -176,14 +175,15 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     ...(Object.keys(trustFiles).length > 0 ? { trustFiles } : {}),
     ...(values['dev-keys'] ? { devKeys: true as const } : {}),
     ...(values.diag ? { diag: true as const } : {}),
-    ...(values.cloud !== undefined ? { appCloud: values.cloud } : {}),
+    ...(values.cloud !== undefined ? { appCloud: parseAppCloud(values.cloud) } : {}),
   }
 }
 
-/** A cloud URL the app's CSP can name (gateway's rule), else the usage error that says why. */
-function parseAppCloud(text: string): void {
+/** A cloud URL the app's CSP can name (gateway's rule), as given; else the usage error that says why. */
+function parseAppCloud(text: string): string {
   try {
     cloudOrigin(text)
+    return text
   } catch (err) {
     throw new UsageError(`--cloud: ${err instanceof TypeError ? 'not a URL' : (err as Error).message}`)
   }

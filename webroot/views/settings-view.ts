@@ -33,6 +33,7 @@ export const settingsView: View = {
       config = fresh
       fillFixedFields(fixed, fresh)
     }
+    const authenticators = authenticatorsPanel(ctx)
     root.replaceChildren(
       reboot.element,
       h('h3', {}, 'Identity'),
@@ -46,8 +47,9 @@ export const settingsView: View = {
         csrPanel(ctx, hostname),
         tlsImportForm(ctx, () => config, reboot),
       ),
-      authenticatorsPanel(ctx),
+      authenticators.element,
       wipeoutForm(ctx, hostname),
     )
+    return authenticators.leave
   },
 }

@@ -24,8 +24,10 @@ interface Row {
   atCloud: boolean
 }
 
-export function authenticatorsPanel(ctx: AppContext): HTMLElement {
+/** The panel, and what leaving the screen does: a pairing still waiting is cancelled (withdrawn at the cloud). */
+export function authenticatorsPanel(ctx: AppContext): { element: HTMLElement; leave(): void } {
   const body = h('div', {}, h('p', {}, 'Reading the authenticators…'))
+  const leaving = new AbortController()
   const panel = h(
     'section',
     { 'aria-labelledby': 'authenticators-title' },
@@ -38,11 +40,11 @@ export function authenticatorsPanel(ctx: AppContext): HTMLElement {
     ),
     body,
   )
-  void fill(ctx, body)
-  return panel
+  void fill(ctx, body, leaving.signal)
+  return { element: panel, leave: () => leaving.abort() }
 }
 
-async function fill(ctx: AppContext, body: HTMLElement): Promise<void> {
+async function fill(ctx: AppContext, body: HTMLElement, leaving: AbortSignal): Promise<void> {
   if (ctx.session.approved) {
     body.replaceChildren(
       h('p', {}, 'Pairing and unpairing authenticators need the passphrase login: this session was approved.'),
@@ -60,6 +62,7 @@ async function fill(ctx: AppContext, body: HTMLElement): Promise<void> {
   const pair = h('button', { type: 'button' }, 'Pair a phone')
   let stop: AbortController | undefined
   cancel.addEventListener('click', () => stop?.abort())
+  leaving.addEventListener('abort', () => stop?.abort())
   pair.addEventListener('click', () => {
     stop = new AbortController()
     const signal = stop.signal
@@ -134,7 +137,11 @@ function rowOf(ctx: AppContext, broker: BrokerClient, row: Row, list: HTMLElemen
     h('td', { class: 'kid' }, row.kid),
     h('td', {}, row.onDevice ? 'yes' : 'no'),
     h('td', {}, row.atCloud ? 'yes' : 'no (it gets no requests)'),
-    h('td', {}, h('button', { type: 'button', 'aria-label': `Unpair ${label}`, onclick: () => void unpair() }, 'Unpair')),
+    h(
+      'td',
+      {},
+      h('button', { type: 'button', 'aria-label': `Unpair ${label}`, onclick: () => void unpair() }, 'Unpair'),
+    ),
   )
 }
 
@@ -166,7 +173,8 @@ async function unpairBoth(session: DeviceSession, broker: BrokerClient, row: Row
     told.push('removed from the cloud')
   } catch (error) {
     if (error instanceof BrokerRefusedError && error.status === 404) told.push('the cloud had no such pairing')
-    else if (row.onDevice) throw new PageError(`Removed from the device, but not from the cloud: ${describeError(error)}`)
+    else if (row.onDevice)
+      throw new PageError(`Removed from the device, but not from the cloud: ${describeError(error)}`)
     else throw error
   }
   return told.join(', ')

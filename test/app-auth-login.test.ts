@@ -1,0 +1,68 @@
+// "Approve on my phone" on the login screen in Chromium, against a real device whose app names a real hem-cloud,
+// the phone played by the authenticator's core: offered only once the device has a pairing; an approval logs in
+// as the authenticator (role ExtAuth, the scope asked, the screens it does not cover refused in words); a denial
+// and a cancel (the event withdrawn at the broker) are said, with the countdown to the request's expiry shown.
+import t from 'tap'
+import { appWithCloud } from './helpers/app-auth.js'
+import { noChromium } from './helpers/browser.js'
+import { call } from './helpers/http.js'
+
+t.test('login by approval on a phone: allowed, denied, cancelled', { skip: noChromium }, async (t) => {
+  const app = await appWithCloud(t)
+  const { page } = app
+  const approve = page.getByRole('button', { name: 'Approve on my phone' })
+  const notice = page.getByRole('status')
+  const alert = page.getByRole('alert')
+  const countdown = page.locator('#approval-countdown')
+  const offerDecided = () => page.locator('#remote-login:not([aria-busy])').waitFor({ state: 'attached' })
+
+  await offerDecided()
+  t.equal(await approve.count(), 0, 'not offered while the device has no pairing')
+  const { kid } = await app.pairByApi()
+  await page.reload()
+  await approve.waitFor()
+  t.same(await app.violations(), [], 'the offer passes the accessibility check')
+
+  // Denied.
+  await approve.click()
+  await countdown.filter({ hasText: /^The request expires in \d+:\d\d\.$/ }).waitFor()
+  await app.phone.deny(await app.nextApproval())
+  await alert.filter({ hasText: 'Denied on your phone: you are not logged in.' }).waitFor()
+  t.ok(await page.getByLabel('Passphrase').isVisible(), 'still at the login')
+
+  // Cancelled: the event is withdrawn at the broker.
+  await approve.click()
+  await countdown.filter({ hasText: /^The request expires in \d+:\d\d\.$/ }).waitFor()
+  const minutes = Number(/in (\d+):/.exec((await countdown.textContent()) ?? '')?.[1])
+  t.ok(minutes >= 58 && minutes <= 60, 'the countdown runs to the request’s expiry, an hour ahead')
+  t.same(await app.violations(), [], 'the wait passes the accessibility check')
+  const waiting = await app.nextApproval()
+  await page.getByRole('button', { name: 'Cancel' }).click()
+  await notice.filter({ hasText: 'Cancelled: the request is withdrawn at the cloud.' }).waitFor()
+  const check = await call(`${app.cloudUrl}/notify/event/check/${waiting.pending.eventId}`)
+  t.match(check, { status: 410, json: { reason: 'withdrawn' } }, 'the broker withdrew the event')
+  t.ok(await countdown.isHidden(), 'the countdown is gone')
+
+  // Allowed: a session of the authenticator, of the scope asked.
+  await approve.click()
+  await countdown.filter({ hasText: /^The request expires in/ }).waitFor()
+  const approval = await app.nextApproval()
+  t.match(approval.opened, { scope: 'system:config' }, 'the phone is asked for system:config')
+  await app.phone.allow(approval, 900)
+  await page.locator('#screen-title', { hasText: 'Dashboard' }).waitFor()
+  const who = (await page.locator('#who').textContent()) ?? ''
+  t.match(
+    who,
+    new RegExp(
+      `^Logged in by approval on a phone \\(authenticator ${kid}\\): role ExtAuth, scope system:config, until`,
+    ),
+    'the session says whose it is and what it may do',
+  )
+  await page.locator('#view:not([aria-busy])').waitFor()
+  t.same(await app.violations(), [], 'the approved session passes the accessibility check')
+  await app.go('Keys')
+  await alert.filter({ hasText: 'This session was approved for system:config only, and this needs keymgmt:' }).waitFor()
+  await app.go('Settings')
+  await page.getByText('Pairing and unpairing authenticators need the passphrase login').waitFor()
+  t.same(app.problems, [], 'no script error, no CSP violation')
+})
