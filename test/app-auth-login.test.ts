@@ -1,7 +1,8 @@
 // "Approve on my phone" on the login screen in Chromium, against a real device whose app names a real hem-cloud,
 // the phone played by the authenticator's core: offered only once the device has a pairing; an approval logs in
 // as the authenticator (role ExtAuth, the scope asked, the screens it does not cover refused in words); a denial
-// and a cancel (the event withdrawn at the broker) are said, with the countdown to the request's expiry shown.
+// and a cancel (the event withdrawn at the broker) are said, with the countdown to the request's expiry shown, and
+// a request no phone got.
 import t from 'tap'
 import { appWithCloud } from './helpers/app-auth.js'
 import { noChromium } from './helpers/browser.js'
@@ -64,5 +65,11 @@ t.test('login by approval on a phone: allowed, denied, cancelled', { skip: noChr
   await alert.filter({ hasText: 'This session was approved for system:config only, and this needs keymgmt:' }).waitFor()
   await app.go('Settings')
   await page.getByText('Pairing and unpairing authenticators need the passphrase login').waitFor()
-  t.same(app.problems, [], 'no script error, no CSP violation')
+
+  // The device forgets the pairing, the broker still routes to it: the device seals the scope for no one.
+  await page.getByRole('button', { name: 'Log out' }).click()
+  await app.client.deleteKey(kid)
+  await approve.click()
+  await alert.filter({ hasText: 'No paired phone got the request: pair one in Settings → Authenticators.' }).waitFor()
+  t.same(app.pageProblems(), [], 'no script error, no CSP violation')
 })

@@ -1,7 +1,7 @@
 // Settings → Authenticators in Chromium, against a real device whose app names a real hem-cloud (hemd --cloud),
 // the phone played by the authenticator's core: the pairing's QR code drawn in the page (the modules of the
 // payload the device's request makes) with its link, the wait, the pairing listed on both sides with its label and
-// date, a pairing cancelled (withdrawn at the broker), and an unpair (gone on the device and at the broker).
+// date, a pairing cancelled (withdrawn at the broker) and one declined, and an unpair (gone on the device and at the broker).
 // Without a cloud the panel says how to configure one, and the CSP names no other origin.
 import QRCode from 'qrcode'
 import t from 'tap'
@@ -49,6 +49,13 @@ t.test('pair a phone from Settings, see it on both sides, cancel one, unpair it'
   t.match(check, { status: 410, json: { reason: 'refused' } }, 'the broker closed the registration')
   await linkField.waitFor({ state: 'detached' })
 
+  // A pairing the phone declines: said in words.
+  await panel.getByRole('button', { name: 'Pair a phone' }).click()
+  await linkField.waitFor()
+  await app.phone.decline(await app.phone.offer(parsePairingInvite(await linkField.inputValue())))
+  await page.getByRole('alert').filter({ hasText: 'The phone declined the pairing.' }).waitFor()
+  await linkField.waitFor({ state: 'detached' })
+
   // The pairing the phone takes.
   await panel.getByRole('button', { name: 'Pair a phone' }).click()
   await linkField.waitFor()
@@ -94,7 +101,7 @@ t.test('pair a phone from Settings, see it on both sides, cancel one, unpair it'
     .waitFor()
   await panel.getByText('No phone is paired with the device.').waitFor()
   t.same(await app.bothSides(), { device: [], broker: [] }, 'gone on the device and at the broker')
-  t.same(app.problems, [], 'no script error, no CSP violation')
+  t.same(app.pageProblems(), [], 'no script error, no CSP violation')
 })
 
 t.test(
@@ -114,6 +121,6 @@ t.test(
     await panel.getByText('No cloud is configured for this device: start hemd with --cloud URL').waitFor()
     t.equal(await panel.getByRole('button').count(), 0, 'nothing half-shown')
     t.same(await app.violations(), [])
-    t.same(app.problems, [])
+    t.same(app.pageProblems(), [])
   },
 )

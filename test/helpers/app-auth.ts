@@ -32,6 +32,11 @@ export interface AppWithCloud extends OpenApp {
   nextApproval(): Promise<Approval>
   /** The pairings as the device and the broker list them (the device's proof for the broker). */
   bothSides(): Promise<{ device: string[]; broker: string[] }>
+  /**
+   * `problems` but the cloud's statuses: a 410 of `register/check` or `event/check` is the contract's answer (closed),
+   * which the page reads and tells; script errors and CSP violations stay.
+   */
+  pageProblems(): string[]
 }
 
 export async function appWithCloud(t: Test, { cloud = true } = {}): Promise<AppWithCloud> {
@@ -80,6 +85,7 @@ export async function appWithCloud(t: Test, { cloud = true } = {}): Promise<AppW
       })
       return approval!
     },
+    pageProblems: () => app.problems.filter((p) => !/^\d{3} /.test(p) || !p.includes(` ${started.url}/notify/`)),
     async bothSides() {
       const device = (await client.extPairings()).map((p) => p.pid)
       const atBroker = (await broker.subscribersList(await proof())).map((s) => s.pid)
