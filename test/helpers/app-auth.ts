@@ -1,12 +1,13 @@
 // The management app with the family's cloud: a real device naming the built `hem-cloud` (test mode) as its app's
 // cloud (hemd --cloud), the app open in Chromium, and a phone played in this process by the authenticator's core
-// (an in-memory store, a random sealing key).
+// (an in-memory store, noble's keys sealed under a random key).
 import { randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
 import {
   Authenticator,
   fetchTransport,
   MemoryPairingStore,
+  NobleKeys,
   parsePairingInvite,
   type Approval,
 } from '../../authenticator/index.js'
@@ -25,7 +26,7 @@ export interface AppWithCloud extends OpenApp {
   broker: BrokerClient
   /** The owner's client library on the device (the user's passphrase). */
   client: HemClient
-  phone: Authenticator
+  phone: Authenticator<string>
   /** Pairs the phone through the device API and the broker, as hemctl auth pair does; answers the KID. */
   pairByApi(): Promise<{ kid: string; pid: string }>
   /** The phone's next pending event, opened (waits for it). */
@@ -44,11 +45,12 @@ export async function appWithCloud(t: Test, { cloud = true } = {}): Promise<AppW
   const app = await openApp(t, cloud ? { boot: { appCloud: started.url } } : {})
   const broker = new BrokerClient({ url: started.url })
   const client = ownerClient(app.o.https)
+  const random = (length: number) => new Uint8Array(randomBytes(length))
   const phone = new Authenticator({
     transport: fetchTransport(),
-    store: new MemoryPairingStore(),
-    sealer: keySealer(),
-    random: (length) => new Uint8Array(randomBytes(length)),
+    store: new MemoryPairingStore<string>(),
+    keys: new NobleKeys(keySealer(), random),
+    random,
     now: () => Math.floor(Date.now() / 1000),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     label: PHONE_LABEL,
