@@ -1,7 +1,8 @@
 // Settings → Authenticators in Chromium, against a real device whose app names a real hem-cloud (hemd --cloud),
 // the phone played by the authenticator's core: the pairing's QR code drawn in the page (the modules of the
-// payload the device's request makes) with its link, the wait, the pairing listed on both sides with its label and
-// date, a pairing cancelled (withdrawn at the broker) and one declined, and an unpair (gone on the device and at the broker).
+// payload the device's request makes) with its link, the wait, the pairing listed on both sides with its label
+// and date, a pairing cancelled (withdrawn at the broker) and one declined, and an unpair (gone on the device and
+// at the broker).
 // Without a cloud the panel says how to configure one, and the CSP names no other origin.
 import QRCode from 'qrcode'
 import t from 'tap'
