@@ -1,8 +1,8 @@
 // "Approve on my phone" on the login screen in Chromium, against a real device whose app names a real hem-cloud,
 // the phone played by the authenticator's core: offered only once the device has a pairing; an approval logs in
 // as the authenticator (role ExtAuth, the scope asked, the screens it does not cover refused in words); a denial
-// and a cancel (the event withdrawn at the broker) are said, with the countdown to the request's expiry shown, and
-// a request no phone got.
+// a cancel and an expiry (the event withdrawn at the broker) are said, with the countdown to the request's expiry
+// shown, and a request no phone got.
 import t from 'tap'
 import { appWithCloud } from './helpers/app-auth.js'
 import { noChromium } from './helpers/browser.js'
@@ -20,6 +20,8 @@ t.test('login by approval on a phone: allowed, denied, cancelled', { skip: noChr
   await offerDecided()
   t.equal(await approve.count(), 0, 'not offered while the device has no pairing')
   const { kid } = await app.pairByApi()
+  // The page's clock, which the test may move (it runs with the real one until then).
+  await page.clock.install()
   await page.reload()
   await approve.waitFor()
   t.same(await app.violations(), [], 'the offer passes the accessibility check')
@@ -43,6 +45,16 @@ t.test('login by approval on a phone: allowed, denied, cancelled', { skip: noChr
   const check = await call(`${app.cloudUrl}/notify/event/check/${waiting.pending.eventId}`)
   t.match(check, { status: 410, json: { reason: 'withdrawn' } }, 'the broker withdrew the event')
   t.ok(await countdown.isHidden(), 'the countdown is gone')
+
+  // Expired: the page's clock passes the request's exp; the event is withdrawn all the same.
+  await approve.click()
+  await countdown.filter({ hasText: /^The request expires in/ }).waitFor()
+  const expiring = await app.nextApproval()
+  await page.clock.fastForward('01:00:05')
+  await alert.filter({ hasText: 'The request expired before your phone answered: you are not logged in.' }).waitFor()
+  const expired = await call(`${app.cloudUrl}/notify/event/check/${expiring.pending.eventId}`)
+  t.match(expired, { status: 410, json: { reason: 'withdrawn' } }, 'the expired request is withdrawn at the broker')
+  await page.clock.setSystemTime(Date.now())
 
   // Allowed: a session of the authenticator, of the scope asked.
   await approve.click()
