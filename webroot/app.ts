@@ -1,5 +1,6 @@
-// The management app's shell: log in once with the passphrase, then one screen at a time
-// (`#/<path>`), each doing its work through the device API under its own narrow scopes.
+// The management app's shell: log in once with the passphrase (or by a paired phone's approval),
+// then one screen at a time (`#/<path>`), each doing its work through the device API under its own
+// narrow scopes.
 import { offerApproval } from './approval-login.js'
 import { byId, h } from './dom.js'
 import { DeviceSession, deviceRequest } from './device-session.js'
