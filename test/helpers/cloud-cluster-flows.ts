@@ -21,10 +21,12 @@ export interface OwnerParties {
   phone: TestApp
 }
 
-/** What a flow leaves behind: the pairing, and the token of the approval. */
+/** What a flow leaves behind: the pairing, and the token of the approval; their broker ids on the way. */
 export interface FlowOutcome {
   eid: string
+  rid: string
   pid: string
+  eventid: string
   token: string
 }
 
@@ -43,7 +45,6 @@ async function phoneCall(p: OwnerParties, method: string, path: string, body?: u
 export function pairingSteps(p: OwnerParties, out: Partial<FlowOutcome>): FlowStep[] {
   let epk = ''
   let request = ''
-  let rid = ''
   let link = ''
   let reply = ''
   let validated = { kid: '', code: '' }
@@ -60,7 +61,7 @@ export function pairingSteps(p: OwnerParties, out: Partial<FlowOutcome>): FlowSt
     {
       name: 'POST /notify/register/init',
       broker: true,
-      run: async () => void ({ rid, link } = await p.broker.registerInit({ epk, eid: out.eid!, request })),
+      run: async () => void ({ rid: out.rid, link } = await p.broker.registerInit({ epk, eid: out.eid!, request })),
     },
     {
       name: 'phone GET link',
@@ -80,7 +81,7 @@ export function pairingSteps(p: OwnerParties, out: Partial<FlowOutcome>): FlowSt
       name: 'GET /notify/register/check',
       broker: true,
       run: async () => {
-        const state = await p.broker.registerCheck(rid)
+        const state = await p.broker.registerCheck(out.rid!)
         if (state.state !== 'replied') throw new Error(`register/check: ${state.state}`)
         reply = state.reply
       },
@@ -93,7 +94,7 @@ export function pairingSteps(p: OwnerParties, out: Partial<FlowOutcome>): FlowSt
     {
       name: 'POST /notify/register/finalise',
       broker: true,
-      run: async () => void (await p.broker.registerFinalise(rid, validated)),
+      run: async () => void (await p.broker.registerFinalise(out.rid!, validated)),
     },
   ]
 }
@@ -102,7 +103,6 @@ export function pairingSteps(p: OwnerParties, out: Partial<FlowOutcome>): FlowSt
 export function approvalSteps(p: OwnerParties, out: Partial<FlowOutcome>, scope: string): FlowStep[] {
   let epk = ''
   let authreq = ''
-  let eventid = ''
   let data: { jti: string; scope: string; epk: string } | undefined
   let authreply = ''
   return [
@@ -115,34 +115,34 @@ export function approvalSteps(p: OwnerParties, out: Partial<FlowOutcome>, scope:
     {
       name: 'POST /notify/event/new',
       broker: true,
-      run: async () => void ({ eventid } = await p.broker.eventNew({ authreq, epk })),
+      run: async () => void ({ eventid: out.eventid } = await p.broker.eventNew({ authreq, epk })),
     },
     {
       name: 'phone POST /notify/event/data/allbypid',
       broker: true,
       run: async () => {
         const inbox = await phoneCall(p, 'POST', '/notify/event/data/allbypid', { pid: [out.pid] })
-        if (!inbox.eventid?.[eventid]) throw new Error('the phone does not find the event')
+        if (!inbox.eventid?.[out.eventid!]) throw new Error('the phone does not find the event')
       },
     },
     {
       name: 'phone GET /notify/event/data',
       broker: true,
-      run: async () => void (data = await phoneCall(p, 'GET', dataPath(eventid, out.pid!))),
+      run: async () => void (data = await phoneCall(p, 'GET', dataPath(out.eventid!, out.pid!))),
     },
     {
       name: 'phone POST /notify/event/data',
       broker: true,
       run: async () => {
         const body = p.phone.authreply(data!, out.eid!, out.pid!, nowS())
-        await phoneCall(p, 'POST', dataPath(eventid, out.pid!), body)
+        await phoneCall(p, 'POST', dataPath(out.eventid!, out.pid!), body)
       },
     },
     {
       name: 'GET /notify/event/check',
       broker: true,
       run: async () => {
-        const state = await p.broker.eventCheck(eventid)
+        const state = await p.broker.eventCheck(out.eventid!)
         if (state.state !== 'allowed') throw new Error(`event/check: ${state.state}`)
         authreply = state.authreply
       },

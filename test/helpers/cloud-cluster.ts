@@ -4,6 +4,7 @@
 // store: a test of the cloud's faults.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
 import type { Test } from 'tap'
 import { startCloud, type CloudOptions, type RunningCloud } from '../../cloud/index.js'
 import { backendKey } from './cloud.js'
@@ -34,6 +35,10 @@ export interface ClusterNode {
   kill(): Promise<void>
   /** Starts it again on the same store and ports. */
   start(): Promise<void>
+  /** Whether its monitoring port's /healthz says ok: JetStream on it caught up with the cluster. */
+  healthy(): Promise<boolean>
+  /** The streams whose leader it is, by its monitoring port's /jsz. */
+  leads(): Promise<string[]>
   /** The names of the client connections it holds (its monitoring port's /connz). */
   connections(): Promise<string[]>
 }
@@ -47,6 +52,8 @@ export interface CloudCluster {
   cloud(options?: Partial<CloudOptions>): Promise<RunningCloud>
   /** The node a connection named `name` is on (every hem-cloud's connection is named `hem-cloud`). */
   nodeOf(name: string): Promise<ClusterNode>
+  /** Makes `node` the leader of the bucket `bucket` (its stream's leader steps down until that node is elected). */
+  lead(bucket: string, node: ClusterNode): Promise<void>
 }
 
 /** Three nodes of the documented configuration on loopback, stopped at the test's end. */
@@ -92,6 +99,21 @@ export async function startCloudCluster(t: Test, dir: string, password: string):
       t.teardown(() => cloud!.stop())
       return cloud!
     },
+    async lead(bucket, node) {
+      const stream = `KV_hem-cloud-${bucket}`
+      const nc = await connect({ servers: urls.split(','), user: 'hem-cloud', pass: password })
+      try {
+        await until(`node ${node.n} leads ${stream}`, async () => {
+          if ((await node.leads()).includes(stream)) return true
+          const leader = await Promise.all(nodes.map(async (n) => ((await n.leads()).includes(stream) ? n : undefined)))
+          // Step down only a leader in place: a step-down during an election is refused.
+          if (leader.some((n) => n !== undefined)) await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`)
+          return false
+        })
+      } finally {
+        await nc.close()
+      }
+    },
     async nodeOf(name) {
       for (const node of nodes) if (node.running() && (await node.connections()).includes(name)) return node
       throw new Error(`no node holds a connection named ${name}`)
@@ -113,6 +135,13 @@ function clusterNode(n: number, url: string, config: string, monitorUrl: string,
     },
     async start() {
       backend = await startBackend(dir, { config: `${config}\nhttp: "127.0.0.1:${port}"` })
+    },
+    healthy: async () => (await call(`${monitorUrl}/healthz`)).status === 200,
+    async leads() {
+      type Jsz = { account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[] }
+      const { json } = await call(`${monitorUrl}/jsz?accounts=true&streams=true`)
+      const streams = ((json as Jsz).account_details ?? []).flatMap((account) => account.stream_detail ?? [])
+      return streams.filter((s) => s.cluster?.leader === `hem-cloud-${n}`).map((s) => s.name)
     },
     async connections() {
       const { json } = await call(`${monitorUrl}/connz`)
