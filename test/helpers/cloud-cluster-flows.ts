@@ -32,6 +32,17 @@ export interface FlowOutcome {
 
 const nowS = () => Math.floor(Date.now() / 1000)
 
+/** BrokerClient's fetch on a new connection per request (no keep-alive): a round-robin front then turns each time. */
+export const fetchOnNewConnection = (async (input: string | URL | Request, init?: RequestInit) => {
+  const answer = await call(String(input), {
+    method: init?.method ?? 'GET',
+    headers: (init?.headers ?? {}) as Record<string, string>,
+    ...(typeof init?.body === 'string' ? { body: init.body } : {}),
+    ...(init?.signal ? { signal: init.signal } : {}),
+  })
+  return new Response(answer.text, { status: answer.status })
+}) as typeof fetch
+
 async function phoneCall(p: OwnerParties, method: string, path: string, body?: unknown): Promise<any> {
   const answer: Answer = await call(`${p.cloudUrl}${path}`, {
     method,
