@@ -9,17 +9,25 @@ export type JsonCall = (method: string, url: string, body?: unknown) => Promise<
  */
 export function jsonClient(localAddress: string): { call: JsonCall; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress, rejectUnauthorized: false })
-  const call: JsonCall = (method, url, body) =>
-    new Promise((resolve, reject) => {
-      const text = body === undefined ? undefined : JSON.stringify(body)
+  const once = (method: string, url: string, text: string | undefined) =>
+    new Promise<{ status: number; body: unknown; reused: boolean }>((resolve, reject) => {
       const headers: Record<string, string> = text === undefined ? {} : { 'Content-Type': 'application/json' }
       const req = request(url, { method, agent, headers }, (res) => {
         let answer = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
-        res.on('end', () => resolve({ status: res.statusCode!, body: answer === '' ? undefined : JSON.parse(answer) }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: answer === '' ? undefined : JSON.parse(answer), reused: false }),
+        )
       })
-      req.on('error', reject)
+      // A kept-alive connection the server closed as it idled fails the request sent on it: that one is sent again.
+      req.on('error', (err) => (req.reusedSocket ? resolve({ status: 0, body: err, reused: true }) : reject(err)))
       req.end(text)
     })
+  const call: JsonCall = async (method, url, body) => {
+    const text = body === undefined ? undefined : JSON.stringify(body)
+    const first = await once(method, url, text)
+    const { status, body: answer } = first.reused ? await once(method, url, text) : first
+    return { status, body: answer }
+  }
   return { call, close: () => agent.destroy() }
 }
