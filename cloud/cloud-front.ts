@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { RateLimiter } from './rate-limiter.js'
-import { StateUnavailableError } from './resilient-kv.js'
+import { requestDeadline, StateUnavailableError, STATE_TRY_MS } from './resilient-kv.js'
 import { RouteTable } from './route-table.js'
 import type { CloudReply, CloudRequest, CloudRoute } from './types.js'
 
@@ -149,7 +149,12 @@ async function answer(req: IncomingMessage, ip: string, nowMs: number, s: Servin
   }
   // The pattern, never the path: a path may hold an operator's auth key.
   s.logger.debug({ route: `${request.method} ${match.route.pattern}`, ip }, 'request')
-  return withDeadline(match.route.handler(request), s.limits.handlerMs)
+  // The state's retries stop a try and a margin before the deadline: the answer is then the cloud's 503 unavailable.
+  const retriesEnd = Date.now() + s.limits.handlerMs - STATE_TRY_MS - 500
+  return withDeadline(
+    requestDeadline.run(retriesEnd, () => match.route.handler(request)),
+    s.limits.handlerMs,
+  )
 }
 
 /** The state did not answer in time (a node lost, a leader being elected): the client tries again later. */

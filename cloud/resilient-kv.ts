@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { KV, KvEntry } from '@nats-io/kv'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -10,11 +11,35 @@ export const STATE_RETRY_MS = 8_000
 /** One try's limit: a request sent to a server just lost waits no longer for its answer. */
 export const STATE_TRY_MS = 2_000
 
+/**
+ * When the request being served must have its answer (ms since the epoch, set by the front): a route's several
+ * operations share it, so that their retries together stop in time for the cloud's own 503.
+ */
+export const requestDeadline = new AsyncLocalStorage<number>()
+
 /** The cloud's state did not answer within STATE_RETRY_MS: the front answers 503, the client tries again. */
 export class StateUnavailableError extends Error {
   override readonly name = 'StateUnavailableError'
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
+  }
+}
+
+/** A try that had no answer within STATE_TRY_MS (the client's own limit for a publish is longer): tried again. */
+class TryTimeoutError extends Error {
+  override readonly name = 'TimeoutError'
+}
+
+/** `op`, given up after STATE_TRY_MS: a late answer is dropped (a write it applied, the next try finds). */
+async function oneTry<T>(op: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new TryTimeoutError(`no answer within ${STATE_TRY_MS} ms`)), STATE_TRY_MS)
+  })
+  try {
+    return await Promise.race([op(), late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -31,16 +56,19 @@ export function isTransient(error: unknown): boolean {
   return [status, code].some((c) => c === 503 || c === 408)
 }
 
-/** `op`, tried again on transient errors with a growing pause until `budgetMs` have passed; then StateUnavailableError. */
+/**
+ * `op`, tried again on transient errors with a growing pause until `budgetMs` have passed or the request's deadline
+ * comes; then StateUnavailableError.
+ */
 export async function retryTransient<T>(op: () => Promise<T>, budgetMs = STATE_RETRY_MS): Promise<T> {
-  const deadline = Date.now() + budgetMs
+  const deadline = Math.min(Date.now() + budgetMs, requestDeadline.getStore() ?? Infinity)
   for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
     try {
-      return await op()
+      return await oneTry(op)
     } catch (error) {
       if (!isTransient(error)) throw error
       if (Date.now() + pause >= deadline)
-        throw new StateUnavailableError(`the cloud's state did not answer within ${budgetMs} ms`, { cause: error })
+        throw new StateUnavailableError("the cloud's state did not answer in time", { cause: error })
     }
     await sleep(pause)
   }
