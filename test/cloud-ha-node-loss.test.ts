@@ -63,7 +63,7 @@ t.test('pairing and approval with the connected node killed mid-flow, then again
   const first = parties()
   const paired: Partial<FlowOutcome> = {}
   let killed = 0
-  await runSteps(pairingSteps(first, paired), async (done) => {
+  const pairing503 = await runSteps(pairingSteps(first, paired), async (done) => {
     if (done.name === 'phone POST link') t.comment(`the phone's reply written ${since(killed)} s after the kill`)
     if (done.name !== 'POST /notify/register/init') return
     // The client polls register/check while the phone has not answered yet: each answer is 202 pending.
@@ -74,10 +74,10 @@ t.test('pairing and approval with the connected node killed mid-flow, then again
     killed = loss.killed
     t.comment(`pairing: the client's poll answered ${loss.seconds.toFixed(2)} s after the kill`)
   })
-  t.ok(paired.pid, 'paired, the node killed after register/init')
+  t.ok(paired.pid, `paired, the node killed after register/init (${pairing503} answer(s) 503, made again)`)
   await killedNodeReturns()
 
-  await runSteps(approvalSteps(first, paired, SCOPE), async (done) => {
+  const approval503 = await runSteps(approvalSteps(first, paired, SCOPE), async (done) => {
     if (done.name === 'phone POST /notify/event/data')
       t.comment(`the approval written ${since(killed)} s after the kill`)
     if (done.name !== 'POST /notify/event/new') return
@@ -89,7 +89,11 @@ t.test('pairing and approval with the connected node killed mid-flow, then again
     killed = loss.killed
     t.comment(`a node loss cost the waiting approval ${loss.seconds.toFixed(2)} s (the kill to its poll's answer)`)
   })
-  t.equal(tokenScope(paired.token!), SCOPE, 'approved, the node killed while the approval waited')
+  t.equal(
+    tokenScope(paired.token!),
+    SCOPE,
+    `approved, the node killed while it waited (${approval503} × 503, made again)`,
+  )
   await killedNodeReturns()
 
   const second = parties()

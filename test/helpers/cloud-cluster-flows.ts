@@ -1,7 +1,8 @@
 // The family's two sequences (contract §0, A and B) as an owner runs them, one named step at a time, so that a fault
 // test acts between two steps: a real device through the client library (HemClient), the client's broker calls
 // through BrokerClient, and a phone (TestApp, on the protocol core) answering at the cloud's one name.
-import type { BrokerClient, HemClient } from '../../client/index.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { BrokerRefusedError, type BrokerClient, type HemClient } from '../../client/index.js'
 import { call, type Answer } from './http.js'
 import { dataPath } from './notify-flows.js'
 import type { TestApp } from './notify-parties.js'
@@ -48,8 +49,17 @@ async function phoneCall(p: OwnerParties, method: string, path: string, body?: u
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   })
+  if (answer.status === 503) throw new Unavailable(`phone ${method} ${path}: 503 ${answer.text}`)
   if (answer.status !== 200) throw new Error(`phone ${method} ${path}: ${answer.status} ${answer.text}`)
   return answer.json
+}
+
+/** The cloud's 503 `unavailable` (its state did not answer in time, Retry-After: 1), to the phone. */
+class Unavailable extends Error {}
+
+/** A 503 from the cloud, to the phone or to the client library: the request is to be made again after a second. */
+function unavailable(err: unknown): boolean {
+  return err instanceof Unavailable || (err instanceof BrokerRefusedError && err.status === 503)
 }
 
 /** Sequence A, pairing the phone with the device: eight steps, the device's and the cloud's in the contract's order. */
@@ -166,19 +176,33 @@ export function approvalSteps(p: OwnerParties, out: Partial<FlowOutcome>, scope:
   ]
 }
 
-/** Runs `steps` in order; `between(i)` runs after step i (its name given) and before the next. */
+/**
+ * Runs `steps` in order; `between(i)` runs after step i (its name given) and before the next. A step the cloud
+ * answers 503 (Retry-After: 1) is made again after a second, as the family's clients do, up to 5 times: the number
+ * of such answers.
+ */
 export async function runSteps(
   steps: FlowStep[],
   between: (done: FlowStep, next: FlowStep | undefined) => Promise<void> = async () => {},
-): Promise<void> {
+): Promise<number> {
+  let unavailableAnswers = 0
   for (const [i, step] of steps.entries()) {
-    try {
-      await step.run()
-    } catch (err) {
-      throw new Error(`step ${i + 1} (${step.name}) failed: ${(err as Error).message}`, { cause: err })
+    for (let tries = 1; ; tries++) {
+      try {
+        await step.run()
+        break
+      } catch (err) {
+        if (step.broker && unavailable(err) && tries < 5) {
+          unavailableAnswers++
+          await sleep(1000)
+          continue
+        }
+        throw new Error(`step ${i + 1} (${step.name}) failed: ${(err as Error).message}`, { cause: err })
+      }
     }
     await between(step, steps[i + 1])
   }
+  return unavailableAnswers
 }
 
 /** The scope a device's bearer token carries. */
