@@ -63,7 +63,6 @@ export function renderReport(summary: BenchSummary): string {
         '',
       ]
     : []
-  const approvals = summary.approvals ? approvalLines(summary.approvals, settings.rounds) : []
   const rss =
     summary.peakRssBytes === undefined
       ? []
@@ -83,7 +82,7 @@ export function renderReport(summary: BenchSummary): string {
           '',
         ]),
     ...scaling,
-    ...approvals,
+    ...(summary.approvals ? approvalLines(summary.approvals, settings.rounds) : []),
     ...boots,
     ...rss,
     ...timings,
@@ -101,7 +100,7 @@ function approvalLines({ devices, cloud, baseline }: ApprovalsResult, rounds: nu
     `${cell(s.requests.toFixed(1), 10)}`
   return [
     `approvals end to end: ${devices} simulated devices at once, each with its phone (median of ${rounds} round(s);`,
-    'latency: the request to the device to a token-ready authreply; baseline: the same clients against recorded answers)',
+    'latency: request to a token-ready authreply; baseline: the same clients against recorded answers)',
     `  ${'server'.padEnd(12)}${'approvals/s'.padStart(12)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
       `${'approvals'.padStart(10)}${'failed'.padStart(8)}${'requests'.padStart(10)}`,
     row('hem-cloud', cloud),

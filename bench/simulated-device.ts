@@ -1,7 +1,7 @@
 // A device of the approvals load (cloud-approvals.ts), simulated with the protocol core: its X25519 identity in
-// memory instead of an enclave (its secrets agreed once per peer), and the device's own checks of ext/init, ext/validate, ext/request and ext/token made
-// here as hemd makes them (S_db signs its requests; an authreply is taken only signed with S_pair, for a pending jti,
-// with the scope asked) but without its key store, journal or bearer token.
+// memory instead of an enclave, each secret agreed once per peer, and the device's own checks made here as hemd makes
+// them (S_db signs its requests; an authreply is taken signed with S_pair, its scope opened, for the request it
+// answers: cloud-approvals.ts compares the jti), without hemd's key store, journal or bearer token.
 import { randomBytes } from 'node:crypto'
 import {
   extAuthKid,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
  * the connection moving to another server): less than the front's 10 s deadline, so that a request that still finds
  * no state ends with the cloud's own 503 and its Retry-After.
  */
-export const STATE_RETRY_MS = 8_000
+const STATE_RETRY_MS = 8_000
 /** One try's limit: a request sent to a server just lost waits no longer for its answer. */
 export const STATE_TRY_MS = 2_000
 
@@ -47,7 +47,7 @@ async function oneTry<T>(op: () => Promise<T>): Promise<T> {
 const TRANSIENT = new Set(['TimeoutError', 'NoResponders', 'RequestError', 'ConnectionError', 'JetStreamNotEnabled'])
 
 /** Whether `error` says "not now" rather than "no": a request lost, no responder, JetStream's 503. */
-export function isTransient(error: unknown): boolean {
+function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false
   if (TRANSIENT.has(error.name)) return true
   // JetStream's API error and a publish's status carry the HTTP-like code: 503 no leader or quorum, 408 timed out.
