@@ -77,7 +77,7 @@ export class SimulatedPhone {
   }
 }
 
-/** The phone's key as raw bytes, which it keeps to agree its secrets once (the authenticator's keys never show them). */
+/** The phone's key as raw bytes, kept to agree its secrets once (the authenticator's keys never show them). */
 function rawAidKey(aidPrv: Uint8Array): AidKey {
   return {
     aid: x25519PublicKey(aidPrv),

@@ -9,7 +9,7 @@ const EPK = Buffer.alloc(32, 7).toString('base64')
 /** A fetch answering from `answers` in turn, recording each request's method and path. */
 function scripted(answers: { status: number; body: unknown; retryAfter?: string }[]) {
   const seen: string[] = []
-  const fetch = (async (input: URL | RequestInfo, init?: RequestInit) => {
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
     seen.push(`${init?.method} ${new URL(String(input)).pathname}`)
     const next = answers.shift()
     if (!next) throw new Error('no answer left')
