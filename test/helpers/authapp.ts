@@ -16,15 +16,12 @@ import { until } from './until.js'
 /** The phone's viewport: the page is laid out for it first. */
 export const PHONE = { width: 390, height: 844 }
 
-export interface OpenAuthapp {
-  o: Owned
-  cloud: TestCloud
+export interface OpenAuthapp extends AuthappParts {
   /** The page's own URL: `<cloud>/authenticator/`. */
   url: string
   page: Page
   /** Script errors, console errors (a CSP violation is one) and failed files so far; none at a passing end. */
   problems: string[]
-  owner: OwnerSide
 }
 
 /** The owner's client of the device and of the broker: the other half of every flow the phone answers. */
@@ -103,20 +100,33 @@ export function ownerSide(o: Owned, cloud: TestCloud): OwnerSide {
   }
 }
 
-/**
- * An owned device, a hem-cloud serving the built page, and the page open in a fresh browser context at phone
- * width: nothing paired yet.
- */
-export async function openAuthapp(t: Test): Promise<OpenAuthapp> {
+/** The parts the page works with: an owned device, a hem-cloud serving the built page, the owner's side. */
+export interface AuthappParts {
+  o: Owned
+  cloud: TestCloud
+  owner: OwnerSide
+}
+
+export async function authappParts(t: Test): Promise<AuthappParts> {
   await builtPage()
   const o = await owned(t)
   const cloud = await testCloud(t, { clock: Date.now })
-  const { page, problems } = await openPage(t)
+  return { o, cloud, owner: ownerSide(o, cloud) }
+}
+
+/** The page open in a fresh browser context at phone width; `args`: Chromium flags, in a browser of its own. */
+export async function openAuthappPage(t: Test, parts: AuthappParts, args: string[] = []): Promise<OpenAuthapp> {
+  const { page, problems } = await openPage(t, { args })
   await page.setViewportSize(PHONE)
-  const url = `${cloud.cloud.url}/authenticator/`
+  const url = `${parts.cloud.cloud.url}/authenticator/`
   await page.goto(url)
   await page.getByRole('heading', { name: 'Paired devices' }).waitFor()
-  return { o, cloud, url, page, problems, owner: ownerSide(o, cloud) }
+  return { ...parts, url, page, problems }
+}
+
+/** An owned device, a hem-cloud serving the built page, and the page open: nothing paired yet. */
+export async function openAuthapp(t: Test): Promise<OpenAuthapp> {
+  return openAuthappPage(t, await authappParts(t))
 }
 
 /** axe's WCAG A/AA violations in light and in dark mode, each named by its mode. */
