@@ -80,6 +80,7 @@ export class ApprovalsView {
       if (!live.has(key)) this.drop(key, `The request to ${card.words()} was answered elsewhere, withdrawn or expired.`)
       else if (now > card.approval.opened.event.exp) this.drop(key, `The request to ${card.words()} expired.`)
     }
+    for (const key of this.unopened) if (!live.has(key)) this.unopened.delete(key)
     for (const event of pending) {
       const key = keyOf(event)
       if (this.cards.has(key) || this.unopened.has(key)) continue
@@ -125,16 +126,11 @@ export class ApprovalsView {
     const { ipinfo } = opened.event
     const place = [ipinfo?.city, ipinfo?.country].filter(Boolean).join(', ')
     const card: Card = { element: h('article'), approval, busy: false, words }
+    // feedback.run reports a failure itself and never throws.
     const answer = (doing: string, act: () => Promise<string>) => async () => {
       card.busy = true
-      try {
-        const done = await this.feedback.run(doing, act)
-        if (done) this.drop(key)
-      } catch {
-        // feedback.run reports every failure itself.
-      } finally {
-        card.busy = false
-      }
+      if (await this.feedback.run(doing, act)) this.drop(key)
+      card.busy = false
     }
     const allow = answer('Allowing…', async () => {
       const chosen = Number(periods.querySelector<HTMLInputElement>('input:checked')?.value)

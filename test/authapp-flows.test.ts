@@ -136,6 +136,18 @@ t.test(
     await page.reload()
     await page.getByText('No device is paired with this phone yet.').waitFor()
 
+    t.same(
+      await page.evaluate(() => {
+        const { localStorage, sessionStorage, document } = globalThis as unknown as {
+          localStorage: { length: number }
+          sessionStorage: { length: number }
+          document: { cookie: string }
+        }
+        return [localStorage.length, sessionStorage.length, document.cookie]
+      }),
+      [0, 0, ''],
+      'nothing in localStorage, sessionStorage or a cookie',
+    )
     t.same(app.problems, [], 'no script error, no CSP violation, no failed file')
   },
 )
