@@ -25,8 +25,8 @@ export interface BrowserPage {
 /**
  * A page in a browser context of its own (as fresh as a new browser's), closed when the test ends:
  * in the run's Chromium (helpers/shared-chromium.ts), or in one of its own when none runs or
- * `ownBrowser` asks for it, or `args` (more Chromium flags) need it. Every host name resolves to 127.0.0.1, so that a page can reach a
- * device at its configured hostname.
+ * `ownBrowser` asks for it, or `args` (more Chromium flags) need it. Every host name resolves to
+ * 127.0.0.1, so that a page can reach a device at its configured hostname.
  */
 export async function openPage(t: Test, { ownBrowser = false, args = [] as string[] } = {}): Promise<BrowserPage> {
   // Flags of its own (a fake camera) need a browser of its own.
