@@ -1,16 +1,7 @@
-import {
-  EXT_JWT_APP_HEADER,
-  EXT_PERIODS,
-  fixedBase64,
-  fromBase64,
-  hmacSha256,
-  openScope,
-  sealScope,
-  signExtJwt,
-  toBase64,
-  x25519Agree,
-  type AuthreplyClaims,
-} from '../protocol/browser.js'
+import { EXT_PERIODS, fixedBase64, fromBase64, toBase64, type AuthreplyClaims } from '../protocol/browser.js'
+import type { AidKey, ScopeCipher } from './aid-key.js'
+import { openScopeWith, sealScopeWith } from './scope-sealing.js'
+import { signExtJwtWith } from './sign-ext-jwt-with.js'
 
 /** One event as `GET /notify/event/data/<eventid>/<pidx>` gives it to this pairing (§3.5.2). */
 export interface EventData {
@@ -23,12 +14,12 @@ export interface EventData {
   ctx?: string
 }
 
-/** The pairing's keys an approval needs: never logged. */
+/** The pairing's keys an approval needs, and the provider's cipher for its scope. */
 export interface ApprovalKeys {
-  aidPrv: Uint8Array
-  aid: Uint8Array
+  aidKey: AidKey
   eid: Uint8Array
   pid: string
+  cipher: ScopeCipher
 }
 
 /** An event opened for its user: what to show and what an answer needs. */
@@ -64,11 +55,11 @@ export function readEventData(body: unknown): EventData | undefined {
  * Opens the event's scope (§2.5) with K from S_pair and the jti; undefined when the event has expired or
  * its tag does not verify (§4.2: refuse silently).
  */
-export function openEvent(event: EventData, keys: ApprovalKeys, now: number): OpenedEvent | undefined {
+export async function openEvent(event: EventData, keys: ApprovalKeys, now: number): Promise<OpenedEvent | undefined> {
   if (now > event.exp) return undefined
   const jti = decoded(event.jti)
   if (!jti) return undefined
-  const scope = openScope(event.scope, x25519Agree(keys.aidPrv, keys.eid), jti)
+  const scope = await openScopeWith(keys.cipher, await keys.aidKey.agree(keys.eid), event.scope, jti)
   if (scope === undefined) return undefined
   const [asked = '', hint] = splitHint(scope)
   const writeSwitch = asked.startsWith('storage:')
@@ -86,13 +77,13 @@ export function grantedScope(opened: OpenedEvent, writable = opened.writable): s
 }
 
 /** The allow answer's body (§2.4.4, §2.6): `authreply` signed with S_pair, `mac` = HMAC(S_ab, authreply). */
-export function buildAuthreply(
+export async function buildAuthreply(
   opened: OpenedEvent,
   keys: ApprovalKeys,
   grant: { scope: string; period: Period; now: number },
-): { authreply: string; mac: string } {
+): Promise<{ authreply: string; mac: string }> {
   const { event } = opened
-  const sPair = x25519Agree(keys.aidPrv, keys.eid)
+  const sPair = await keys.aidKey.agree(keys.eid)
   const jti = decoded(event.jti) as Uint8Array
   const claims: AuthreplyClaims = {
     aud: toBase64(keys.eid),
@@ -100,12 +91,13 @@ export function buildAuthreply(
     exp: grant.now + grant.period,
     iat: grant.now,
     pid: keys.pid,
-    iss: toBase64(keys.aid),
-    scope: sealScope(grant.scope, sPair, jti),
+    iss: toBase64(keys.aidKey.aid),
+    scope: await sealScopeWith(keys.cipher, sPair, grant.scope, jti),
     ...(event.ctx === undefined ? {} : { ctx: event.ctx }),
   }
-  const authreply = signExtJwt({ ...claims }, sPair, EXT_JWT_APP_HEADER)
-  return { authreply, mac: toBase64(hmacSha256(x25519Agree(keys.aidPrv, event.epk), authreply)) }
+  const authreply = await signExtJwtWith(sPair, { ...claims })
+  const sAb = await keys.aidKey.agree(event.epk)
+  return { authreply, mac: toBase64(await sAb.hmac(new TextEncoder().encode(authreply))) }
 }
 
 export function isPeriod(value: number): value is Period {

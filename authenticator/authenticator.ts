@@ -1,4 +1,5 @@
-import { fixedBase64, pidx, sameBytes, toBase64, x25519PublicKey } from '../protocol/browser.js'
+import { fixedBase64, pidx, toBase64 } from '../protocol/browser.js'
+import type { KeyProvider } from './aid-key.js'
 import {
   buildAuthreply,
   grantedScope,
@@ -14,13 +15,14 @@ import { PairingError } from './pairing-error.js'
 import type { PairingInvite } from './pairing-invite.js'
 import { buildPairingReply } from './pairing-reply.js'
 import { readPairingRequest, type PairingRequest } from './pairing-request.js'
-import type { PairingStore, Sealer, StoredPairing } from './pairing-store.js'
+import type { PairingRecord, PairingStore, StoredPairing } from './pairing-store.js'
 
-export interface AuthenticatorOptions {
+export interface AuthenticatorOptions<H> {
   transport: HttpTransport
-  store: PairingStore
-  sealer: Sealer
-  /** `length` random bytes: node's or WebCrypto's generator. */
+  store: PairingStore<H>
+  /** The keys and the crypto: the store keeps what this provider hands out. */
+  keys: KeyProvider<H>
+  /** `length` random bytes (the nonces): node's or WebCrypto's generator. */
   random(length: number): Uint8Array
   /** Unix seconds. */
   now(): number
@@ -58,12 +60,12 @@ const NO_PUSH_TOKEN = 'none'
 /** Event and registration ids in URL paths: ours are 64 hex (§2.1); nothing that could change the path. */
 const ID = /^[A-Za-z0-9_-]{1,128}$/
 
-/** The authenticator's flows of contract §4 over a broker, a store and a sealer it is given. */
-export class Authenticator {
+/** The authenticator's flows of contract §4 over a broker, a store and a key provider it is given. */
+export class Authenticator<H = unknown> {
   private readonly broker: BrokerClient
   private readonly fid: string
 
-  constructor(private readonly options: AuthenticatorOptions) {
+  constructor(private readonly options: AuthenticatorOptions<H>) {
     this.broker = new BrokerClient(options.transport, {
       sleep: options.sleep,
       ...(options.retryDelays ? { delays: options.retryDelays } : {}),
@@ -88,21 +90,26 @@ export class Authenticator {
 
   /** §4.1 steps 3–4 on consent: a fresh key pair, the reply posted, the pairing stored. */
   async accept(offer: PairingOffer, baseUrl?: string): Promise<StoredPairing> {
-    const reply = buildPairingReply(offer.request, this.options.random(32), this.options.label, this.fid)
-    const answer = record(await this.broker.call('POST', offer.invite.link, 'POST the pairing reply', reply.body))
+    const fresh = await this.options.keys.generate()
+    const reply = await buildPairingReply(offer.request, fresh.key, this.options.label, this.fid)
+    const answer = record(await this.broker.call('POST', offer.invite.link, 'POST the pairing reply', reply))
     if (!fixedBase64(answer.pid, 32)) throw new PairingError('the broker answered the pairing without a pid')
     const pairing: StoredPairing = {
       pid: answer.pid as string,
       eid: toBase64(offer.request.eid),
-      aid: reply.body.aid,
-      sealedAidPrv: await this.options.sealer.seal(reply.aidPrv),
+      aid: reply.aid,
       label: this.options.label,
       ...shown(offer.invite),
       baseUrl: baseUrl ?? brokerBase(offer.invite.link),
       created: this.options.now(),
     }
-    await this.options.store.add(pairing)
+    await this.options.store.add({ ...pairing, aidKey: fresh.handle })
     return pairing
+  }
+
+  /** The pairings, as a page lists them: without their keys. */
+  async pairings(): Promise<StoredPairing[]> {
+    return (await this.options.store.list()).map(withoutKey)
   }
 
   /** §4.1 step 4 on refusal. */
@@ -127,7 +134,7 @@ export class Authenticator {
 
   /** §4.2's poll: the pending events of every pairing; a pairing the broker reports `DELETED` is forgotten. */
   async pendingEvents(): Promise<PendingEvent[]> {
-    const byBase = new Map<string, StoredPairing[]>()
+    const byBase = new Map<string, PairingRecord<H>[]>()
     for (const pairing of await this.options.store.list())
       byBase.set(pairing.baseUrl, [...(byBase.get(pairing.baseUrl) ?? []), pairing])
     const pending: PendingEvent[] = []
@@ -151,15 +158,15 @@ export class Authenticator {
     if (!pairing) return undefined
     const body = await this.broker.call('GET', eventUrl(pairing, pending), 'GET the event')
     const event = readEventData(body)
-    const opened = event && openEvent(event, await this.keys(pairing), this.options.now())
-    return opened ? { pending, pairing, opened } : undefined
+    const opened = event && (await openEvent(event, await this.keys(pairing), this.options.now()))
+    return opened ? { pending, pairing: withoutKey(pairing), opened } : undefined
   }
 
   /** Allow: the granted scope sealed in an `authreply` valid for `period` seconds, posted with its mac. */
   async allow(approval: Approval, period: Period, writable?: boolean): Promise<void> {
     const scope = grantedScope(approval.opened, writable)
-    const keys = await this.keys(approval.pairing)
-    const body = buildAuthreply(approval.opened, keys, { scope, period, now: this.options.now() })
+    const keys = await this.keys(await this.pairing(approval.pairing.pid))
+    const body = await buildAuthreply(approval.opened, keys, { scope, period, now: this.options.now() })
     await this.broker.call('POST', eventUrl(approval.pairing, approval.pending), 'POST the approval', body)
   }
 
@@ -171,23 +178,25 @@ export class Authenticator {
   async unpair(pid: string): Promise<StoredPairing> {
     const pairing = await this.pairing(pid)
     const epk = await this.appSession(pairing)
-    const body = unpairBody({ ...(await this.keys(pairing)), epk, nonce: this.timedNonce() })
+    const { aidKey } = await this.keys(pairing)
+    const body = await unpairBody({ pid, aidKey, epk, nonce: this.timedNonce() })
     const url = `${pairing.baseUrl}/notify/subscribers/delete`
     // 404: the broker has no such subscriber (never finalised, or deleted by the device): nothing left there.
     await this.broker.call('POST', url, 'POST subscribers/delete', body, [200, 404])
     await this.options.store.remove(pid)
-    return pairing
+    return withoutKey(pairing)
   }
 
   /** A new push token for a pairing (§3.5.2); we have no push sender, the route is kept for one. */
   async pushToken(pid: string, fid: string): Promise<void> {
     const pairing = await this.pairing(pid)
     const epk = await this.appSession(pairing)
-    const body = pushTokenBody({ ...(await this.keys(pairing)), epk, nonce: this.timedNonce(), fid })
+    const { aidKey } = await this.keys(pairing)
+    const body = await pushTokenBody({ pid, aidKey, epk, nonce: this.timedNonce(), fid })
     await this.broker.call('POST', `${pairing.baseUrl}/notify/subscribers/token`, 'POST subscribers/token', body)
   }
 
-  private async pairing(pid: string): Promise<StoredPairing> {
+  private async pairing(pid: string): Promise<PairingRecord<H>> {
     const pairing = (await this.options.store.list()).find((candidate) => candidate.pid === pid)
     if (!pairing) throw new PairingError('no such pairing')
     return pairing
@@ -201,14 +210,13 @@ export class Authenticator {
     return epk
   }
 
-  /** The pairing's keys, `aid_prv` unsealed and checked against `aid` (a store edited by hand is refused). */
-  private async keys(pairing: StoredPairing): Promise<ApprovalKeys> {
-    const aidPrv = await this.options.sealer.open(pairing.sealedAidPrv)
+  /** The pairing's keys from its provider, which refuses a key that is not `aid`'s where it can tell. */
+  private async keys(pairing: PairingRecord<H>): Promise<ApprovalKeys> {
     const aid = fixedBase64(pairing.aid, 32)
     const eid = fixedBase64(pairing.eid, 32)
-    if (!aid || !eid || !sameBytes(x25519PublicKey(aidPrv), aid))
-      throw new PairingError('the stored pairing is damaged')
-    return { aidPrv, aid, eid, pid: pairing.pid }
+    if (!aid || !eid) throw new PairingError('the stored pairing is damaged')
+    const aidKey = await this.options.keys.open(pairing.aidKey, aid)
+    return { aidKey, eid, pid: pairing.pid, cipher: this.options.keys }
   }
 
   /** 4 bytes of Unix time, little-endian, then random: a broker that checks a nonce's age can (§2.1). */
@@ -217,6 +225,11 @@ export class Authenticator {
     new DataView(nonce.buffer, nonce.byteOffset, 4).setUint32(0, this.options.now(), true)
     return nonce
   }
+}
+
+/** A record's shown fields: what leaves the authenticator towards a page or a command's output. */
+function withoutKey<H>({ aidKey: _kept, ...pairing }: PairingRecord<H>): StoredPairing {
+  return pairing
 }
 
 function eventUrl(pairing: StoredPairing, pending: PendingEvent): string {

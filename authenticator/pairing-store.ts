@@ -1,9 +1,8 @@
-/** One pairing as the authenticator keeps it (contract §4): `sealedAidPrv` is `aid_prv` as the Sealer sealed it. */
+/** One pairing as the authenticator shows it (contract §4): nothing secret. */
 export interface StoredPairing {
   pid: string
   eid: string
   aid: string
-  sealedAidPrv: string
   label: string
   user?: string
   email?: string
@@ -14,31 +13,33 @@ export interface StoredPairing {
   created: number
 }
 
+/** A pairing with its `aid_prv` as its key provider keeps it: a sealed text (CLI), a CryptoKey (web). */
+export interface PairingRecord<H> extends StoredPairing {
+  aidKey: H
+}
+
 /** Where pairings live: a passphrase-sealed file for the CLI, IndexedDB for the web page. */
-export interface PairingStore {
-  list(): Promise<StoredPairing[]>
-  add(pairing: StoredPairing): Promise<void>
+export interface PairingStore<H> {
+  list(): Promise<PairingRecord<H>[]>
+  add(pairing: PairingRecord<H>): Promise<void>
   remove(pid: string): Promise<void>
 }
 
-/**
- * Seals `aid_prv` at rest: the CLI with a passphrase-derived key, the web page with a non-extractable
- * WebCrypto key. `open` throws when the sealed text was not made by this sealer's key.
- */
+/** Seals the CLI's raw `aid_prv` at rest; `open` throws when the sealed text was not made by this sealer's key. */
 export interface Sealer {
   seal(secret: Uint8Array): Promise<string>
   open(sealed: string): Promise<Uint8Array>
 }
 
 /** Pairings for one process's life (the automatic mode, tests): nothing is written anywhere. */
-export class MemoryPairingStore implements PairingStore {
-  private readonly pairings = new Map<string, StoredPairing>()
+export class MemoryPairingStore<H> implements PairingStore<H> {
+  private readonly pairings = new Map<string, PairingRecord<H>>()
 
-  list(): Promise<StoredPairing[]> {
+  list(): Promise<PairingRecord<H>[]> {
     return Promise.resolve([...this.pairings.values()])
   }
 
-  add(pairing: StoredPairing): Promise<void> {
+  add(pairing: PairingRecord<H>): Promise<void> {
     this.pairings.set(pairing.pid, pairing)
     return Promise.resolve()
   }

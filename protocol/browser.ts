@@ -65,10 +65,11 @@ export {
   EXT_JWT_DEVICE_HEADER,
   EXT_JWT_MAX_LENGTH,
   extJwtSigned,
+  extJwtSigningInput,
   ExtJwtError,
   parseExtJwt,
   signExtJwt,
   type ParsedExtJwt,
 } from './ext-jwt.js'
-export { openScope, scopeKey, sealScope } from './scope-seal.js'
+export { joinSealedScope, openScope, scopeKey, sealScope, splitSealedScope } from './scope-seal.js'
 export { fromBase64, toBase64, toBase64Url } from './web-base64.js'

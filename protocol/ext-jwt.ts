@@ -34,8 +34,13 @@ const SEGMENT = /^[A-Za-z0-9_+/-]+={0,2}$/
 
 /** An eJWT (contract §2.3): `payload` as JSON.stringify writes it, the MAC over the ASCII of the first two parts. */
 export function signExtJwt(payload: Record<string, unknown>, key: Uint8Array, header = EXT_JWT_DEVICE_HEADER): string {
-  const signingInput = `${toBase64Url(utf8.encode(header))}.${toBase64Url(utf8.encode(JSON.stringify(payload)))}`
+  const signingInput = extJwtSigningInput(payload, header)
   return `${signingInput}.${toBase64Url(hmacSha256(key, signingInput))}`
+}
+
+/** What an eJWT's MAC covers: `b64url(header) "." b64url(payload)`, for a signer whose HMAC key is not in JS. */
+export function extJwtSigningInput(payload: Record<string, unknown>, header: string): string {
+  return `${toBase64Url(utf8.encode(header))}.${toBase64Url(utf8.encode(JSON.stringify(payload)))}`
 }
 
 function segmentBytes(part: string, what: string): Uint8Array {

@@ -20,14 +20,22 @@ export function sealScope(text: string, sPair: Uint8Array, jti: Uint8Array): str
   const k = scopeKey(sPair, jti)
   const plain = utf8.encode(text)
   const ct = cbc(k.subarray(0, 16), k.subarray(16, 32)).encrypt(plain)
-  const sealed = new Uint8Array(ct.length + TAG)
+  return joinSealedScope(ct, hmacSha256(k, plain))
+}
+
+/** The value of scheme "A" for a ciphertext and its tag: `A` + b64(ct ‖ tag). */
+export function joinSealedScope(ct: Uint8Array, tag: Uint8Array): string {
+  const sealed = new Uint8Array(ct.length + tag.length)
   sealed.set(ct)
-  sealed.set(hmacSha256(k, plain), ct.length)
+  sealed.set(tag, ct.length)
   return `A${toBase64(sealed)}`
 }
 
-/** The scope a sealed value holds, or undefined when anything about it is wrong (scheme, length, padding, tag). */
-export function openScope(value: unknown, sPair: Uint8Array, jti: Uint8Array): string | undefined {
+/**
+ * A sealed value's ciphertext and tag, or undefined when its scheme or length is wrong (§2.5: `A`, at least
+ * 48 bytes, whole blocks before the 32-byte tag).
+ */
+export function splitSealedScope(value: unknown): { ct: Uint8Array; tag: Uint8Array } | undefined {
   if (typeof value !== 'string' || !value.startsWith('A')) return undefined
   let sealed: Uint8Array
   try {
@@ -36,14 +44,21 @@ export function openScope(value: unknown, sPair: Uint8Array, jti: Uint8Array): s
     return undefined
   }
   if (sealed.length < 48 || (sealed.length - TAG) % 16 !== 0) return undefined
+  return { ct: sealed.subarray(0, sealed.length - TAG), tag: sealed.subarray(sealed.length - TAG) }
+}
+
+/** The scope a sealed value holds, or undefined when anything about it is wrong (scheme, length, padding, tag). */
+export function openScope(value: unknown, sPair: Uint8Array, jti: Uint8Array): string | undefined {
+  const sealed = splitSealedScope(value)
+  if (!sealed) return undefined
   const k = scopeKey(sPair, jti)
   let plain: Uint8Array
   try {
-    plain = cbc(k.subarray(0, 16), k.subarray(16, 32)).decrypt(sealed.subarray(0, sealed.length - TAG))
+    plain = cbc(k.subarray(0, 16), k.subarray(16, 32)).decrypt(sealed.ct)
   } catch {
     return undefined
   }
-  if (!sameBytes(hmacSha256(k, plain), sealed.subarray(sealed.length - TAG))) return undefined
+  if (!sameBytes(hmacSha256(k, plain), sealed.tag)) return undefined
   try {
     return strictUtf8.decode(plain)
   } catch {

@@ -4,6 +4,7 @@
 // pairing, a link of another broker refused, unpair. axe in each state, light and dark, at 390 px; no script error
 // and no CSP violation.
 import t, { type Test } from 'tap'
+import type { Page } from 'playwright-core'
 import { noChromium } from './helpers/browser.js'
 import { openAuthapp, scrollsSideways, violationsInBothModes, type OpenAuthapp } from './helpers/authapp.js'
 import { call } from './helpers/http.js'
@@ -12,6 +13,45 @@ import { bearer } from './helpers/owner.js'
 /** A bearer's claims, unverified: the device made it, the test reads what it says. */
 const claimsOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
+
+/** The parts of IndexedDB and WebCrypto the check below reads in the page (the tests compile without the DOM's types). */
+interface IdbRequest<T> {
+  result: T
+  onsuccess: (() => void) | null
+  onerror: (() => void) | null
+}
+interface IdbDatabase {
+  transaction(store: string, mode: 'readonly'): { objectStore(name: string): { getAll(): IdbRequest<object[]> } }
+  close(): void
+}
+interface PageGlobals {
+  indexedDB: { open(name: string): IdbRequest<IdbDatabase> }
+  CryptoKey: abstract new () => { type: string; extractable: boolean; algorithm: { name: string } }
+}
+
+/** Each IndexedDB record of the page's pairings: its pid, the CryptoKeys in it and how many byte arrays it holds. */
+function storedKeys(page: Page) {
+  return page.evaluate(async () => {
+    const { indexedDB, CryptoKey } = globalThis as unknown as PageGlobals
+    const done = <T>(request: IdbRequest<T>) =>
+      new Promise<T>((resolve, reject) => {
+        request.onsuccess = () => resolve(request.result)
+        request.onerror = () => reject(new Error('IndexedDB refused'))
+      })
+    const db = await done(indexedDB.open('hem-authenticator'))
+    const records = await done(db.transaction('pairings', 'readonly').objectStore('pairings').getAll())
+    db.close()
+    return records.map((record) => {
+      const values = Object.values(record)
+      const keys = values.filter((value) => value instanceof CryptoKey)
+      return {
+        pid: (record as { pid?: unknown }).pid,
+        keys: keys.map((key) => ({ type: key.type, extractable: key.extractable, algorithm: key.algorithm.name })),
+        rawBytes: values.filter((value) => value instanceof Uint8Array || value instanceof ArrayBuffer).length,
+      }
+    })
+  })
+}
 
 async function pairByPasting(t: Test, app: OpenAuthapp): Promise<{ kid: string; pid: string }> {
   const { page } = app
@@ -46,6 +86,11 @@ t.test(
       (await owner.client.extPairings()).map((p) => [p.kid, p.pid]),
       [[kid, pid]],
       'the device holds the pairing',
+    )
+    t.same(
+      await storedKeys(page),
+      [{ pid, keys: [{ type: 'private', extractable: false, algorithm: 'X25519' }], rawBytes: 0 }],
+      "IndexedDB holds the pairing with its key, a non-extractable CryptoKey, and no key's bytes",
     )
 
     // Allow for 1 hour: the token works, and lives the hour.

@@ -5,17 +5,17 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { PairingFile, PairingFileError } from '../cli/hem-authenticator/pairing-file.js'
-import type { StoredPairing } from '../authenticator/index.js'
+import type { PairingRecord } from '../authenticator/index.js'
 
 const PASSPHRASE = 'correct horse battery staple'
 
-async function pairingWithKey(file: PairingFile): Promise<{ pairing: StoredPairing; secret: Uint8Array }> {
+async function pairingWithKey(file: PairingFile): Promise<{ pairing: PairingRecord<string>; secret: Uint8Array }> {
   const secret = new Uint8Array(randomBytes(32))
-  const pairing: StoredPairing = {
+  const pairing: PairingRecord<string> = {
     pid: Buffer.from(randomBytes(32)).toString('base64'),
     eid: Buffer.from(randomBytes(32)).toString('base64'),
     aid: Buffer.from(randomBytes(32)).toString('base64'),
-    sealedAidPrv: await file.sealer.seal(secret),
+    aidKey: await file.sealer.seal(secret),
     label: 'Test (tap)',
     baseUrl: 'https://api.example',
     created: 1_800_000_000,
@@ -35,7 +35,7 @@ t.test('made with mode 0600 in a 0700 folder; the private key is not in the file
     t.notOk(text.includes(Buffer.from(secret).toString(encoding)), `no ${encoding} of aid_prv`)
   const again = await PairingFile.open(path, PASSPHRASE)
   t.same(await again.list(), [pairing])
-  t.same(await again.sealer.open(pairing.sealedAidPrv), secret, 'the passphrase opens it again')
+  t.same(await again.sealer.open(pairing.aidKey), secret, 'the passphrase opens it again')
 })
 
 t.test('a wrong passphrase is refused, with or without pairings', async (t) => {
@@ -59,7 +59,7 @@ t.test('a changed sealed value does not open', async (t) => {
   const path = join(t.testdir(), 'pairings.json')
   const file = await PairingFile.open(path, PASSPHRASE)
   const { pairing } = await pairingWithKey(file)
-  const sealed = Buffer.from(pairing.sealedAidPrv, 'base64')
+  const sealed = Buffer.from(pairing.aidKey, 'base64')
   sealed[20]! ^= 1
   await t.rejects(file.sealer.open(sealed.toString('base64')), { name: 'SealedValueError' })
 })

@@ -101,9 +101,9 @@ t.test('a command round trip, state projection, and exclusive ordering', async (
   t.teardown(() => reads.close())
   t.equal(reads.readModel('storage'), undefined, 'nothing known before the actor publishes')
   host.publishState({ n: 1 })
-  await until('state n = 1', () => reads.readModel<{ n: number }>('storage')?.n === 1, 10_000)
+  await until('state n = 1', () => reads.readModel<{ n: number }>('storage')?.n === 1)
   host.publishState({ n: 2 })
-  await until('state n = 2', () => reads.readModel<{ n: number }>('storage')?.n === 2, 10_000)
+  await until('state n = 2', () => reads.readModel<{ n: number }>('storage')?.n === 2)
 
   const replies = await Promise.all(
     [1, 2].map((n) => reads.request('storage', 'echo', { rid: `r${n}`, tls: false, body: { n } })),
@@ -148,7 +148,7 @@ t.test('permissions: each service only where the table lets it', async (t) => {
     },
   })
   await gateway.flush()
-  await until('a subscription error', () => errors.length > 0, 10_000)
+  await until('a subscription error', () => errors.length > 0)
   t.match(errors[0], /permission/i, 'the gateway may not answer commands')
 
   serve(t, system, 'system', {
@@ -251,10 +251,10 @@ t.test('the bus down: commands and reads refused, then everything recovers', asy
     currentOnly: true,
   })
   t.teardown(() => reads.close())
-  await until('the system state', () => reads.readModel('storage') !== undefined, 10_000)
+  await until('the system state', () => reads.readModel('storage') !== undefined)
 
   process.kill(bus.server.pid!, 'SIGKILL')
-  await until('no state while the bus is down', () => reads.readModel('storage') === undefined, 10_000)
+  await until('no state while the bus is down', () => reads.readModel('storage') === undefined)
   await t.rejects(reads.request('storage', 'ping', { rid: 'x', tls: false }), BusUnavailableError)
 
   await until('the state again', () => reads.readModel<{ v: string }>('storage')?.v === 'before', 20_000)
@@ -284,11 +284,11 @@ t.test('a service following a read model reads it again after a reconnect: what 
   })()
 
   proxy.cut()
-  await until('the keystore disconnected', () => statuses.includes('disconnect'), 10_000)
+  await until('the keystore disconnected', () => statuses.includes('disconnect'))
   auth.publishState({ token_key: 'second' })
   t.same(follower.readModel('auth'), { token_key: 'first' }, 'meanwhile the service keeps the last state it knows')
   proxy.restore()
-  await until('the keystore reconnected', () => statuses.includes('reconnect'), 10_000)
+  await until('the keystore reconnected', () => statuses.includes('reconnect'))
   await until('the state it missed', () => follower.readModel<{ token_key: string }>('auth')?.token_key === 'second')
 })
 
@@ -337,5 +337,5 @@ t.test('the nats-server dies with the process that started it, even by kill -9',
   t.teardown(() => isProcessAlive(natsPid) && process.kill(natsPid, 'SIGKILL'))
   t.ok(isProcessAlive(natsPid), 'running under its parent')
   parent.kill('SIGKILL')
-  await until('the nats-server gone with its parent', () => !isProcessAlive(natsPid), 10_000)
+  await until('the nats-server gone with its parent', () => !isProcessAlive(natsPid))
 })

@@ -36,7 +36,7 @@ t.test("a fault's source is the subject it came on, not the service its payload 
   const event = { service: 'keystore', fault: 'STACK_OVERFLOW', detail: forged }
   storage.publish(new Subjects(hal.devid).fault('storage'), encode(event))
   await storage.flush()
-  await until('the fault followed', () => reports.length > 0, { ms: 5_000 })
+  await until('the fault followed', () => reports.length > 0)
   t.same(reports, [{ fault: 'STACK_OVERFLOW', source: 'storage', detail: forged }])
 })
 

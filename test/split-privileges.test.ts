@@ -44,7 +44,7 @@ async function subscribeRefused(nc: NatsConnection, subject: string): Promise<st
   const errors: string[] = []
   nc.subscribe(subject, { callback: (err) => void (err && errors.push(err.message)) })
   await nc.flush()
-  await until(`a refusal of ${subject}`, () => errors.length > 0, 10_000)
+  await until(`a refusal of ${subject}`, () => errors.length > 0)
   return errors[0]!
 }
 

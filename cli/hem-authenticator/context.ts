@@ -5,7 +5,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type CliIo, type PassphraseSources, readPassphrase, UsageError } from '../index.js'
-import { Authenticator, type PairingStore, type Sealer } from '../../authenticator/index.js'
+import { Authenticator, NobleKeys, type PairingStore, type Sealer } from '../../authenticator/index.js'
 import { checkedUrl, CloudUrlError, httpsTransport } from './https-transport.js'
 import { PairingFile } from './pairing-file.js'
 
@@ -43,19 +43,20 @@ export async function openPairingFile(values: StoreValues, io: AuthenticatorIo):
   return PairingFile.open(path, passphrase)
 }
 
-/** The core over node's https, the process's randomness and clock. */
+/** The core over node's https, the process's randomness and clock, noble's crypto over the sealer's keys. */
 export async function authenticatorOn(
-  store: PairingStore,
+  store: PairingStore<string>,
   sealer: Sealer,
   ca: string | undefined,
   label: string = DEFAULT_LABEL,
-): Promise<Authenticator> {
+): Promise<Authenticator<string>> {
   const caText = ca === undefined ? undefined : await readFile(ca, 'utf8').catch((err: Error) => usage(err.message))
+  const random = (length: number) => new Uint8Array(randomBytes(length))
   return new Authenticator({
     transport: httpsTransport(caText),
     store,
-    sealer,
-    random: (length) => new Uint8Array(randomBytes(length)),
+    keys: new NobleKeys(sealer, random),
+    random,
     now: () => Math.floor(Date.now() / 1000),
     sleep: (ms) => sleep(ms),
     label,

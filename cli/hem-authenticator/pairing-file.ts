@@ -1,6 +1,6 @@
 import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { PairingStore, Sealer, StoredPairing } from '../../authenticator/index.js'
+import type { PairingRecord, PairingStore, Sealer, StoredPairing } from '../../authenticator/index.js'
 import { newScryptParams, passphraseSealer, type ScryptParams } from './passphrase-sealer.js'
 
 /** The store's file could not be used: unreadable, not ours, too open, or the passphrase does not open it. */
@@ -12,18 +12,21 @@ const FORMAT = 'hem-authenticator-pairings-v1'
 /** Sealed with the store's key when it is made: a wrong passphrase is refused even when no pairing is stored. */
 const CHECK = new TextEncoder().encode(FORMAT)
 
+/** A pairing in the file: its key as the sealer's text, under the name the file has always given it. */
+type FilePairing = StoredPairing & { sealedAidPrv: string }
+
 interface PairingFileContent {
   format: typeof FORMAT
   kdf: ScryptParams
   check: string
-  pairings: StoredPairing[]
+  pairings: FilePairing[]
 }
 
 /**
  * The CLI's pairings: one JSON file, mode 0600 in a 0700 folder, each `aid_prv` sealed with a key derived
  * from the passphrase (scrypt), rewritten whole through a temporary file so that a crash leaves the old one.
  */
-export class PairingFile implements PairingStore {
+export class PairingFile implements PairingStore<string> {
   private constructor(
     private readonly path: string,
     private content: PairingFileContent,
@@ -48,14 +51,16 @@ export class PairingFile implements PairingStore {
     return file
   }
 
-  list(): Promise<StoredPairing[]> {
-    return Promise.resolve([...this.content.pairings])
+  list(): Promise<PairingRecord<string>[]> {
+    return Promise.resolve(
+      this.content.pairings.map(({ sealedAidPrv, ...pairing }) => ({ ...pairing, aidKey: sealedAidPrv })),
+    )
   }
 
-  async add(pairing: StoredPairing): Promise<void> {
+  async add({ aidKey, ...pairing }: PairingRecord<string>): Promise<void> {
     this.content = {
       ...this.content,
-      pairings: [...this.content.pairings.filter((p) => p.pid !== pairing.pid), pairing],
+      pairings: [...this.content.pairings.filter((p) => p.pid !== pairing.pid), { ...pairing, sealedAidPrv: aidKey }],
     }
     await this.write()
   }
