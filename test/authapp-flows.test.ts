@@ -3,10 +3,10 @@
 // key's use in words, a storage scope's write switch, a request withdrawn while shown, a reload that keeps the
 // pairing, a link of another broker refused, unpair. axe in each state, light and dark, at 390 px; no script error
 // and no CSP violation.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { Page } from 'playwright-core'
 import { noChromium } from './helpers/browser.js'
-import { openAuthapp, scrollsSideways, violationsInBothModes, type OpenAuthapp } from './helpers/authapp.js'
+import { openAuthapp, pairByPasting, scrollsSideways, violationsInBothModes } from './helpers/authapp.js'
 import { call } from './helpers/http.js'
 import { bearer } from './helpers/owner.js'
 
@@ -14,7 +14,7 @@ import { bearer } from './helpers/owner.js'
 const claimsOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
 
-/** The parts of IndexedDB and WebCrypto the check below reads in the page (the tests compile without the DOM's types). */
+/** The parts of IndexedDB and WebCrypto the check below reads in the page (tests compile without the DOM's types). */
 interface IdbRequest<T> {
   result: T
   onsuccess: (() => void) | null
@@ -53,21 +53,6 @@ function storedKeys(page: Page) {
   })
 }
 
-async function pairByPasting(t: Test, app: OpenAuthapp): Promise<{ kid: string; pid: string }> {
-  const { page } = app
-  const pairing = await app.owner.startPairing()
-  await page.getByLabel("Or paste the pairing link or the QR code's text").fill(pairing.payload)
-  await page.getByRole('button', { name: 'Read the invitation' }).click()
-  const offer = page.getByRole('article', { name: 'Pair with hem.example?' })
-  await offer.waitFor()
-  t.match(await offer.textContent(), /Host namehem\.exampleUserAdaE-mailada@example\.comAsked from127\.0\.0\.1/)
-  t.same(await violationsInBothModes(page), [], 'the offer passes axe, light and dark')
-  await offer.getByRole('button', { name: 'Accept' }).click()
-  const paired = await pairing.finish()
-  await page.getByRole('status').filter({ hasText: 'Paired with hem.example.' }).waitFor()
-  return paired
-}
-
 t.test(
   'pair, allow, deny, words of each scope, a withdrawn request, reload, unpair',
   { skip: noChromium },
@@ -78,7 +63,10 @@ t.test(
     t.same(await violationsInBothModes(page), [], 'the empty page passes axe, light and dark')
     t.notOk(await scrollsSideways(page), 'no sideways scrolling at 390 px')
 
-    const { kid, pid } = await pairByPasting(t, app)
+    const { kid, pid } = await pairByPasting(app, async (offer) => {
+      t.match(await offer.textContent(), /Host namehem\.exampleUserAdaE-mailada@example\.comAsked from127\.0\.0\.1/)
+      t.same(await violationsInBothModes(page), [], 'the offer passes axe, light and dark')
+    })
     const item = page.getByRole('listitem').filter({ hasText: 'hem.example' })
     await item.waitFor()
     t.match(await item.textContent(), new RegExp(`UserAdaE-mailada@example\\.comPaired on.+Key on the device${kid}`))

@@ -4,7 +4,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { BrokerClient, pairingQrPayload, type EventState, type HemClient } from '../../client/index.js'
 import { AUTHAPP_OUT } from '../../deploy/build-authapp.js'
 import { accessibilityViolations, openPage } from './browser.js'
@@ -127,6 +127,27 @@ export async function openAuthappPage(t: Test, parts: AuthappParts, args: string
 /** An owned device, a hem-cloud serving the built page, and the page open: nothing paired yet. */
 export async function openAuthapp(t: Test): Promise<OpenAuthapp> {
   return openAuthappPage(t, await authappParts(t))
+}
+
+/**
+ * Pairs the page with the device as its owner would, by pasting the QR code's text: `beforeAccept` sees the offer
+ * shown. Resolves once the device has stored the pairing and the broker made it active.
+ */
+export async function pairByPasting(
+  app: OpenAuthapp,
+  beforeAccept: (offer: Locator) => Promise<void> = async () => {},
+): Promise<{ kid: string; pid: string }> {
+  const { page } = app
+  const pairing = await app.owner.startPairing()
+  await page.getByLabel("Or paste the pairing link or the QR code's text").fill(pairing.payload)
+  await page.getByRole('button', { name: 'Read the invitation' }).click()
+  const offer = page.getByRole('article', { name: 'Pair with hem.example?' })
+  await offer.waitFor()
+  await beforeAccept(offer)
+  await offer.getByRole('button', { name: 'Accept' }).click()
+  const paired = await pairing.finish()
+  await page.getByRole('status').filter({ hasText: 'Paired with hem.example.' }).waitFor()
+  return paired
 }
 
 /** axe's WCAG A/AA violations in light and in dark mode, each named by its mode. */
