@@ -121,6 +121,16 @@ export class BrokerClient {
     return { pid: body.pid }
   }
 
+  /**
+   * Withdraws a registration the owner gave up on: the phone's own refusal (`DELETE` of the link, §3.4), which any
+   * holder of the rid may send. `answered` when a phone has replied already (the reply then stands until it
+   * expires, unused by the device), `gone` when the broker no longer knows it.
+   */
+  async registerWithdraw(rid: string): Promise<'withdrawn' | 'answered' | 'gone'> {
+    const answer = await this.expect('DELETE', `register/challenge/${pathId(rid)}`, undefined, [200, 404, 409])
+    return answer.status === 200 ? 'withdrawn' : answer.status === 409 ? 'answered' : 'gone'
+  }
+
   // ---- approval (§3.4.5, §3.4.6) ----
 
   /** Hands the broker the device's `ext/request` answer verbatim. */

@@ -1,5 +1,6 @@
 // client/'s face free of node: what the management app (webroot/) shares with hemctl: base64, the
-// login and the passphrase key, the TLS key's wrap, the typed errors and the API's answer types.
+// login and the passphrase key, the TLS key's wrap, the typed errors, the API's answer types, and the
+// external authenticator's calls on the device and the broker.
 export { fromBase64, toBase64, toBase64Url } from './base64.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
@@ -9,6 +10,7 @@ export {
   NotAcceptableError,
   refusal,
   UnauthorizedError,
+  UnexpectedAnswerError,
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
@@ -27,3 +29,18 @@ export {
 } from './broker-client.js'
 export { BrokerRefusedError, BrokerUnreachableError, printable, UnexpectedBrokerAnswerError } from './broker-errors.js'
 export { pairingQrPayload } from './pairing-qr-payload.js'
+export type { DeviceJson, JsonInput } from './device-json.js'
+export {
+  EXT_PAIR_SCOPE,
+  extInit,
+  ExtInputError,
+  extMac,
+  extRequest,
+  extToken,
+  extValidate,
+  pairingIdentity,
+  pairings,
+  type ExtMac,
+  type Pairing,
+  type PairingIdentity,
+} from './ext-auth-calls.js'

@@ -3,11 +3,10 @@
 // (`ext/request`, `ext/token`), and the pairings as keys (§1.6).
 import { EXT_AUTH_MAX_PAIRINGS, pidOfDescr } from '../protocol/browser.js'
 import { fromBase64, toBase64 } from './base64.js'
-import type { DeviceSession } from './device-session.js'
+import type { DeviceJson } from './device-json.js'
 import { UnexpectedAnswerError } from './errors.js'
 import { isExtJwt, isKey32, isObject } from './ext-shapes.js'
-import { searchKeys } from './key-calls.js'
-import type { KeyEntry } from './types.js'
+import type { KeyEntry, KeyList } from './types.js'
 
 /** The scope of the owner's pairing calls (a U token; `system:config` would do as well, §1.0). */
 export const EXT_PAIR_SCOPE = 'auth:ext:pair'
@@ -73,7 +72,7 @@ const PAIRING_SEARCH = '^RVhUQUlE'
 /** The most keys a search answers at once. */
 const SEARCH_PAGE = 15
 
-export async function pairingIdentity(s: DeviceSession): Promise<PairingIdentity> {
+export async function pairingIdentity(s: DeviceJson): Promise<PairingIdentity> {
   const config = await s.authorizedJson<unknown>(EXT_PAIR_SCOPE, 'GET', '/api/system/config')
   if (!isObject(config) || !isKey32(config.eid))
     throw new UnexpectedAnswerError("the device's configuration has no eid")
@@ -81,7 +80,7 @@ export async function pairingIdentity(s: DeviceSession): Promise<PairingIdentity
   return { eid: config.eid, user: text(config.user), email: text(config.email), hostname: text(config.hostname) }
 }
 
-export async function extInit(s: DeviceSession, epk: string): Promise<ExtInit> {
+export async function extInit(s: DeviceJson, epk: string): Promise<ExtInit> {
   const body = await s.authorizedJson<unknown>(EXT_PAIR_SCOPE, 'POST', '/api/auth/ext/init', {
     json: { epk: key(epk) },
   })
@@ -90,7 +89,7 @@ export async function extInit(s: DeviceSession, epk: string): Promise<ExtInit> {
   return { request: body.request, eid: body.eid }
 }
 
-export async function extValidate(s: DeviceSession, pid: string, reply: string): Promise<ExtValidated> {
+export async function extValidate(s: DeviceJson, pid: string, reply: string): Promise<ExtValidated> {
   if (!isExtJwt(reply)) throw new ExtInputError('reply is not an eJWT')
   const json = { pid: key(pid, 'pid'), reply }
   const body = await s.authorizedJson<unknown>(EXT_PAIR_SCOPE, 'POST', '/api/auth/ext/validate', { json })
@@ -99,7 +98,7 @@ export async function extValidate(s: DeviceSession, pid: string, reply: string):
   return { kid: body.kid, code: body.code }
 }
 
-export async function extMac(s: DeviceSession, epk: string): Promise<ExtMac> {
+export async function extMac(s: DeviceJson, epk: string): Promise<ExtMac> {
   const body = await s.authorizedJson<unknown>(EXT_PAIR_SCOPE, 'POST', '/api/auth/ext/mac', { json: { epk: key(epk) } })
   if (!isObject(body) || !isKey32(body.nonce) || !isKey32(body.mac) || !isKey32(body.eid))
     throw new UnexpectedAnswerError('the answer to ext/mac lacks nonce, mac or eid, or has them malformed')
@@ -107,14 +106,14 @@ export async function extMac(s: DeviceSession, epk: string): Promise<ExtMac> {
 }
 
 /** No token: whoever asks gets a challenge, and only an authenticator's approval makes it a token. */
-export async function extRequest(s: DeviceSession, input: ExtRequestInput): Promise<ExtRequested> {
+export async function extRequest(s: Pick<DeviceJson, 'json'>, input: ExtRequestInput): Promise<ExtRequested> {
   const body = await s.json<unknown>('POST', '/api/auth/ext/request', { json: requestBody(input) })
   if (!isObject(body) || !isExtJwt(body.authreq) || body.epk !== input.epk)
     throw new UnexpectedAnswerError('the answer to ext/request lacks authreq or its epk, or has them malformed')
   return { authreq: body.authreq, epk: body.epk }
 }
 
-export async function extToken(s: DeviceSession, authreply: string): Promise<{ token: string }> {
+export async function extToken(s: Pick<DeviceJson, 'json'>, authreply: string): Promise<{ token: string }> {
   if (!isExtJwt(authreply)) throw new ExtInputError('authreply is not an eJWT')
   const body = await s.json<unknown>('POST', '/api/auth/ext/token', { json: { authreply } })
   if (!isObject(body) || typeof body.token !== 'string' || body.token.split('.').length !== 3)
@@ -123,11 +122,12 @@ export async function extToken(s: DeviceSession, authreply: string): Promise<{ t
 }
 
 /** The device's paired authenticators (keymgmt search of their descr, scope `keymgmt:search`). */
-export async function pairings(s: DeviceSession): Promise<Pairing[]> {
+export async function pairings(s: DeviceJson): Promise<Pairing[]> {
   const found: Pairing[] = []
   // A device keeps at most 8 pairings, one page: more pages than that would be a device gone wrong.
   for (let page = 0; page <= EXT_AUTH_MAX_PAIRINGS; page++) {
-    const { list } = await searchKeys(s, PAIRING_SEARCH, found.length, SEARCH_PAGE)
+    const json = { descr: PAIRING_SEARCH, offset: found.length, limit: SEARCH_PAGE }
+    const { list } = await s.authorizedJson<KeyList>('keymgmt:search', 'POST', '/api/keymgmt/search', { json })
     if (!Array.isArray(list)) throw new UnexpectedAnswerError('the device sent a malformed search answer')
     found.push(...list.map(pairingOf))
     if (list.length < SEARCH_PAGE) break

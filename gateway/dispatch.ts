@@ -26,7 +26,7 @@ import { corsHeaders, deviceOrigin, originAllowed, preflightHeaders } from './co
 import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
 import { errorReply } from './reply-body.js'
-import { STATIC_HEADERS, staticFile } from './static-site.js'
+import { APP_CONFIG_PATH, appConfigReply, staticFile, staticHeaders } from './static-site.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
@@ -70,8 +70,11 @@ export class Dispatcher {
   /** The DIAG build's TLS fault; undefined in a normal build. */
   private readonly tlsBreaker: TlsBreaker | undefined
   private readonly turnEnd = new TurnEnd()
+  /** The app's headers, made once: a cloud that no CSP may name stops the gateway's start, not a page. */
+  private readonly siteHeaders: [string, string][]
 
   constructor(private readonly options: GatewayOptions) {
+    this.siteHeaders = staticHeaders(options.appCloud)
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
     const table = options.routes ?? routeTable
@@ -193,8 +196,11 @@ export class Dispatcher {
     if (!webroot || (exchange.method !== 'GET' && exchange.method !== 'HEAD') || exchange.path.startsWith('/api/')) {
       throw new HttpError(404, 'not_found', 'No such resource')
     }
-    const reply = await staticFile(webroot.current()?.dir, exchange.path)
-    for (const [name, value] of STATIC_HEADERS) exchange.setHeader(name, value)
+    const reply =
+      exchange.path === APP_CONFIG_PATH
+        ? appConfigReply(this.options.appCloud)
+        : await staticFile(webroot.current()?.dir, exchange.path)
+    for (const [name, value] of this.siteHeaders) exchange.setHeader(name, value)
     exchange.send(reply)
   }
 

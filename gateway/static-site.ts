@@ -23,21 +23,50 @@ const CONTENT_TYPES: Record<string, string> = {
   '.wasm': 'application/wasm',
 }
 
+/** The app's own settings from the device (not a file of the app): its cloud, which only hemd's operator sets. */
+export const APP_CONFIG_PATH = '/app-config.json'
+
 /**
- * What the management app's pages may do: talk to this device only. No inline script or
- * style, no framing, no sniffing: the app's own files are all it runs.
+ * What the management app's pages may do: talk to this device only, and to the family's cloud when the
+ * device names one (`appCloud`, hemd --cloud: the broker answers CORS `*`, contract §3.0). No inline script
+ * or style, no framing, no sniffing: the app's own files are all it runs.
  */
-export const STATIC_HEADERS: readonly [string, string][] = [
-  [
-    'Content-Security-Policy',
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  ],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['X-Frame-Options', 'DENY'],
-  ['Referrer-Policy', 'no-referrer'],
-  ['Cache-Control', 'no-cache'],
-]
+export function staticHeaders(appCloud?: string): [string, string][] {
+  const connect = appCloud === undefined ? "'self'" : `'self' ${cloudOrigin(appCloud)}`
+  return [
+    [
+      'Content-Security-Policy',
+      `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${connect}; ` +
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['X-Frame-Options', 'DENY'],
+    ['Referrer-Policy', 'no-referrer'],
+    ['Cache-Control', 'no-cache'],
+  ]
+}
+
+/** The headers of a device that names no cloud. */
+export const STATIC_HEADERS: readonly [string, string][] = staticHeaders()
+
+/** `/app-config.json`: `{"cloud": URL}`, or `{"cloud": null}` when the device names none. */
+export function appConfigReply(appCloud?: string): CommandReply {
+  return { status: 200, body: { cloud: appCloud === undefined ? null : new URL(appCloud).href } }
+}
+
+/**
+ * The origin a CSP source names: only an https URL, or http on loopback (a cloud on the same host),
+ * reaches a header; anything else is a configuration error, refused before a page is served.
+ */
+export function cloudOrigin(appCloud: string): string {
+  const url = new URL(appCloud)
+  const loopback = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/.test(url.hostname)
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new RangeError(`the app's cloud must be an https URL (or http on loopback), not ${url.protocol}`)
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+    throw new RangeError("the app's cloud URL carries no credentials, query or fragment")
+  return url.origin
+}
 
 /**
  * The installed management app (P) at `/`: `GET /` is its `index.html`, any other path a file

@@ -139,6 +139,8 @@ export interface GatewayOptions {
   routes?: readonly Route[]
   /** P: the installed management app, served at `/`. */
   webroot?: Pick<WebrootStore, 'current'>
+  /** The family's cloud the management app calls (hemd --cloud): named in its CSP and its `/app-config.json`. */
+  appCloud?: string
   /**
    * Called (and awaited) before a 403 for a wrong scope or role goes out, so it can be audited; `bearer` proves the
    * principal.

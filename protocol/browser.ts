@@ -4,6 +4,7 @@ export { CONFIG_FIELD_RULES, STORAGE_MODES, type ConfigRuleField } from './confi
 export type { Variant } from './device.js'
 export type { SelfTestAnswer } from './diag.js'
 export { FLS } from './fail-state.js'
+export { scopeSatisfies } from './scopes.js'
 export {
   LogType,
   type JournalFile,

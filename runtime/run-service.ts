@@ -63,6 +63,8 @@ export interface ServiceContext {
   mirror?: MirrorSettings
   /** The upgrade's: the management app's factory image, installed at a start of a P device that has none. */
   factoryWebroot?: string
+  /** The gateway's: the cloud the management app calls (DeviceOptions.appCloud). */
+  appCloud?: string
   /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
   journalOpening?: Promise<Journal>
 }
@@ -294,6 +296,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
           onScopeFailure: scopeAudit(bus),
           ...diag(ctx),
           ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
+          ...(ctx.appCloud ? { appCloud: ctx.appCloud } : {}),
           logger: ctx.logger,
           ...(http ? { http } : {}),
           ...(https ? { https: { ...https, certFile: credentials.certFile, keyFile: credentials.keyFile } } : {}),

@@ -57,6 +57,7 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.temperatureRange ? { temperatureRange: config.temperatureRange } : {}),
       ...(config.diag ? { diag: true } : {}),
       ...(config.factoryWebroot ? { factoryWebroot: config.factoryWebroot } : {}),
+      ...(config.appCloud ? { appCloud: config.appCloud } : {}),
       ...(config.mirror ? { mirror: mirrorSettings(config.mirror) } : {}),
     })
     send({

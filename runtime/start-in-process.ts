@@ -39,6 +39,7 @@ export async function startInProcess(
     ...(o.diag ? { diag: true } : {}),
     ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
     ...(o.factoryWebroot ? { factoryWebroot: o.factoryWebroot } : {}),
+    ...(o.appCloud ? { appCloud: o.appCloud } : {}),
   }
   const running: RunningService[] = []
   // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.

@@ -79,6 +79,11 @@ export interface DeviceOptions {
    * None by default, so a device without it serves no app until an `install_ui`.
    */
   factoryWebroot?: string
+  /**
+   * The family's cloud the management app calls (hemd --cloud): an https URL, or http on loopback. The gateway
+   * names its origin in the app's `connect-src` and tells the page in `/app-config.json`. None by default.
+   */
+  appCloud?: string
   /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
 }

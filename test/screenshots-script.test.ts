@@ -1,5 +1,5 @@
-// The docs' screenshots script: one PNG per screen (and the login form, and the dashboard at
-// phone width), written where it is told.
+// The docs' screenshots script: one PNG per screen (and the login form, the dashboard at phone
+// width, and the Authenticators panel while a pairing waits), written where it is told.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
@@ -13,13 +13,17 @@ t.test('every screen, as a PNG', { skip: noChromium }, async (t) => {
   const written = await writeScreenshots(out)
   t.same(
     written.map((path) => basename(path)),
-    ['login', 'dashboard', 'keys', 'audit', 'settings', 'upgrades', 'health', 'dashboard-phone'].map((n) => `${n}.png`),
+    ['login', 'dashboard', 'keys', 'audit', 'settings', 'upgrades', 'health', 'authenticators', 'dashboard-phone'].map(
+      (n) => `${n}.png`,
+    ),
   )
   for (const path of written) {
     const png = await readFile(path)
     t.same(png.subarray(0, 8), PNG_SIGNATURE, `${basename(path)} is a PNG`)
     // IHDR: width then height, big-endian, at bytes 16 and 20.
     const width = png.readUInt32BE(16)
-    t.equal(width, basename(path).endsWith('-phone.png') ? 375 : 1200, `${basename(path)}: its width`)
+    // The Authenticators panel is shot alone, as wide as the page's column.
+    if (basename(path) === 'authenticators.png') t.ok(width > 300 && width < 1200, 'authenticators.png: its width')
+    else t.equal(width, basename(path).endsWith('-phone.png') ? 375 : 1200, `${basename(path)}: its width`)
   }
 })

@@ -1,10 +1,13 @@
-// The management app's shell: log in once with the passphrase, then one screen at a time
-// (`#/<path>`), each doing its work through the device API under its own narrow scopes.
+// The management app's shell: log in once with the passphrase (or by a paired phone's approval),
+// then one screen at a time (`#/<path>`), each doing its work through the device API under its own
+// narrow scopes.
+import { offerApproval } from './approval-login.js'
 import { byId, h } from './dom.js'
 import { DeviceSession, deviceRequest } from './device-session.js'
 import { describeFailState } from './fail-state.js'
 import { Feedback } from './feedback.js'
 import type { AppContext, DeviceStatus, View } from './view.js'
+import { unixTimeWords } from './views/time-words.js'
 import { VIEWS } from './views/views.js'
 
 /** What login checks the passphrase with: the narrowest scope the first screen (status extras) needs. */
@@ -20,6 +23,7 @@ const ui = {
   login: byId<HTMLElement>('login'),
   loginForm: byId<HTMLFormElement>('login-form'),
   passphrase: byId<HTMLInputElement>('passphrase'),
+  remoteLogin: byId<HTMLDivElement>('remote-login'),
   screen: byId<HTMLElement>('screen'),
   screenTitle: byId<HTMLHeadingElement>('screen-title'),
   view: byId<HTMLDivElement>('view'),
@@ -87,7 +91,22 @@ function showSession(session: DeviceSession | undefined): void {
   ui.screen.hidden = session === undefined
   ui.nav.hidden = session === undefined
   ui.sessionLine.hidden = session === undefined
-  ui.who.textContent = session ? `Logged in as ${session.user}.` : ''
+  ui.who.textContent = session ? whoWords(session) : ''
+}
+
+/** Who the session is, honestly: an approved one is the authenticator's, of one scope, until its expiry. */
+function whoWords(session: DeviceSession): string {
+  const { approved } = session
+  if (!approved) return `Logged in as ${session.user}.`
+  return (
+    `Logged in by approval on a phone (authenticator ${approved.kid}): role ExtAuth, scope ${approved.scope}, ` +
+    `until ${unixTimeWords(approved.exp)}.`
+  )
+}
+
+function startSession(session: DeviceSession): void {
+  context = { session, feedback, secure: location.protocol === 'https:', status: readStatus, logOut }
+  showSession(session)
 }
 
 function logOut(message: string): void {
@@ -98,6 +117,12 @@ function logOut(message: string): void {
   showSession(undefined)
   feedback.progress(message)
   ui.passphrase.focus()
+  void offerApproval(ui.remoteLogin, feedback, approvedLogin)
+}
+
+function approvedLogin(session: DeviceSession): void {
+  startSession(session)
+  void showScreen().then(() => ui.screenTitle.focus())
 }
 
 ui.nav.append(h('ul', {}, ...VIEWS.map((view) => h('li', {}, h('a', { href: `#/${view.path}` }, view.title)))))
@@ -109,9 +134,7 @@ ui.loginForm.addEventListener('submit', (event) => {
       // Out of the page at once: the derived key is all the session keeps.
       const passphrase = ui.passphrase.value
       ui.passphrase.value = ''
-      const session = await DeviceSession.open(passphrase, LOGIN_SCOPE)
-      context = { session, feedback, secure: location.protocol === 'https:', status: readStatus, logOut }
-      showSession(session)
+      startSession(await DeviceSession.open(passphrase, LOGIN_SCOPE))
     })
     .then((ok) => {
       if (!ok) return
@@ -125,6 +148,8 @@ addEventListener('hashchange', () => {
   void showScreen().then(() => ui.screenTitle.focus())
 })
 
-void feedback.run('Reading the device…', async () => {
-  await readStatus()
-})
+void feedback
+  .run('Reading the device…', async () => {
+    await readStatus()
+  })
+  .then(() => offerApproval(ui.remoteLogin, feedback, approvedLogin))

@@ -1,16 +1,22 @@
 // The device's API from the page: plain requests, and a logged-in session that keeps one
 // bearer token per scope. Only the derived key is kept, in memory: never the passphrase, and
-// nothing in any storage that outlives the page.
+// nothing in any storage that outlives the page. A session an authenticator approved keeps its one
+// token the same way.
 import {
   buildLoginEjwt,
   derivePassphraseKeyAsync,
   DeviceUnreachableError,
+  fromBase64,
   refusal,
   UnauthorizedError,
+  UnexpectedAnswerError,
+  type DeviceJson,
   type DeviceRefusedError,
+  type JsonInput,
   type LoginChallenge,
   type PassphraseKey,
 } from '../client/browser.js'
+import { scopeSatisfies } from '../protocol/browser.js'
 import { PageError } from './page-error.js'
 import { refusalWords, reworded } from './refusal-words.js'
 
@@ -82,19 +88,57 @@ interface TokenChallenge extends LoginChallenge {
 
 const challenge = () => deviceRequest('/api/auth/token') as Promise<TokenChallenge>
 
-export class DeviceSession {
+/** The public login challenge's identity: the device's `eid` and its owner's name, known with no passphrase. */
+export async function deviceIdentity(): Promise<{ eid: string; user: string }> {
+  const { eid, lbl } = await challenge()
+  return { eid, user: lbl }
+}
+
+/** The device's JSON calls with no token (the approval's `ext/request` and `ext/token`), as client/ calls them. */
+export const openDevice: Pick<DeviceJson, 'json'> = {
+  json: <R>(method: string, path: string, input: JsonInput = {}) =>
+    deviceRequest(path, { method: methodOf(method), body: input.json }) as Promise<R>,
+}
+
+function methodOf(method: string): 'GET' | 'POST' | 'DELETE' {
+  if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') throw new RangeError(`no ${method} from the app`)
+  return method
+}
+
+/** A scope the approved session was not granted: the page asks nothing of the device for it. */
+export class NotGrantedError extends PageError {
+  override readonly name = 'NotGrantedError'
+}
+
+/** The approved token died (its period ended, or the device restarted): only a new approval gives another. */
+export class ApprovalEndedError extends PageError {
+  override readonly name = 'ApprovalEndedError'
+}
+
+/** How a session gets the token of a scope; `again` after the device refused the one it gave (401). */
+type Mint = (scope: string, again: boolean) => Promise<string>
+
+/** What the claims of an approved token say of it (the page reads them; the device checked them). */
+export interface Approved {
+  scope: string
+  /** The authenticator's KID in hex (the bearer's `sub`). */
+  kid: string
+  /** Unix seconds. */
+  exp: number
+}
+
+export class DeviceSession implements DeviceJson {
   readonly #tokens = new Map<string, Promise<string>>()
-  readonly #eid: string
-  readonly #key: PassphraseKey
+  readonly #mint: Mint
 
   private constructor(
-    eid: string,
-    key: PassphraseKey,
+    mint: Mint,
     /** The owner's name, as the device calls them. */
     readonly user: string,
+    /** Set when an authenticator approved the session: one token, of one scope, role ExtAuth. */
+    readonly approved?: Approved,
   ) {
-    this.#eid = eid
-    this.#key = key
+    this.#mint = mint
   }
 
   /**
@@ -103,9 +147,31 @@ export class DeviceSession {
    */
   static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
     const first = await challenge()
-    const session = new DeviceSession(first.eid, await derivePassphraseKeyAsync(passphrase, first.eid), first.lbl)
-    await session.#remember(firstScope, session.#login(firstScope, first))
+    const key = await derivePassphraseKeyAsync(passphrase, first.eid)
+    const mint: Mint = async (scope) => login(first.eid, key, scope, await challenge())
+    const session = new DeviceSession(mint, first.lbl)
+    await session.#remember(firstScope, login(first.eid, key, firstScope, first))
     return session
+  }
+
+  /**
+   * A session on the token an authenticator's approval gave (`ext/token`): it serves the scopes that token
+   * satisfies, as the device judges them, and nothing else; it cannot be renewed.
+   */
+  static approvedBy(token: string, user: string): DeviceSession {
+    const approved = claimsOf(token)
+    const mint: Mint = (scope, again) => {
+      if (again) return Promise.reject(new ApprovalEndedError(APPROVAL_ENDED))
+      if (!scopeSatisfies(approved.scope, scope, {}))
+        return Promise.reject(
+          new NotGrantedError(
+            `This session was approved for ${approved.scope} only, and this needs ${scope}: ` +
+              'log in with the passphrase for it.',
+          ),
+        )
+      return Promise.resolve(token)
+    }
+    return new DeviceSession(mint, user, approved)
   }
 
   /** A request under this scope's token (see `authorized`). */
@@ -123,29 +189,32 @@ export class DeviceSession {
     return this.authorized(scope, (token) => send(path, { token }))
   }
 
+  /** client/'s calls on the device (the external authenticator's) through this session. */
+  json<R>(method: string, path: string, input: JsonInput = {}): Promise<R> {
+    return openDevice.json<R>(method, path, input)
+  }
+
+  authorizedJson<R>(scope: string, method: string, path: string, input: JsonInput = {}): Promise<R> {
+    return this.request(path, scope, { method: methodOf(method), body: input.json }) as Promise<R>
+  }
+
   /**
-   * Runs `call` with this scope's token, minted at first use from the kept key; a token that died
-   * (expiry, reboot: a 401) is replaced once.
+   * Runs `call` with this scope's token, minted at first use; a token that died (expiry, reboot: a
+   * 401) is replaced once.
    */
   async authorized<T>(scope: string, call: (token: string) => Promise<T>): Promise<T> {
-    const token = this.#token(scope)
+    const token = this.#token(scope, false)
     try {
       return await call(await token)
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error
       this.#forget(scope, token)
-      return call(await this.#token(scope))
+      return call(await this.#token(scope, true))
     }
   }
 
-  #token(scope: string): Promise<string> {
-    return (
-      this.#tokens.get(scope) ??
-      this.#remember(
-        scope,
-        challenge().then((c) => this.#login(scope, c)),
-      )
-    )
+  #token(scope: string, again: boolean): Promise<string> {
+    return this.#tokens.get(scope) ?? this.#remember(scope, this.#mint(scope, again))
   }
 
   #remember(scope: string, token: Promise<string>): Promise<string> {
@@ -158,21 +227,47 @@ export class DeviceSession {
   #forget(scope: string, token: Promise<string>): void {
     if (this.#tokens.get(scope) === token) this.#tokens.delete(scope)
   }
+}
 
-  async #login(scope: string, c: TokenChallenge): Promise<string> {
-    // A re-personalised device (wipeout) has a new eid, under which this key means nothing.
-    if (c.eid !== this.#eid)
-      throw new IdentityChangedError('The device has a new identity since you logged in: log out and in again.')
-    try {
-      const answer = (await deviceRequest('/api/auth/token', {
-        body: { auth: buildLoginEjwt(this.#key, c, scope, TOKEN_LIFETIME_SECONDS) },
-      })) as { token: string }
-      return answer.token
-    } catch (error) {
-      // The device says no more than "Authentication failed", on purpose; a wrong passphrase is the likely cause.
-      if (error instanceof UnauthorizedError)
-        throw reworded(error, `Login refused: ${refusalWords(error)}. Check the passphrase.`)
-      throw error
-    }
+const APPROVAL_ENDED = 'The approved session has ended (its period is over, or the device restarted): log in again.'
+
+async function login(eid: string, key: PassphraseKey, scope: string, c: TokenChallenge): Promise<string> {
+  // A re-personalised device (wipeout) has a new eid, under which this key means nothing.
+  if (c.eid !== eid)
+    throw new IdentityChangedError('The device has a new identity since you logged in: log out and in again.')
+  try {
+    const answer = (await deviceRequest('/api/auth/token', {
+      body: { auth: buildLoginEjwt(key, c, scope, TOKEN_LIFETIME_SECONDS) },
+    })) as { token: string }
+    return answer.token
+  } catch (error) {
+    // The device says no more than "Authentication failed", on purpose; a wrong passphrase is the likely cause.
+    if (error instanceof UnauthorizedError)
+      throw reworded(error, `Login refused: ${refusalWords(error)}. Check the passphrase.`)
+    throw error
+  }
+}
+
+/** The approved bearer's claims: `{scope, sub, exp}` (sub the 16 KID bytes in base64, ext-auth-contract §1.5). */
+function claimsOf(token: string): Approved {
+  let claims: unknown
+  try {
+    claims = JSON.parse(new TextDecoder().decode(fromBase64(token.split('.')[1] ?? '')))
+  } catch (cause) {
+    throw new UnexpectedAnswerError('the device gave an approved token that is no JWT', { cause })
+  }
+  const { scope, sub, exp } = (claims ?? {}) as Record<string, unknown>
+  const kid = typeof sub === 'string' ? hexOf(sub) : undefined
+  if (typeof scope !== 'string' || kid === undefined || typeof exp !== 'number')
+    throw new UnexpectedAnswerError("the device's approved token lacks scope, sub or exp")
+  return { scope, kid, exp }
+}
+
+function hexOf(base64: string): string | undefined {
+  try {
+    const bytes = fromBase64(base64)
+    return bytes.length === 16 ? Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('') : undefined
+  } catch {
+    return undefined
   }
 }

@@ -1,6 +1,12 @@
 // The page's one status line (role=status) and one alert (role=alert), and the rule that one
 // user action runs at a time.
-import { DeviceRefusedError, DeviceUnreachableError } from '../client/browser.js'
+import {
+  BrokerRefusedError,
+  BrokerUnreachableError,
+  DeviceRefusedError,
+  DeviceUnreachableError,
+  UnexpectedBrokerAnswerError,
+} from '../client/browser.js'
 import { PageError } from './page-error.js'
 import { refusalWords } from './refusal-words.js'
 
@@ -61,6 +67,11 @@ export class Feedback {
 export function describeError(error: unknown): string {
   if (error instanceof DeviceRefusedError) return `${refusalWords(error)} (HTTP ${error.status})`
   if (error instanceof DeviceUnreachableError) return 'The device did not answer. Is it still running and reachable?'
+  if (error instanceof BrokerRefusedError) return `The cloud refused: ${error.message}.`
+  if (error instanceof BrokerUnreachableError)
+    return `The cloud did not answer (${error.url}). Is it running and reachable?`
+  if (error instanceof UnexpectedBrokerAnswerError)
+    return `The cloud answered in a shape it should not: ${error.message}.`
   if (error instanceof PageError) return error.message
   return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`
 }

@@ -19,6 +19,7 @@ import { BACKEND_OPTIONS, parseBackendArgs } from './backend-args.js'
 import { mirrorBanner } from './mirror-banner.js'
 import { originBanner } from './origin-banner.js'
 import type { BusBackend } from '../../bus/index.js'
+import { cloudOrigin } from '../../gateway/index.js'
 
 const USAGE = `Usage: hemd [options]
 
@@ -50,6 +51,9 @@ Options:
   --dev-keys             development mode: the published development key (deploy/keys/) for each
                          of the three above not given. Without it all three are required (deploy/
                          install.sh configures them) and a development key is refused
+  --cloud URL            the family's cloud (hem-cloud) the management app pairs authenticators and
+                         asks approvals through: https (http on loopback only); the app's CSP
+                         names its origin. Without it the app offers neither (default none)
   --tls-cert FILE        serve this certificate (PEM) instead of the device's own
   --tls-key FILE         the private key (PEM) of --tls-cert
   --nbd HOST:PORT|unix:PATH
@@ -84,6 +88,8 @@ export interface HemdArgs {
   devKeys?: true
   /** --diag */
   diag?: true
+  /** --cloud: the cloud the management app calls. */
+  appCloud?: string
 }
 
 const TRUST_OPTIONS: Record<string, TrustAnchorName> = {
@@ -115,6 +121,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       split: { type: 'boolean', default: false },
       'temp-range': { type: 'string' },
       diag: { type: 'boolean', default: false },
+      cloud: { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -168,6 +175,17 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     ...(Object.keys(trustFiles).length > 0 ? { trustFiles } : {}),
     ...(values['dev-keys'] ? { devKeys: true as const } : {}),
     ...(values.diag ? { diag: true as const } : {}),
+    ...(values.cloud !== undefined ? { appCloud: parseAppCloud(values.cloud) } : {}),
+  }
+}
+
+/** A cloud URL the app's CSP can name (gateway's rule), as given; else the usage error that says why. */
+function parseAppCloud(text: string): string {
+  try {
+    cloudOrigin(text)
+    return text
+  } catch (err) {
+    throw new UsageError(`--cloud: ${err instanceof TypeError ? 'not a URL' : (err as Error).message}`)
   }
 }
 
@@ -333,6 +351,7 @@ function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: st
       ? ['  WARNING: development keys, published in deploy/keys/: anyone can sign with them; not for production']
       : []),
     ...origin,
+    ...(args.appCloud ? [`  cloud  ${args.appCloud} (the management app's)`] : []),
     ...(args.diag
       ? [
           '  WARNING: DIAG build: /api/diag/* injects faults, dumps the key store and wipes the device,',

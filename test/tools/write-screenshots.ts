@@ -1,6 +1,7 @@
 // Screenshots of the management app's screens for the docs: a fresh P device with a few keys,
-// the app in headless Chromium, one PNG per screen at desktop width and the dashboard at phone
-// width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
+// the app in headless Chromium, one PNG per screen at desktop width, the dashboard at phone
+// width, and Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as
+// the device's cloud). `npm run screenshots [-- OUT]`, default docs/screenshots/.
 import { mkdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
 import { openApp } from '../helpers/app.js'
 import { repoRoot } from '../helpers/device.js'
+import { cloudProcess } from '../helpers/ext-e2e.js'
 import { b64, createKey, Tokens } from '../helpers/keys.js'
 
 const SAMPLE_KEYS = [
@@ -49,7 +51,9 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
   const written: string[] = []
   try {
     const dataDir = join(scratch, 'data')
-    const app = await openApp(scriptTest(scratch, teardowns), { dataDir })
+    const test = scriptTest(scratch, teardowns)
+    const cloud = await cloudProcess(test)
+    const app = await openApp(test, { dataDir, boot: { appCloud: cloud.url } })
     const tokens = new Tokens(app.o.base)
     for (const key of SAMPLE_KEYS)
       await createKey(app.o.https, await tokens.get('keymgmt:gen'), { ...key, descr: b64(Buffer.from(key.descr)) })
@@ -68,6 +72,15 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       await FIRST_ACTIONS[screen.path]?.(app.page)
       await shoot(screen.path)
     }
+    await app.go('Settings')
+    const authenticators = app.page.getByRole('region', { name: 'Authenticators' })
+    await authenticators.getByRole('button', { name: 'Pair a phone' }).click()
+    await authenticators.getByRole('img', { name: /QR code/ }).waitFor()
+    const path = join(outDir, 'authenticators.png')
+    await authenticators.screenshot({ path })
+    written.push(path)
+    await authenticators.getByRole('button', { name: 'Cancel the pairing' }).click()
+    await app.page.getByRole('status').filter({ hasText: 'Pairing cancelled' }).waitFor()
     await app.page.setViewportSize({ width: 375, height: 740 })
     await app.go(first!.title)
     await shoot(`${first!.path}-phone`)

@@ -1,8 +1,9 @@
 // Settings: every configuration field (the device's rules shown and checked before sending), the
-// passphrase change, the HTTPS certificate (CSR and import) and the factory reset.
+// passphrase change, the HTTPS certificate (CSR and import), the authenticators and the factory reset.
 import { h } from '../dom.js'
 import type { View } from '../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, configForm, type Config } from './settings/config-form.js'
+import { authenticatorsPanel } from './settings/authenticators-panel.js'
 import { csrPanel } from './settings/csr-panel.js'
 import { fillFixedFields } from './settings/fixed-fields.js'
 import { passphraseForm } from './settings/passphrase-form.js'
@@ -32,6 +33,7 @@ export const settingsView: View = {
       config = fresh
       fillFixedFields(fixed, fresh)
     }
+    const authenticators = authenticatorsPanel(ctx)
     root.replaceChildren(
       reboot.element,
       h('h3', {}, 'Identity'),
@@ -45,7 +47,9 @@ export const settingsView: View = {
         csrPanel(ctx, hostname),
         tlsImportForm(ctx, () => config, reboot),
       ),
+      authenticators.element,
       wipeoutForm(ctx, hostname),
     )
+    return authenticators.leave
   },
 }
