@@ -156,9 +156,11 @@ t.test(
 
     // Unpair: confirmed, gone at the broker and here; the page says the device key must go too.
     await item.getByRole('button', { name: 'Unpair' }).click()
+    t.same(await violationsInBothModes(page), [], 'the confirmation passes axe, light and dark')
     await item.getByRole('button', { name: 'Unpair hem.example' }).click()
     const said = page.getByRole('status').filter({ hasText: 'Unpaired hem.example' })
     await said.waitFor()
+    t.same(await violationsInBothModes(page), [], 'unpaired: passes axe, light and dark')
     t.match(await said.textContent(), `Delete this phone's key ${kid} on the device too`)
     t.ok(await page.getByText('No device is paired with this phone yet.').isVisible())
     const proof = async () => {
