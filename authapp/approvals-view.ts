@@ -31,8 +31,11 @@ export class ApprovalsView {
   private readonly box = byId<HTMLDivElement>('requests')
   private readonly empty = byId<HTMLParagraphElement>('requests-empty')
   private readonly cards = new Map<string, Card>()
-  /** Events that do not open (expired, a bad tag): never shown, never answered (§4.2: refuse silently). */
-  private readonly unopened = new Set<string>()
+  /**
+   * Events not to open again: those that do not open (expired, a bad tag, gone: never shown, never answered, §4.2),
+   * and those answered here (a poll that listed one before its answer landed must not show it again).
+   */
+  private readonly closed = new Set<string>()
   private timer: ReturnType<typeof setTimeout> | undefined
   private polling = false
   private pollFailed = false
@@ -80,20 +83,32 @@ export class ApprovalsView {
       if (!live.has(key)) this.drop(key, `The request to ${card.words()} was answered elsewhere, withdrawn or expired.`)
       else if (now > card.approval.opened.event.exp) this.drop(key, `The request to ${card.words()} expired.`)
     }
-    for (const key of this.unopened) if (!live.has(key)) this.unopened.delete(key)
+    for (const key of this.closed) if (!live.has(key)) this.closed.delete(key)
     for (const event of pending) {
       const key = keyOf(event)
-      if (this.cards.has(key) || this.unopened.has(key)) continue
-      const approval = await this.auth.open(event)
+      if (this.cards.has(key) || this.closed.has(key)) continue
+      const approval = await this.opened(event)
       if (approval) this.add(key, approval)
-      else this.unopened.add(key)
+      else this.closed.add(key)
     }
     this.empty.hidden = this.cards.size > 0
   }
 
+  /** The event opened; undefined when it does not open or the broker says it is over (answered, withdrawn). */
+  private async opened(event: PendingEvent): Promise<Approval | undefined> {
+    try {
+      return await this.auth.open(event)
+    } catch (error) {
+      if (isOver(error)) return undefined
+      throw error
+    }
+  }
+
+  /** The request leaves the page, and is not opened again while the broker still lists it. */
   private drop(key: string, note?: string): void {
     this.cards.get(key)?.element.remove()
     this.cards.delete(key)
+    this.closed.add(key)
     this.empty.hidden = this.cards.size > 0
     if (note) this.feedback.tell(note)
   }
@@ -173,15 +188,20 @@ export class ApprovalsView {
     this.empty.hidden = true
   }
 
-  /** An answer the broker says is too late (answered elsewhere, withdrawn, expired) takes the request away too. */
+  /** An answer the broker says is too late takes the request away too. */
   private async answered(key: string, send: () => Promise<void>): Promise<void> {
     try {
       await send()
     } catch (error) {
-      if (error instanceof BrokerAnswerError && (error.kind === 'gone' || error.kind === 'expired')) this.drop(key)
+      if (isOver(error)) this.drop(key)
       throw error
     }
   }
+}
+
+/** The broker's word that a request is over: answered elsewhere, withdrawn, refused (410) or expired (404). */
+function isOver(error: unknown): boolean {
+  return error instanceof BrokerAnswerError && (error.kind === 'gone' || error.kind === 'expired')
 }
 
 function keyOf(event: PendingEvent): string {
