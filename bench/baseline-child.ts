@@ -1,6 +1,7 @@
 // A baseline's own process (see baseline-process.ts): serves one baseline, sends its port to the
 // parent over IPC, and stops when told to or when the parent goes away.
 import { serveBusBaseline } from './baseline-bus.js'
+import { serveCannedBaseline } from './baseline-canned.js'
 import { serveCryptoBaseline } from './baseline-crypto.js'
 import { serveDownloadBaseline, serveUploadBaseline } from './baseline-files.js'
 import { serveGetBaseline } from './baseline-get.js'
@@ -24,6 +25,8 @@ function serve(): Promise<ListeningServer> {
       return serveDownloadBaseline(config.tls, config.file!)
     case 'upload':
       return serveUploadBaseline(config.tls, config.workDir)
+    case 'canned':
+      return serveCannedBaseline(config.tls, config.answers!)
   }
 }
 

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
+import type { CannedAnswer } from './baseline-canned.js'
 import type { CryptoBaselineKeys } from './baseline-crypto.js'
 import type { BaselineKind, TlsFiles } from './types.js'
 
@@ -14,6 +15,8 @@ export interface BaselineConfig {
   keys?: CryptoBaselineKeys
   /** The file the download baseline serves. */
   file?: string
+  /** The answers the canned baseline gives, by cannedKey. */
+  answers?: Record<string, CannedAnswer>
 }
 
 /** A server under test running in a process of its own. */

@@ -1,4 +1,5 @@
 import type { BootSample } from './boot-time.js'
+import type { ApprovalSample, ApprovalsResult } from './cloud-approvals.js'
 import type { BenchSummary } from './run-bench.js'
 import type { TargetCheck } from './check-targets.js'
 
@@ -81,6 +82,7 @@ export function renderReport(summary: BenchSummary): string {
           '',
         ]),
     ...scaling,
+    ...(summary.approvals ? approvalLines(summary.approvals, settings.rounds) : []),
     ...boots,
     ...rss,
     ...timings,
@@ -89,6 +91,24 @@ export function renderReport(summary: BenchSummary): string {
     ...summary.targets.map(renderTarget),
     '',
   ].join('\n')
+}
+
+function approvalLines({ devices, cloud, baseline }: ApprovalsResult, rounds: number): string[] {
+  const row = (side: string, s: ApprovalSample) =>
+    `  ${side.padEnd(12)}${cell(s.approvalsPerSecond.toFixed(1), 12)}${cell(s.p50.toFixed(1), 9)}` +
+    `${cell(s.p99.toFixed(1), 9)}${cell(String(s.approvals), 10)}${cell(String(s.failed), 8)}` +
+    `${cell(s.requests.toFixed(1), 10)}`
+  return [
+    `approvals end to end: ${devices} simulated devices at once, each with its phone (median of ${rounds} round(s);`,
+    'latency: request to a token-ready authreply; baseline: the same clients against recorded answers)',
+    `  ${'server'.padEnd(12)}${'approvals/s'.padStart(12)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
+      `${'approvals'.padStart(10)}${'failed'.padStart(8)}${'requests'.padStart(10)}`,
+    row('hem-cloud', cloud),
+    row('baseline', baseline),
+    `  hem-cloud / baseline: approvals/s ${(cloud.approvalsPerSecond / baseline.approvalsPerSecond).toFixed(3)}, ` +
+      `p50 ${(cloud.p50 / baseline.p50).toFixed(1)}x, p99 ${(cloud.p99 / baseline.p99).toFixed(1)}x`,
+    '',
+  ]
 }
 
 function renderTarget(t: TargetCheck): string {

@@ -9,6 +9,7 @@ import { measureBoots, type BootSample } from './boot-time.js'
 import { busCount, type BusCount } from './bus-batch.js'
 import { startBusHemd, type BusHemd } from './bus-hemd.js'
 import { checkTargets, type TargetCheck } from './check-targets.js'
+import { APPROVAL_DEVICES, measureApprovals, type ApprovalsResult } from './cloud-approvals.js'
 import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
 import { startHemdTarget, type HemdTarget } from './hemd-target.js'
 import { measure } from './measure.js'
@@ -67,6 +68,8 @@ export interface BenchSummary {
   timings: TimingResult[] | undefined
   /** The scaling group's table, when it ran. */
   scaling: ScalingRow[] | undefined
+  /** Approvals end to end on hem-cloud and on its baseline, when the group ran. */
+  approvals: ApprovalsResult | undefined
 }
 
 /** The baselines each load group measures against. */
@@ -100,6 +103,22 @@ export async function runBench(
   const workDir = await mkdtemp(join(tmpdir(), 'hemd-bench-'))
   const running: ServerProcess[] = []
   try {
+    let approvals: ApprovalsResult | undefined
+    if (settings.groups.includes('approvals')) {
+      progress(`approvals end to end on hem-cloud at ${APPROVAL_DEVICES} simulated devices`)
+      approvals = await measureApprovals(workDir, await writeBenchCertificate(workDir), settings, progress, signal)
+      // The cloud alone needs no device: no data dir to build.
+      if (settings.groups.length === 1)
+        return summary(
+          settings,
+          [],
+          undefined,
+          { boot: undefined, freshBoot: undefined },
+          undefined,
+          undefined,
+          approvals,
+        )
+    }
     const dataDir = await bootDataDir(settings.journalRecords, progress)
     let boot: BootSample | undefined
     let freshBoot: BootSample | undefined
@@ -115,7 +134,7 @@ export async function runBench(
       timings = await measureTimings(dataDir, workDir, settings.rounds, progress, signal)
     }
     const loads = settings.groups.filter(isLoadGroup)
-    if (loads.length === 0) return summary(settings, [], undefined, { boot, freshBoot }, timings)
+    if (loads.length === 0) return summary(settings, [], undefined, { boot, freshBoot }, timings, undefined, approvals)
     progress('starting the baselines and hemd')
     const servers = await startServers(loads, dataDir, workDir, running)
     const measured = await measureRounds(servers, settings, progress, signal)
@@ -128,6 +147,7 @@ export async function runBench(
       { boot, freshBoot },
       timings,
       scalingTable(servers.scenarios, results),
+      approvals,
     )
   } finally {
     await Promise.all(running.map((s) => s.stop()))
@@ -258,6 +278,7 @@ function summary(
   { boot, freshBoot }: Pick<BenchSummary, 'boot' | 'freshBoot'>,
   timings: TimingResult[] | undefined,
   scaling?: ScalingRow[],
+  approvals?: ApprovalsResult,
 ): BenchSummary {
   const samples = Object.fromEntries(scenarios.map((r) => [r.id, r.median]))
   return {
@@ -281,6 +302,7 @@ function summary(
     freshBoot,
     timings,
     scaling,
+    approvals,
   }
 }
 

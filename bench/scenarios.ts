@@ -23,13 +23,14 @@ export const GROUPS = [
   'upload',
   'boot',
   'timings',
+  'approvals',
 ] as const
 export type Group = (typeof GROUPS)[number]
-/** The groups that are not loads: they run on hemds of their own, before the loads. */
-export type LoadGroup = Exclude<Group, 'boot' | 'timings'>
+/** The groups that are not loads of hemd: they run on servers of their own, before the loads. */
+export type LoadGroup = Exclude<Group, 'boot' | 'timings' | 'approvals'>
 
 export function isLoadGroup(group: Group): group is LoadGroup {
-  return group !== 'boot' && group !== 'timings'
+  return group !== 'boot' && group !== 'timings' && group !== 'approvals'
 }
 
 /** Transfers run on few connections: 32 parallel 8 MiB downloads would measure the socket buffers. */

@@ -11,7 +11,7 @@ export interface ListeningServer {
 }
 
 /** The baselines hemd is measured against, each served by its own child process. */
-export type BaselineKind = 'crypto' | 'primitives' | 'bus' | 'get' | 'download' | 'upload'
+export type BaselineKind = 'crypto' | 'primitives' | 'bus' | 'get' | 'download' | 'upload' | 'canned'
 
 /** The request a load repeats on every connection (autocannon). */
 export interface HttpLoad {

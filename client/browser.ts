@@ -44,3 +44,4 @@ export {
   type Pairing,
   type PairingIdentity,
 } from './ext-auth-calls.js'
+export { deviceProof } from './device-proof.js'

@@ -49,4 +49,5 @@ export {
   type Pairing,
   type PairingIdentity,
 } from './ext-auth-calls.js'
+export { deviceProof } from './device-proof.js'
 export { pairingQrPayload } from './pairing-qr-payload.js'

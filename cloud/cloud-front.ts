@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { RateLimiter } from './rate-limiter.js'
+import { requestDeadline, StateUnavailableError, STATE_TRY_MS } from './resilient-kv.js'
 import { RouteTable } from './route-table.js'
 import type { CloudReply, CloudRequest, CloudRoute } from './types.js'
 
@@ -112,8 +113,13 @@ async function serve(req: IncomingMessage, res: ServerResponse, s: Serving): Pro
   try {
     reply = await answer(req, ip, nowMs, s)
   } catch (err) {
-    if (!(err instanceof FrontRefusal)) throw err
-    reply = { status: err.status, body: { error: err.code, message: err.message }, headers: err.headers }
+    const refusal = err instanceof StateUnavailableError ? unavailable(err, s.logger) : err
+    if (!(refusal instanceof FrontRefusal)) throw refusal
+    reply = {
+      status: refusal.status,
+      body: { error: refusal.code, message: refusal.message },
+      headers: refusal.headers,
+    }
   }
   if (reply.body instanceof Uint8Array) sendBytes(res, reply.status, reply.body, reply.headers ?? {})
   else send(res, reply.status, reply.body, reply.headers)
@@ -148,7 +154,18 @@ async function answer(req: IncomingMessage, ip: string, nowMs: number, s: Servin
   }
   // The pattern, never the path: a path may hold an operator's auth key.
   s.logger.debug({ route: `${request.method} ${match.route.pattern}`, ip }, 'request')
-  return withDeadline(match.route.handler(request), s.limits.handlerMs)
+  // The state's retries stop a try and a margin before the deadline: the answer is then the cloud's 503 unavailable.
+  const retriesEnd = Date.now() + s.limits.handlerMs - STATE_TRY_MS - 500
+  return withDeadline(
+    requestDeadline.run(retriesEnd, () => match.route.handler(request)),
+    s.limits.handlerMs,
+  )
+}
+
+/** The state did not answer in time (a node lost, a leader being elected): the client tries again later. */
+function unavailable(err: StateUnavailableError, logger: Logger): FrontRefusal {
+  logger.warn({ err }, 'the state did not answer: 503')
+  return new FrontRefusal(503, 'unavailable', 'The cloud cannot reach its state now; try again', { 'Retry-After': '1' })
 }
 
 function clientAddress(req: IncomingMessage): string {

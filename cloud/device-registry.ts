@@ -1,5 +1,6 @@
 import type { KV } from '@nats-io/kv'
 import type { CheckinAction } from '../protocol/index.js'
+import { isWrongRevision } from './resilient-kv.js'
 import type { CloudState } from './types.js'
 
 /** What the cloud knows of a device (ext-auth contract §3.2), by devid. */
@@ -62,8 +63,4 @@ export class DeviceRegistry {
     if (!entry || entry.operation !== 'PUT') return entry ? { record: {}, revision: entry.revision } : undefined
     return { record: entry.json<DeviceRecord>(), revision: entry.revision }
   }
-}
-
-function isWrongRevision(err: unknown): boolean {
-  return err instanceof Error && /wrong last sequence|key exists/i.test(err.message)
 }

@@ -6,6 +6,7 @@ import { jetStreamState } from './buckets.js'
 import { checkinRoute } from './checkin-route.js'
 import { startCloudFront, type CloudFront, type FrontLimits } from './cloud-front.js'
 import { notifyRoutes } from './notify/notify-routes.js'
+import { openNotifyBuckets } from './notify/notify-store.js'
 import { DeviceRegistry } from './device-registry.js'
 import type { DomainCa } from './domain-ca.js'
 import { domainRoutes } from './domain-routes.js'
@@ -81,6 +82,7 @@ export async function startCloud(o: CloudOptions): Promise<RunningCloud> {
     })
     const state = jetStreamState(nc, 'replicas' in o.store ? o.store.replicas : 1)
     const registry = await DeviceRegistry.open(state)
+    await openNotifyBuckets(state)
     front = await startCloudFront({
       host: o.host,
       port: o.port,

@@ -208,6 +208,26 @@ t.test('--only timings: every timed exchange ended as it must, and has its targe
   )
 })
 
+t.test(
+  '--only approvals: hem-cloud and its baseline both approved, none failed, and the report has both rows',
+  async (t) => {
+    const run = await runToEnd(bench, [...TINY, '--only', 'approvals', '--json'])
+    t.equal(run.code, 0, `exit code (stderr: ${run.stderr})`)
+    const summary = JSON.parse(run.stdout) as BenchSummary
+    t.same(summary.scenarios, [], 'no loads of hemd')
+    const { devices, cloud, baseline } = summary.approvals!
+    t.equal(devices, 100)
+    for (const [side, sample] of [
+      ['hem-cloud', cloud],
+      ['baseline', baseline],
+    ] as const) {
+      t.ok(sample.approvals > 0 && sample.failed === 0, `${side}: approvals, none failed`)
+      t.ok(sample.p50 > 0 && sample.p99 >= sample.p50, `${side}: latencies`)
+    }
+    t.match(renderReport(summary), /^ {2}hem-cloud \/ baseline: approvals\/s [\d.]+, p50 [\d.]+x, p99 [\d.]+x$/m)
+  },
+)
+
 t.test('bad flags are usage errors, before anything starts', async (t) => {
   for (const [args, message] of [
     [['--rounds', '0'], /--rounds wants a positive integer/],

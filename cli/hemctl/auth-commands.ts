@@ -5,6 +5,7 @@ import { parseExtJwt } from '../../protocol/index.js'
 import { type Command, parseOptions, UsageError } from '../index.js'
 import {
   BrokerRefusedError,
+  deviceProof,
   type BrokerClient,
   type HemClient,
   pairingQrPayload,
@@ -12,7 +13,7 @@ import {
   type Subscriber,
 } from '../../client/index.js'
 import { connect, connectionOptions, onePositional, print, usageText, type HemctlIo } from './context.js'
-import { brokerFor, CLOUD_USAGE, cloudOptions, deviceProof, seconds, stopped, waitOnCloud } from './cloud.js'
+import { brokerFor, CLOUD_USAGE, cloudOptions, seconds, stopped, waitOnCloud } from './cloud.js'
 import { CommandFailure, EXIT } from './failure.js'
 import { group } from './group.js'
 

@@ -4,9 +4,9 @@
 import { readFile } from 'node:fs/promises'
 import { setTimeout as pause } from 'node:timers/promises'
 import { UsageError } from '../index.js'
-import { BrokerClient, type DeviceProof, fetchTrusting, type HemClient } from '../../client/index.js'
+import { BrokerClient, fetchTrusting } from '../../client/index.js'
 import type { HemctlIo } from './context.js'
-import { CommandFailure, EXIT } from './failure.js'
+import { EXIT } from './failure.js'
 import { progress } from './progress.js'
 
 export const cloudOptions = {
@@ -48,17 +48,6 @@ export async function brokerFor(values: CloudValues, o: { required: boolean }): 
   } catch (err) {
     throw new UsageError((err as Error).message)
   }
-}
-
-/**
- * The device's proof for the broker's `subscribers/*` (§3.4.7): a key bound to its eid, and its
- * `ext/mac` over a fresh nonce with it. Good once: each call to the broker needs a new one.
- */
-export async function deviceProof(client: HemClient, broker: BrokerClient, eid: string): Promise<DeviceProof> {
-  const { epk } = await broker.deviceSession(eid)
-  const proof = await client.extMac(epk)
-  if (proof.eid !== eid) throw new CommandFailure('the device answered ext/mac for another eid than its own')
-  return { ...proof, epk }
 }
 
 /** Why a wait ended without an answer. */

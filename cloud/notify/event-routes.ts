@@ -88,8 +88,10 @@ async function newEvent(ctx: NotifyContext, req: CloudRequest) {
     ...{ eventid, eid: b64(eid), epk: b64(epk), epkDay: key.day, jti, exp, ip: req.ip },
     ...{ entries: targets, state: 'pending' },
   }
-  await ctx.store.events.put(eventid, event)
+  // The event last: it is what makes the inbox entries count (allbypid skips an entry without its pending event), so
+  // a request cut short by a lost node (503) leaves nothing a phone sees, and the client's retry a whole event.
   for (const target of Object.keys(targets)) await ctx.store.inbox.put(`${target}.${eventid}`, exp)
+  await ctx.store.events.put(eventid, event)
   const sentcnt = Object.keys(targets).length
   return { status: 200, body: { eventid, sentcnt, exp, ipinfo_you: { ip: req.ip } } }
 }

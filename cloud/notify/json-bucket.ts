@@ -1,15 +1,10 @@
 import type { KV } from '@nats-io/kv'
+import { isWrongRevision, retryTransient } from '../resilient-kv.js'
 
 export interface Versioned<T> {
   value: T
   /** The KV revision the value was read at: an update names it, so that of two racing writers one loses. */
   revision: number
-}
-
-/** JetStream's "wrong last sequence": another writer got there first (create on a live key, a stale update). */
-function lostRace(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
-  return code === 10071 || code === 10164
 }
 
 /** A KV bucket of JSON values, with compare-and-set writes. */
@@ -40,11 +35,14 @@ export class JsonBucket<T> {
     await (await this.kv()).purge(key)
   }
 
-  /** The live keys matching the subject filter (`*` one token, `>` the rest). */
+  /** The live keys matching the subject filter (`*` one token, `>` the rest); listed again whole after a lost node. */
   async keys(filter = '>'): Promise<string[]> {
-    const keys: string[] = []
-    for await (const key of await (await this.kv()).keys(filter)) keys.push(key)
-    return keys
+    const kv = await this.kv()
+    return retryTransient(async () => {
+      const keys: string[] = []
+      for await (const key of await kv.keys(filter)) keys.push(key)
+      return keys
+    })
   }
 
   private async guarded(write: (kv: KV) => Promise<number>): Promise<boolean> {
@@ -53,7 +51,8 @@ export class JsonBucket<T> {
       await write(kv)
       return true
     } catch (error) {
-      if (lostRace(error)) return false
+      // Another writer got there first (create on a live key, a stale update).
+      if (isWrongRevision(error)) return false
       throw error
     }
   }

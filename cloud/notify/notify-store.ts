@@ -42,12 +42,21 @@ export interface NotifyStore {
   rates: JsonBucket<number>
 }
 
-/** The broker's buckets in the cloud's state, each opened on first use. */
+const open = (state: CloudState, { name, ttlMs }: { name: string; ttlMs: number }) =>
+  state.bucket(name, ttlMs ? { ttlMs } : {})
+
+/**
+ * Makes every bucket of the broker now, at the cloud's start: a stream of three copies cannot be made while one
+ * of the three servers is lost, so a bucket first made by the first request that needs it could then not be made.
+ */
+export async function openNotifyBuckets(state: CloudState): Promise<void> {
+  await Promise.all(Object.values(NOTIFY_BUCKETS).map((bucket) => open(state, bucket)))
+}
+
+/** The broker's buckets in the cloud's state (each made on first use, unless openNotifyBuckets made it). */
 export function notifyStore(state: CloudState): NotifyStore {
-  const bucket = <T>(name: keyof typeof NOTIFY_BUCKETS): JsonBucket<T> => {
-    const { name: bucketName, ttlMs } = NOTIFY_BUCKETS[name]
-    return new JsonBucket<T>(() => state.bucket(bucketName, ttlMs ? { ttlMs } : {}))
-  }
+  const bucket = <T>(name: keyof typeof NOTIFY_BUCKETS): JsonBucket<T> =>
+    new JsonBucket<T>(() => open(state, NOTIFY_BUCKETS[name]))
   return {
     registrations: bucket('registrations'),
     events: bucket('events'),

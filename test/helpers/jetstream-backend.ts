@@ -16,6 +16,8 @@ export interface Backend {
   /** The client port's URL. */
   url: string
   stop(): Promise<void>
+  /** SIGKILL, and wait for the exit: a server lost without a goodbye. */
+  kill(): Promise<void>
 }
 
 /**
@@ -52,13 +54,13 @@ export async function startBackend(
     },
     { ms: 10_000 },
   )
-  return { url, stop: () => stop(child) }
+  return { url, stop: () => stop(child, 'SIGTERM'), kill: () => stop(child, 'SIGKILL') }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, 'exit')
-  child.kill('SIGTERM')
+  child.kill(signal)
   await exited
 }
 

@@ -1,6 +1,9 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net'
 
-/** A TCP forwarder on loopback whose network can be cut (every connection reset, new ones refused) and restored. */
+/**
+ * A TCP forwarder on loopback whose network can be cut (every connection reset, new ones refused) and restored; given
+ * several targets, each new connection goes to the next one in turn (round robin: "one name" for several servers).
+ */
 export interface TcpProxy {
   port: number
   cut(): void
@@ -8,7 +11,11 @@ export interface TcpProxy {
   close(): Promise<void>
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+type Target = { host: string; port: number }
+
+export async function startTcpProxy(target: Target | Target[]): Promise<TcpProxy> {
+  const targets = Array.isArray(target) ? target : [target]
+  let turn = 0
   const sockets = new Set<Socket>()
   let down = false
   const track = (socket: Socket) => {
@@ -19,7 +26,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const server = createServer((client) => {
     track(client)
     if (down) return void client.destroy()
-    const upstream = connect(target)
+    const upstream = connect(targets[turn++ % targets.length]!)
     track(upstream)
     client.pipe(upstream).pipe(client)
     const both = () => {

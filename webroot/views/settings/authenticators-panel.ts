@@ -1,8 +1,8 @@
 // Settings → Authenticators: the phones that approve logins (ext-auth-contract §1.6, §3.4.7), as the device and
 // the cloud know them, a new one paired (pairing-flow.ts), one removed from both sides after a confirmation.
 // Pairing and its proofs are the user's alone (role U): a session an authenticator approved is told so.
-import { BrokerRefusedError, extMac, pairingIdentity, pairings, printable } from '../../../client/browser.js'
-import type { BrokerClient, DeviceProof, Subscriber } from '../../../client/browser.js'
+import { BrokerRefusedError, deviceProof, pairingIdentity, pairings, printable } from '../../../client/browser.js'
+import type { BrokerClient, Subscriber } from '../../../client/browser.js'
 import { appCloud, NO_CLOUD } from '../../app-cloud.js'
 import type { DeviceSession } from '../../device-session.js'
 import { h } from '../../dom.js'
@@ -148,7 +148,7 @@ function rowOf(ctx: AppContext, broker: BrokerClient, row: Row, list: HTMLElemen
 /** The device's pairings (keymgmt search) and the cloud's (the device's proof), one row per pid. */
 async function bothSides(session: DeviceSession, broker: BrokerClient): Promise<Row[]> {
   const device = await pairings(session)
-  const atCloud = await broker.subscribersList(await deviceProof(session, broker))
+  const atCloud = await broker.subscribersList(await deviceProof(session, broker, (await pairingIdentity(session)).eid))
   const cloudPids = new Set(atCloud.map((s) => s.pid))
   const devicePids = new Set(device.map((p) => p.pid))
   return [
@@ -169,7 +169,10 @@ async function unpairBoth(session: DeviceSession, broker: BrokerClient, row: Row
     told.push('removed from the device')
   }
   try {
-    await broker.subscribersDelete({ ...(await deviceProof(session, broker)), pid: row.pid })
+    await broker.subscribersDelete({
+      ...(await deviceProof(session, broker, (await pairingIdentity(session)).eid)),
+      pid: row.pid,
+    })
     told.push('removed from the cloud')
   } catch (error) {
     if (error instanceof BrokerRefusedError && error.status === 404) told.push('the cloud had no such pairing')
@@ -178,13 +181,4 @@ async function unpairBoth(session: DeviceSession, broker: BrokerClient, row: Row
     else throw error
   }
   return told.join(', ')
-}
-
-/** The device's proof for the cloud's subscriber routes: a fresh one each call (the broker takes a nonce once). */
-async function deviceProof(session: DeviceSession, broker: BrokerClient): Promise<DeviceProof> {
-  const { eid } = await pairingIdentity(session)
-  const { epk } = await broker.deviceSession(eid)
-  const proof = await extMac(session, epk)
-  if (proof.eid !== eid) throw new PageError('The device answered ext/mac for another eid than its own.')
-  return { ...proof, epk }
 }
