@@ -3,7 +3,7 @@
 // once (S_pair per pairing, S_ab per broker key) where the authenticator agrees them again for every event: the
 // load generator's X25519 (noble, pure JS) would otherwise take the CPU the cloud is measured on.
 import { randomBytes } from 'node:crypto'
-import { buildPairingReply, readEventData, readPairingRequest } from '../authenticator/index.js'
+import { buildPairingReply, readEventData, readPairingRequest, type AidKey } from '../authenticator/index.js'
 import {
   EXT_JWT_APP_HEADER,
   fromBase64,
@@ -14,6 +14,8 @@ import {
   signExtJwt,
   toBase64,
   x25519Agree,
+  x25519Clamp,
+  x25519PublicKey,
 } from '../protocol/index.js'
 import type { JsonCall } from './local-client.js'
 
@@ -34,12 +36,13 @@ export class SimulatedPhone {
   async pair(link: string, now: number): Promise<void> {
     const { body } = await this.call('GET', link)
     const request = readPairingRequest((body as { request: unknown }).request, now)
-    const reply = buildPairingReply(request, new Uint8Array(randomBytes(32)), 'bench phone', 'none')
-    const answer = await this.call('POST', link, reply.body)
+    const aidPrv = x25519Clamp(new Uint8Array(randomBytes(32)))
+    const reply = await buildPairingReply(request, rawAidKey(aidPrv), 'bench phone', 'none')
+    const answer = await this.call('POST', link, reply)
     if (answer.status !== 200) throw new Error(`the pairing reply: ${answer.status}`)
     const { pid } = answer.body as { pid: string }
-    const sPair = x25519Agree(reply.aidPrv, request.eid)
-    this.keys = { aidPrv: reply.aidPrv, aid: reply.body.aid, eid: toBase64(request.eid), pid, sPair }
+    const sPair = x25519Agree(aidPrv, request.eid)
+    this.keys = { aidPrv, aid: reply.aid, eid: toBase64(request.eid), pid, sPair }
   }
 
   /** Whether `eventid` waits for this pairing (§4.2's poll). */
@@ -71,5 +74,16 @@ export class SimulatedPhone {
     const clone = new SimulatedPhone(call, base)
     clone.keys = this.keys
     return clone
+  }
+}
+
+/** The phone's key as raw bytes, which it keeps to agree its secrets once (the authenticator's keys never show them). */
+function rawAidKey(aidPrv: Uint8Array): AidKey {
+  return {
+    aid: x25519PublicKey(aidPrv),
+    agree: (peer) => {
+      const shared = x25519Agree(aidPrv, peer)
+      return Promise.resolve({ hmac: (data: Uint8Array) => Promise.resolve(hmacSha256(shared, data)) })
+    },
   }
 }

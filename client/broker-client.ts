@@ -11,6 +11,13 @@ export interface BrokerClientOptions {
   fetch?: typeof fetch
   /** A request that has not been answered this long fails (default 30 s). */
   timeoutMs?: number
+  /**
+   * Waits before each retry of a 503 `unavailable` (the cloud lost its state store's quorum and applied nothing);
+   * their count is the number of retries (default 1 s, 2 s, 4 s, 4 s), each at least the answer's Retry-After.
+   */
+  unavailableDelays?: readonly number[]
+  /** Default setTimeout's. */
+  sleep?(ms: number): Promise<void>
 }
 
 /** A broker key for one flow: `epk` (b64 X25519), good until `exp` (Unix seconds). */
@@ -67,6 +74,9 @@ export interface Subscriber {
 }
 
 const TIMEOUT_MS = 30_000
+const UNAVAILABLE_DELAYS = [1000, 2000, 4000, 4000]
+/** A Retry-After beyond this is a broker's mistake or a stall: the wait is capped, the retries still counted. */
+const MAX_RETRY_AFTER_MS = 10_000
 
 export class BrokerClient {
   readonly base: URL
@@ -187,23 +197,55 @@ export class BrokerClient {
   ): Promise<{ status: number; body: unknown }> {
     const url = new URL(`notify/${route}`, this.base)
     const what = `${method} ${url.pathname}`
-    let response: Response
-    let text: string
+    const delays = this.o.unavailableDelays ?? UNAVAILABLE_DELAYS
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.send(method, url, json)
+      if (!ok.includes(answer.status)) {
+        const delay = delays[attempt]
+        if (delay !== undefined && unavailable(answer)) {
+          await (this.o.sleep ?? pause)(Math.max(delay, answer.retryAfterMs))
+          continue
+        }
+        throw new BrokerRefusedError(answer.status, answer.body, what)
+      }
+      return { status: answer.status, body: answer.body }
+    }
+  }
+
+  private async send(method: string, url: URL, json: unknown): Promise<Answer> {
     try {
-      response = await this.fetch(url, {
+      const response = await this.fetch(url, {
         method,
         ...(json === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(json) }),
         signal: AbortSignal.timeout(this.o.timeoutMs ?? TIMEOUT_MS),
         redirect: 'error',
       })
-      text = await response.text()
+      const body = parseBody(await response.text())
+      return { status: response.status, body, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) }
     } catch (err) {
       throw new BrokerUnreachableError(this.base.origin, { cause: err })
     }
-    const body = parseBody(text)
-    if (!ok.includes(response.status)) throw new BrokerRefusedError(response.status, body, what)
-    return { status: response.status, body }
   }
+}
+
+interface Answer {
+  status: number
+  body: unknown
+  retryAfterMs: number
+}
+
+/** The cloud's "nothing applied, try again": its state store had no quorum (a 503 `timeout` may have applied some). */
+function unavailable(answer: Answer): boolean {
+  return answer.status === 503 && isObject(answer.body) && answer.body.error === 'unavailable'
+}
+
+function retryAfterMs(header: string | null): number {
+  const seconds = header === null || !/^\d{1,6}$/.test(header) ? 0 : Number(header)
+  return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS)
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 function parseBody(text: string): unknown {
