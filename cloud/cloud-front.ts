@@ -110,16 +110,19 @@ async function serve(req: IncomingMessage, res: ServerResponse, s: Serving): Pro
   const nowMs = s.clock()
   const ip = clientAddress(req)
   let reply: CloudReply
-  let headers: Record<string, string> = {}
   try {
     reply = await answer(req, ip, nowMs, s)
   } catch (err) {
     const refusal = err instanceof StateUnavailableError ? unavailable(err, s.logger) : err
     if (!(refusal instanceof FrontRefusal)) throw refusal
-    reply = { status: refusal.status, body: { error: refusal.code, message: refusal.message } }
-    headers = refusal.headers
+    reply = {
+      status: refusal.status,
+      body: { error: refusal.code, message: refusal.message },
+      headers: refusal.headers,
+    }
   }
-  send(res, reply.status, reply.body, headers)
+  if (reply.body instanceof Uint8Array) sendBytes(res, reply.status, reply.body, reply.headers ?? {})
+  else send(res, reply.status, reply.body, reply.headers)
 }
 
 async function answer(req: IncomingMessage, ip: string, nowMs: number, s: Serving): Promise<CloudReply> {
@@ -131,11 +134,13 @@ async function answer(req: IncomingMessage, ip: string, nowMs: number, s: Servin
   }
   const path = (req.url ?? '/').split('?')[0]!
   if (req.method === 'OPTIONS') return { status: 204, body: undefined }
-  const match = s.table.match(req.method ?? '', path)
+  // HEAD is GET without the body (send leaves it out): what a browser or a cache checks a page's file with.
+  const match = s.table.match(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path)
   if (match.kind === 'none') throw new FrontRefusal(404, 'not_found', 'No such route')
   if (match.kind === 'wrong_method') {
-    throw new FrontRefusal(405, 'method_not_allowed', `Use ${match.allowed.join(', ')}`, {
-      Allow: [...match.allowed, 'OPTIONS'].join(', '),
+    const allowed = match.allowed.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+    throw new FrontRefusal(405, 'method_not_allowed', `Use ${allowed.join(', ')}`, {
+      Allow: [...allowed, 'OPTIONS'].join(', '),
     })
   }
   const body = parseJson(await readBody(req, s.limits.bodyBytes))
@@ -205,7 +210,7 @@ async function withDeadline(reply: Promise<CloudReply>, ms: number): Promise<Clo
 }
 
 /** JSON with Content-Type and Content-Length spelled exactly so (PHP clients read the body only then). */
-function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, body: unknown, extra: Readonly<Record<string, string>> = {}): void {
   const text = body === undefined ? '' : JSON.stringify(body)
   const headers: Record<string, string> = { ...CORS, ...extra }
   if (text !== '') headers['Content-Type'] = 'application/json'
@@ -215,5 +220,16 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
   if (!req.readableEnded && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding']))
     headers.Connection = 'close'
   res.writeHead(status, headers)
-  res.end(text)
+  res.end(res.req.method === 'HEAD' ? undefined : text)
+}
+
+/** A file as it is, with the headers its route gives (the page's own, no CORS): a page is not an API. */
+function sendBytes(
+  res: ServerResponse,
+  status: number,
+  body: Uint8Array,
+  extra: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(status, { ...extra, 'Content-Length': String(body.length) })
+  res.end(res.req.method === 'HEAD' ? undefined : body)
 }

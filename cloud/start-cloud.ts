@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { jetStreamState } from './buckets.js'
@@ -11,7 +12,8 @@ import type { DomainCa } from './domain-ca.js'
 import { domainRoutes } from './domain-routes.js'
 import { startEmbeddedNats, type EmbeddedNats } from './embedded-nats.js'
 import { masterSecret } from './master-secret.js'
-import type { CloudState } from './types.js'
+import { BUILT_PAGE, PAGE_PATH, staticPageRoutes } from './static-page.js'
+import type { CloudRoute, CloudState } from './types.js'
 
 export interface CloudOptions {
   host: string
@@ -34,6 +36,11 @@ export interface CloudOptions {
   testMode: boolean
   /** The base of links; by default the front's own URL. */
   publicUrl?: string
+  /**
+   * The web authenticator's built page, served at `/authenticator/`: by default the package's `dist-authapp/`, when
+   * built (else a warning, and 404 there); `false`: not served.
+   */
+  page?: string | false
   /** Milliseconds since the epoch (tests set it). */
   clock?: () => number
   logger: Logger
@@ -48,6 +55,15 @@ export interface RunningCloud {
   /** The embedded nats-server's URL, when the cloud runs its own. */
   natsUrl: string
   stop(): Promise<void>
+}
+
+async function pageRoutes(o: CloudOptions): Promise<CloudRoute[]> {
+  if (o.page === false) return []
+  if (o.page === undefined && !existsSync(BUILT_PAGE)) {
+    o.logger.warn(`the web authenticator is not built (deploy/setup.sh): ${PAGE_PATH} answers 404`)
+    return []
+  }
+  return staticPageRoutes(o.page ?? BUILT_PAGE)
 }
 
 /** hem-cloud: its state (own or joined JetStream), its routes, its front. */
@@ -86,6 +102,7 @@ export async function startCloud(o: CloudOptions): Promise<RunningCloud> {
         testMode: o.testMode,
         warn: (message) => o.logger.warn(message),
       }),
+      ...(await pageRoutes(o)),
     ])
     const [connection, listening] = [nc, front]
     return {

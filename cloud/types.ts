@@ -15,10 +15,14 @@ export interface CloudRequest {
   now: number
 }
 
-/** A handler's answer: the front sends `body` as JSON with exact Content-Type and Content-Length. */
+/**
+ * A handler's answer: the front sends `body` as JSON with exact Content-Type and Content-Length, or, when it is
+ * bytes (a file of the web authenticator's page), as they are with `headers` and without CORS.
+ */
 export interface CloudReply {
   status: number
   body: unknown
+  headers?: Readonly<Record<string, string>>
 }
 
 export type CloudHandler = (req: CloudRequest) => Promise<CloudReply>

@@ -26,6 +26,8 @@ const may = {
   ]),
   bin: ['cli'],
   webroot: ['protocol', 'hal', 'eventstore', 'image', 'client', 'audit', 'authenticator'],
+  // The web authenticator, the page hem-cloud serves: the authenticator's core and the client's text helpers.
+  authapp: ['protocol', 'authenticator', 'client'],
 }
 
 /**
@@ -35,7 +37,7 @@ const may = {
 const faces = ['index.ts', 'browser.ts']
 
 /** Folders whose code runs in a browser: they use other units through browser.ts only. */
-const browser = ['webroot']
+const browser = ['webroot', 'authapp']
 
 /** Every folder of code: the ones with rules, and those that may import anything (but not be imported). */
 const folders = Object.keys(may).concat(['bench', 'deploy', 'test'])

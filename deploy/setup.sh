@@ -72,4 +72,11 @@ elif [ ! -f dist/factory-webroot.img ] || newer webroot; then
   act "building the management app"
   node dist/deploy/sign-build.js >/dev/null
 fi
+# The web authenticator hem-cloud serves (dist-authapp/): bundled again when its page or the code it bundles changed.
+page=dist-authapp/app.js
+bundled=(authapp authenticator protocol client deploy/build-authapp.ts deploy/webroot-budget.ts package.json)
+if [ ! -f "$page" ] || [ -n "$(find "${bundled[@]}" -newer "$page" -type f -print -quit)" ]; then
+  act "building the web authenticator"
+  node dist/deploy/build-authapp.js >/dev/null
+fi
 say "ready"

@@ -33,17 +33,21 @@ export async function measureWebroot(dir: string): Promise<WebrootSize> {
   }
 }
 
-/** One line per file and the total against the budget. */
-export function describeWebrootSize(size: WebrootSize): string {
+/** One line per file and the total against the budget (the management app's, or the page's own). */
+export function describeWebrootSize(size: WebrootSize, budget = WEBROOT_BUDGET_BYTES): string {
   const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`
   return [
     ...size.files.map((file) => `  ${file.path}: ${kb(file.bytes)}, ${kb(file.gzip)} gzip`),
-    `  total: ${kb(size.bytes)}, ${kb(size.gzip)} gzip of a ${kb(WEBROOT_BUDGET_BYTES)} budget`,
+    `  total: ${kb(size.bytes)}, ${kb(size.gzip)} gzip of a ${kb(budget)} budget`,
   ].join('\n')
 }
 
-/** Throws when the built app is over its budget. */
-export function checkWebrootBudget(size: WebrootSize): void {
-  if (size.gzip > WEBROOT_BUDGET_BYTES)
-    throw new WebrootBudgetError(`the management app is over its size budget:\n${describeWebrootSize(size)}`)
+/** Throws when the built page (`what`, by default the management app) is over its budget. */
+export function checkWebrootBudget(
+  size: WebrootSize,
+  budget = WEBROOT_BUDGET_BYTES,
+  what = 'the management app',
+): void {
+  if (size.gzip > budget)
+    throw new WebrootBudgetError(`${what} is over its size budget:\n${describeWebrootSize(size, budget)}`)
 }

@@ -25,14 +25,15 @@ export interface BrowserPage {
 /**
  * A page in a browser context of its own (as fresh as a new browser's), closed when the test ends:
  * in the run's Chromium (helpers/shared-chromium.ts), or in one of its own when none runs or
- * `ownBrowser` asks for it. Every host name resolves to 127.0.0.1, so that a page can reach a
- * device at its configured hostname.
+ * `ownBrowser` asks for it, or `args` (more Chromium flags) need it. Every host name resolves to
+ * 127.0.0.1, so that a page can reach a device at its configured hostname.
  */
-export async function openPage(t: Test, { ownBrowser = false } = {}): Promise<BrowserPage> {
-  const shared = ownBrowser ? undefined : sharedChromium()
+export async function openPage(t: Test, { ownBrowser = false, args = [] as string[] } = {}): Promise<BrowserPage> {
+  // Flags of its own (a fake camera) need a browser of its own.
+  const shared = ownBrowser || args.length > 0 ? undefined : sharedChromium()
   const browser = shared
     ? await chromium.connectOverCDP(shared.endpoint)
-    : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS })
+    : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_FLAGS, ...args] })
   // For the run's browser, only this test's contexts close and the connection ends.
   t.teardown(() => browser.close())
   // The device's certificate is its own, self-signed: the owner accepted it once.
