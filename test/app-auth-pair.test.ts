@@ -8,19 +8,13 @@ import QRCode from 'qrcode'
 import t from 'tap'
 import { parsePairingInvite } from '../authenticator/index.js'
 import { pairingQrPayload } from '../client/index.js'
-import { appWithCloud, PHONE_LABEL } from './helpers/app-auth.js'
+import { appWithCloud, drawnQrModules, PHONE_LABEL } from './helpers/app-auth.js'
+import type { QrModules } from './helpers/authapp-camera.js'
 import { noChromium } from './helpers/browser.js'
 import { call } from './helpers/http.js'
 
-const QUIET = 4
-
-/** The dark modules of the page's QR code, as "col row" (its path draws each as `M x y h1v1h-1z`). */
-function drawnModules(d: string): string[] {
-  return [...d.matchAll(/M(\d+) (\d+)h1v1h-1z/g)].map(([, x, y]) => `${Number(x) - QUIET} ${Number(y) - QUIET}`)
-}
-
-function payloadModules(payload: string): string[] {
-  const { modules } = QRCode.create(payload)
+/** The dark modules of a QR code, as "col row". */
+function darkModules(modules: QrModules): string[] {
   const dark: string[] = []
   for (let row = 0; row < modules.size; row++)
     for (let col = 0; col < modules.size; col++) if (modules.get(row, col)) dark.push(`${col} ${row}`)
@@ -65,8 +59,12 @@ t.test('pair a phone from Settings, see it on both sides, cancel one, unpair it'
   const { request } = (await call(link)).json as { request: string }
   const expected = pairingQrPayload(link, request, { user: 'Ada', email: 'ada@example.com', hostname: 'hem.example' })
   const qr = panel.getByRole('img', { name: 'QR code of the pairing, for the phone to scan' })
-  const drawn = drawnModules((await qr.locator('path').getAttribute('d')) ?? '')
-  t.same(drawn.sort(), payloadModules(expected).sort(), 'the QR code drawn is the payload of the device’s request')
+  const drawn = darkModules(drawnQrModules((await qr.locator('path').getAttribute('d')) ?? ''))
+  t.same(
+    drawn.sort(),
+    darkModules(QRCode.create(expected).modules).sort(),
+    'the QR code drawn is the payload of the device’s request',
+  )
   t.ok(await panel.locator('#pairing-progress').isVisible(), 'the wait shows its progress')
   await panel.getByText(/^The pairing expires in \d+:\d\d\.$/).waitFor()
   t.same(await app.violations(), [], 'the pairing shown passes the accessibility check')

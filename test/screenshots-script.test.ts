@@ -1,5 +1,6 @@
 // The docs' screenshots script: one PNG per screen (and the login form, the dashboard at phone
-// width, and the Authenticators panel while a pairing waits), written where it is told.
+// width, the Authenticators panel while a pairing waits, and the web authenticator asked for a
+// login at phone width), written where it is told.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
@@ -13,9 +14,10 @@ t.test('every screen, as a PNG', { skip: noChromium }, async (t) => {
   const written = await writeScreenshots(out)
   t.same(
     written.map((path) => basename(path)),
-    ['login', 'dashboard', 'keys', 'audit', 'settings', 'upgrades', 'health', 'authenticators', 'dashboard-phone'].map(
-      (n) => `${n}.png`,
-    ),
+    [
+      ...['login', 'dashboard', 'keys', 'audit', 'settings', 'upgrades', 'health', 'authenticators'],
+      ...['dashboard-phone', 'authenticator-phone'],
+    ].map((n) => `${n}.png`),
   )
   for (const path of written) {
     const png = await readFile(path)

@@ -14,6 +14,7 @@ import {
 import { keySealer } from '../../cli/hem-authenticator/passphrase-sealer.js'
 import { BrokerClient, type HemClient } from '../../client/index.js'
 import { openApp, type OpenApp } from './app.js'
+import type { QrModules } from './authapp-camera.js'
 import { cloudProcess } from './ext-e2e.js'
 import { ownerClient } from './owner.js'
 import { until } from './until.js'
@@ -94,4 +95,22 @@ export async function appWithCloud(t: Test, { cloud = true } = {}): Promise<AppW
       return { device, broker: atBroker }
     },
   }
+}
+
+/** The quiet zone the page draws around its QR code, in modules. */
+const QUIET = 4
+
+/**
+ * The modules of the QR code the page drew, from its SVG path (each dark module `M x y h1v1h-1z`); its size from the
+ * finder pattern's corners, which are always dark.
+ */
+export function drawnQrModules(d: string): QrModules {
+  const dark = new Set<string>()
+  let size = 0
+  for (const [, x, y] of d.matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
+    const [col, row] = [Number(x) - QUIET, Number(y) - QUIET]
+    dark.add(`${row} ${col}`)
+    size = Math.max(size, col + 1, row + 1)
+  }
+  return { size, get: (row, col) => dark.has(`${row} ${col}`) }
 }

@@ -11,16 +11,23 @@ const QUIET_MODULES = 4
 const BLACK = 16
 const WHITE = 235
 
+/** A QR code's modules as the `qrcode` package gives them: dark or not, by row and column. */
+export interface QrModules {
+  size: number
+  get(row: number, col: number): boolean | number
+}
+
 /**
- * Writes a video of `frames` frames of the QR code of `text` centred on white, or of white alone when `text` is
- * undefined, into a folder of its own (t.testdir() is the device's), removed at the test's end; returns the
- * Chromium flags that make it the camera.
+ * Writes a video of `frames` frames of the QR code of `code` (its text, or its modules as a page drew them) centred
+ * on white, or of white alone when `code` is undefined, into a folder of its own (t.testdir() is the device's),
+ * removed at the test's end; returns the Chromium flags that make it the camera.
  */
-export async function qrVideo(t: Test, text: string | undefined, frames = 2): Promise<string[]> {
+export async function qrVideo(t: Test, code: string | QrModules | undefined, frames = 2): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'authapp-camera-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const path = join(dir, 'camera.y4m')
-  const modules = text === undefined ? { size: 21, get: () => false } : QRCode.create(text).modules
+  const modules =
+    code === undefined ? { size: 21, get: () => false } : typeof code === 'string' ? QRCode.create(code).modules : code
   const side = (modules.size + 2 * QUIET_MODULES) * MODULE_PX
   const width = side + (side % 2)
   const luma = Buffer.alloc(width * width, WHITE)

@@ -1,14 +1,16 @@
 // Screenshots of the management app's screens for the docs: a fresh P device with a few keys,
 // the app in headless Chromium, one PNG per screen at desktop width, the dashboard at phone
-// width, and Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as
-// the device's cloud). `npm run screenshots [-- OUT]`, default docs/screenshots/.
+// width, Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as the
+// device's cloud), and the web authenticator that cloud serves, paired and asked for a login, at
+// phone width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
 import { mkdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
-import { openApp } from '../helpers/app.js'
+import { openApp, type OpenApp } from '../helpers/app.js'
+import { openPage } from '../helpers/browser.js'
 import { repoRoot } from '../helpers/device.js'
 import { cloudProcess } from '../helpers/ext-e2e.js'
 import { b64, createKey, Tokens } from '../helpers/keys.js'
@@ -84,11 +86,45 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
     await app.page.setViewportSize({ width: 375, height: 740 })
     await app.go(first!.title)
     await shoot(`${first!.path}-phone`)
+    written.push(await phonePage(test, app, cloud.url, join(outDir, 'authenticator-phone.png')))
     return written
   } finally {
     for (const fn of teardowns.reverse()) await fn()
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/** The web authenticator paired by pasting the app's link, shot at phone width while it shows a login request. */
+async function phonePage(test: Test, app: OpenApp, cloudUrl: string, path: string): Promise<string> {
+  await app.go('Settings')
+  const authenticators = app.page.getByRole('region', { name: 'Authenticators' })
+  await authenticators.getByRole('button', { name: 'Pair a phone' }).click()
+  const link = await authenticators.getByLabel('Pairing link').inputValue()
+  const { page: phone } = await openPage(test)
+  await phone.setViewportSize({ width: 375, height: 740 })
+  await phone.goto(`${cloudUrl}/authenticator/`)
+  await phone.getByLabel("Or paste the pairing link or the QR code's text").fill(link)
+  await phone.getByRole('button', { name: 'Read the invitation' }).click()
+  await phone
+    .getByRole('article', { name: /^Pair with/ })
+    .getByRole('button', { name: 'Accept' })
+    .click()
+  await app.page
+    .getByRole('status')
+    .filter({ hasText: /^Paired/ })
+    .waitFor()
+  await app.page.getByRole('button', { name: 'Log out' }).click()
+  await app.page.reload()
+  await app.page.getByRole('button', { name: 'Approve on my phone' }).click()
+  const request = phone.getByRole('article', { name: /asks for your approval$/ })
+  await request.waitFor()
+  await phone.screenshot({ path, fullPage: true })
+  await request.getByRole('button', { name: 'Deny' }).click()
+  await app.page
+    .getByRole('alert')
+    .filter({ hasText: /^Denied/ })
+    .waitFor()
+  return path
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
