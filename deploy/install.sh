@@ -196,8 +196,11 @@ mkdir -p "$prefix.new"
 cp -a "$src/dist" "$prefix.new/dist"
 cp "$src/package.json" "$prefix.new/"
 [ -f "$src/package-lock.json" ] && cp "$src/package-lock.json" "$prefix.new/"
-mkdir -p "$prefix.new/deploy"
+mkdir -p "$prefix.new/deploy/systemd"
 cp "$src/deploy/LAYOUT.md" "$prefix.new/deploy/"
+# hem-cloud's, for a cloud host (docs/operations.md): its units, and the web authenticator page it serves.
+cp "$src/deploy/systemd/hem-cloud.service" "$src/deploy/systemd/hem-cloud-nats.service" "$prefix.new/deploy/systemd/"
+[ -d "$src/dist-authapp" ] && cp -a "$src/dist-authapp" "$prefix.new/dist-authapp"
 # Only the production dependencies, as npm resolved them for this checkout (offline: no registry needed).
 deps="$(cd "$src" && npm ls --omit=dev --parseable --all 2>/dev/null | sed -n "s#^$src/##p" | sort)" || true
 [ -n "$deps" ] || fail "npm ls found no production dependencies in $src: run deploy/setup.sh first"

@@ -33,7 +33,7 @@ export interface OperatorCheckout {
 export async function operatorCheckout(dir: string): Promise<OperatorCheckout> {
   const src = join(dir, 'src')
   await mkdir(src, { recursive: true })
-  for (const part of ['dist', 'deploy', 'package.json', 'package-lock.json'])
+  for (const part of ['dist', 'dist-authapp', 'deploy', 'package.json', 'package-lock.json'])
     await cp(join(repoRoot, part), join(src, part), { recursive: true })
   // The app is signed into the build as its factory image, with the operator's key like the build.
   await buildWebroot(join(src, 'dist-webroot'))
