@@ -5,7 +5,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { buildWebroot } from '../deploy/build-webroot.js'
-import { STATIC_HEADERS, staticFile } from '../gateway/static-site.js'
+import { APP_CONFIG_PATH, appConfigReply, STATIC_HEADERS, staticFile } from '../gateway/static-site.js'
 import { APP_HOST, openApp } from './helpers/app.js'
 import { accessibilityViolations, noChromium, openPage } from './helpers/browser.js'
 import { api } from './helpers/keys.js'
@@ -123,7 +123,8 @@ t.test('the dashboard of a P device', { skip: noChromium }, async (t) => {
 })
 
 t.test('the dashboard of an E device has no disks', { skip: noChromium }, async (t) => {
-  // E serves no app (the contract): the page gets the app's files from the test, its API from the device.
+  // E serves no app (the contract): the page gets the app's files (and its cloud, none) from the test, its API from
+  // the device.
   const root = t.testdir({ data: {}, webroot: {} })
   const webroot = join(root, 'webroot')
   await buildWebroot(webroot)
@@ -133,7 +134,10 @@ t.test('the dashboard of an E device has no disks', { skip: noChromium }, async 
   await page.route(
     (url) => !url.pathname.startsWith('/api/'),
     async (route) => {
-      const file = await staticFile(webroot, new URL(route.request().url()).pathname)
+      const path = new URL(route.request().url()).pathname
+      // What the gateway answers beside the files: this device names no cloud.
+      if (path === APP_CONFIG_PATH) return route.fulfill({ json: appConfigReply().body })
+      const file = await staticFile(webroot, path)
       await route.fulfill({
         status: 200,
         body: file.body as Buffer,

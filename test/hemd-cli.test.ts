@@ -30,7 +30,7 @@ t.test('hemd starts, prints where it is, answers, and stops cleanly on Ctrl-C', 
   t.equal((await call(`${hemd.httpsUrl}/api/system/version`)).status, 200)
   const natsPid = Number(/pid (\d+)\)/.exec(hemd.stdout())![1])
 
-  t.equal(await hemd.interrupt(), 0)
+  t.equal(await hemd.interrupt(), 0, hemd.stderr())
   t.match(hemd.stdout(), /stopped \(journal sealed\)/)
   t.notMatch(
     hemd.stderr(),
@@ -73,7 +73,7 @@ t.test(
 
     const second = await runHemd(t, ['--data', data])
     t.equal((await call(`${second.httpUrl}/api/system/status`)).json.fls_state, 0)
-    t.equal(await second.interrupt(), 0)
+    t.equal(await second.interrupt(), 0, second.stderr())
     const audit = await auditVerify(data, second.logKey)
     t.equal(audit.code, 0, audit.stdout + audit.stderr)
     const files = (await runToEnd(auditBin, ['verify', '--json', '--key', second.logKey, `${data}/journal`])).stdout
@@ -108,7 +108,7 @@ t.test('--split runs every service in its own process and stops them all', async
   t.equal(status.status, 200)
   t.notOk('storage' in status.json)
   t.match((await call(`${hemd.httpsUrl}/api/system/version`)).json.hwv, /EPA/)
-  t.equal(await hemd.interrupt(), 0)
+  t.equal(await hemd.interrupt(), 0, hemd.stderr())
   t.equal(childrenOf(Number(runtime![1])), '', 'no service process is left')
   t.notOk(isProcessAlive(Number(runtime![1])), 'nor the runtime')
   const audit = await auditVerify(data, hemd.logKey)

@@ -4,6 +4,7 @@ import t from 'tap'
 import { rm } from 'node:fs/promises'
 import { JournalWriteError } from '../eventstore/index.js'
 import { bootDevice } from './helpers/device.js'
+import { until } from './helpers/until.js'
 
 t.test('a stop whose close seal cannot be written still closes every connection', async (t) => {
   // A bus connection left open keeps its socket, or, once its server is gone, its ping and reconnect timers.
@@ -24,5 +25,8 @@ t.test('a stop whose close seal cannot be written still closes every connection'
   // The close seal moves the enclave's anchor: with the enclave gone, it cannot be written.
   await rm(`${dataDir}/enclave`, { recursive: true })
   await t.rejects(device.stop(), JournalWriteError)
-  t.equal(held(), before, 'no bus connection is left to keep the process alive')
+  // A socket that is closing, or a timer of the stop's last step, may outlive stop()'s promise by a turn or two; a
+  // connection left open never goes.
+  await until('no bus connection is left to keep the process alive', () => held() <= before)
+  t.ok(held() <= before, 'no bus connection is left to keep the process alive')
 })
