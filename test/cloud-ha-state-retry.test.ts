@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
+import { BrokerClient } from '../client/index.js'
 import { NOTIFY_BUCKETS } from '../cloud/notify/notify-store.js'
 import { startCloudCluster } from './helpers/cloud-cluster.js'
 import { call } from './helpers/http.js'
@@ -47,5 +48,9 @@ t.test('the broker buckets at start, then 503 without quorum and 200 once it is 
   t.ok(Date.now() - started >= 7_000, 'after trying for 7.5 s, before the front gives up at 10 s')
 
   await first!.start()
-  t.equal((await register()).status, 200, 'served again once two of three run')
+  // The cluster elects its leaders again first (seconds on a loaded host): the owner's client rides that out by
+  // asking a 503 unavailable again after its Retry-After, as it would in the field.
+  const { request } = device.init(epk, Math.floor(Date.now() / 1000))
+  const served = await new BrokerClient({ url: cloud.url }).registerInit({ epk, eid: device.eid, request })
+  t.match(served, { rid: /^[0-9a-f]+$/ }, 'served again once two of three run')
 })

@@ -29,10 +29,11 @@ const status = async (base: string) => (await call(`${base}/api/system/status`))
 async function notServed(t: Test, base: string, when: string): Promise<void> {
   const shown = await status(base)
   t.match(shown.format, /^status\d+$/, `${when}: status shows the format under way (${shown.format})`)
-  t.ok(
-    (shown.storage as string[]).every((disk) => disk.endsWith(':-')),
-    `${when}: both disks locked (${shown.storage})`,
-  )
+  // status joins two read models, the format's and the disks': the disks' may show the locking a moment later.
+  const locked = (storage: string[]) => storage.every((disk) => disk.endsWith(':-'))
+  let storage: string[] = shown.storage
+  await until(`${when}: both disks shown locked`, async () => locked((storage = (await status(base)).storage)))
+  t.ok(locked(storage), `${when}: both disks locked (${storage})`)
   const unlock = await api(`${base}/api/storage/unlock`, await login(base, 'storage:disk0:rw'))
   t.match(unlock, { status: 409, json: { error: 'not_formatted' } }, `${when}: Disk 0 cannot be unlocked`)
 }
