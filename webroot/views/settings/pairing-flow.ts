@@ -12,6 +12,7 @@ import {
 } from '../../../client/browser.js'
 import { parseExtJwt } from '../../../protocol/browser.js'
 import { clockWords, waitOnCloud } from '../../cloud-wait.js'
+import { copyButton } from '../../copy-button.js'
 import { field, h } from '../../dom.js'
 import { PageError } from '../../page-error.js'
 import type { AppContext } from '../../view.js'
@@ -90,13 +91,9 @@ export async function pairPhone(
 /** The link as text to copy (an authenticator given text instead of a camera). */
 function linkField(link: string): HTMLElement {
   const shown = h('input', { type: 'text', readonly: true, value: link, class: 'link', spellcheck: 'false' })
-  const copy = h('button', { type: 'button' }, 'Copy the link')
-  copy.addEventListener('click', () => {
+  const copy = copyButton('Copy the link', () => {
     shown.select()
-    void navigator.clipboard.writeText(link).then(
-      () => (copy.textContent = 'Copied'),
-      () => (copy.textContent = 'Copy it from the field'),
-    )
+    return link
   })
   return h('div', {}, field('Pairing link', shown), copy)
 }
