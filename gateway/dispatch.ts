@@ -67,6 +67,8 @@ export class Dispatcher {
   private readonly waiting: (() => void)[] = []
   /** The listeners' own address origins (listenerOrigins): the app reached by address, not by name. */
   private readonly ownOrigins = new Set<string>()
+  /** The HTTPS listener's port, which the app served over plain HTTP links to (`/app-config.json`). */
+  private httpsPort: number | undefined
   /** The DIAG build's TLS fault; undefined in a normal build. */
   private readonly tlsBreaker: TlsBreaker | undefined
   private readonly turnEnd = new TurnEnd()
@@ -88,8 +90,9 @@ export class Dispatcher {
     return check
   }
 
-  listeningAt(origins: string[]): void {
+  listeningAt(origins: string[], tls: boolean, port: number): void {
     for (const origin of origins) this.ownOrigins.add(origin)
+    if (tls) this.httpsPort = port
   }
 
   /** `fronted`: the connection came through the DIAG front, whose PROXY header names the client. */
@@ -198,7 +201,7 @@ export class Dispatcher {
     }
     const reply =
       exchange.path === APP_CONFIG_PATH
-        ? appConfigReply(this.options.appCloud)
+        ? appConfigReply(this.options.appCloud, this.httpsPort)
         : await staticFile(webroot.current()?.dir, exchange.path)
     for (const [name, value] of this.siteHeaders) exchange.setHeader(name, value)
     exchange.send(reply)

@@ -130,7 +130,7 @@ async function listen(
   const fronted = fronts !== undefined
   app.any('/*', (res, req) => dispatcher.handle(res, req, tls, fronted))
   const listener = fronts ? await listenBehindFront(app, at, tls, fronts, logger) : await listenDirect(app, at)
-  dispatcher.listeningAt(listenerOrigins(at.host, listener.port, tls))
+  dispatcher.listeningAt(listenerOrigins(at.host, listener.port, tls), tls, listener.port)
   return listener
 }
 

@@ -49,9 +49,15 @@ export function staticHeaders(appCloud?: string): [string, string][] {
 /** The headers of a device that names no cloud. */
 export const STATIC_HEADERS: readonly [string, string][] = staticHeaders()
 
-/** `/app-config.json`: `{"cloud": URL}`, or `{"cloud": null}` when the device names none. */
-export function appConfigReply(appCloud?: string): CommandReply {
-  return { status: 200, body: { cloud: appCloud === undefined ? null : new URL(appCloud).href } }
+/**
+ * `/app-config.json`: `{"cloud": URL | null, "https_port": N | null}`: the device's cloud (hemd --cloud), and the
+ * port of its HTTPS listener, where a page loaded over plain HTTP sends its owner before anything secret is typed.
+ */
+export function appConfigReply(appCloud?: string, httpsPort?: number): CommandReply {
+  return {
+    status: 200,
+    body: { cloud: appCloud === undefined ? null : new URL(appCloud).href, https_port: httpsPort ?? null },
+  }
 }
 
 /**

@@ -30,6 +30,10 @@ t.test("the app's CSP and /app-config.json name the cloud", async (t) => {
   t.match(csp(), /; connect-src 'self'; /, 'no cloud: the device alone')
   t.match(csp('https://cloud.example:8443/base/'), /; connect-src 'self' https:\/\/cloud\.example:8443; /, 'its origin')
   t.throws(() => staticHeaders('http://cloud.example'), RangeError, 'the gateway refuses what hemd would')
-  t.same(appConfigReply(), { status: 200, body: { cloud: null } })
-  t.same(appConfigReply('https://cloud.example'), { status: 200, body: { cloud: 'https://cloud.example/' } })
+  t.same(appConfigReply(), { status: 200, body: { cloud: null, https_port: null } })
+  t.same(appConfigReply(undefined, 8443), { status: 200, body: { cloud: null, https_port: 8443 } })
+  t.same(appConfigReply('https://cloud.example'), {
+    status: 200,
+    body: { cloud: 'https://cloud.example/', https_port: null },
+  })
 })

@@ -111,7 +111,10 @@ t.test(
     const { page } = app
     const index = await call(`${app.o.https}/`)
     t.match(index.headers['content-security-policy'], "connect-src 'self'; ", 'the CSP names no other origin')
-    t.same((await call(`${app.o.https}/app-config.json`)).json, { cloud: null })
+    t.same((await call(`${app.o.https}/app-config.json`)).json, {
+      cloud: null,
+      https_port: Number(new URL(app.o.https).port),
+    })
     await page.locator('#remote-login:not([aria-busy])').waitFor({ state: 'attached' })
     t.equal(await page.getByRole('button', { name: 'Approve on my phone' }).count(), 0, 'no approval offered')
     await app.logIn()
