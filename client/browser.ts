@@ -13,6 +13,7 @@ export {
   UnexpectedAnswerError,
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
+export { allKeys } from './key-list-calls.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
 export type { KeyDetails, KeyEntry, KeyList } from './types.js'
 export {

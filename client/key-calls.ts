@@ -2,6 +2,7 @@
 import * as body from './crypto-input.js'
 import type { DeviceSession } from './device-session.js'
 import type * as T from './types.js'
+export { allKeys, listKeys } from './key-list-calls.js'
 import { b64 } from './wire.js'
 
 export const createKey = async (s: DeviceSession, input: T.KeySpec) =>
@@ -14,19 +15,6 @@ export const importKey = async (s: DeviceSession, input: T.KeySpec & { pubkey: U
 
 export const deriveKey = async (s: DeviceSession, input: T.DeriveInput) =>
   s.authorizedJson<{ kid: string }>('keymgmt:derive', 'POST', '/api/keymgmt/derive', { json: body.deriveBody(input) })
-
-export const listKeys = (s: DeviceSession, offset: number, count: number) =>
-  s.authorizedJson<T.KeyList>('keymgmt:list', 'GET', `/api/keymgmt/list/${offset}/${count}`)
-
-export async function allKeys(s: DeviceSession): Promise<T.KeyEntry[]> {
-  const keys: T.KeyEntry[] = []
-  let page: T.KeyList
-  do {
-    page = await listKeys(s, keys.length, 15)
-    keys.push(...page.list)
-  } while (page.list.length > 0 && keys.length < page.total)
-  return keys
-}
 
 export const getKey = (s: DeviceSession, kid: string, o: { use?: boolean }) =>
   s.authorizedJson<T.KeyDetails>(
