@@ -85,6 +85,8 @@ const SCALARS = [
   'cause',
   'disk0',
   'disk1',
+  'count',
+  'source_kid',
 ] as const
 /** Fail-state bit masks, shown in hex. */
 const MASKS = ['fls', 'raised', 'cleared'] as const
@@ -174,6 +176,25 @@ function text(value: string): string {
   return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean
 }
 
+const LOGINS = new Set<number>([LogType.AUTH_SUCCESS_INTERNAL, LogType.AUTH_SUCCESS_EXTERNAL])
+
+/** What `eventWho` calls the subject of a refused login: the device never learnt who tried. */
+export const FAILED_LOGIN_WHO = 'unknown (failed login)'
+
+/** A refused login: its record is the device's (no subject), but nobody logged in. */
+export function isFailedLogin(event: Pick<TimelineEvent, 'type' | 'result' | 'subject'>): boolean {
+  return LOGINS.has(event.type) && event.result !== 'OK' && event.subject === ''
+}
+
+export function isLogin(event: Pick<TimelineEvent, 'type'>): boolean {
+  return LOGINS.has(event.type)
+}
+
+/** Who an event was: `whoWord` of its subject, but a refused login's is unknown rather than the device's. */
+export function eventWho(event: TimelineEvent): string {
+  return isFailedLogin(event) ? FAILED_LOGIN_WHO : whoWord(event.subject)
+}
+
 /** Who a record's subject names: `device` (empty), `user` (U), `master` (M), or the ExtAuth id. */
 export function whoWord(subject: string): string {
   return subject === '' ? 'device' : subject === 'U' ? 'user' : subject === 'M' ? 'master' : text(subject)
@@ -181,7 +202,7 @@ export function whoWord(subject: string): string {
 
 /** One line: time, position, who, what, result (with the HTTP status), facts. */
 export function formatTimelineEvent(event: TimelineEvent): string {
-  const who = whoWord(event.subject)
+  const who = eventWho(event)
   const result = event.status === undefined ? event.result : `${event.result} ${event.status}`
   const facts = Object.entries(event.facts)
     .map(([key, value]) => `${key}=${value}`)

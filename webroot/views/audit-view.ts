@@ -1,10 +1,13 @@
 // The audit log: the device's journal files (paged, each downloadable), verified here in the
 // browser with the log key exactly as hem-audit verify does, and told as a filterable timeline.
+import { allKeys } from '../../client/browser.js'
 import { journalRecords } from '../audit/journal-records.js'
+import { checkPin, repin, type PinCheck } from '../audit/log-key-pin.js'
 import { downloadJournal, listLogFiles, logFile, type LogFilePage } from '../audit/log-files.js'
 import { problemWords } from '../audit/problem-words.js'
-import { timelinePanel } from '../audit/timeline-view.js'
+import { timelinePanel, type KeyLabels } from '../audit/timeline-view.js'
 import { verifyJournalFiles } from '../audit/verify-journal-files.js'
+import { deviceRequest } from '../device-session.js'
 import { append, h, saveFile } from '../dom.js'
 import type { AppContext, View } from '../view.js'
 import { unixTimeWords } from './time-words.js'
@@ -97,7 +100,8 @@ function verdictWords(result: VerifyResult, files: JournalFile[], head: { file: 
     return (
       `Verified: all ${plural(summary.files, 'file')}, ${plural(summary.records, 'record')} and ` +
       `${plural(summary.seals, 'seal')} check out with the log key, up to the signed head ` +
-      `(file ${head.file}, record ${head.seq.toString(16)}).`
+      `(file ${head.file}, record ${head.seq.toString(16)}; record numbers are hexadecimal, as the journal ` +
+      'writes them).'
     )
   const bad = new Set(problems.map((p) => p.file)).size
   return (
@@ -106,10 +110,73 @@ function verdictWords(result: VerifyResult, files: JournalFile[], head: { file: 
   )
 }
 
+/** The labels the device lists for its keys now, to name the KIDs of the timeline; none where it lists none. */
+async function keyLabels(ctx: AppContext): Promise<{ labels: KeyLabels; note?: string }> {
+  if (!ctx.secure) return { labels: new Map(), note: 'Over plain HTTP the device lists no keys, so KIDs go unnamed.' }
+  try {
+    return { labels: new Map((await allKeys(ctx.session)).map((key) => [key.kid.toLowerCase(), key.label])) }
+  } catch {
+    return { labels: new Map(), note: 'The device did not list its keys, so KIDs go unnamed.' }
+  }
+}
+
+/** Where the log key stands against the one pinned for this device in this browser, in words. */
+function pinPanel(check: PinCheck): HTMLElement {
+  const key = h('code', {}, check.key)
+  switch (check.state) {
+    case 'pinned':
+      return h(
+        'p',
+        { class: 'pin' },
+        `Log key pinned for device ${check.devid}: `,
+        key,
+        ". Compare it with the 'log key' line hemd printed at its start; every later verification in this " +
+          'browser warns if the device shows another.',
+      )
+    case 'same':
+      return h(
+        'p',
+        { class: 'pin' },
+        `The log key is the one pinned for device ${check.devid} since ${unixTimeWords(check.pin.since)}: `,
+        key,
+        '.',
+      )
+    case 'unpinned':
+      return h('p', { class: 'pin' }, `The log key (`, key, `) is not pinned: ${check.why}.`)
+    case 'changed': {
+      const panel = h(
+        'div',
+        { class: 'pin changed', role: 'alert' },
+        h(
+          'p',
+          {},
+          h('strong', {}, 'WARNING: the log key changed. '),
+          `Device ${check.devid} signed its journal with another key when this browser pinned it ` +
+            `(${unixTimeWords(check.pin.since)}). Pinned: `,
+          h('code', {}, check.pin.key),
+          '. Now: ',
+          key,
+          '. A wipeout or a new enclave gives a device a new log key; anything else means these files are not ' +
+            "the journal you verified before. Compare the new key with hemd's 'log key' line before you trust it.",
+        ),
+      )
+      const trust = h('button', { type: 'button' }, 'Pin the new key')
+      trust.addEventListener('click', () => {
+        if (repin(check.devid, check.key, Math.floor(Date.now() / 1000)))
+          panel.replaceWith(h('p', { class: 'pin' }, `The new log key is pinned for device ${check.devid}.`))
+      })
+      panel.append(trust)
+      return panel
+    }
+  }
+}
+
 /** Downloads the whole journal, verifies it here and shows the verdict, a result per file and the timeline. */
 async function verifyAll(ctx: AppContext, out: HTMLElement): Promise<string> {
   out.replaceChildren()
   const { publicKey, head, files } = await downloadJournal(ctx.session, (text) => ctx.feedback.progress(text))
+  const pin = checkPin(await deviceRequest('/api/system/checkin'), publicKey, Math.floor(Date.now() / 1000))
+  const { labels, note } = await keyLabels(ctx)
   const result = await verifyJournalFiles(files, publicKey, { allowOpenTail: true, heads: [head] }, (done, total, id) =>
     ctx.feedback.progress(`Checking log file ${done} of ${total} (${id})…`),
   )
@@ -121,6 +188,7 @@ async function verifyAll(ctx: AppContext, out: HTMLElement): Promise<string> {
   for (const r of records) counts.set(r.file, (counts.get(r.file) ?? 0) + 1)
   append(out, [
     h('p', { class: result.ok ? 'verdict verified' : 'verdict failed', id: 'verdict' }, verdict),
+    pinPanel(pin),
     h(
       'div',
       { class: 'table-wrap' },
@@ -147,7 +215,11 @@ async function verifyAll(ctx: AppContext, out: HTMLElement): Promise<string> {
       ),
     ),
     left > 0 && h('p', {}, `The timeline leaves out the records of the ${plural(left, 'file')} that did not verify.`),
-    timelinePanel(records.filter((r) => !failed.has(r.file))),
+    note !== undefined && h('p', {}, note),
+    timelinePanel(
+      records.filter((r) => !failed.has(r.file)),
+      labels,
+    ),
   ])
   return `Verification done. ${verdict}`
 }

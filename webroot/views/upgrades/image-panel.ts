@@ -55,7 +55,7 @@ export function imagePanel(kind: ImageKind, ctx: AppContext, hooks: PanelHooks):
       { type: 'button', disabled: true, onclick: () => panel.uploading?.abort() },
       `Cancel the ${word} upload`,
     ),
-    verdict: h('p', { class: 'verdict' }, 'Not checked yet.'),
+    verdict: h('p', { class: 'verdict' }, NOT_CHECKED),
     downgrade: h('input', { type: 'checkbox' }),
     after: h('div', { class: 'after-install' }),
   }
@@ -87,12 +87,20 @@ export function imagePanel(kind: ImageKind, ctx: AppContext, hooks: PanelHooks):
   )
 }
 
+const NOT_CHECKED = 'Not checked yet.'
+
+/** The verdict line, styled by what it says: only a passed check looks like a success. */
+function showVerdict(verdict: HTMLElement, state: 'pending' | 'verified' | 'failed', text: string): void {
+  verdict.className = state === 'pending' ? 'verdict' : `verdict ${state}`
+  verdict.textContent = text
+}
+
 function upload(panel: Panel): Promise<boolean> {
   const { feedback, session } = panel.ctx
   return feedback.run(`Uploading the ${panel.word} image…`, async () => {
     const { file, claims } = await panel.picker.picked()
     panel.uploaded = undefined
-    panel.verdict.textContent = 'Not checked yet.'
+    showVerdict(panel.verdict, 'pending', NOT_CHECKED)
     const uploading = (panel.uploading = new AbortController())
     panel.cancel.disabled = false
     panel.progress.show(0, file.size)
@@ -124,16 +132,16 @@ function check(panel: Panel): Promise<boolean> {
   const { feedback, session } = panel.ctx
   const { kind, word, verdict } = panel
   return feedback.run(`Checking the ${word} image…`, async () => {
-    verdict.textContent = 'Checking…'
+    showVerdict(verdict, 'pending', 'Checking…')
     try {
       await checkStaged(kind, session, (seconds) => feedback.progress(`Checking the ${word} image… (${seconds} s)`))
     } catch (error) {
-      verdict.textContent =
-        error instanceof NotAcceptableError ? `Rejected: ${refusalWords(error)}.` : 'Not checked: see the error above.'
+      if (error instanceof NotAcceptableError) showVerdict(verdict, 'failed', `Rejected: ${refusalWords(error)}.`)
+      else showVerdict(verdict, 'pending', 'Not checked: see the error above.')
       throw error
     }
     const what = panel.uploaded ? describeClaims(panel.uploaded) : `the staged ${word} image`
-    verdict.textContent = `Verified: ${what}, signed by the vendor, whole, and made for this device.`
+    showVerdict(verdict, 'verified', `Verified: ${what}, signed by the vendor, whole, and made for this device.`)
     return `The ${word} image is verified: install it when you are ready.`
   })
 }
@@ -158,7 +166,7 @@ function installFirmware(panel: Panel): Promise<boolean> {
     panel.uploaded = undefined
     // The confirmation was for this image only.
     downgrade.checked = false
-    panel.verdict.textContent = 'Not checked yet.'
+    showVerdict(panel.verdict, 'pending', NOT_CHECKED)
     return wanted === undefined || wanted === fwv
       ? `The device is back, running firmware ${fwv}.`
       : `The device is back, running firmware ${fwv}, not the installed ${wanted}: ` +
@@ -172,7 +180,7 @@ function installApp(panel: Panel): Promise<boolean> {
   return ctx.feedback.run('Installing the management app…', async () => {
     await ctx.session.authorized(SCOPE, (token) => deviceRequest('/api/system/upgrade/install_ui', { token }))
     panel.uploaded = undefined
-    panel.verdict.textContent = 'Not checked yet.'
+    showVerdict(panel.verdict, 'pending', NOT_CHECKED)
     await panel.hooks.versionsChanged()
     panel.after.replaceChildren(
       h('p', {}, 'The new management app is installed. This page still runs the old one until you reload it.'),
