@@ -1,12 +1,13 @@
-// The Keys screen: the device's keys page by page or by a description search, new keys (created,
-// imported, derived), and each key's details, public key downloads, label and deletion. Key routes
-// are HTTPS only: over plain HTTP the screen links to the HTTPS address instead.
+// The Keys screen: creating a key first (importing and deriving beside it), then the device's keys
+// page by page or as a search finds them, and each key's details, public key, label and deletion.
+// Key routes are HTTPS only: over plain HTTP the screen links to the HTTPS address instead.
 import { h } from '../dom.js'
 import type { View } from '../view.js'
 import { showDetails } from './keys/key-details.js'
 import { createForm, deriveForm, importForm } from './keys/key-forms.js'
 import { keyList } from './keys/key-list.js'
 import { explained, runner, type KeysScreen } from './keys/keys-screen.js'
+import { newKeyActions } from './keys/new-key-actions.js'
 
 export const keysView: View = {
   path: 'keys',
@@ -33,22 +34,27 @@ export const keysView: View = {
         await list.load(list.offset)
         if (kid && !list.entry(kid)) await list.load('last')
       },
+      async added(kid) {
+        await list.load(list.offset, kid)
+        if (!list.entry(kid)) await list.load('last', kid)
+      },
       async open(kid) {
         const entry = list.entry(kid)
         if (entry) await showDetails(screen, entry, details)
       },
-      deriveFrom: (kid) => derive.from(kid),
+      deriveFrom(kid) {
+        actions.open(derive.element)
+        derive.from(kid)
+      },
     }
     const list = keyList(screen)
     const derive = deriveForm(screen)
-    root.replaceChildren(
-      list.element,
-      details,
-      h('h3', {}, 'New keys'),
-      createForm(screen),
-      importForm(screen),
-      derive.element,
-    )
+    const actions = newKeyActions([
+      { label: 'Create a key', panel: createForm(screen), primary: true },
+      { label: 'Import a public key', panel: importForm(screen) },
+      { label: 'Derive a key', panel: derive.element },
+    ])
+    root.replaceChildren(actions.element, list.element, details)
     try {
       await list.load(0)
     } catch (error) {

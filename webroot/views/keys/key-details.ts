@@ -1,31 +1,36 @@
 // One key: what the device says of it (keymgmt/get), its public key shown and downloadable as PEM
 // and as raw bytes, its label and description changed, or the key deleted after a confirmation.
-import { h, saveFile } from '../../dom.js'
-import { fromBase64, type KeyDetails, type KeyEntry } from '../../../client/browser.js'
-import { isKeyType } from '../../../protocol/browser.js'
+import { h } from '../../dom.js'
+import type { KeyDetails, KeyEntry } from '../../../client/browser.js'
 import { checkAll, checkedField } from './checked-field.js'
 import { confirmDialog } from './confirm-dialog.js'
-import { DESCR_RULE, descrField, descrProblem, descrText, LABEL_RULE, labelProblem, listedParts } from './key-text.js'
+import {
+  DESCR_RULE,
+  descrField,
+  descrProblem,
+  descrText,
+  kidGroups,
+  LABEL_RULE,
+  labelProblem,
+  listedParts,
+} from './key-text.js'
+import { typeWords } from './key-type-words.js'
 import type { KeysScreen } from './keys-screen.js'
-import { isPublicKeyType, publicKeyPem } from './public-key-pem.js'
+import { publicKeyView } from './public-key-view.js'
+import { copyButton } from '../../copy-button.js'
 
 export const when = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 
-function downloads(entry: KeyEntry, details: KeyDetails): HTMLElement[] {
-  const { algorithm } = listedParts(entry.type)
-  if (!details.pubkey || !isKeyType(algorithm) || !isPublicKeyType(algorithm)) return []
-  const raw = fromBase64(details.pubkey)
-  return [
-    h(
-      'button',
-      {
-        type: 'button',
-        onclick: () => saveFile(`key-${entry.kid}.pem`, publicKeyPem(algorithm, raw), 'application/x-pem-file'),
-      },
-      'Download PEM',
-    ),
-    h('button', { type: 'button', onclick: () => saveFile(`key-${entry.kid}.bin`, raw) }, 'Download raw'),
-  ]
+/** The whole KID, breaking only between its groups of 8 digits, with its copy button. */
+function kidValue(kid: string): HTMLElement {
+  const groups = kidGroups(kid).flatMap((group, i) => [i > 0 ? h('wbr') : '', h('span', {}, group)])
+  return h(
+    'span',
+    {},
+    h('code', { class: 'kid-full' }, ...groups),
+    ' ',
+    copyButton('Copy the KID', () => kid),
+  )
 }
 
 function updateForm(screen: KeysScreen, entry: KeyEntry): HTMLFormElement {
@@ -81,7 +86,7 @@ function remove(screen: KeysScreen, entry: KeyEntry, close: () => void) {
 /** Fills `into` with `entry`'s details, read now from the device. */
 export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTMLElement): Promise<void> {
   const details = (await screen.ctx.session.get(`/api/keymgmt/get/${entry.kid}`, 'keymgmt:get')) as KeyDetails
-  const { algorithm, usage, holds } = listedParts(entry.type)
+  const { usage, holds } = listedParts(entry.type)
   const close = () => into.replaceChildren()
   const title = h('h3', { tabindex: -1 }, `Key “${entry.label}”`)
   const row = (name: string, value: string | HTMLElement) => [h('dt', {}, name), h('dd', {}, value)]
@@ -90,18 +95,16 @@ export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTM
     h(
       'dl',
       { class: 'key-details' },
-      ...row('KID', entry.kid),
-      ...row('Type', details.type),
-      ...row('Listed as', `${algorithm}${usage ? ` (${usage})` : ''}, ${holds}`),
+      ...row('KID', kidValue(entry.kid)),
+      ...row('Type', typeWords(entry.type).line),
       ...row('Created', when(entry.created)),
       ...row('Updated', when(details.updated)),
       ...row('Description', descrText(details.descr) || 'none'),
-      ...(details.pubkey ? row('Public key (base64)', h('code', { class: 'blob' }, details.pubkey)) : []),
     ),
+    ...publicKeyView(entry, details),
     h(
       'div',
       { class: 'buttons' },
-      ...downloads(entry, details),
       usage.includes('ECDH') && holds === 'private key'
         ? h('button', { type: 'button', onclick: () => screen.deriveFrom(entry.kid) }, 'Derive from this key')
         : '',

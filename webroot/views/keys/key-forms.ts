@@ -1,12 +1,14 @@
 // The three ways to a new key: create it in the device, import a public key, derive one from an
-// ECDH. Each form checks the contract's rules before it sends anything.
-import { h } from '../../dom.js'
+// ECDH. Each form is a panel the screen's actions open, checks the contract's rules before it sends
+// anything, and starts afresh once its key is made.
+import { h, uid } from '../../dom.js'
 import { InputError } from '../../feedback.js'
 import { toBase64 } from '../../../client/browser.js'
 import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField, type CheckedField } from './checked-field.js'
 import { keySpecFields, type KeySpecFields } from './key-spec-fields.js'
 import { KID_RULE, kidProblem } from './key-text.js'
+import { typeName } from './key-type-words.js'
 import type { KeysScreen } from './keys-screen.js'
 import { importLengths, isPublicKeyType, readPublicKey, type PublicKeyType } from './public-key-pem.js'
 
@@ -18,8 +20,16 @@ const ECDH_TYPES = PUBLIC_KEY_TYPES.filter((type) => ['ecdh', 'ec'].includes(key
 /** The label the device answers with is the label sent; the KID is the device's. */
 type Answer = { kid: string }
 
-function section(title: string, form: HTMLFormElement): HTMLDetailsElement {
-  return h('details', { class: 'key-form' }, h('summary', {}, title), form)
+/** A form under its heading, hidden until its action opens it. */
+function panel(title: string, form: HTMLFormElement): HTMLElement {
+  const heading = h('h3', { id: uid('new-key') }, title)
+  return h('section', { class: 'key-form', 'aria-labelledby': heading.id, hidden: true }, heading, form)
+}
+
+/** The form back as it was first shown; the type's change event shows or hides the mode again. */
+function resetForm(form: HTMLFormElement, spec: KeySpecFields): void {
+  form.reset()
+  spec.type.dispatchEvent(new Event('change'))
 }
 
 function form(submit: string, rows: HTMLElement[], onsubmit: () => void): HTMLFormElement {
@@ -40,14 +50,15 @@ function form(submit: string, rows: HTMLElement[], onsubmit: () => void): HTMLFo
 /** Why these public key bytes cannot be a key of `types` (by length), or undefined. */
 function lengthProblem(bytes: Uint8Array, types: readonly PublicKeyType[], what: string): string | undefined {
   if (types.some((type) => importLengths(type).includes(bytes.length))) return undefined
-  const lengths = types.map((type) => `${type} ${importLengths(type).join(' or ')}`).join(', ')
+  const lengths = types.map((type) => `${importLengths(type).join(' or ')} bytes for ${typeName(type)}`).join(', ')
   return `${what} has ${bytes.length} bytes; the device takes ${lengths}.`
 }
 
 function publicKeyProblem(text: string, types: readonly PublicKeyType[], what: string): string | undefined {
   try {
     const { type, bytes } = readPublicKey(text)
-    if (type && !types.includes(type)) return `${what} is a ${type} key; ${types.join(' or ')} is needed here.`
+    if (type && !types.includes(type))
+      return `${what} is of type ${typeName(type)}; ${types.map(typeName).join(' or ')} is needed here.`
     return lengthProblem(bytes, type ? [type] : types, what)
   } catch (error) {
     return (error as Error).message
@@ -56,25 +67,24 @@ function publicKeyProblem(text: string, types: readonly PublicKeyType[], what: s
 
 const publicKeyArea = () => h('textarea', { name: 'pubkey', rows: 4, spellcheck: 'false', autocomplete: 'off' })
 
-export function createForm(screen: KeysScreen): HTMLDetailsElement {
+export function createForm(screen: KeysScreen): HTMLElement {
   const spec = keySpecFields(ALL_TYPES)
-  return section(
-    'Create a key',
-    form('Create key', spec.rows, () => void create(screen, spec)),
-  )
+  const created = form('Create key', spec.rows, () => void create(screen, spec, created))
+  return panel('Create a key', created)
 }
 
-function create(screen: KeysScreen, spec: KeySpecFields) {
+function create(screen: KeysScreen, spec: KeySpecFields, created: HTMLFormElement) {
   return screen.run('Creating the key…', async () => {
     checkAll(spec.checked)
     const body = spec.body()
     const { kid } = (await screen.ctx.session.request('/api/keymgmt/create', 'keymgmt:gen', { body })) as Answer
-    await screen.reload(kid)
-    return `Created the ${body.type} key “${body.label}”, KID ${kid}.`
+    resetForm(created, spec)
+    await screen.added(kid)
+    return `Created the ${typeName(body.type)} key “${body.label}”, KID ${kid}.`
   })
 }
 
-export function importForm(screen: KeysScreen): HTMLDetailsElement {
+export function importForm(screen: KeysScreen): HTMLElement {
   const spec = keySpecFields(PUBLIC_KEY_TYPES)
   const selected = () => [spec.type.value as PublicKeyType]
   const pubkey = checkedField(
@@ -97,26 +107,25 @@ export function importForm(screen: KeysScreen): HTMLDetailsElement {
   })
   const [type, mode, ...rest] = spec.rows
   const checked = [pubkey, ...spec.checked]
-  return section(
-    'Import a public key',
-    form(
-      'Import key',
-      [pubkey.row, type!, mode!, ...rest],
-      () =>
-        void screen.run('Importing the public key…', async () => {
-          checkAll(checked)
-          const body = { ...spec.body(), pubkey: toBase64(readPublicKey(pubkey.control.value).bytes) }
-          const { kid } = (await screen.ctx.session.request('/api/keymgmt/import', 'keymgmt:imp', { body })) as Answer
-          await screen.reload(kid)
-          return `Imported the ${body.type} public key “${body.label}”, KID ${kid}.`
-        }),
-    ),
+  const imported = form(
+    'Import key',
+    [pubkey.row, type!, mode!, ...rest],
+    () =>
+      void screen.run('Importing the public key…', async () => {
+        checkAll(checked)
+        const body = { ...spec.body(), pubkey: toBase64(readPublicKey(pubkey.control.value).bytes) }
+        const { kid } = (await screen.ctx.session.request('/api/keymgmt/import', 'keymgmt:imp', { body })) as Answer
+        resetForm(imported, spec)
+        await screen.added(kid)
+        return `Imported the ${typeName(body.type)} public key “${body.label}”, KID ${kid}.`
+      }),
   )
+  return panel('Import a public key', imported)
 }
 
 export interface DeriveForm {
-  readonly element: HTMLDetailsElement
-  /** Opens the form with `kid` as the source key. */
+  readonly element: HTMLElement
+  /** Fills in `kid` as the source key (the screen opens the form). */
   from(kid: string): void
 }
 
@@ -125,7 +134,7 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
   const source = checkedField(
     'Source key (KID)',
     h('input', { name: 'kid', autocomplete: 'off', spellcheck: 'false' }),
-    `A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH. ${KID_RULE}`,
+    `A stored key that can do ECDH: X25519, X448, or a NIST or secp256k1 curve with ECDH. ${KID_RULE}`,
     kidProblem,
   )
   const peerKid = h('input', { name: 'ext_kid', autocomplete: 'off', spellcheck: 'false' })
@@ -148,7 +157,7 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
     if (kid && key) return 'Give the peer once: its KID or its public key, not both.'
     return kid || key ? undefined : 'The peer is needed: a stored key’s KID or its public key.'
   }
-  const element = section(
+  const element = panel(
     'Derive a key',
     form(
       'Derive key',
@@ -168,8 +177,8 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
           const { kid } = (await screen.ctx.session.request('/api/keymgmt/derive', 'keymgmt:derive', {
             body,
           })) as Answer
-          await screen.reload(kid)
-          return `Derived the ${body.type} key “${body.label}” from ${body.kid}, KID ${kid}.`
+          await screen.added(kid)
+          return `Derived the ${typeName(body.type)} key “${body.label}” from ${body.kid}, KID ${kid}.`
         }),
     ),
   )
@@ -177,8 +186,6 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
     element,
     from(kid) {
       source.control.value = kid
-      element.open = true
-      element.scrollIntoView()
       peerKid.focus()
     },
   }

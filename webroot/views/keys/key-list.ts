@@ -1,89 +1,132 @@
-// The keys, a page at a time (the device gives at most 15), or those whose description matches a
-// search; each row opens the key.
+// The keys, a page at a time as the device gives them (at most 15), or those a search matches; each
+// card opens its key. The device searches descriptions only, so a search reads every key's entry
+// (15 a request) and matches label, description and KID here, and says so.
 import { h } from '../../dom.js'
 import type { KeyEntry, KeyList as KeyPage } from '../../../client/browser.js'
+import { keyCards } from './key-cards.js'
 import { keyPager, PAGE } from './key-pager.js'
-import { keySearchForm } from './key-search.js'
-import { keyTable } from './key-table.js'
+import { keySearch, matches, queryWords } from './key-search.js'
 import type { KeysScreen } from './keys-screen.js'
 
 export interface KeyList {
   readonly element: HTMLElement
-  /** Shows all keys again (no search) from `offset`, or the last page, which holds the newest key. */
-  load(offset: number | 'last'): Promise<void>
+  /**
+   * Shows all keys again (no search) from `offset`, or the last page, which holds the newest key;
+   * `fresh` is the KID of a key just made, marked as new.
+   */
+  load(offset: number | 'last', fresh?: string): Promise<void>
   /** The offset of the page shown. */
   readonly offset: number
   /** The entry on the page shown, by KID. */
   entry(kid: string): KeyEntry | undefined
 }
 
+/** A search's outcome: every key read for it, and those that match. */
+interface Found {
+  all: readonly KeyEntry[]
+  matches: readonly KeyEntry[]
+}
+
 export function keyList(screen: KeysScreen): KeyList {
-  /** The search's pattern while its matches show. */
-  let searching: string | undefined
   let offset = 0
   let shown: readonly KeyEntry[] = []
   let total = 0
-  const table = keyTable(
+  let found: Found | undefined
+  const cards = keyCards(
     (entry) =>
       void screen.run('Reading the key…', async () => {
         await screen.open(entry.kid)
         return ''
       }),
   )
-  /** Shows the page at `at` of `search`'s matches (or of all keys), as one user action. */
-  const go = (at: number, search: string | undefined, done: () => string) =>
-    screen.run('Loading the keys…', async () => {
-      searching = search
-      offset = Math.max(0, at)
-      await fetchPage()
-      return done()
-    })
+  const searched = h('p', { class: 'searched hint', hidden: true })
+  const search = keySearch(() => void screen.run('Searching…', find))
   const pager = keyPager(
-    (by) => void go(offset + by, searching, () => pager.words),
-    () => void go(0, undefined, () => 'All keys shown.'),
+    (by) =>
+      void screen.run('Loading the keys…', async () => {
+        if (found) showFound(offset + by)
+        else await fetchPage(offset + by)
+        return pager.words
+      }),
+    () =>
+      void screen.run('Loading the keys…', async () => {
+        await load(0)
+        return 'All keys shown.'
+      }),
   )
-  const searchForm = keySearchForm(screen, async (pattern) => {
-    searching = pattern
-    offset = 0
-    await fetchPage()
-    return shown.length === 0 ? 'No key’s description matches.' : `${shown.length} matching keys shown.`
-  })
 
-  async function fetchPage(): Promise<void> {
-    const { session } = screen.ctx
-    const page = (
-      searching === undefined
-        ? await session.get(`/api/keymgmt/list/${offset}/${PAGE}`, 'keymgmt:list')
-        : await session.request('/api/keymgmt/search', 'keymgmt:search', {
-            body: { descr: searching, offset, limit: PAGE },
-          })
-    ) as KeyPage
+  async function fetchPage(at: number, fresh?: string): Promise<void> {
+    const page = (await screen.ctx.session.get(
+      `/api/keymgmt/list/${Math.max(0, at)}/${PAGE}`,
+      'keymgmt:list',
+    )) as KeyPage
+    offset = page.offset
     shown = page.list
     total = page.total
-    table.show(searching === undefined ? 'Keys' : 'Keys whose description matches', page.list)
-    pager.show(page, searching !== undefined)
+    cards.show('Keys', page.list, fresh)
+    pager.show(page.offset, page.listed, page.total, false)
+    searched.hidden = true
+  }
+
+  /** Every key's entry, a page at a time. */
+  async function readAll(): Promise<KeyEntry[]> {
+    const all: KeyEntry[] = []
+    for (let at = 0; ; at += PAGE) {
+      screen.ctx.feedback.progress(`Reading the keys from ${at + 1} on…`)
+      const page = (await screen.ctx.session.get(`/api/keymgmt/list/${at}/${PAGE}`, 'keymgmt:list')) as KeyPage
+      all.push(...page.list)
+      if (page.listed === 0 || all.length >= page.total) return all
+    }
+  }
+
+  function showFound(at: number): void {
+    const { matches: hits } = found!
+    offset = Math.max(0, Math.min(at, Math.floor(Math.max(0, hits.length - 1) / PAGE) * PAGE))
+    shown = hits.slice(offset, offset + PAGE)
+    cards.show('Keys that match', shown)
+    pager.show(offset, shown.length, hits.length, true)
+  }
+
+  async function find(): Promise<string> {
+    const query = search.query
+    if (query.text.trim() === '' && query.type === '') {
+      await load(0)
+      return 'All keys shown.'
+    }
+    const all = found?.all ?? (await readAll())
+    found = { all, matches: all.filter((entry) => matches(entry, query)) }
+    showFound(0)
+    const words = queryWords(query, search.filter)
+    searched.textContent =
+      `Searched for ${words} among all ${all.length} keys the device holds ` +
+      '(their entries read from the device and matched in this page).'
+    searched.hidden = false
+    const count = found.matches.length
+    return count === 0 ? `No key matches: ${words}.` : `${count} ${count === 1 ? 'key matches' : 'keys match'}.`
+  }
+
+  async function load(at: number | 'last', fresh?: string): Promise<void> {
+    found = undefined
+    search.clear()
+    await fetchPage(at === 'last' ? 0 : at, fresh)
+    // Asked for, or past the end (the last key of the last page deleted): the last page.
+    const last = Math.max(0, Math.floor((total - 1) / PAGE) * PAGE)
+    if (offset === last || (at !== 'last' && shown.length > 0)) return
+    await fetchPage(last, fresh)
   }
 
   const element = h(
     'section',
     { class: 'key-list', 'aria-label': 'Key list' },
-    searchForm,
+    search.element,
+    searched,
     pager.element,
-    table.element,
+    cards.element,
   )
 
   return {
     element,
-    async load(at) {
-      searching = undefined
-      offset = at === 'last' ? 0 : at
-      await fetchPage()
-      // Asked for, or past the end (the last key of the last page deleted): the last page.
-      const last = Math.max(0, Math.floor((total - 1) / PAGE) * PAGE)
-      if (offset === last || (at !== 'last' && shown.length > 0)) return
-      offset = last
-      await fetchPage()
-    },
+    load,
     get offset() {
       return offset
     },

@@ -1,49 +1,113 @@
-// The search by description: what to look for and where in the description, checked before sending.
-import { field, h, select } from '../../dom.js'
-import { toBase64 } from '../../../client/browser.js'
-import { checkAll, checkedField } from './checked-field.js'
-import { descrBytes, descrProblem } from './key-text.js'
-import type { KeysScreen } from './keys-screen.js'
+// The search over the keys: one field for a label, a description or a KID, and a type filter. The
+// device's own search matches descriptions only, so the page reads the whole list and matches here.
+import { field, h } from '../../dom.js'
+import type { KeyEntry } from '../../../client/browser.js'
+import { keyTypes, type KeyKind, type KeyType } from '../../../protocol/browser.js'
+import { descrText } from './key-text.js'
+import { KIND_WORDS, typeName, typeWords } from './key-type-words.js'
 
-const MATCHES = [
-  ['any', 'contains'],
-  ['prefix', 'starts with'],
-  ['suffix', 'ends with'],
-] as const
-
-/** The search's `descr` pattern (crypto-contract: `^b64` prefix, `b64$` suffix, else a substring). */
-function pattern(text: string, match: string): string {
-  const b64 = toBase64(descrBytes(text))
-  return match === 'prefix' ? `^${b64}` : match === 'suffix' ? `${b64}$` : b64
+/** What the owner asked for: `text` (maybe empty) and a type filter (`kind:aes`, `type:AES256`, or empty). */
+export interface KeyQuery {
+  readonly text: string
+  readonly type: string
 }
 
-/** The form; `search` shows the keys matching a pattern and says how many it shows. */
-export function keySearchForm(screen: KeysScreen, search: (pattern: string) => Promise<string>): HTMLFormElement {
-  const text = h('input', { name: 'search', type: 'search', autocomplete: 'off' })
-  const description = checkedField(
-    'Description',
-    text,
-    '1 to 64 bytes, as in the description field (text, or base64: for bytes).',
-    (value) => (value === '' ? 'Type what to search for.' : descrProblem(value)),
-  )
-  const match = select('match', MATCHES, 'any')
+const ANY = ''
+
+/** The filter's options: every kind, then each of its types, in words. */
+function typeFilter(): HTMLSelectElement {
+  const kinds = Object.keys(KIND_WORDS) as KeyKind[]
+  const types = Object.keys(keyTypes) as KeyType[]
   return h(
+    'select',
+    { name: 'type' },
+    h('option', { value: ANY }, 'Any type'),
+    ...kinds.map((kind) =>
+      h(
+        'optgroup',
+        { label: KIND_WORDS[kind] },
+        h('option', { value: `kind:${kind}` }, `Any of ${KIND_WORDS[kind]}`),
+        ...types
+          .filter((type) => keyTypes[type].kind === kind)
+          .map((type) => h('option', { value: `type:${type}` }, typeName(type))),
+      ),
+    ),
+  )
+}
+
+/** Whether `entry` is what `query` asks for: label or description contains the text (any case), or the KID starts with it. */
+export function matches(entry: KeyEntry, query: KeyQuery): boolean {
+  const type = typeWords(entry.type).type
+  if (query.type.startsWith('kind:') && (!type || keyTypes[type].kind !== query.type.slice(5))) return false
+  if (query.type.startsWith('type:') && type !== query.type.slice(5)) return false
+  const text = query.text.trim().toLowerCase()
+  if (text === '') return true
+  return (
+    entry.label.toLowerCase().includes(text) ||
+    descrText(entry.descr).toLowerCase().includes(text) ||
+    kidMatches(entry.kid, text.replace(/\s/g, ''))
+  )
+}
+
+/** A KID from its first digits, or as its short form shows it ("1a2b3c4d…9f0c": its start and end). */
+function kidMatches(kid: string, text: string): boolean {
+  const [start = '', end = ''] = text.split('…')
+  return start !== '' && kid.startsWith(start) && kid.endsWith(end)
+}
+
+/** The query in words, for the result line: "“abc” (label, description or KID) and type AES-256". */
+export function queryWords(query: KeyQuery, filter: HTMLSelectElement): string {
+  const text = query.text.trim()
+  const parts = [
+    text ? `“${text}” in a label, a description or the start of a KID` : '',
+    query.type ? `of type ${filter.selectedOptions[0]?.textContent ?? query.type}` : '',
+  ]
+  return parts.filter(Boolean).join(', ')
+}
+
+export interface KeySearch {
+  readonly element: HTMLFormElement
+  readonly query: KeyQuery
+  /** The type filter (its option's words name the type). */
+  readonly filter: HTMLSelectElement
+  clear(): void
+}
+
+/** `search` runs the query (empty: all keys again); the filter applies as soon as it is chosen. */
+export function keySearch(search: () => void): KeySearch {
+  const text = h('input', { name: 'search', type: 'search', autocomplete: 'off', spellcheck: 'false' })
+  const filter = typeFilter()
+  const element = h(
     'form',
     {
       role: 'search',
       class: 'key-search',
+      'aria-label': 'Search the keys',
       novalidate: true,
       onsubmit: (event) => {
         event.preventDefault()
-        void screen.run('Searching…', async () => {
-          checkAll([description])
-          return search(pattern(text.value, match.value))
-        })
+        search()
       },
     },
-    h('h3', {}, 'Search by description'),
-    description.row,
-    field('Match', match),
+    field(
+      'Label, description or KID',
+      text,
+      'A label or description matches anywhere in it, in any case; a KID from its first digits. The device ' +
+        'searches descriptions only, so the page reads every key’s entry and matches them here.',
+    ),
+    field('Type', filter),
     h('button', { type: 'submit' }, 'Search'),
   )
+  filter.addEventListener('change', search)
+  return {
+    element,
+    get query() {
+      return { text: text.value, type: filter.value }
+    },
+    filter,
+    clear() {
+      text.value = ''
+      filter.value = ANY
+    },
+  }
 }

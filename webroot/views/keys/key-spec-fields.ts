@@ -4,16 +4,7 @@ import { field, h, uid } from '../../dom.js'
 import { keyTypes, type KeyKind, type KeyType } from '../../../protocol/browser.js'
 import { checkedField, type CheckedField } from './checked-field.js'
 import { DESCR_RULE, descrField, descrProblem, LABEL_RULE, labelProblem } from './key-text.js'
-
-const KINDS: Record<KeyKind, string> = {
-  aes: 'AES: ciphers and key wrap',
-  hmac: 'HMAC: the digest is the type',
-  ecdh: 'ECDH: X25519 and X448',
-  eddsa: 'EdDSA signatures',
-  ec: 'NIST and secp256k1 curves: ECDH and/or ECDSA',
-  mlkem: 'ML-KEM, FIPS 203',
-  mldsa: 'ML-DSA, FIPS 204',
-}
+import { KIND_WORDS, typeName } from './key-type-words.js'
 
 export interface KeySpecFields {
   /** The rows, in the form's order. */
@@ -27,14 +18,18 @@ export interface KeySpecFields {
 
 /** A select of `types`, grouped by what they are. */
 function typeSelect(types: readonly KeyType[]): HTMLSelectElement {
-  const groups = (Object.keys(KINDS) as KeyKind[])
+  const groups = (Object.keys(KIND_WORDS) as KeyKind[])
     .map((kind) => [kind, types.filter((type) => keyTypes[type].kind === kind)] as const)
     .filter(([, members]) => members.length > 0)
   return h(
     'select',
     { name: 'type' },
     ...groups.map(([kind, members]) =>
-      h('optgroup', { label: KINDS[kind] }, ...members.map((type) => h('option', { value: type }, type))),
+      h(
+        'optgroup',
+        { label: KIND_WORDS[kind] },
+        ...members.map((type) => h('option', { value: type }, typeName(type))),
+      ),
     ),
   )
 }
@@ -43,12 +38,12 @@ function typeSelect(types: readonly KeyType[]): HTMLSelectElement {
 function modeFieldset() {
   const legendId = uid('mode')
   const box = (flag: string, text: string) => {
-    const input = h('input', { type: 'checkbox', name: 'mode', value: flag, id: uid('flag') })
+    // Checked by default as an attribute, so that a form's reset puts ECDH back.
+    const input = h('input', { type: 'checkbox', name: 'mode', value: flag, id: uid('flag'), checked: flag === 'ECDH' })
     return [input, h('div', { class: 'check' }, input, h('label', { for: input.id }, text))] as const
   }
   const [ecdh, ecdhRow] = box('ECDH', 'ECDH: key agreement and derive')
   const [exdsa, exdsaRow] = box('ExDSA', 'ExDSA: ECDSA signatures')
-  ecdh.checked = true
   const fieldset = h(
     'fieldset',
     { class: 'mode', 'aria-describedby': `${legendId}-hint` },

@@ -85,3 +85,22 @@ export function listedParts(type: string): { algorithm: string; usage: string; h
     holds: !secret ? 'public key only' : symmetric ? 'secret key' : 'private key',
   }
 }
+
+const MONTHS = 'January February March April May June July August September October November December'.split(' ')
+
+/** Unix seconds of the device's clock as a date in words, in the device's zone (UTC): "28 November 2026, 14:03 UTC". */
+export function dateWords(seconds: number): string {
+  const date = new Date(seconds * 1000)
+  const time = date.toISOString().slice(11, 16)
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${time} UTC`
+}
+
+/** A KID's short form, its first 8 and last 4 digits ("1a2b3c4d…9f0c"): enough to tell keys apart at a glance. */
+export function shortKid(kid: string): string {
+  return kid.length > 12 ? `${kid.slice(0, 8)}…${kid.slice(-4)}` : kid
+}
+
+/** A KID in groups of 8 digits, the places where it may break across lines. */
+export function kidGroups(kid: string): string[] {
+  return kid.match(/.{1,8}/g) ?? [kid]
+}

@@ -11,6 +11,8 @@ export interface KeysScreen {
   run(doing: string, action: () => Promise<string>): Promise<boolean>
   /** After a change: the list again, at the page that holds `kid` when given. */
   reload(kid?: string): Promise<void>
+  /** After a create, import or derive: the list at the page that holds `kid`, the key marked as new. */
+  added(kid: string): Promise<void>
   /** Shows one key's details, its public key and what can be done with it. */
   open(kid: string): Promise<void>
   /** Opens the derive form with `kid` as its source. */

@@ -8,7 +8,7 @@ export interface EditableField {
   name: ConfigRuleField
   label: string
   kind: FieldKind
-  /** What the field does, besides its rule. */
+  /** What the field does, besides its rule; for a switch, what turning it on does (its one-line hint). */
   meaning?: string
   /** Variant P only (the disks). */
   disks?: true
@@ -31,11 +31,36 @@ export const EDITABLE_FIELDS: readonly EditableField[] = [
     kind: 'integer',
     meaning: 'A request must be in within this many half seconds; 0 turns the limit off.',
   },
-  { name: 'http_option_hsts', label: 'Send HSTS headers', kind: 'switch' },
-  { name: 'dnsd', label: 'Built-in DNS server', kind: 'switch' },
-  { name: 'allow_keysearch', label: 'Key search without login', kind: 'switch' },
-  { name: 'trusted_ts', label: 'Backend is a trusted time source', kind: 'switch' },
-  { name: 'trusted_backend', label: 'Backend is trusted and may control this device', kind: 'switch' },
+  {
+    name: 'http_option_hsts',
+    label: 'Send HSTS headers',
+    kind: 'switch',
+    meaning: 'On: a browser that reached the device over HTTPS uses only HTTPS for it for a year after.',
+  },
+  {
+    name: 'dnsd',
+    label: 'Built-in DNS server',
+    kind: 'switch',
+    meaning: 'On: the device answers DNS queries on its network port.',
+  },
+  {
+    name: 'allow_keysearch',
+    label: 'Key search without login',
+    kind: 'switch',
+    meaning: 'On: anyone who reaches the device may find a key by the first 6 or more bytes of its description.',
+  },
+  {
+    name: 'trusted_ts',
+    label: 'Backend is a trusted time source',
+    kind: 'switch',
+    meaning: 'On: the device’s clock counts as trusted; off, its status says the time is not from a trusted source.',
+  },
+  {
+    name: 'trusted_backend',
+    label: 'Backend is trusted and may control this device',
+    kind: 'switch',
+    meaning: 'On: the backend’s signed check-in replies may lock this device or shut it down.',
+  },
   {
     name: 'storage_mode',
     label: 'Disk mode at power-up',

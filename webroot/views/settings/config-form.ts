@@ -71,7 +71,11 @@ export function configForm(
   let current = config
 
   const reformat = h('input', { type: 'checkbox', name: 'reformat' })
-  const reformatField = field('Reformat both disks: erase everything on them', reformat)
+  const reformatField = field(
+    'Reformat both disks: erase everything on them',
+    reformat,
+    'On: the new Disk 0 size is saved and both disks are formatted anew; whatever they hold is lost.',
+  )
   reformatField.classList.add('switch')
   reformatField.hidden = true
   const disk0 = controls.find((c) => c.spec.name === 'storage_disk0size')
