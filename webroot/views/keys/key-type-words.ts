@@ -92,7 +92,7 @@ export function typeWords(listed: string): TypeWords {
   const listedForm = flags.length > 0
   const symmetric = type !== undefined && !('publicKey' in keyTypes[type])
   const secret = flags.includes('PKEY') || (symmetric && flags.includes('ATT'))
-  const holds = secret ? (symmetric ? 'secret key' : 'private key') : listedForm ? 'public key only' : ''
+  const holds = !type ? '' : secret ? (symmetric ? 'secret key' : 'private key') : listedForm ? 'public key only' : ''
   const origin = flags.includes('ATT') ? 'made in this device' : listedForm ? 'imported' : ''
   const name = type ? NAMES[type] : `an algorithm this app does not know (${algorithm})`
   const uses = use(type, flags)
