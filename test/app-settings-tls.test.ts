@@ -71,7 +71,7 @@ t.test('settings: CSR, certificate import, reboot', { skip: noChromium }, async 
   await importIt.click()
   await alert.filter({ hasText: 'Nothing was sent' }).waitFor()
   t.equal(await chain.getAttribute('aria-invalid'), 'true')
-  t.ok(await page.getByText('Choose the certificate chain file.').isVisible())
+  t.ok(await page.getByText('Choose the certificate file, the one your CA sent').isVisible())
   t.ok(await page.getByText(/openssl pkcs8 -topk8 -nocrypt/).isVisible(), 'how to make a PKCS#8 key')
   t.same(await app.violations(), [], 'the marked form passes the accessibility check')
   t.same(sent, [], 'nothing was sent')
