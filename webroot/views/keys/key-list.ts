@@ -2,7 +2,7 @@
 // card opens its key. The device searches descriptions only, so a search reads every key's entry
 // (15 a request) and matches label, description and KID here, and says so.
 import { h } from '../../dom.js'
-import type { KeyEntry, KeyList as KeyPage } from '../../../client/browser.js'
+import { allKeys, type KeyEntry, type KeyList as KeyPage } from '../../../client/browser.js'
 import { keyCards } from './key-cards.js'
 import { keyPager, PAGE } from './key-pager.js'
 import { keySearch, matches, queryWords } from './key-search.js'
@@ -40,7 +40,7 @@ export function keyList(screen: KeysScreen): KeyList {
       }),
   )
   const searched = h('p', { class: 'searched hint', hidden: true })
-  const search = keySearch(() => void screen.run('Searching…', find))
+  const search = keySearch(() => void screen.run('Reading every key’s entry to search them…', find))
   const pager = keyPager(
     (by) =>
       void screen.run('Loading the keys…', async () => {
@@ -68,17 +68,6 @@ export function keyList(screen: KeysScreen): KeyList {
     searched.hidden = true
   }
 
-  /** Every key's entry, a page at a time. */
-  async function readAll(): Promise<KeyEntry[]> {
-    const all: KeyEntry[] = []
-    for (let at = 0; ; at += PAGE) {
-      screen.ctx.feedback.progress(`Reading the keys from ${at + 1} on…`)
-      const page = (await screen.ctx.session.get(`/api/keymgmt/list/${at}/${PAGE}`, 'keymgmt:list')) as KeyPage
-      all.push(...page.list)
-      if (page.listed === 0 || all.length >= page.total) return all
-    }
-  }
-
   function showFound(at: number): void {
     const { matches: hits } = found!
     offset = Math.max(0, Math.min(at, Math.floor(Math.max(0, hits.length - 1) / PAGE) * PAGE))
@@ -93,7 +82,7 @@ export function keyList(screen: KeysScreen): KeyList {
       await load(0)
       return 'All keys shown.'
     }
-    const all = found?.all ?? (await readAll())
+    const all = found?.all ?? (await allKeys(screen.ctx.session))
     found = { all, matches: all.filter((entry) => matches(entry, query)) }
     showFound(0)
     const words = queryWords(query, search.filter)
