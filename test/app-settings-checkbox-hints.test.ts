@@ -12,7 +12,7 @@ const checkboxes = (page: Page) =>
     boxes.map((box) => {
       const doc = (globalThis as any).document
       const ids = (box.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean)
-      const hints = ids.map((id) => doc.getElementById(id)).filter((el: any) => el?.classList.contains('hint'))
+      const hints = ids.map((id: string) => doc.getElementById(id)).filter((el: any) => el?.classList.contains('hint'))
       return {
         label: doc.querySelector(`label[for="${box.id}"]`)?.textContent ?? '',
         hint: hints.map((el: any) => el.textContent).join(' '),

@@ -5,7 +5,7 @@ import { h } from '../../dom.js'
 import { allKeys, type KeyEntry, type KeyList as KeyPage } from '../../../client/browser.js'
 import { keyCards } from './key-cards.js'
 import { keyPager, PAGE } from './key-pager.js'
-import { keySearch, matches, queryWords } from './key-search.js'
+import { keySearch, matches, queryWords, searchWords } from './key-search.js'
 import type { KeysScreen } from './keys-screen.js'
 
 export interface KeyList {
@@ -27,19 +27,21 @@ interface Found {
   matches: readonly KeyEntry[]
 }
 
+/** The offset of the last page of `count` keys. */
+const lastPage = (count: number) => Math.max(0, Math.floor((count - 1) / PAGE) * PAGE)
+
+const opener = (screen: KeysScreen) => (entry: KeyEntry) =>
+  void screen.run('Reading the key…', async () => {
+    await screen.open(entry.kid)
+    return ''
+  })
+
 export function keyList(screen: KeysScreen): KeyList {
   let offset = 0
   let shown: readonly KeyEntry[] = []
   let total = 0
   let found: Found | undefined
-  const cards = keyCards(
-    (entry) =>
-      void screen.run('Reading the key…', async () => {
-        await screen.open(entry.kid)
-        return ''
-      }),
-  )
-  const searched = h('p', { class: 'searched hint', hidden: true })
+  const cards = keyCards(opener(screen))
   const search = keySearch(() => void screen.run('Reading every key’s entry to search them…', find))
   const pager = keyPager(
     (by) =>
@@ -56,21 +58,19 @@ export function keyList(screen: KeysScreen): KeyList {
   )
 
   async function fetchPage(at: number, fresh?: string): Promise<void> {
-    const page = (await screen.ctx.session.get(
-      `/api/keymgmt/list/${Math.max(0, at)}/${PAGE}`,
-      'keymgmt:list',
-    )) as KeyPage
+    const path = `/api/keymgmt/list/${Math.max(0, at)}/${PAGE}`
+    const page = (await screen.ctx.session.get(path, 'keymgmt:list')) as KeyPage
     offset = page.offset
     shown = page.list
     total = page.total
     cards.show('Keys', page.list, fresh)
     pager.show(page.offset, page.listed, page.total, false)
-    searched.hidden = true
+    search.tell(undefined)
   }
 
   function showFound(at: number): void {
     const { matches: hits } = found!
-    offset = Math.max(0, Math.min(at, Math.floor(Math.max(0, hits.length - 1) / PAGE) * PAGE))
+    offset = Math.max(0, Math.min(at, lastPage(hits.length)))
     shown = hits.slice(offset, offset + PAGE)
     cards.show('Keys that match', shown)
     pager.show(offset, shown.length, hits.length, true)
@@ -85,13 +85,9 @@ export function keyList(screen: KeysScreen): KeyList {
     const all = found?.all ?? (await allKeys(screen.ctx.session))
     found = { all, matches: all.filter((entry) => matches(entry, query)) }
     showFound(0)
-    const words = queryWords(query, search.filter)
-    searched.textContent =
-      `Searched for ${words} among all ${all.length} keys the device holds ` +
-      '(their entries read from the device and matched in this page).'
-    searched.hidden = false
-    const count = found.matches.length
-    return count === 0 ? `No key matches: ${words}.` : `${count} ${count === 1 ? 'key matches' : 'keys match'}.`
+    const told = searchWords(queryWords(query, search.filter), all.length, found.matches.length)
+    search.tell(told.searched)
+    return told.outcome
   }
 
   async function load(at: number | 'last', fresh?: string): Promise<void> {
@@ -99,22 +95,19 @@ export function keyList(screen: KeysScreen): KeyList {
     search.clear()
     await fetchPage(at === 'last' ? 0 : at, fresh)
     // Asked for, or past the end (the last key of the last page deleted): the last page.
-    const last = Math.max(0, Math.floor((total - 1) / PAGE) * PAGE)
+    const last = lastPage(total)
     if (offset === last || (at !== 'last' && shown.length > 0)) return
     await fetchPage(last, fresh)
   }
 
-  const element = h(
-    'section',
-    { class: 'key-list', 'aria-label': 'Key list' },
-    search.element,
-    searched,
-    pager.element,
-    cards.element,
-  )
-
   return {
-    element,
+    element: h(
+      'section',
+      { class: 'key-list', 'aria-label': 'Key list' },
+      search.element,
+      pager.element,
+      cards.element,
+    ),
     load,
     get offset() {
       return offset

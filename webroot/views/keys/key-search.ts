@@ -35,7 +35,7 @@ function typeFilter(): HTMLSelectElement {
   )
 }
 
-/** Whether `entry` is what `query` asks for: label or description contains the text (any case), or the KID starts with it. */
+/** Whether `entry` is what `query` asks for: its type, and a label or description that holds the text, or a KID. */
 export function matches(entry: KeyEntry, query: KeyQuery): boolean {
   const type = typeWords(entry.type).type
   if (query.type.startsWith('kind:') && (!type || keyTypes[type].kind !== query.type.slice(5))) return false
@@ -65,19 +65,33 @@ export function queryWords(query: KeyQuery, filter: HTMLSelectElement): string {
   return parts.filter(Boolean).join(', ')
 }
 
+/** What was searched, and how, for the line under the form; and the outcome, for the status line. */
+export function searchWords(query: string, keys: number, count: number): { searched: string; outcome: string } {
+  return {
+    searched:
+      `Searched for ${query} among all ${keys} keys the device holds ` +
+      '(their entries read from the device and matched in this page).',
+    outcome: count === 0 ? `No key matches: ${query}.` : `${count} ${count === 1 ? 'key matches' : 'keys match'}.`,
+  }
+}
+
 export interface KeySearch {
-  readonly element: HTMLFormElement
+  /** The form, and under it the line that says what was searched. */
+  readonly element: HTMLElement
   readonly query: KeyQuery
   /** The type filter (its option's words name the type). */
   readonly filter: HTMLSelectElement
   clear(): void
+  /** Says what was searched (undefined: no search shows). */
+  tell(searched: string | undefined): void
 }
 
 /** `search` runs the query (empty: all keys again); the filter applies as soon as it is chosen. */
 export function keySearch(search: () => void): KeySearch {
   const text = h('input', { name: 'search', type: 'search', autocomplete: 'off', spellcheck: 'false' })
   const filter = typeFilter()
-  const element = h(
+  const searched = h('p', { class: 'searched hint', hidden: true })
+  const form = h(
     'form',
     {
       role: 'search',
@@ -100,7 +114,7 @@ export function keySearch(search: () => void): KeySearch {
   )
   filter.addEventListener('change', search)
   return {
-    element,
+    element: h('div', {}, form, searched),
     get query() {
       return { text: text.value, type: filter.value }
     },
@@ -108,6 +122,10 @@ export function keySearch(search: () => void): KeySearch {
     clear() {
       text.value = ''
       filter.value = ANY
+    },
+    tell(words) {
+      searched.textContent = words ?? ''
+      searched.hidden = words === undefined
     },
   }
 }
