@@ -83,6 +83,7 @@ export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTM
   const details = (await screen.ctx.session.get(`/api/keymgmt/get/${entry.kid}`, 'keymgmt:get')) as KeyDetails
   const { algorithm, usage, holds } = listedParts(entry.type)
   const close = () => into.replaceChildren()
+  const uses = h('p', { class: 'hint' }, 'Loading what this key can do…')
   const title = h('h3', { tabindex: -1 }, `Key “${entry.label}”`)
   const row = (name: string, value: string | HTMLElement) => [h('dt', {}, name), h('dd', {}, value)]
   into.replaceChildren(
@@ -102,13 +103,14 @@ export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTM
       'div',
       { class: 'buttons' },
       ...downloads(entry, details),
-      usage.includes('ECDH') && holds === 'private key'
-        ? h('button', { type: 'button', onclick: () => screen.deriveFrom(entry.kid) }, 'Derive from this key')
-        : '',
       h('button', { type: 'button', class: 'danger', onclick: remove(screen, entry, close) }, 'Delete key…'),
       h('button', { type: 'button', onclick: close }, 'Close'),
     ),
+    uses,
     updateForm(screen, entry),
   )
   title.focus()
+  // The operations' code is loaded when a key first opens: the first load has no need of it.
+  const { useKeySection } = await import('./operations/use-key.js')
+  uses.replaceWith(useKeySection(screen, entry))
 }

@@ -1,0 +1,83 @@
+// The "Use this key" section in Chromium: open a key, its operations' forms, what they show, and
+// the scope of every token the page sent to a crypto route.
+import type { Page, Locator } from 'playwright-core'
+import type { OpenApp } from './app.js'
+import { api, Tokens } from './keys.js'
+
+export interface KeyopsPage {
+  /** Opens the key's details (on whichever page of the list holds it) and waits for its operations. */
+  open(kid: string): Promise<Locator>
+  /** An operation's form by its title (opened). */
+  operation(title: string): Promise<Locator>
+  /** Each crypto request the page made: its path and its token's scope. */
+  readonly sent: { path: string; scope: string }[]
+}
+
+const exactly = (text: string) => new RegExp(`^${text.replace(/[()]/g, '\\$&')}$`)
+
+/** The claims of a bearer token (a JWT the device signed), as the page sent it. */
+function scopeOf(authorization: string | undefined): string {
+  const payload = authorization?.replace(/^Bearer /, '').split('.')[1] ?? ''
+  return (JSON.parse(Buffer.from(payload, 'base64url').toString()) as { scope: string }).scope
+}
+
+export function keyopsPage(app: OpenApp): KeyopsPage {
+  const { page } = app
+  const sent: KeyopsPage['sent'] = []
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname
+    if (path.startsWith('/api/crypto/')) sent.push({ path, scope: scopeOf(request.headers().authorization) })
+  })
+  const uses = page.getByRole('region', { name: 'Use this key' })
+  return {
+    sent,
+    async open(kid) {
+      const next = page.getByRole('button', { name: 'Next page' })
+      while (!(await page.getByRole('cell', { name: kid, exact: true }).isVisible())) await next.click()
+      await page.getByRole('button', { name: new RegExp(`^Open key .* \\(${kid}\\)$`) }).click()
+      await page.getByRole('definition').filter({ hasText: kid }).waitFor()
+      await uses.getByRole('heading', { name: 'Use this key' }).waitFor()
+      return uses
+    },
+    async operation(title) {
+      const form = uses.locator('details.key-use').filter({ has: page.locator('summary', { hasText: exactly(title) }) })
+      if ((await form.getAttribute('open')) === null) await form.locator('summary').click()
+      return form
+    },
+  }
+}
+
+/** The titles of the operations offered for the open key. */
+export const offered = (page: Page) =>
+  page.getByRole('region', { name: 'Use this key' }).locator('details.key-use > summary').allTextContents()
+
+/** An output's base64, by its heading ("Ciphertext"), in `form`. */
+export async function outputOf(form: Locator, name: string): Promise<Buffer> {
+  const shown = form
+    .locator('.op-output')
+    .filter({ has: form.page().locator('h5', { hasText: new RegExp(`^${name} \\(`) }) })
+  return Buffer.from((await shown.locator('code').textContent()) ?? '', 'base64')
+}
+
+/** Waits for the status line to say `text` (the end of an action). */
+export const done = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor()
+
+/** axe in light and dark: the violations of both, each marked with its scheme. */
+export async function bothSchemes(app: OpenApp): Promise<string[]> {
+  const light = await app.violations()
+  await app.page.emulateMedia({ colorScheme: 'dark' })
+  const dark = await app.violations()
+  await app.page.emulateMedia({ colorScheme: 'light' })
+  return [...light.map((v) => `light: ${v}`), ...dark.map((v) => `dark: ${v}`)]
+}
+
+/** A crypto route called with the API under the key's own scope (to check what the page made). */
+export async function useApi(
+  app: OpenApp,
+  tokens: Tokens,
+  route: string,
+  body: Record<string, unknown> & { kid: string },
+) {
+  const token = await tokens.get(`keymgmt:use:${body.kid}`)
+  return api(`${app.o.https}/api/crypto/${route}`, token, body)
+}
