@@ -9,8 +9,8 @@ export interface KeyopsPage {
   open(kid: string): Promise<Locator>
   /** An operation's form by its title (opened). */
   operation(title: string): Promise<Locator>
-  /** Each crypto request the page made: its path and its token's scope. */
-  readonly sent: { path: string; scope: string }[]
+  /** Each crypto request the page made: its path, the body's kid and its token's scope. */
+  readonly sent: { path: string; kid: string; scope: string }[]
 }
 
 const exactly = (text: string) => new RegExp(`^${text.replace(/[()]/g, '\\$&')}$`)
@@ -26,7 +26,9 @@ export function keyopsPage(app: OpenApp): KeyopsPage {
   const sent: KeyopsPage['sent'] = []
   page.on('request', (request) => {
     const path = new URL(request.url()).pathname
-    if (path.startsWith('/api/crypto/')) sent.push({ path, scope: scopeOf(request.headers().authorization) })
+    if (!path.startsWith('/api/crypto/')) return
+    const { kid } = request.postDataJSON() as { kid: string }
+    sent.push({ path, kid, scope: scopeOf(request.headers().authorization) })
   })
   const uses = page.getByRole('region', { name: 'Use this key' })
   return {
@@ -46,6 +48,9 @@ export function keyopsPage(app: OpenApp): KeyopsPage {
     },
   }
 }
+
+/** The requests whose token was not exactly the scope of the body's key (none, when the page is right). */
+export const otherScopes = (ops: KeyopsPage) => ops.sent.filter(({ kid, scope }) => scope !== `keymgmt:use:${kid}`)
 
 /** The titles of the operations offered for the open key. */
 export const offered = (page: Page) =>

@@ -2,11 +2,12 @@
 // ECDH. Each form checks the contract's rules before it sends anything.
 import { h } from '../../dom.js'
 import { InputError } from '../../feedback.js'
-import { toBase64 } from '../../../client/browser.js'
+import { toBase64, type KeyEntry } from '../../../client/browser.js'
 import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField, type CheckedField } from './checked-field.js'
 import { keySpecFields, type KeySpecFields } from './key-spec-fields.js'
-import { KID_RULE, kidProblem } from './key-text.js'
+import { kidProblem, listedParts } from './key-text.js'
+import { deviceKeys, kidPicker } from './kid-picker.js'
 import type { KeysScreen } from './keys-screen.js'
 import { importLengths, isPublicKeyType, readPublicKey, type PublicKeyType } from './public-key-pem.js'
 
@@ -122,26 +123,39 @@ export interface DeriveForm {
 
 export function deriveForm(screen: KeysScreen): DeriveForm {
   const spec = keySpecFields(DERIVABLE_TYPES, 'Type of the new key')
-  const source = checkedField(
-    'Source key (KID)',
-    h('input', { name: 'kid', autocomplete: 'off', spellcheck: 'false' }),
-    `A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH. ${KID_RULE}`,
-    kidProblem,
-  )
-  const peerKid = h('input', { name: 'ext_kid', autocomplete: 'off', spellcheck: 'false' })
+  // The device's keys, listed again each time the form opens.
+  let listing: Promise<KeyEntry[]> = Promise.resolve([])
+  const keys = () => listing
+  const canAgree = (key: KeyEntry) => key.type.split(',').includes('ECDH')
+  const curve = (key: KeyEntry | undefined) => key && listedParts(key.type).algorithm
+  const source = kidPicker({
+    label: 'Source key (KID)',
+    hint: 'A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH.',
+    keys,
+    fits: (key) => canAgree(key) && listedParts(key.type).holds === 'private key',
+  })
   const peerKey = publicKeyArea()
-  const peerKidField: CheckedField = checkedField(
-    'Peer key (KID)',
-    peerKid,
-    `A stored key of the same curve (an imported public key will do). ${KID_RULE} Or give its public key below.`,
-    (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
-  )
+  const peerKidField = kidPicker({
+    label: 'Peer key (KID)',
+    hint: 'A stored key of the same curve (an imported public key will do). Or give its public key below.',
+    keys,
+    // Once the source is a listed key, its curve's keys only.
+    fits: (key, all) => {
+      const from = all.find((other) => other.kid === source.value())
+      return canAgree(key) && key !== from && (!from || curve(from) === curve(key))
+    },
+    problem: (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
+  })
+  const peerKid = peerKidField.control
   const peerKeyField = checkedField(
     'Or the peer’s public key',
     peerKey,
     'PEM, or raw base64: X25519 32 bytes, X448 56, SEC1 for the SECP curves.',
     (text) => (text.trim() === '' ? undefined : publicKeyProblem(text, ECDH_TYPES, 'The peer’s public key')),
   )
+  const refreshPeers = () => void peerKidField.refresh().catch(() => undefined)
+  source.control.addEventListener('input', refreshPeers)
+  source.row.querySelector('select')?.addEventListener('change', refreshPeers)
   function peerProblem(): string | undefined {
     const kid = peerKid.value.trim() !== ''
     const key = peerKey.value.trim() !== ''
@@ -173,10 +187,15 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
         }),
     ),
   )
+  element.addEventListener('toggle', () => {
+    if (!element.open) return
+    listing = deviceKeys(screen.ctx)
+    void Promise.all([source.refresh(), peerKidField.refresh()]).catch(() => undefined)
+  })
   return {
     element,
     from(kid) {
-      source.control.value = kid
+      source.set(kid)
       element.open = true
       element.scrollIntoView()
       peerKid.focus()

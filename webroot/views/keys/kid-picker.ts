@@ -26,8 +26,8 @@ export interface KidPickerOptions {
   label: string
   hint: string
   keys(): Promise<KeyEntry[]>
-  /** The keys the list offers (the same curve, able to agree, …). */
-  fits(entry: KeyEntry): boolean
+  /** The keys the list offers (the same curve, able to agree, …); `all` is every key listed. */
+  fits(entry: KeyEntry, all: readonly KeyEntry[]): boolean
   /** Why the text cannot be sent; by default it must be a KID. */
   problem?(text: string): string | undefined
 }
@@ -81,7 +81,8 @@ export function kidPicker(o: KidPickerOptions): KidPicker {
       matchList()
     },
     async refresh() {
-      const fitting = (await o.keys()).filter((entry) => o.fits(entry))
+      const all = await o.keys()
+      const fitting = all.filter((entry) => o.fits(entry, all))
       list.replaceChildren(
         list.options[0]!,
         ...fitting.map((entry) => {

@@ -67,9 +67,9 @@ export function usesOf(key: KeyFacts): Use[] {
   }
 }
 
-/** Whether `other` can be the peer of an agreement with `key`: an ECDH key of the same curve, public will do. */
+/** Whether `other` can be the peer of an agreement with `key`: another ECDH key of its curve, public will do. */
 export function isPeerOf(key: KeyFacts, other: KeyFacts): boolean {
-  return other.ecdh && other.type === key.type
+  return other.ecdh && other.type === key.type && other.kid !== key.kid
 }
 
 /** The AES widths a key can use: an AES key cut to a width no wider than itself; an agreement's any. */

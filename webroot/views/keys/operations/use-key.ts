@@ -36,8 +36,7 @@ export function useKeySection(screen: KeysScreen, entry: KeyEntry): HTMLElement 
   const use: UseContext = {
     screen,
     key,
-    keys: () =>
-      (listed ??= deviceKeys(screen.ctx).catch((error: unknown) => ((listed = undefined), Promise.reject(error)))),
+    keys: () => (listed ??= deviceKeys(screen.ctx)),
   }
   const decrypt = uses.includes('decrypt') ? decryptForm(use) : undefined
   const forms: Record<Use, () => HTMLElement> = {
