@@ -56,6 +56,10 @@ export function base64Bytes(text: string): Uint8Array | undefined {
   }
 }
 
+/** A field's name inside a sentence: "the message", but "the MAC", "the IV". */
+export const inSentence = (name: string) =>
+  /^[A-Z]{2}/.test(name) ? name : name.charAt(0).toLowerCase() + name.slice(1)
+
 const plural = (n: number) => `${n} byte${n === 1 ? '' : 's'}`
 
 /** Why `length` bytes do not fit `rules`, or undefined. */
@@ -109,16 +113,16 @@ export function dataField(rules: DataRules): DataField {
   async function bytesOf(): Promise<{ bytes?: Uint8Array; problem?: string }> {
     if (format() === 'file') {
       const chosen = file.files?.[0]
-      if (!chosen) return rules.optional ? {} : { problem: `Choose the ${name.toLowerCase()} file.` }
+      if (!chosen) return rules.optional ? {} : { problem: `Choose the ${inSentence(name)} file.` }
       const problem = sizeProblem('The file', chosen.size, rules)
       return problem ? { problem } : { bytes: new Uint8Array(await chosen.arrayBuffer()) }
     }
-    if (text.value === '') return rules.optional ? {} : { problem: `The ${name.toLowerCase()} is needed.` }
+    if (text.value === '') return rules.optional ? {} : { problem: `The ${inSentence(name)} is needed.` }
     if (format() === 'text') return { bytes: new TextEncoder().encode(text.value) }
     const bytes = base64Bytes(text.value)
     return bytes
       ? { bytes }
-      : { problem: `The ${name.toLowerCase()} is not base64 (A–Z, a–z, 0–9, + and /, padded with =).` }
+      : { problem: `The ${inSentence(name)} is not base64 (A–Z, a–z, 0–9, + and /, padded with =).` }
   }
 
   return {
@@ -140,7 +144,7 @@ export function dataField(rules: DataRules): DataField {
     async read() {
       const got = await bytesOf()
       const problem =
-        got.problem ?? (got.bytes ? sizeProblem(`The ${name.toLowerCase()}`, got.bytes.length, rules) : undefined)
+        got.problem ?? (got.bytes ? sizeProblem(`The ${inSentence(name)}`, got.bytes.length, rules) : undefined)
       setFieldError(control(), problem)
       return problem ? { problem } : got
     },

@@ -33,6 +33,7 @@ export function decapsForm(use: UseContext): HTMLDetailsElement {
     format: 'base64',
     min: bytes,
     max: bytes,
+    exactly: [bytes],
   })
   return opSection(use, {
     title: 'Decapsulate a secret (ML-KEM)',

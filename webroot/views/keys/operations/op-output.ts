@@ -3,6 +3,7 @@
 import { copyButton } from '../../../copy-button.js'
 import { h, saveFile } from '../../../dom.js'
 import { toBase64 } from '../../../../client/browser.js'
+import { inSentence } from './data-field.js'
 
 export interface Output {
   /** What it is, as a heading: "Ciphertext". */
@@ -28,7 +29,7 @@ function asText(bytes: Uint8Array): string | undefined {
 }
 
 export function outputView({ name, bytes, file, text }: Output): HTMLElement {
-  const lower = name.charAt(0).toLowerCase() + name.slice(1)
+  const lower = inSentence(name)
   const encoded = toBase64(bytes)
   const readable = text ? asText(bytes) : undefined
   return h(
