@@ -66,6 +66,17 @@ t.test('AES: encrypt, decrypt, wrap, unwrap from the key’s details', { skip: n
   ])
   t.equal(file.suggestedFilename(), 'plaintext.bin', 'a download')
   t.same(await bothSchemes(app), [], 'the decrypt output passes axe, light and dark')
+  await page.setViewportSize({ width: 390, height: 800 })
+  // The key table is the list's own (it scrolls in its box); the operations must fit.
+  const wide = await page
+    .locator('.key-open *')
+    .evaluateAll((all) =>
+      all
+        .filter((e) => e.getBoundingClientRect().right > 391)
+        .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+    )
+  t.same(wide, [], 'at 390 px, the forms and their outputs do not scroll sideways')
+  await page.setViewportSize({ width: 1280, height: 800 })
 
   // CBC made by the API, decrypted in the page from pasted base64; the IV from a file.
   const cbc = await useApi(app, tokens, 'cipher/encrypt', { kid, alg: 'AES128-CBC', msg: b64(Buffer.from('cbc text')) })

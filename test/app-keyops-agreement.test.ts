@@ -15,8 +15,17 @@ import {
 } from 'node:crypto'
 import { openApp } from './helpers/app.js'
 import { noChromium } from './helpers/browser.js'
-import { api, b64, createKey, Tokens } from './helpers/keys.js'
-import { bothSchemes, done, keyopsPage, offered, otherScopes, outputOf } from './helpers/keyops.js'
+import { createKey, Tokens } from './helpers/keys.js'
+import {
+  bothSchemes,
+  done,
+  importKey,
+  keyopsPage,
+  offered,
+  otherScopes,
+  outputOf,
+  publicKeyOf,
+} from './helpers/keyops.js'
 
 t.test('X25519: ECDH, encrypt, HMAC, wrap with a peer; derive with the picker', { skip: noChromium }, async (t) => {
   const app = await openApp(t)
@@ -27,17 +36,11 @@ t.test('X25519: ECDH, encrypt, HMAC, wrap with a peer; derive with the picker', 
   const other = await createKey(o.https, gen, { label: 'other curve', type: 'CURVE448' })
   const host = generateKeyPairSync('x25519')
   const hostRaw = Buffer.from(host.publicKey.export({ format: 'jwk' }).x!, 'base64url')
-  const peer = (
-    await api(`${o.https}/api/keymgmt/import`, await tokens.get('keymgmt:imp'), {
-      label: 'host peer',
-      type: 'CURVE25519',
-      pubkey: b64(hostRaw),
-    })
-  ).json.kid as string
-  const minePub = (await api(`${o.https}/api/keymgmt/get/${mine}`, await tokens.get('keymgmt:get'))).json.pubkey
+  const peer = await importKey(app, tokens, 'CURVE25519', 'host peer', hostRaw)
+  const minePub = await publicKeyOf(app, tokens, mine)
   const secret = diffieHellman({
     privateKey: host.privateKey,
-    publicKey: createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: b64u(mine64(minePub)) }, format: 'jwk' }),
+    publicKey: createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: minePub.toString('base64url') }, format: 'jwk' }),
   })
   const ops = keyopsPage(app)
   await app.logIn()
@@ -154,6 +157,3 @@ t.test('X25519: ECDH, encrypt, HMAC, wrap with a peer; derive with the picker', 
   t.same(otherScopes(ops), [], 'each under a token of exactly its key’s scope')
   t.same(app.problems, [], 'no script error and no CSP violation')
 })
-
-const b64u = (bytes: Buffer) => bytes.toString('base64url')
-const mine64 = (text: string) => Buffer.from(text, 'base64')

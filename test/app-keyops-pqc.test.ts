@@ -8,8 +8,18 @@ import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js'
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js'
 import { openApp } from './helpers/app.js'
 import { noChromium } from './helpers/browser.js'
-import { api, b64, createKey, Tokens } from './helpers/keys.js'
-import { bothSchemes, done, keyopsPage, offered, otherScopes, outputOf, useApi } from './helpers/keyops.js'
+import { b64, createKey, Tokens } from './helpers/keys.js'
+import {
+  bothSchemes,
+  done,
+  importKey,
+  keyopsPage,
+  offered,
+  otherScopes,
+  outputOf,
+  publicKeyOf,
+  useApi,
+} from './helpers/keyops.js'
 
 t.test('ML-KEM encaps/decaps, ML-DSA sign/verify with a context', { skip: noChromium }, async (t) => {
   const app = await openApp(t)
@@ -19,16 +29,8 @@ t.test('ML-KEM encaps/decaps, ML-DSA sign/verify with a context', { skip: noChro
   const kem = await createKey(o.https, gen, { label: 'kem', type: 'MLKEM768' })
   const dsa = await createKey(o.https, gen, { label: 'dsa', type: 'MLDSA44' })
   const host = ml_kem768.keygen()
-  const hostKem = (
-    await api(`${o.https}/api/keymgmt/import`, await tokens.get('keymgmt:imp'), {
-      label: 'host kem',
-      type: 'MLKEM768',
-      pubkey: b64(Buffer.from(host.publicKey)),
-    })
-  ).json.kid as string
-  const get = await tokens.get('keymgmt:get')
-  const pubkey = async (kid: string) =>
-    new Uint8Array(Buffer.from((await api(`${o.https}/api/keymgmt/get/${kid}`, get)).json.pubkey, 'base64'))
+  const hostKem = await importKey(app, tokens, 'MLKEM768', 'host kem', host.publicKey)
+  const pubkey = async (kid: string) => new Uint8Array(await publicKeyOf(app, tokens, kid))
   const ops = keyopsPage(app)
   await app.logIn()
   await app.go('Keys')

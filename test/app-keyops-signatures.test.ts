@@ -8,8 +8,17 @@ import { ed25519ctx } from '@noble/curves/ed25519.js'
 import { ed448 } from '@noble/curves/ed448.js'
 import { openApp } from './helpers/app.js'
 import { noChromium } from './helpers/browser.js'
-import { api, b64, createKey, Tokens } from './helpers/keys.js'
-import { bothSchemes, done, keyopsPage, offered, otherScopes, outputOf } from './helpers/keyops.js'
+import { b64, createKey, Tokens } from './helpers/keys.js'
+import {
+  bothSchemes,
+  done,
+  importKey,
+  keyopsPage,
+  offered,
+  otherScopes,
+  outputOf,
+  publicKeyOf,
+} from './helpers/keyops.js'
 
 t.test('sign and verify: ECDSA, EdDSA with a context, an imported public key', { skip: noChromium }, async (t) => {
   const app = await openApp(t)
@@ -22,16 +31,8 @@ t.test('sign and verify: ECDSA, EdDSA with a context, an imported public key', {
   const ed4 = await createKey(o.https, gen, { label: 'ed448', type: 'ED448' })
   const host = generateKeyPairSync('ed25519')
   const hostRaw = Buffer.from(host.publicKey.export({ format: 'jwk' }).x!, 'base64url')
-  const imported = (
-    await api(`${o.https}/api/keymgmt/import`, await tokens.get('keymgmt:imp'), {
-      label: 'host ed',
-      type: 'ED25519',
-      pubkey: b64(hostRaw),
-    })
-  ).json.kid as string
-  const get = await tokens.get('keymgmt:get')
-  const pubkey = async (kid: string) =>
-    Buffer.from((await api(`${o.https}/api/keymgmt/get/${kid}`, get)).json.pubkey, 'base64')
+  const imported = await importKey(app, tokens, 'ED25519', 'host ed', hostRaw)
+  const pubkey = (kid: string) => publicKeyOf(app, tokens, kid)
   const ops = keyopsPage(app)
   await app.logIn()
   await app.go('Keys')

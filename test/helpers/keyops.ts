@@ -76,6 +76,18 @@ export async function bothSchemes(app: OpenApp): Promise<string[]> {
   return [...light.map((v) => `light: ${v}`), ...dark.map((v) => `dark: ${v}`)]
 }
 
+/** Imports a public key with the API; its KID. */
+export async function importKey(app: OpenApp, tokens: Tokens, type: string, label: string, pubkey: Uint8Array) {
+  const body = { label, type, pubkey: Buffer.from(pubkey).toString('base64') }
+  return (await api(`${app.o.https}/api/keymgmt/import`, await tokens.get('keymgmt:imp'), body)).json.kid as string
+}
+
+/** A key's public key, as the API gives it. */
+export async function publicKeyOf(app: OpenApp, tokens: Tokens, kid: string): Promise<Buffer> {
+  const answer = await api(`${app.o.https}/api/keymgmt/get/${kid}`, await tokens.get('keymgmt:get'))
+  return Buffer.from(answer.json.pubkey, 'base64')
+}
+
 /** A crypto route called with the API under the key's own scope (to check what the page made). */
 export async function useApi(
   app: OpenApp,

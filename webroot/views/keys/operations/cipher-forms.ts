@@ -1,9 +1,9 @@
 // Encrypt and decrypt (AES ECB, CBC, GCM): with an AES key directly, or with a private ECDH key and
 // a peer, whose agreement (and an optional context) makes the AES key.
 import { field, h, select } from '../../../dom.js'
-import { cryptoCalls, LIMITS, type CipherAlg } from '../../../../client/browser.js'
+import { cryptoCalls, type CipherAlg } from '../../../../client/browser.js'
 import { keyTypes } from '../../../../protocol/browser.js'
-import { dataField, readAll, type DataField, type DataRules } from './data-field.js'
+import { dataField, messageRules, readAll, type DataField, type DataRules } from './data-field.js'
 import { aesWidths, type KeyFacts } from './key-uses.js'
 import { outputView } from './op-output.js'
 import { opSection, type UseContext } from './op-section.js'
@@ -82,18 +82,12 @@ export interface DecryptForm {
 
 export function encryptForm(use: UseContext, decrypt?: DecryptForm): HTMLDetailsElement {
   const alg = modeSelect(use.key)
-  const messageRules: DataRules = {
-    name: 'Message',
-    hint: `1 to ${LIMITS.msg} bytes. ECB takes whole 16-byte blocks.`,
-    format: 'text',
-    min: 1,
-    max: LIMITS.msg,
-  }
-  const message = dataField(messageRules)
+  const rules = messageRules(' ECB takes whole 16-byte blocks.')
+  const message = dataField(rules)
   const aad = aadField()
   const agreement = agreementOf(use)
   const modeRow = followMode(alg, (mode) => {
-    messageRules.multipleOf = mode === 'ECB' ? BLOCK : undefined
+    rules.multipleOf = mode === 'ECB' ? BLOCK : undefined
     aad.show(mode === 'GCM')
   })
   return opSection(use, {

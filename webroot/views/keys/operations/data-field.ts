@@ -3,7 +3,7 @@
 import { field, h, select } from '../../../dom.js'
 import { setFieldError } from '../../../field-error.js'
 import { InputError } from '../../../feedback.js'
-import { fromBase64, toBase64 } from '../../../../client/browser.js'
+import { fromBase64, LIMITS, toBase64 } from '../../../../client/browser.js'
 
 export type DataFormat = 'text' | 'base64' | 'file'
 
@@ -28,6 +28,11 @@ export interface DataRules {
   multipleOf?: number
   /** The only lengths that fit (an IV, a tag, a KEM ciphertext). */
   exactly?: readonly number[]
+}
+
+/** The message of an operation: 1 to 2048 bytes, typed as text first; `more` adds to the hint. */
+export function messageRules(more = ''): DataRules {
+  return { name: 'Message', hint: `1 to ${LIMITS.msg} bytes.${more}`, format: 'text', min: 1, max: LIMITS.msg }
 }
 
 export interface DataField {

@@ -3,7 +3,7 @@
 import { field } from '../../../dom.js'
 import { cryptoCalls, LIMITS, type Digest } from '../../../../client/browser.js'
 import { keyTypes } from '../../../../protocol/browser.js'
-import { dataField, readAll } from './data-field.js'
+import { dataField, messageRules, readAll } from './data-field.js'
 import { digestSelect } from './digest-select.js'
 import { outputView, verdictView } from './op-output.js'
 import { opSection, type UseContext } from './op-section.js'
@@ -14,13 +14,7 @@ export function macForm(use: UseContext, direction: 'make' | 'check'): HTMLDetai
   const agreement = keyTypes[key.type].kind !== 'hmac'
   const alg = agreement ? digestSelect() : undefined
   const peer = agreement ? peerField(use) : undefined
-  const message = dataField({
-    name: 'Message',
-    hint: `1 to ${LIMITS.msg} bytes.`,
-    format: 'text',
-    min: 1,
-    max: LIMITS.msg,
-  })
+  const message = dataField(messageRules())
   const mac = dataField({
     name: 'MAC',
     hint: `The MAC to check, at most ${LIMITS.mac} bytes.`,

@@ -3,7 +3,7 @@
 import { field, select } from '../../../dom.js'
 import { cryptoCalls, LIMITS, type SignAlg } from '../../../../client/browser.js'
 import { keyTypes, type KeyType } from '../../../../protocol/browser.js'
-import { dataField, readAll, type DataRules } from './data-field.js'
+import { dataField, messageRules, readAll, type DataRules } from './data-field.js'
 import { outputView, verdictView } from './op-output.js'
 import { opSection, type UseContext } from './op-section.js'
 
@@ -44,13 +44,7 @@ export function signatureForm(use: UseContext, direction: 'sign' | 'verify'): HT
   const mlDsa = keyTypes[key.type].kind === 'mldsa'
   const schemes = schemesOf(key.type)
   const alg = schemes.length > 0 ? select('alg', schemes, schemes[0]![0]) : undefined
-  const message = dataField({
-    name: 'Message',
-    hint: `1 to ${LIMITS.msg} bytes.`,
-    format: 'text',
-    min: 1,
-    max: LIMITS.msg,
-  })
+  const message = dataField(messageRules())
   const ctxRules: DataRules = {
     name: 'Context',
     hint: `At most ${LIMITS.signCtx} bytes, bound into the signature: verifying needs the same.`,
