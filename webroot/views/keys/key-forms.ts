@@ -121,13 +121,19 @@ export interface DeriveForm {
   from(kid: string): void
 }
 
+const canAgree = (key: KeyEntry) => key.type.split(',').includes('ECDH')
+
+/** A peer for a derive: another key that can agree, of the source's curve once the source is a listed key. */
+function isPeerFor(source: KeyEntry | undefined, key: KeyEntry): boolean {
+  const curve = (entry: KeyEntry) => listedParts(entry.type).algorithm
+  return canAgree(key) && key !== source && (!source || curve(source) === curve(key))
+}
+
 export function deriveForm(screen: KeysScreen): DeriveForm {
   const spec = keySpecFields(DERIVABLE_TYPES, 'Type of the new key')
   // The device's keys, listed again each time the form opens.
   let listing: Promise<KeyEntry[]> = Promise.resolve([])
   const keys = () => listing
-  const canAgree = (key: KeyEntry) => key.type.split(',').includes('ECDH')
-  const curve = (key: KeyEntry | undefined) => key && listedParts(key.type).algorithm
   const source = kidPicker({
     label: 'Source key (KID)',
     hint: 'A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH.',
@@ -139,11 +145,11 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
     label: 'Peer key (KID)',
     hint: 'A stored key of the same curve (an imported public key will do). Or give its public key below.',
     keys,
-    // Once the source is a listed key, its curve's keys only.
-    fits: (key, all) => {
-      const from = all.find((other) => other.kid === source.value())
-      return canAgree(key) && key !== from && (!from || curve(from) === curve(key))
-    },
+    fits: (key, all) =>
+      isPeerFor(
+        all.find((other) => other.kid === source.value()),
+        key,
+      ),
     problem: (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
   })
   const peerKid = peerKidField.control

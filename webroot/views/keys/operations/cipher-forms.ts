@@ -7,7 +7,7 @@ import { dataField, messageRules, readAll, type DataField, type DataRules } from
 import { aesWidths, type KeyFacts } from './key-uses.js'
 import { outputView } from './op-output.js'
 import { opSection, type UseContext } from './op-section.js'
-import { peerField, type PeerField } from './peer-field.js'
+import { agreementContext, peerField, type PeerField } from './peer-field.js'
 
 /** The device's bounds (docs/api.md "Keys and ciphers"). */
 const DECRYPT_MAX = 2064
@@ -46,21 +46,16 @@ function agreementOf(use: UseContext): Agreement | undefined {
   if (keyTypes[use.key.type].kind === 'aes') return undefined
   return {
     peer: peerField(use),
-    ctx: dataField({
-      name: 'Context',
-      hint: `Optional: mixed into the AES key the agreement makes; at most ${CIPHER_CTX_MAX} bytes. Decrypting needs the same.`,
-      format: 'text',
-      min: 0,
-      max: CIPHER_CTX_MAX,
-      optional: true,
-    }),
+    ctx: agreementContext('AES key', CIPHER_CTX_MAX, 'Decrypting'),
   }
 }
 
 const aadField = () =>
   dataField({
     name: 'Associated data',
-    hint: `Optional, GCM only: authenticated with the message but not encrypted; at most ${AAD_MAX} bytes. Decrypting needs the same.`,
+    hint:
+      'Optional, GCM only: authenticated with the message but not encrypted; ' +
+      `at most ${AAD_MAX} bytes. Decrypting needs the same.`,
     format: 'text',
     min: 0,
     max: AAD_MAX,

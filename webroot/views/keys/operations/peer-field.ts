@@ -1,6 +1,7 @@
 // The peer of an agreement (encrypt, HMAC, wrap or ECDH with an X25519/X448/SECP key): a stored key
 // of the same curve, chosen or given by KID, or a public key pasted; exactly one of them.
 import { field, h } from '../../../dom.js'
+import { dataField, type DataField } from './data-field.js'
 import { setFieldError } from '../../../field-error.js'
 import { InputError } from '../../../feedback.js'
 import { kidPicker } from '../kid-picker.js'
@@ -71,4 +72,16 @@ export function peerField(use: UseContext): PeerField {
       return pasted.bytes ? { pubkey: pasted.bytes } : { extKid: picker.value() }
     },
   }
+}
+
+/** The optional context an agreement mixes into the key it makes (HKDF info); the reverse needs the same. */
+export function agreementContext(made: string, max: number, reverse: string): DataField {
+  return dataField({
+    name: 'Context',
+    hint: `Optional: mixed into the ${made} the agreement makes; at most ${max} bytes. ${reverse} needs the same.`,
+    format: 'text',
+    min: 0,
+    max,
+    optional: true,
+  })
 }

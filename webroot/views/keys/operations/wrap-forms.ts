@@ -7,7 +7,7 @@ import { dataField, readAll, type DataField } from './data-field.js'
 import { aesWidths } from './key-uses.js'
 import { outputView } from './op-output.js'
 import { opSection, type UseContext } from './op-section.js'
-import { peerField } from './peer-field.js'
+import { agreementContext, peerField } from './peer-field.js'
 
 /** RFC 3394 works on 8-byte halves; the wrapped key is 8 bytes longer. */
 const HALF = 8
@@ -52,15 +52,7 @@ export function wrapForm(use: UseContext, direction: Direction): HTMLDetailsElem
   const agreement = keyTypes[use.key.type].kind !== 'aes'
   const peer = agreement ? peerField(use) : undefined
   const fields: Record<string, DataField> = { msg: material, iv }
-  if (agreement)
-    fields.ctx = dataField({
-      name: 'Context',
-      hint: `Optional: mixed into the KEK the agreement makes; at most ${LIMITS.wrapCtx} bytes. Unwrapping needs the same.`,
-      format: 'text',
-      min: 0,
-      max: LIMITS.wrapCtx,
-      optional: true,
-    })
+  if (agreement) fields.ctx = agreementContext('KEK', LIMITS.wrapCtx, 'Unwrapping')
   const title = wrapping ? 'Wrap a key' : 'Unwrap a key'
   return opSection(use, {
     title,
