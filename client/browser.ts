@@ -1,7 +1,9 @@
 // client/'s face free of node: what the management app (webroot/) shares with hemctl: base64, the
-// login and the passphrase key, the TLS key's wrap, the typed errors, the API's answer types, and the
-// external authenticator's calls on the device and the broker.
+// login and the passphrase key, the crypto calls on a key, the TLS key's wrap, the typed errors, the
+// API's answer types, and the external authenticator's calls on the device and the broker.
 export { fromBase64, toBase64, toBase64Url } from './base64.js'
+export * as cryptoCalls from './crypto-calls.js'
+export { CryptoInputError, LIMITS, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
   ConflictError,
@@ -15,7 +17,7 @@ export {
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { allKeys } from './key-list-calls.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
-export type { KeyDetails, KeyEntry, KeyList } from './types.js'
+export type { CipherAlg, Digest, KeyDetails, KeyEntry, KeyList, SignAlg, WrapAlg } from './types.js'
 export {
   BrokerClient,
   type ApprovalEvent,

@@ -1,8 +1,8 @@
 // What the crypto calls take, checked against crypto-contract §3 before anything is sent, and the
 // JSON bodies they send: a caller's mistake gets a message naming the field, not a device's 400.
-import { digests, isDigest, isKeyType, keyTypes } from '../protocol/index.js'
+import { digests, isDigest, isKeyType, keyTypes } from '../protocol/browser.js'
 import type * as T from './types.js'
-import { b64 } from './wire.js'
+import { toBase64 as b64 } from './base64.js'
 
 /** An argument of a crypto call that the device would refuse; the message names the field, never its bytes. */
 export class CryptoInputError extends RangeError {

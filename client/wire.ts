@@ -13,10 +13,3 @@ export function parseAnswer(body: Buffer): unknown {
     return text
   }
 }
-
-/** A base64 field of a success answer; one that is not base64 is no answer of the API. */
-export function base64Field(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
-    throw new UnexpectedAnswerError('the device sent a field that is not base64')
-  return new Uint8Array(Buffer.from(text, 'base64'))
-}

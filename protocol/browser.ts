@@ -23,6 +23,8 @@ export {
 export {
   checkDescr,
   checkLabel,
+  digests,
+  isDigest,
   isKeyType,
   KeyAttributeError,
   keyTypes,

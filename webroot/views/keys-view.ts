@@ -52,7 +52,7 @@ export const keysView: View = {
     const actions = newKeyActions([
       { label: 'Create a key', panel: createForm(screen), primary: true },
       { label: 'Import a public key', panel: importForm(screen) },
-      { label: 'Derive a key', panel: derive.element },
+      { label: 'Derive a key', panel: derive.element, opened: () => derive.opened() },
     ])
     root.replaceChildren(actions.element, list.element, details)
     try {

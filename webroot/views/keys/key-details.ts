@@ -4,16 +4,7 @@ import { h } from '../../dom.js'
 import type { KeyDetails, KeyEntry } from '../../../client/browser.js'
 import { checkAll, checkedField } from './checked-field.js'
 import { confirmDialog } from './confirm-dialog.js'
-import {
-  DESCR_RULE,
-  descrField,
-  descrProblem,
-  descrText,
-  kidGroups,
-  LABEL_RULE,
-  labelProblem,
-  listedParts,
-} from './key-text.js'
+import { DESCR_RULE, descrField, descrProblem, descrText, kidGroups, LABEL_RULE, labelProblem } from './key-text.js'
 import { typeWords } from './key-type-words.js'
 import type { KeysScreen } from './keys-screen.js'
 import { publicKeyView } from './public-key-view.js'
@@ -86,8 +77,8 @@ function remove(screen: KeysScreen, entry: KeyEntry, close: () => void) {
 /** Fills `into` with `entry`'s details, read now from the device. */
 export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTMLElement): Promise<void> {
   const details = (await screen.ctx.session.get(`/api/keymgmt/get/${entry.kid}`, 'keymgmt:get')) as KeyDetails
-  const { usage, holds } = listedParts(entry.type)
   const close = () => into.replaceChildren()
+  const uses = h('p', { class: 'hint' }, 'Loading what this key can do…')
   const title = h('h3', { tabindex: -1 }, `Key “${entry.label}”`)
   const row = (name: string, value: string | HTMLElement) => [h('dt', {}, name), h('dd', {}, value)]
   into.replaceChildren(
@@ -105,13 +96,14 @@ export async function showDetails(screen: KeysScreen, entry: KeyEntry, into: HTM
     h(
       'div',
       { class: 'buttons' },
-      usage.includes('ECDH') && holds === 'private key'
-        ? h('button', { type: 'button', onclick: () => screen.deriveFrom(entry.kid) }, 'Derive from this key')
-        : '',
       h('button', { type: 'button', class: 'danger', onclick: remove(screen, entry, close) }, 'Delete key…'),
       h('button', { type: 'button', onclick: close }, 'Close'),
     ),
+    uses,
     updateForm(screen, entry),
   )
   title.focus()
+  // The operations' code is loaded when a key first opens: the first load has no need of it.
+  const { useKeySection } = await import('./operations/use-key.js')
+  uses.replaceWith(useKeySection(screen, entry))
 }

@@ -3,12 +3,13 @@
 // anything, and starts afresh once its key is made.
 import { h, uid } from '../../dom.js'
 import { InputError } from '../../feedback.js'
-import { toBase64 } from '../../../client/browser.js'
+import { toBase64, type KeyEntry } from '../../../client/browser.js'
 import { keyTypes, normaliseKid, type KeyType } from '../../../protocol/browser.js'
 import { checkAll, checkedField, type CheckedField } from './checked-field.js'
 import { keySpecFields, type KeySpecFields } from './key-spec-fields.js'
-import { KID_RULE, kidProblem } from './key-text.js'
+import { kidProblem, listedParts } from './key-text.js'
 import { typeName } from './key-type-words.js'
+import { deviceKeys, kidPicker } from './kid-picker.js'
 import type { KeysScreen } from './keys-screen.js'
 import { importLengths, isPublicKeyType, readPublicKey, type PublicKeyType } from './public-key-pem.js'
 
@@ -125,32 +126,53 @@ export function importForm(screen: KeysScreen): HTMLElement {
 
 export interface DeriveForm {
   readonly element: HTMLElement
+  /** The form was opened: its pickers read the device's keys again. */
+  opened(): void
   /** Fills in `kid` as the source key (the screen opens the form). */
   from(kid: string): void
 }
 
+const canAgree = (key: KeyEntry) => key.type.split(',').includes('ECDH')
+
+/** A peer for a derive: another key that can agree, of the source's curve once the source is a listed key. */
+function isPeerFor(source: KeyEntry | undefined, key: KeyEntry): boolean {
+  const curve = (entry: KeyEntry) => listedParts(entry.type).algorithm
+  return canAgree(key) && key !== source && (!source || curve(source) === curve(key))
+}
+
 export function deriveForm(screen: KeysScreen): DeriveForm {
   const spec = keySpecFields(DERIVABLE_TYPES, 'Type of the new key')
-  const source = checkedField(
-    'Source key (KID)',
-    h('input', { name: 'kid', autocomplete: 'off', spellcheck: 'false' }),
-    `A stored key that can do ECDH: X25519, X448, or a NIST or secp256k1 curve with ECDH. ${KID_RULE}`,
-    kidProblem,
-  )
-  const peerKid = h('input', { name: 'ext_kid', autocomplete: 'off', spellcheck: 'false' })
+  // The device's keys, listed again each time the form opens.
+  let listing: Promise<KeyEntry[]> = Promise.resolve([])
+  const keys = () => listing
+  const source = kidPicker({
+    label: 'Source key (KID)',
+    hint: 'A stored key that can do ECDH: CURVE25519, CURVE448, or a SECP curve with ECDH.',
+    keys,
+    fits: (key) => canAgree(key) && listedParts(key.type).holds === 'private key',
+  })
   const peerKey = publicKeyArea()
-  const peerKidField: CheckedField = checkedField(
-    'Peer key (KID)',
-    peerKid,
-    `A stored key of the same curve (an imported public key will do). ${KID_RULE} Or give its public key below.`,
-    (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
-  )
+  const peerKidField = kidPicker({
+    label: 'Peer key (KID)',
+    hint: 'A stored key of the same curve (an imported public key will do). Or give its public key below.',
+    keys,
+    fits: (key, all) =>
+      isPeerFor(
+        all.find((other) => other.kid === source.value()),
+        key,
+      ),
+    problem: (text) => (text.trim() === '' ? peerProblem() : kidProblem(text)),
+  })
+  const peerKid = peerKidField.control
   const peerKeyField = checkedField(
     'Or the peer’s public key',
     peerKey,
     'PEM, or raw base64: X25519 32 bytes, X448 56, SEC1 for the SECP curves.',
     (text) => (text.trim() === '' ? undefined : publicKeyProblem(text, ECDH_TYPES, 'The peer’s public key')),
   )
+  const refreshPeers = () => void peerKidField.refresh().catch(() => undefined)
+  source.control.addEventListener('input', refreshPeers)
+  source.row.querySelector('select')?.addEventListener('change', refreshPeers)
   function peerProblem(): string | undefined {
     const kid = peerKid.value.trim() !== ''
     const key = peerKey.value.trim() !== ''
@@ -184,8 +206,12 @@ export function deriveForm(screen: KeysScreen): DeriveForm {
   )
   return {
     element,
+    opened() {
+      listing = deviceKeys(screen.ctx)
+      void Promise.all([source.refresh(), peerKidField.refresh()]).catch(() => undefined)
+    },
     from(kid) {
-      source.control.value = kid
+      source.set(kid)
       peerKid.focus()
     },
   }

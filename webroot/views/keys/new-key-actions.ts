@@ -6,6 +6,8 @@ export interface NewKeyAction {
   readonly label: string
   readonly panel: HTMLElement
   readonly primary?: boolean
+  /** Called each time the panel opens (a form that lists the device's keys reads them again). */
+  readonly opened?: () => void
 }
 
 export interface NewKeyActions {
@@ -36,6 +38,7 @@ export function newKeyActions(actions: readonly NewKeyAction[]): NewKeyActions {
     })
   const open = (panel: HTMLElement) => {
     show(panel)
+    actions.find((action) => action.panel === panel)?.opened?.()
     panel.querySelector<HTMLElement>('input, select, textarea')?.focus()
   }
   return {
