@@ -135,7 +135,7 @@ t.test('X25519: ECDH, encrypt, HMAC, wrap with a peer; derive with the picker', 
 
   // Derive: the form's source and peer are pickers too.
   await page.getByRole('button', { name: 'Derive from this key' }).click()
-  const deriving = page.locator('details').filter({ has: page.locator('summary', { hasText: 'Derive a key' }) })
+  const deriving = page.getByRole('region', { name: 'Derive a key' })
   t.equal(await deriving.getByLabel('Source key (KID)').inputValue(), mine, 'the source filled in')
   const source = deriving.getByLabel('Source key', { exact: true })
   await source.locator(`option[value="${other}"]`).waitFor({ state: 'attached' })
@@ -150,7 +150,7 @@ t.test('X25519: ECDH, encrypt, HMAC, wrap with a peer; derive with the picker', 
   await deriving.getByLabel('Type of the new key').selectOption('AES256')
   await deriving.getByLabel('Label').fill('derived aes')
   await deriving.getByRole('button', { name: 'Derive key' }).click()
-  await done(page, `Derived the AES256 key “derived aes” from ${mine}`)
+  await done(page, `key “derived aes” from ${mine}`)
   t.same(await bothSchemes(app), [], 'the derive form with its pickers passes axe, light and dark')
 
   t.ok(ops.sent.length >= 6, 'the page called the crypto routes')

@@ -35,8 +35,9 @@ export function keyopsPage(app: OpenApp): KeyopsPage {
     sent,
     async open(kid) {
       const next = page.getByRole('button', { name: 'Next page' })
-      while (!(await page.getByRole('cell', { name: kid, exact: true }).isVisible())) await next.click()
-      await page.getByRole('button', { name: new RegExp(`^Open key .* \\(${kid}\\)$`) }).click()
+      const openKey = page.getByRole('button', { name: new RegExp(`^Open key .* \\(${kid}\\)$`) })
+      while (!(await openKey.isVisible())) await next.click()
+      await openKey.click()
       await page.getByRole('definition').filter({ hasText: kid }).waitFor()
       await uses.getByRole('heading', { name: 'Use this key' }).waitFor()
       return uses
