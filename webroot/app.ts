@@ -4,7 +4,7 @@
 // state, a new boot (which ends the session); and a session left idle ends too.
 import { offerApproval } from './approval-login.js'
 import { byId, h } from './dom.js'
-import { DeviceSession } from './device-session.js'
+import { DeviceSession, RESTARTED_MESSAGE } from './device-session.js'
 import { DeviceWatch } from './device-watch.js'
 import { describeFailState } from './fail-state.js'
 import { Feedback } from './feedback.js'
@@ -17,8 +17,6 @@ import { VIEWS } from './views/views.js'
 
 /** What login checks the passphrase with: the narrowest scope the first screen (status extras) needs. */
 const LOGIN_SCOPE = 'system:config'
-
-const RESTARTED_MESSAGE = 'The device restarted, so every login ended: log in again.'
 
 const ui = {
   deviceLine: byId<HTMLParagraphElement>('device-line'),
@@ -147,7 +145,11 @@ function startSession(session: DeviceSession): void {
   context = { session, feedback, secure: location.protocol === 'https:', status: () => watch.read(), watch, logOut }
   // The session may end itself: a live token the device refused (it restarted).
   session.whenEnded((message) => logOut(message))
+  // The session's boot is the one answering from now on (a boot before the login ended no session of this one).
+  watch.rebase()
+  void watch.read().catch(() => undefined)
   ui.loginReason.hidden = true
+  ui.loginReason.textContent = ''
   showSession(session)
   idle.start()
 }

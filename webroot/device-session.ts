@@ -38,9 +38,11 @@ const TOKEN_LIFETIME_SECONDS = 3600
 /** A token this close to its `exp` counts as expired: the device's clock may run ahead of the browser's. */
 const EXPIRY_MARGIN_SECONDS = 60
 
-/** A 401 for a token still within its `exp`: the device no longer knows it, as after a restart. */
-export const FORGOTTEN_MESSAGE =
-  'The device no longer accepts this login (it restarted, so every login ended): log in again.'
+/**
+ * Why a session ends when the device restarted: its watch saw a new boot, a token within its `exp` was refused (a
+ * 401: the device forgot it), or a login challenge came under another boot's session key (`spk`).
+ */
+export const RESTARTED_MESSAGE = 'The device restarted, so every login ended: log in again.'
 
 export interface RequestOptions {
   token?: string
@@ -190,7 +192,15 @@ export class DeviceSession implements DeviceJson {
   static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
     const first = await challenge()
     const key = await derivePassphraseKeyAsync(passphrase, first.eid)
-    const mint: Mint = async (scope) => login(first.eid, key, scope, await challenge())
+    const mint: Mint = async (scope) => {
+      const next = await challenge()
+      // Another boot's session key: the device restarted since the login, and every login ended with it.
+      if (next.eid === first.eid && next.spk !== first.spk) {
+        session.end(RESTARTED_MESSAGE)
+        throw new SessionEndedError(RESTARTED_MESSAGE)
+      }
+      return login(first.eid, key, scope, next)
+    }
     const session = new DeviceSession(mint, first.lbl)
     const token = await session.#remember(firstScope, login(first.eid, key, firstScope, first))
     const { sub } = claimsIn(token)
@@ -257,8 +267,8 @@ export class DeviceSession implements DeviceJson {
       if (!(error instanceof UnauthorizedError)) throw error
       this.#forget(scope, pending)
       if (!this.approved && !expired(token)) {
-        this.end(FORGOTTEN_MESSAGE)
-        throw new SessionEndedError(FORGOTTEN_MESSAGE, { cause: error })
+        this.end(RESTARTED_MESSAGE)
+        throw new SessionEndedError(RESTARTED_MESSAGE, { cause: error })
       }
       return call(await this.#token(scope, true))
     }

@@ -37,8 +37,11 @@ export function isNewBoot(before: Answer, now: Answer, silentSince: number | und
 
 export class DeviceWatch implements StatusWatch {
   readonly #listeners = new Set<(event: WatchEvent) => void>()
-  readonly #began = Date.now()
+  /** The last answer's moment (the browser's ms), or when the watch began. */
+  #answeredAt = Date.now()
   #last: Answer | undefined
+  /** Answers to reads sent before this moment (the browser's ms) tell of no boot: see `rebase`. */
+  #baseFrom = 0
   /** When the first unanswered read began, since the last answer. */
   #silentSince: number | undefined
   #misses = 0
@@ -51,9 +54,13 @@ export class DeviceWatch implements StatusWatch {
     return () => void this.#listeners.delete(listener)
   }
 
-  /** The last answer, if any. */
-  get last(): Answer | undefined {
-    return this.#last
+  /**
+   * Forgets the boot seen so far: the next read sent from now on gives the one to compare with. A login does it, so
+   * that only a boot after the login ends its session.
+   */
+  rebase(): void {
+    this.#baseFrom = Date.now()
+    this.#last = undefined
   }
 
   /** Reads the status now (joining a read under way), then on its own; rejects as the request does. */
@@ -76,8 +83,10 @@ export class DeviceWatch implements StatusWatch {
     }
     const now = { status, readAt }
     const back = this.#silentSince !== undefined
-    const newBoot = this.#last !== undefined && isNewBoot(this.#last, now, this.#silentSince)
-    this.#last = now
+    const current = readAt >= this.#baseFrom
+    const newBoot = current && this.#last !== undefined && isNewBoot(this.#last, now, this.#silentSince)
+    if (current) this.#last = now
+    this.#answeredAt = readAt
     this.#silentSince = undefined
     this.#misses = 0
     clearInterval(this.#ticker)
@@ -94,7 +103,7 @@ export class DeviceWatch implements StatusWatch {
   }
 
   #silence(): WatchEvent {
-    return { kind: 'silent', since: this.#last?.readAt ?? this.#began }
+    return { kind: 'silent', since: this.#answeredAt }
   }
 
   #schedule(): void {
