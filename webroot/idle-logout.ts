@@ -21,7 +21,8 @@ export class IdleLogout {
   #timer: ReturnType<typeof setTimeout> | undefined
   readonly #onInput = (event: Event) => {
     this.#lastInput = Date.now()
-    this.#unwarn()
+    // A pointer on its way to "Stay logged in" keeps the session, and leaves the warning under it until it acts.
+    if (event.type !== 'pointermove') this.#unwarn()
     // The timer waits for a moment computed from an older input, and finds it moved on; a new period may be sooner.
     if (event.type === 'change') this.#check()
   }
@@ -59,7 +60,8 @@ export class IdleLogout {
       this.hooks.end(minutes)
       return
     }
-    if (now >= warnAt && !this.#warned) {
+    if (now < warnAt) this.#unwarn()
+    else if (!this.#warned) {
       this.#warned = true
       this.hooks.warn()
     }
