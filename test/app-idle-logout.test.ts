@@ -60,7 +60,15 @@ t.test('logged out after the idle period, warned a minute before', { skip: noChr
   await app.logIn()
   await app.go('Settings')
   t.equal(await page.getByLabel(PERIOD).inputValue(), '5', 'kept across a reload')
-  t.equal(await page.evaluate(() => localStorage.getItem('hem.idle-minutes')), '5', 'in localStorage')
+  t.equal(
+    await page.evaluate(() =>
+      (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem(
+        'hem.idle-minutes',
+      ),
+    ),
+    '5',
+    'in localStorage',
+  )
   await page.clock.fastForward('04:01')
   await warning(page).waitFor()
   await page.clock.fastForward('01:00')

@@ -64,7 +64,8 @@ function watched(event: WatchEvent): void {
     ui.unreachable.textContent = `The device has not answered since ${since} (${ageWords(event.since)}). Retrying…`
     ui.unreachable.hidden = false
     ui.screen.classList.add('stale')
-    ui.banner.textContent = ui.banner.textContent.replace(/^The device is in/, 'When it last answered, the device was in')
+    const was = 'When it last answered, the device was in'
+    ui.banner.textContent = ui.banner.textContent.replace(/^The device is in/, was)
     return
   }
   ui.unreachable.hidden = true

@@ -53,7 +53,9 @@ function statusRows(status: DeviceStatus, readAt: number, staleSince?: number): 
   const rows: Rows = [
     [
       'State',
-      staleSince === undefined ? state : `not known: the device does not answer (as of ${ageWords(staleSince)}: ${state})`,
+      staleSince === undefined
+        ? state
+        : `not known: the device does not answer (as of ${ageWords(staleSince)}: ${state})`,
     ],
     ['Temperature', status.temp === undefined ? 'not reported' : `${status.temp} °C`],
     [
