@@ -25,7 +25,7 @@ interface Answer {
  * Whether `now` comes from another boot than `before`: its uptime restarted, or, the device having been silent
  * since `silentSince`, it booted after that (by its clock, else by its uptime against the silence).
  */
-export function isNewBoot(before: Answer, now: Answer, silentSince: number | undefined): boolean {
+function isNewBoot(before: Answer, now: Answer, silentSince: number | undefined): boolean {
   if (now.status.uptime < before.status.uptime) return true
   if (silentSince === undefined) return false
   const bootAt = (answer: Answer) =>

@@ -4,7 +4,7 @@ import { h, type Child } from '../dom.js'
 import { describeFailState } from '../fail-state.js'
 import type { DeviceStatus, View } from '../view.js'
 import { disksPanel } from './dashboard/disks-panel.js'
-import { POLL_MS, followStatus } from './dashboard/status-poll.js'
+import { POLL_MS, followStatus } from './dashboard/follow-status.js'
 import { TemperatureChart } from './temperature-chart.js'
 import { ageWords, durationWords, unixTimeWords } from './time-words.js'
 

@@ -7,7 +7,7 @@ import { ageWords, unixTimeWords } from '../time-words.js'
 
 export { WATCH_MS as POLL_MS } from '../../device-watch.js'
 
-export interface StatusPollHooks {
+export interface FollowStatusHooks {
   /** The fail state shown now. */
   shownFls(): number
   /** Reads and shows everything again. */
@@ -19,7 +19,7 @@ export interface StatusPollHooks {
 }
 
 /** Follows the watch; `live` tells how it goes. Returns what stops it. */
-export function followStatus(ctx: AppContext, live: HTMLElement, hooks: StatusPollHooks): () => void {
+export function followStatus(ctx: AppContext, live: HTMLElement, hooks: FollowStatusHooks): () => void {
   let reloading = false
   return ctx.watch.listen((event) => {
     if (event.kind === 'silent') {
