@@ -50,7 +50,7 @@ export const settingsView: View = {
       ),
       authenticators.element,
       wipeoutForm(ctx, hostname),
-      appPreferencesPanel(),
+      appPreferencesPanel(ctx),
     )
     return authenticators.leave
   },

@@ -2,18 +2,19 @@
 // nothing sent to the device.
 import { IDLE_CHOICES, idleMinutes, setIdleMinutes, type IdleMinutes } from '../../app-preferences.js'
 import { field, h, select } from '../../dom.js'
+import type { AppContext } from '../../view.js'
 
-export function appPreferencesPanel(): HTMLElement {
+/** The choice is said in the shell's status line. */
+export function appPreferencesPanel(ctx: AppContext): HTMLElement {
   const period = select(
     'idle-minutes',
     IDLE_CHOICES.map((minutes) => [String(minutes), `${minutes} minutes`] as const),
     String(idleMinutes()),
   )
-  const kept = h('p', { class: 'hint', role: 'status' })
   period.addEventListener('change', () => {
     const minutes = Number(period.value) as IdleMinutes
     setIdleMinutes(minutes)
-    kept.textContent = `Kept in this browser: you are logged out after ${minutes} minutes without use.`
+    ctx.feedback.progress(`Kept in this browser: you are logged out after ${minutes} minutes without use.`)
   })
   return h(
     'section',
@@ -25,6 +26,5 @@ export function appPreferencesPanel(): HTMLElement {
       'No key press or pointer move for this long ends the session, with a warning a minute before. ' +
         'Kept in this browser only.',
     ),
-    kept,
   )
 }
