@@ -145,7 +145,9 @@ function whoWords(session: DeviceSession): string {
 function startSession(session: DeviceSession): void {
   context = { session, feedback, secure: location.protocol === 'https:', status: () => watch.read(), watch, logOut }
   // The session may end itself: a live token the device refused (it restarted).
-  session.whenEnded((message) => logOut(message))
+  session.whenEnded((message) => {
+    if (context?.session === session) logOut(message)
+  })
   // The session's boot is the one answering from now on (a boot before the login ended no session of this one).
   watch.rebase()
   void watch.read().catch(() => undefined)
@@ -183,7 +185,10 @@ async function showLogin(reason?: string): Promise<void> {
   ui.remoteLogin.hidden = refusal !== undefined
   if (refusal) return
   if (reason !== undefined) ui.passphrase.focus()
-  await offerApproval(ui.remoteLogin, feedback, approvedLogin)
+  // A place of its own: an offer still deciding from an earlier call fills one no longer shown.
+  const offer = h('div')
+  ui.remoteLogin.replaceChildren(offer)
+  await offerApproval(offer, feedback, approvedLogin)
 }
 
 function approvedLogin(session: DeviceSession): void {

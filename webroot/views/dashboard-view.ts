@@ -114,13 +114,15 @@ export const dashboardView: View = {
       live.textContent = `Read every ${POLL_MS / 1000} seconds; last read at ${readWhen}.`
       disks.show(Array.isArray(now.storage) ? (now.storage as string[]) : undefined)
     }
-    // Everything, with what the login's token adds; the shell's watch keeps the rest current.
+    // Everything, with what the login's token adds; the public status through the shell's watch, so that its
+    // banners agree with what shows (the watch's later answers come to `followStatus`).
     async function load(): Promise<void> {
       const readAt = Date.now()
       const [full, ver] = (await Promise.all([
         ctx.session.get('/api/system/status', CONFIG_SCOPE),
         ctx.session.get('/api/system/version', CONFIG_SCOPE),
-      ])) as [DeviceStatus, Record<string, unknown>]
+        ctx.status(),
+      ])) as [DeviceStatus, Record<string, unknown>, DeviceStatus]
       showStatus(full, readAt)
       const stats = full.repo_stats as Record<string, unknown> | undefined
       if (stats) fill(keyStore, keyStoreRows(stats))
