@@ -1,6 +1,6 @@
 // The dashboard in Chromium against a real device: the state in words, the temperature chart
-// growing with each reading, uptime and clock, version, the disks locked and unlocked, a reboot
-// followed (the page renews its tokens), and an E device, which has no disks.
+// growing with each reading, uptime and clock, version, the disks locked and unlocked, the shell's
+// one status read every 3 s, and an E device, which has no disks. (A reboot: app-reboot-relogin.test.ts.)
 import t from 'tap'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -88,37 +88,17 @@ t.test('the dashboard of a P device', { skip: noChromium }, async (t) => {
   t.match(await disk1(), /:-$/, 'and locked it again')
   t.match(await page.locator('#disks tr').nth(1).textContent(), /Disk 1.*\)locked/, 'and the page shows it')
 
-  // A reboot kills every token: the page sees the new boot and reads it with tokens renewed from the kept key.
-  const uptimeBefore = (await api(`${o.base}/api/system/status`, undefined)).json.uptime as number
-  t.equal((await api(`${o.base}/api/system/reboot`, await login(o.base, 'system:config'))).status, 200, 'rebooted')
-  await until(
-    'the device is back',
-    async () =>
-      (await api(`${o.base}/api/system/status`, undefined).catch(() => undefined))?.json?.uptime < uptimeBefore,
-  )
-  await page.locator('#live', { hasText: 'The device restarted: this is its new boot.' }).waitFor()
-  const alert = page.getByRole('alert')
-  t.ok(await alert.isHidden(), 'no error after the reboot')
-  t.equal(await field(page, 'version', 'microSD card id (CID)'), version.sd_cid, 'read again with a renewed token')
-  // helpers/app.ts installs the app behind the running device's back: the new boot reads which one it is.
-  const uis = (await api(`${o.base}/api/system/version`, undefined)).json.uis as string
-  t.match(uis, /^[0-9a-f]{64}$/, 'the new boot names its app')
-  t.equal(await field(page, 'version', 'Management app (SHA-256 of its image)'), uis, 'and the page shows it')
-  await page.getByRole('button', { name: 'Unlock Disk 1 read-only', exact: true }).click()
-  await notice('Disk 1 is unlocked, read-only.')
-  t.match(await disk1(), /:ro$/, 'a disk token from before the reboot is renewed too')
-  t.ok(await alert.isHidden(), 'without an error')
-
-  // Leaving the screen stops the polling.
-  const reads: string[] = []
+  // One read of the status every 3 s, the shell's watch: the dashboard follows it, with no poll of its own.
+  const reads: number[] = []
   page.on('request', (request) => {
-    if (new URL(request.url()).pathname === '/api/system/status') reads.push(request.url())
+    if (new URL(request.url()).pathname === '/api/system/status') reads.push(Date.now())
   })
-  await page.getByRole('button', { name: 'Log out' }).click()
-  await notice('Logged out.')
-  const settled = reads.length
-  await page.waitForTimeout(7000)
-  t.equal(reads.length, settled, 'no status read after leaving the dashboard (two polls long)')
+  await until('four status reads', async () => reads.length >= 4)
+  const gaps = reads.slice(1, 4).map((at, i) => at - reads[i]!)
+  t.ok(
+    gaps.every((gap) => gap > 2000),
+    `one status read every 3 s, not one per poller (${gaps.join(', ')} ms)`,
+  )
   t.same(app.problems, [], 'no script error and no CSP violation')
 })
 

@@ -72,6 +72,6 @@ t.test('settings: change the passphrase', { skip: noChromium }, async (t) => {
   await alert.filter({ hasText: 'Login refused' }).waitFor()
   t.pass('the app refuses the old passphrase')
   await app.logIn(NEW_PASS)
-  t.ok(await page.getByText('Logged in as Ada.').isVisible(), 'and logs in with the new one')
+  t.ok(await page.getByText('Logged in as Ada (user passphrase).').isVisible(), 'and logs in with the new one')
   t.same(app.problems, [], 'no script error and no CSP violation')
 })

@@ -37,7 +37,7 @@ t.test('log in, walk every screen, log out', { skip: noChromium }, async (t) => 
     'screen-title',
     'focus moves to the screen heading',
   )
-  t.ok(await page.getByText('Logged in as Ada.').isVisible(), 'who is logged in')
+  t.ok(await page.getByText('Logged in as Ada (user passphrase).').isVisible(), 'who is logged in, and how')
 
   for (const view of screens) {
     await app.go(view.title)
@@ -56,6 +56,7 @@ t.test('log in, walk every screen, log out', { skip: noChromium }, async (t) => 
 
   await page.getByRole('button', { name: 'Log out' }).click()
   await page.getByRole('status').filter({ hasText: 'Logged out.' }).waitFor()
+  t.equal(await page.locator('#login-reason').textContent(), 'Logged out.', 'the login says why')
   t.ok(await page.getByRole('navigation').isHidden(), 'logged out: no screens')
   t.equal(await page.locator('#view').innerHTML(), '', 'and nothing of the last one left in the page')
   t.same(app.problems, [], 'no script error and no CSP violation')

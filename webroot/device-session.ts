@@ -25,14 +25,32 @@ export class IdentityChangedError extends PageError {
   override readonly name = 'IdentityChangedError'
 }
 
-/** An hour: long enough for a sitting; a token that dies earlier (a reboot) is renewed once. */
+/**
+ * Every login of the session ended: the owner logged out or went idle, or the device forgot its tokens (a
+ * restart). Nothing is minted after it: only a new login starts again.
+ */
+export class SessionEndedError extends PageError {
+  override readonly name = 'SessionEndedError'
+}
+
+/** An hour: long enough for a sitting; a token past its `exp` is renewed from the kept key, once. */
 const TOKEN_LIFETIME_SECONDS = 3600
+/** A token this close to its `exp` counts as expired: the device's clock may run ahead of the browser's. */
+const EXPIRY_MARGIN_SECONDS = 60
+
+/**
+ * Why a session ends when the device restarted: its watch saw a new boot, a token within its `exp` was refused (a
+ * 401: the device forgot it), or a login challenge came under another boot's session key (`spk`).
+ */
+export const RESTARTED_MESSAGE = 'The device restarted, so every login ended: log in again.'
 
 export interface RequestOptions {
   token?: string
   /** GET without a body, POST with one, unless named. */
   method?: 'GET' | 'POST' | 'DELETE'
   body?: unknown
+  /** No answer within this many ms counts as none (DeviceUnreachableError). */
+  timeoutMs?: number
 }
 
 /**
@@ -57,6 +75,7 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
       method,
       headers,
       cache: 'no-store',
+      ...(options.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     })
     bytes = new Uint8Array(await answer.arrayBuffer())
@@ -127,9 +146,16 @@ export interface Approved {
   exp: number
 }
 
+/** Who logged in with a passphrase: the token's `sub`, `U` (the user's) or `M` (the master's). */
+export type PassphraseRole = 'U' | 'M'
+
 export class DeviceSession implements DeviceJson {
   readonly #tokens = new Map<string, Promise<string>>()
-  readonly #mint: Mint
+  #mint: Mint
+  #ended: string | undefined
+  readonly #whenEnded: ((message: string) => void)[] = []
+  /** Set by the first login; undefined for an approved session. */
+  #role: PassphraseRole | undefined
 
   private constructor(
     mint: Mint,
@@ -141,6 +167,24 @@ export class DeviceSession implements DeviceJson {
     this.#mint = mint
   }
 
+  get role(): PassphraseRole | undefined {
+    return this.#role
+  }
+
+  /** Calls `listener` once, with the reason, when the session ends (by `end`, or a token the device forgot). */
+  whenEnded(listener: (message: string) => void): void {
+    this.#whenEnded.push(listener)
+  }
+
+  /** Ends the session: the kept key is dropped, and every later call fails with SessionEndedError unsent. */
+  end(message: string): void {
+    if (this.#ended !== undefined) return
+    this.#ended = message
+    this.#tokens.clear()
+    this.#mint = () => Promise.reject(new SessionEndedError(message))
+    for (const listener of this.#whenEnded.splice(0)) listener(message)
+  }
+
   /**
    * Derives the passphrase key (PBKDF2, once: every scope's login reuses it) and logs in for
    * `firstScope`, which tells at once whether the passphrase is right.
@@ -148,9 +192,19 @@ export class DeviceSession implements DeviceJson {
   static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
     const first = await challenge()
     const key = await derivePassphraseKeyAsync(passphrase, first.eid)
-    const mint: Mint = async (scope) => login(first.eid, key, scope, await challenge())
+    const mint: Mint = async (scope) => {
+      const next = await challenge()
+      // Another boot's session key: the device restarted since the login, and every login ended with it.
+      if (next.eid === first.eid && next.spk !== first.spk) {
+        session.end(RESTARTED_MESSAGE)
+        throw new SessionEndedError(RESTARTED_MESSAGE)
+      }
+      return login(first.eid, key, scope, next)
+    }
     const session = new DeviceSession(mint, first.lbl)
-    await session.#remember(firstScope, login(first.eid, key, firstScope, first))
+    const token = await session.#remember(firstScope, login(first.eid, key, firstScope, first))
+    const { sub } = claimsIn(token)
+    session.#role = sub === 'M' ? 'M' : 'U'
     return session
   }
 
@@ -199,16 +253,23 @@ export class DeviceSession implements DeviceJson {
   }
 
   /**
-   * Runs `call` with this scope's token, minted at first use; a token that died (expiry, reboot: a
-   * 401) is replaced once.
+   * Runs `call` with this scope's token, minted at first use. A token the device refuses (401) is replaced once
+   * only when it is past its own `exp`; one still within it was forgotten by the device (a restart, which ends
+   * every login), so the session ends instead: nothing is minted behind the owner's back.
    */
   async authorized<T>(scope: string, call: (token: string) => Promise<T>): Promise<T> {
-    const token = this.#token(scope, false)
+    if (this.#ended !== undefined) throw new SessionEndedError(this.#ended)
+    const pending = this.#token(scope, false)
+    const token = await pending
     try {
-      return await call(await token)
+      return await call(token)
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error
-      this.#forget(scope, token)
+      this.#forget(scope, pending)
+      if (!this.approved && !expired(token)) {
+        this.end(RESTARTED_MESSAGE)
+        throw new SessionEndedError(RESTARTED_MESSAGE, { cause: error })
+      }
       return call(await this.#token(scope, true))
     }
   }
@@ -248,15 +309,26 @@ async function login(eid: string, key: PassphraseKey, scope: string, c: TokenCha
   }
 }
 
-/** The approved bearer's claims: `{scope, sub, exp}` (sub the 16 KID bytes in base64, ext-auth-contract §1.5). */
-function claimsOf(token: string): Approved {
+/** A bearer's claims, as the page may read them (the device checks them; the page only learns from them). */
+function claimsIn(token: string): Record<string, unknown> {
   let claims: unknown
   try {
     claims = JSON.parse(new TextDecoder().decode(fromBase64(token.split('.')[1] ?? '')))
   } catch (cause) {
-    throw new UnexpectedAnswerError('the device gave an approved token that is no JWT', { cause })
+    throw new UnexpectedAnswerError('the device gave a token that is no JWT', { cause })
   }
-  const { scope, sub, exp } = (claims ?? {}) as Record<string, unknown>
+  return typeof claims === 'object' && claims !== null ? (claims as Record<string, unknown>) : {}
+}
+
+/** Past its `exp` (or near it), by this browser's clock, which set that `exp` at the login. */
+function expired(token: string): boolean {
+  const { exp } = claimsIn(token)
+  return typeof exp !== 'number' || exp <= Date.now() / 1000 + EXPIRY_MARGIN_SECONDS
+}
+
+/** The approved bearer's claims: `{scope, sub, exp}` (sub the 16 KID bytes in base64, ext-auth-contract §1.5). */
+function claimsOf(token: string): Approved {
+  const { scope, sub, exp } = claimsIn(token)
   const kid = typeof sub === 'string' ? hexOf(sub) : undefined
   if (typeof scope !== 'string' || kid === undefined || typeof exp !== 'number')
     throw new UnexpectedAnswerError("the device's approved token lacks scope, sub or exp")

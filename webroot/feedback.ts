@@ -7,6 +7,7 @@ import {
   DeviceUnreachableError,
   UnexpectedBrokerAnswerError,
 } from '../client/browser.js'
+import { SessionEndedError } from './device-session.js'
 import { PageError } from './page-error.js'
 import { refusalWords } from './refusal-words.js'
 
@@ -53,6 +54,8 @@ export class Feedback {
   }
 
   fail(error: unknown): void {
+    // The login form says why the session ended; what failed with it needs no alert of its own.
+    if (error instanceof SessionEndedError) return
     this.alert.textContent = describeError(error)
     this.alert.hidden = false
   }

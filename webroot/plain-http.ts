@@ -14,10 +14,9 @@ export async function plainHttpRefusal(): Promise<HTMLElement | undefined> {
   const reason =
     'This page came over plain HTTP, so anyone on the network between you and the device could read or change ' +
     'what it sends. It sends nothing secret this way. '
-  const port = (await appConfig().catch(() => undefined))?.httpsPort
-  if (port === undefined)
+  const origin = await httpsOrigin()
+  if (origin === undefined)
     return h('p', { class: 'banner plain-http' }, reason, 'This device serves no HTTPS: start it with HTTPS on.')
-  const origin = `https://${location.hostname}${port === 443 ? '' : `:${port}`}`
   return h(
     'p',
     { class: 'banner plain-http' },
@@ -25,4 +24,21 @@ export async function plainHttpRefusal(): Promise<HTMLElement | undefined> {
     h('a', { href: `${origin}${location.pathname}${location.hash}` }, `Open it over HTTPS (${origin})`),
     '.',
   )
+}
+
+/** This device's HTTPS origin at the page's host name (its port from `/app-config.json`); undefined without one. */
+export async function httpsOrigin(): Promise<string | undefined> {
+  const port = (await appConfig().catch(() => undefined))?.httpsPort
+  return port === undefined ? undefined : `https://${location.hostname}${port === 443 ? '' : `:${port}`}`
+}
+
+/**
+ * `form` as it is, or, when the page refuses (`plainHttpRefusal`), with everything but its heading replaced by the
+ * refusal: nothing to type a secret into, nothing to send.
+ */
+export function refusedOverPlainHttp<F extends HTMLElement>(form: F): F {
+  void plainHttpRefusal().then((refusal) => {
+    if (refusal) form.replaceChildren(...Array.from(form.querySelectorAll(':scope > h3')), refusal)
+  })
+  return form
 }

@@ -15,14 +15,28 @@ export interface DeviceStatus {
   [field: string]: unknown
 }
 
+/** The shell's watch of the device (`device-watch.ts`), as a screen sees it. */
+export type WatchEvent =
+  /** The device answered; `back` after a silence, `newBoot` when this is another boot than the one before. */
+  | { kind: 'answer'; status: DeviceStatus; readAt: number; back: boolean; newBoot: boolean }
+  /** It has not answered since `since` (the browser's ms; its last answer's, or when the watch began). */
+  | { kind: 'silent'; since: number }
+
+export interface StatusWatch {
+  /** Calls `listener` at each answer, and every second while the device is silent; returns what stops it. */
+  listen(listener: (event: WatchEvent) => void): () => void
+}
+
 export interface AppContext {
   /** The logged-in owner's session: one token per scope, minted on first use. */
   readonly session: DeviceSession
   readonly feedback: Feedback
   /** The page came over HTTPS: key routes and crypto need it. */
   readonly secure: boolean
-  /** Reads the public status now (and updates the fail-state banner). */
+  /** Reads the public status now, through the shell's watch (which updates the banners). */
   status(): Promise<DeviceStatus>
+  /** The shell's watch: a screen showing device values follows it rather than polling on its own. */
+  readonly watch: StatusWatch
   /** Ends the session (after a passphrase change or a wipeout), back to the login form. */
   logOut(message: string): void
 }

@@ -4,9 +4,9 @@ import { h, type Child } from '../dom.js'
 import { describeFailState } from '../fail-state.js'
 import type { DeviceStatus, View } from '../view.js'
 import { disksPanel } from './dashboard/disks-panel.js'
-import { POLL_MS, pollStatus, type ShownBoot } from './dashboard/status-poll.js'
+import { POLL_MS, followStatus } from './dashboard/follow-status.js'
 import { TemperatureChart } from './temperature-chart.js'
-import { durationWords, unixTimeWords } from './time-words.js'
+import { ageWords, durationWords, unixTimeWords } from './time-words.js'
 
 /** Status and version with what a token adds (repo_stats, sd_csd, sd_cid). */
 const CONFIG_SCOPE = 'system:config'
@@ -46,10 +46,17 @@ function offsetWords(deviceSeconds: number, readAt: number): string {
   return `${size} ${offset > 0 ? 'ahead of' : 'behind'} this browser's clock`
 }
 
-function statusRows(status: DeviceStatus, readAt: number): Rows {
+/** `staleSince` (the browser's ms) when the device has been silent since: its state is then not known now. */
+function statusRows(status: DeviceStatus, readAt: number, staleSince?: number): Rows {
   const time = number(status.time)
+  const state = stateWords(status.fls_state)
   const rows: Rows = [
-    ['State', stateWords(status.fls_state)],
+    [
+      'State',
+      staleSince === undefined
+        ? state
+        : `not known: the device does not answer (as of ${ageWords(staleSince)}: ${state})`,
+    ],
     ['Temperature', status.temp === undefined ? 'not reported' : `${status.temp} °C`],
     [
       'Uptime',
@@ -96,18 +103,19 @@ export const dashboardView: View = {
     const version = h('dl', { id: 'version' })
     const disks = disksPanel(ctx, load)
     const live = h('p', { class: 'hint', id: 'live' })
-    let shown: ShownBoot = { uptime: 0, fls: 0, bootAt: 0 }
+    let shown = { status: undefined as DeviceStatus | undefined, readAt: 0 }
 
     const showStatus = (now: DeviceStatus, readAt: number) => {
       fill(status, statusRows(now, readAt))
+      status.classList.remove('stale')
       if (typeof now.temp === 'number') chart.add({ at: readAt, celsius: now.temp })
-      const time = number(now.time)
-      shown = { uptime: now.uptime, fls: now.fls_state, bootAt: time === undefined ? 0 : time - now.uptime }
+      shown = { status: now, readAt }
       const readWhen = unixTimeWords(Math.floor(readAt / 1000))
-      live.textContent = `Read every ${POLL_MS / 1000} seconds while this screen shows; last read at ${readWhen}.`
+      live.textContent = `Read every ${POLL_MS / 1000} seconds; last read at ${readWhen}.`
       disks.show(Array.isArray(now.storage) ? (now.storage as string[]) : undefined)
     }
-    // Everything, with what the login's token adds; the public status keeps the fail-state banner current.
+    // Everything, with what the login's token adds; the public status through the shell's watch, so that its
+    // banners agree with what shows (the watch's later answers come to `followStatus`).
     async function load(): Promise<void> {
       const readAt = Date.now()
       const [full, ver] = (await Promise.all([
@@ -133,6 +141,14 @@ export const dashboardView: View = {
       version,
       disks.element,
     )
-    return pollStatus(ctx, live, { shown: () => shown, reload: load, show: showStatus })
+    return followStatus(ctx, live, {
+      shownFls: () => shown.status?.fls_state ?? 0,
+      reload: load,
+      show: showStatus,
+      stale(since) {
+        if (shown.status) fill(status, statusRows(shown.status, shown.readAt, since))
+        status.classList.add('stale')
+      },
+    })
   },
 }

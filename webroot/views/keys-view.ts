@@ -2,6 +2,7 @@
 // page by page or as a search finds them, and each key's details, public key, label and deletion.
 // Key routes are HTTPS only: over plain HTTP the screen links to the HTTPS address instead.
 import { h } from '../dom.js'
+import { httpsOrigin } from '../plain-http.js'
 import type { View } from '../view.js'
 import { showDetails } from './keys/key-details.js'
 import { createForm, deriveForm, importForm } from './keys/key-forms.js'
@@ -14,7 +15,7 @@ export const keysView: View = {
   title: 'Keys',
   async show(root, ctx) {
     if (!ctx.secure) {
-      const https = `https://${location.hostname}${location.pathname}${location.hash}`
+      const https = `${(await httpsOrigin()) ?? `https://${location.hostname}`}${location.pathname}${location.hash}`
       root.replaceChildren(
         h(
           'p',

@@ -3,6 +3,7 @@
 import { h } from '../dom.js'
 import type { View } from '../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, configForm, type Config } from './settings/config-form.js'
+import { appPreferencesPanel } from './settings/app-preferences-panel.js'
 import { authenticatorsPanel } from './settings/authenticators-panel.js'
 import { csrPanel } from './settings/csr-panel.js'
 import { fillFixedFields } from './settings/fixed-fields.js'
@@ -49,6 +50,7 @@ export const settingsView: View = {
       ),
       authenticators.element,
       wipeoutForm(ctx, hostname),
+      appPreferencesPanel(ctx),
     )
     return authenticators.leave
   },

@@ -23,3 +23,11 @@ export function unixTimeWords(seconds: number): string {
   if (seconds === 0) return 'never'
   return `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 }
+
+/** How long ago the browser's moment `at` (ms) was: "35 s ago", "4 min 5 s ago", then in words ("2 hours ago"). */
+export function ageWords(at: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.floor((now - at) / 1000))
+  if (seconds < 60) return `${seconds} s ago`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s ago`
+  return `${durationWords(seconds)} ago`
+}

@@ -8,6 +8,7 @@ import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, type Config } from './config-form.js'
 import { refuseIfInvalid, setFieldError } from '../../field-error.js'
+import { refusedOverPlainHttp } from '../../plain-http.js'
 
 /**
  * The contract sets no rule of its own (the device only ever sees a key derived from it); this is
@@ -88,5 +89,5 @@ export function passphraseForm(ctx: AppContext): HTMLFormElement {
     field('Repeat the new passphrase', repeat),
     h('button', { type: 'submit' }, 'Change the passphrase'),
   )
-  return form
+  return refusedOverPlainHttp(form)
 }

@@ -2,6 +2,7 @@
 // typed the device's host name. The device then erases keys, disks and configuration and reboots.
 import { field, h } from '../../dom.js'
 import { followRestart } from '../../follow-restart.js'
+import { refusedOverPlainHttp } from '../../plain-http.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE } from './config-form.js'
 
@@ -25,7 +26,7 @@ export function wipeoutForm(ctx: AppContext, hostname: string): HTMLFormElement 
     return FACTORY_STATE_MESSAGE
   }
 
-  return h(
+  const form = h(
     'form',
     {
       'aria-labelledby': 'wipeout-title',
@@ -48,4 +49,5 @@ export function wipeoutForm(ctx: AppContext, hostname: string): HTMLFormElement 
     ),
     button,
   )
+  return refusedOverPlainHttp(form)
 }
