@@ -1,6 +1,6 @@
 // client/'s face free of node: what the management app (webroot/) shares with hemctl: base64, the
-// login and the passphrase key, the TLS key's wrap, the typed errors, the API's answer types, and the
-// external authenticator's calls on the device and the broker.
+// login, the personalisation and the passphrase key, the TLS key's wrap, the typed errors, the API's
+// answer types, and the external authenticator's calls on the device and the broker.
 export { fromBase64, toBase64, toBase64Url } from './base64.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
@@ -13,8 +13,9 @@ export {
   UnexpectedAnswerError,
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
+export { personalise, type InitKeys } from './personalise.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
-export type { KeyDetails, KeyEntry, KeyList } from './types.js'
+export type { KeyDetails, KeyEntry, KeyList, Personalised } from './types.js'
 export {
   BrokerClient,
   type ApprovalEvent,

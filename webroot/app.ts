@@ -41,8 +41,7 @@ async function readStatus(): Promise<DeviceStatus> {
 }
 
 function showDeviceLine(status: DeviceStatus): void {
-  ui.deviceLine.textContent =
-    status.inited === false ? 'This device has no owner yet: personalise it first (hemctl init).' : ''
+  ui.deviceLine.textContent = status.inited === false ? 'This device has no owner yet: set it up below.' : ''
   ui.banner.hidden = status.fls_state === 0
   ui.banner.textContent =
     status.fls_state === 0 ? '' : `The device is in the fail state: ${describeFailState(status.fls_state)}.`
@@ -118,6 +117,14 @@ function logOut(message: string): void {
   feedback.progress(message)
   ui.passphrase.focus()
   void offerApproval(ui.remoteLogin, feedback, approvedLogin)
+  void readStatus().then(offerSetup, () => undefined)
+}
+
+/** A device with no owner (fresh, or after a wipeout) gets the set-up wizard, loaded now: it runs once in its life. */
+async function offerSetup(status: DeviceStatus): Promise<void> {
+  if (status.inited !== false) return
+  const { openSetupWizard } = await import('./setup/setup-wizard.js')
+  await openSetupWizard({ login: ui.login, feedback, scope: LOGIN_SCOPE, loggedIn: approvedLogin })
 }
 
 function approvedLogin(session: DeviceSession): void {
@@ -150,6 +157,6 @@ addEventListener('hashchange', () => {
 
 void feedback
   .run('Reading the device…', async () => {
-    await readStatus()
+    await offerSetup(await readStatus())
   })
   .then(() => offerApproval(ui.remoteLogin, feedback, approvedLogin))

@@ -147,7 +147,15 @@ export class DeviceSession implements DeviceJson {
    */
   static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
     const first = await challenge()
-    const key = await derivePassphraseKeyAsync(passphrase, first.eid)
+    return DeviceSession.#start(await derivePassphraseKeyAsync(passphrase, first.eid), firstScope, first)
+  }
+
+  /** As `open`, with the key already derived for the device's eid (the set-up wizard's user key). */
+  static async withKey(key: PassphraseKey, firstScope: string): Promise<DeviceSession> {
+    return DeviceSession.#start(key, firstScope, await challenge())
+  }
+
+  static async #start(key: PassphraseKey, firstScope: string, first: TokenChallenge): Promise<DeviceSession> {
     const mint: Mint = async (scope) => login(first.eid, key, scope, await challenge())
     const session = new DeviceSession(mint, first.lbl)
     await session.#remember(firstScope, login(first.eid, key, firstScope, first))

@@ -8,6 +8,7 @@ import { csrPanel } from './settings/csr-panel.js'
 import { fillFixedFields } from './settings/fixed-fields.js'
 import { passphraseForm } from './settings/passphrase-form.js'
 import { rebootOffer } from './settings/reboot-offer.js'
+import { tlsCertificatePanel } from './settings/tls-certificate-panel.js'
 import { tlsImportForm } from './settings/tls-import-form.js'
 import { wipeoutForm } from './settings/wipeout-form.js'
 
@@ -44,6 +45,7 @@ export const settingsView: View = {
         'section',
         { 'aria-labelledby': 'tls-title' },
         h('h3', { id: 'tls-title' }, 'HTTPS certificate'),
+        tlsCertificatePanel(ctx, reboot),
         csrPanel(ctx, hostname),
         tlsImportForm(ctx, () => config, reboot),
       ),
