@@ -202,5 +202,15 @@ t.test('the attestation: genuine, or FAILED naming the check', { skip: noChromiu
     await page.unroute('**/api/system/config/attestation')
   }
   t.same(await bothSchemes(page, app.violations), [], 'a FAILED verdict passes axe')
+
+  const gets: string[] = []
+  page.on('request', (request) => void gets.push(new URL(request.url()).pathname))
+  await page.goto(`${device.httpUrl!.replace('127.0.0.1', FRESH_HOST)}/`)
+  const refusal = page.locator('#setup .plain-http')
+  await refusal.waitFor()
+  t.match(await refusal.textContent(), /plain HTTP/, 'over plain HTTP from another host: refused')
+  t.equal(await page.locator('#setup input, #setup button').count(), 0, 'nothing to type')
+  t.notOk(gets.includes('/api/system/config/attestation'), 'nor anything read for the set-up')
+  t.same(await bothSchemes(page, app.violations), [], 'the refusal passes axe')
   t.same(app.problems, [], 'no script error and no CSP violation')
 })
