@@ -1,6 +1,7 @@
 // The certificate the device's HTTPS port serves (GET /api/system/tls): the page cannot read its own TLS
 // session's, so it asks. Its fingerprint is computed here from the leaf, never taken from the answer's word.
 import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
 import { fromBase64, UnexpectedAnswerError } from '../client/browser.js'
 import { colonHex } from '../hal/browser.js'
 import { deviceRequest } from './device-session.js'
@@ -18,8 +19,7 @@ export async function servedCertificate(): Promise<ServedCertificate> {
   const leaf = chain[0]
   if (!leaf) throw new UnexpectedAnswerError('the device named no TLS certificate')
   const digest = sha256(leaf)
-  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
-  if (answer?.sha256 !== hex)
+  if (answer?.sha256 !== bytesToHex(digest))
     throw new UnexpectedAnswerError("the device's TLS fingerprint does not match its certificate")
   return { chain, fingerprint: colonHex(digest) }
 }

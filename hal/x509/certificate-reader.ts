@@ -1,6 +1,7 @@
 // An X.509 certificate's fields, read without node: the management app shows the device's TLS certificate
 // and checks its attestation certificate in the page. Reads DER only (what the device answers), strictly:
 // one certificate, nothing after it. It checks no signature; the caller does, with what it trusts.
+import { bytesToHex } from '@noble/hashes/utils.js'
 
 /** The bytes are not one DER X.509 certificate. */
 export class CertificateFormatError extends Error {
@@ -100,8 +101,6 @@ function oid(content: Uint8Array): string {
   return arcs.join('.')
 }
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-
 /** Short names of the attributes people see in certificates (RFC 4514's and a few more). */
 const ATTRIBUTE_NAMES: Record<string, string> = {
   '2.5.4.3': 'CN',
@@ -174,7 +173,7 @@ export function readCertificate(der: Uint8Array): CertificateFields {
   return {
     der,
     signed: tbs!.der,
-    serial: hex(expect(serial, INTEGER, 'the serial number').content),
+    serial: bytesToHex(expect(serial, INTEGER, 'the serial number').content),
     issuer: distinguishedName(expect(issuer, SEQUENCE, 'the issuer')),
     subject: distinguishedName(expect(subject, SEQUENCE, 'the subject')),
     notBefore: time(notBefore),

@@ -8,6 +8,7 @@
 // (GET attestation before provisioning), signed by the attestation key; kind 2 is the
 // factory's statement (provisioning), signed by the factory root key. Free of node: the
 // management app reads a device's statement with this code before it has an owner.
+import { bytesToHex } from '@noble/hashes/utils.js'
 
 export type GenuineKind = 'device' | 'factory'
 
@@ -32,7 +33,6 @@ const KIND_BYTES: Record<GenuineKind, number> = { device: 1, factory: 2 }
 const HASH_BYTES = 32
 const GENUINE_ID = /^[\x21-\x7e]{1,255}$/
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 const ascii = (bytes: Uint8Array) => String.fromCharCode(...bytes)
 
 /** The statement in `bytes`, or undefined when they are not one. Checks no signature. */
@@ -46,7 +46,7 @@ export function parseGenuine(bytes: Uint8Array): GenuineStatement | undefined {
   if (!GENUINE_ID.test(genuineId)) return undefined
   return {
     kind,
-    devid: hex(bytes.subarray(6, 14)),
+    devid: bytesToHex(bytes.subarray(6, 14)),
     genuineId,
     keyHash: bytes.slice(15 + idLength, signatureStart),
     signed: bytes.slice(0, signatureStart),

@@ -2,6 +2,7 @@
 // app ships: the checks the device makes of its provisioning (actors/auth/verify-provisioning.ts), made again by
 // the one who is about to trust it. Web Crypto verifies the signatures: the wizard runs only in a secure context
 // (HTTPS, or loopback), where it always exists.
+import { bytesToHex } from '@noble/hashes/utils.js'
 import { fromBase64 } from '../../client/browser.js'
 import {
   CertificateFormatError,
@@ -47,7 +48,6 @@ const SIGNATURES: Record<string, [key: string, hash: string]> = {
 
 const failed = (check: string): AttestationVerdict => ({ kind: 'failed', check })
 const buffer = (bytes: Uint8Array) => new Uint8Array(bytes)
-const hexOf = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 
 /**
  * Whether `signer`'s key signed `data` with `signature`: ECDSA as the DER of a certificate (`der`) or as r || s
@@ -137,7 +137,7 @@ export async function checkAttestation(
   const keyHash = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer(crt.spki)))
   if (!sameBytes(statement.keyHash, keyHash))
     return failed(
-      `the statement names another attestation key (SHA-256 ${hexOf(statement.keyHash)}) than the certificate's`,
+      `the statement names another attestation key (SHA-256 ${bytesToHex(statement.keyHash)}) than the certificate's`,
     )
   if (statement.genuineId !== crt.subject.commonName)
     return failed(

@@ -58,7 +58,7 @@ async function certificateFacts(): Promise<HTMLElement> {
   )
 }
 
-/** The panel; `reboot` is the settings screen's offer, whose end (a reboot followed) may have changed the certificate. */
+/** The panel; `reboot` is the screen's offer, whose end (a reboot followed) may have changed the certificate. */
 export function tlsCertificatePanel(ctx: AppContext, reboot: RebootOffer): HTMLElement {
   const facts = h('div', { 'aria-live': 'polite' })
   const read = async () => {
