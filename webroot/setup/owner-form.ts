@@ -10,7 +10,7 @@ import {
   STORAGE_MODES,
   type ConfigRuleField,
 } from '../../protocol/browser.js'
-import { field, h, select } from '../dom.js'
+import { field, h, select, type Child } from '../dom.js'
 import { refuseIfInvalid, setFieldError } from '../field-error.js'
 import { EDITABLE_FIELDS, storageModeWords } from '../views/settings/config-fields.js'
 import { MIN_PASSPHRASE_CHARACTERS } from '../views/settings/passphrase-form.js'
@@ -53,87 +53,159 @@ export interface OwnerForm {
   clearPassphrases(): void
 }
 
+/** The form's controls, with their defaults. */
+function ownerControls() {
+  const disk0 = text('storage_disk0size', String(P_INIT_DEFAULTS.storage_disk0size), 'off')
+  disk0.setAttribute('inputmode', 'numeric')
+  return {
+    user: text('user', '', 'name'),
+    email: h('input', { type: 'email', name: 'email', autocomplete: 'email', spellcheck: 'false' }),
+    userPass: password('user-passphrase'),
+    userRepeat: password('user-passphrase-repeat'),
+    masterPass: password('master-passphrase'),
+    masterRepeat: password('master-passphrase-repeat'),
+    hostname: text('hostname', DEFAULT_HOSTNAME, 'off'),
+    origin: text('origin', location.origin, 'off'),
+    ip: text('ip', P_INIT_DEFAULTS.ip, 'off'),
+    storageMode: select(
+      'storage_mode',
+      STORAGE_MODES.map((mode) => [String(mode), storageModeWords(mode)] as const),
+      String(P_INIT_DEFAULTS.storage_mode),
+    ),
+    disk0,
+  }
+}
+
+type Controls = ReturnType<typeof ownerControls>
+
+const passphraseProblem = (input: HTMLInputElement) =>
+  [...input.value].length < MIN_PASSPHRASE_CHARACTERS ? `At least ${MIN_PASSPHRASE_CHARACTERS} characters.` : undefined
+
+/** Each control's check: the device's rule, then the app's; P's network and disks only on P. */
+function ownerChecks(c: Controls, p: boolean, usable: number): Map<HTMLElement, Check> {
+  const disk0 = () => (/^\d+$/.test(c.disk0.value) ? Number(c.disk0.value) : NaN)
+  return new Map<HTMLElement, Check>([
+    [c.user, () => (c.user.value.trim() === '' ? 'Give the owner a name.' : ruleProblem('user', c.user.value, usable))],
+    [
+      c.email,
+      () =>
+        ruleProblem('email', c.email.value, usable) ??
+        (EMAIL.test(c.email.value) ? undefined : 'An e-mail address, like ada@example.com.'),
+    ],
+    [c.userPass, () => passphraseProblem(c.userPass)],
+    [c.userRepeat, () => (c.userRepeat.value === c.userPass.value ? undefined : 'The two user passphrases differ.')],
+    [
+      c.masterPass,
+      () =>
+        passphraseProblem(c.masterPass) ??
+        (c.masterPass.value === c.userPass.value
+          ? 'The master passphrase must differ from the user passphrase.'
+          : undefined),
+    ],
+    [
+      c.masterRepeat,
+      () => (c.masterRepeat.value === c.masterPass.value ? undefined : 'The two master passphrases differ.'),
+    ],
+    [c.hostname, () => ruleProblem('hostname', c.hostname.value, usable)],
+    [c.origin, () => (c.origin.value.trim() === '*' ? ANY_ORIGIN : ruleProblem('origin', c.origin.value, usable))],
+    ...(p
+      ? ([
+          [c.ip, () => ruleProblem('ip', c.ip.value, usable)],
+          [c.disk0, () => ruleProblem('storage_disk0size', disk0(), usable)],
+        ] as [HTMLElement, Check][])
+      : []),
+  ])
+}
+
+function passphraseFields(whose: 'user' | 'master', input: HTMLInputElement, repeat: HTMLInputElement, hint: string) {
+  const first = field(`${whose === 'user' ? 'User' : 'Master'} passphrase`, input, hint)
+  first.append(strengthMeter(input))
+  return [first, field(`Repeat the ${whose} passphrase`, repeat)]
+}
+
+/** The fields in their order, with their hints. */
+function ownerFields(c: Controls, p: boolean, usable: number): Child[] {
+  return [
+    field(labelOf('user'), c.user, `${sentence(CONFIG_FIELD_RULES.user.what(usable))} Shown to whoever logs in.`),
+    field(labelOf('email'), c.email, 'An address to reach the owner at.'),
+    ...passphraseFields(
+      'user',
+      c.userPass,
+      c.userRepeat,
+      `For everyday use: logging in, keys, settings. At least ${MIN_PASSPHRASE_CHARACTERS} characters; ` +
+        'several words are best.',
+    ),
+    ...passphraseFields(
+      'master',
+      c.masterPass,
+      c.masterRepeat,
+      'For the owner alone, kept apart: it signs this set-up and can replace the user passphrase. ' +
+        'It must differ from the user passphrase. Write it down and keep it safe: nobody can recover it.',
+    ),
+    field(
+      'Host name',
+      c.hostname,
+      `${sentence(CONFIG_FIELD_RULES.hostname.what(usable))} Fixed from now on; the device answers to it.`,
+    ),
+    field(
+      'Allowed web origin (CORS)',
+      c.origin,
+      "Pages of this origin may call the device, besides its own. This page's own by default; never *.",
+    ),
+    p &&
+      h(
+        'details',
+        { class: 'advanced' },
+        h('summary', {}, 'Advanced: network and disks'),
+        field('IP address', c.ip, `${sentence(CONFIG_FIELD_RULES.ip.what(usable))} Fixed from now on.`),
+        field(labelOf('storage_mode'), c.storageMode, 'How Disk 0 starts, and the cipher of Disk 1.'),
+        field(
+          labelOf('storage_disk0size'),
+          c.disk0,
+          `${sentence(CONFIG_FIELD_RULES.storage_disk0size.what(usable))} Disk 1 gets the rest.`,
+        ),
+      ),
+  ]
+}
+
+/** The configuration to sign, as hemctl init makes it. */
+function cfgOf(c: Controls, p: boolean): Record<string, unknown> {
+  return {
+    user: c.user.value,
+    email: c.email.value,
+    hostname: c.hostname.value,
+    origin: c.origin.value,
+    ...INIT_FIXED_CHOICES,
+    ...(p
+      ? {
+          ip: c.ip.value,
+          storage_mode: Number(c.storageMode.value),
+          storage_disk0size: Number(c.disk0.value),
+          dnsd: P_INIT_DEFAULTS.dnsd,
+        }
+      : {}),
+  }
+}
+
 /**
  * The form; `variant` P adds the disks and network, `usable` bounds Disk 0 (the sectors both disks share).
  * `submit` runs on the form's submit.
  */
 export function ownerForm(variant: 'P' | 'E' | undefined, usable: number, submit: () => void): OwnerForm {
-  const user = text('user', '', 'name')
-  const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', spellcheck: 'false' })
-  const userPass = password('user-passphrase')
-  const userRepeat = password('user-passphrase-repeat')
-  const masterPass = password('master-passphrase')
-  const masterRepeat = password('master-passphrase-repeat')
-  const hostname = text('hostname', DEFAULT_HOSTNAME, 'off')
-  const origin = text('origin', location.origin, 'off')
-  const ip = text('ip', P_INIT_DEFAULTS.ip, 'off')
-  const storageMode = select(
-    'storage_mode',
-    STORAGE_MODES.map((mode) => [String(mode), storageModeWords(mode)] as const),
-    String(P_INIT_DEFAULTS.storage_mode),
-  )
-  const disk0 = text('storage_disk0size', String(P_INIT_DEFAULTS.storage_disk0size), 'off')
-  disk0.setAttribute('inputmode', 'numeric')
+  const c = ownerControls()
   const p = variant === 'P'
-
-  const passphraseProblem = (input: HTMLInputElement) =>
-    [...input.value].length < MIN_PASSPHRASE_CHARACTERS
-      ? `At least ${MIN_PASSPHRASE_CHARACTERS} characters.`
-      : undefined
-  const checks = new Map<HTMLElement, Check>([
-    [user, () => (user.value.trim() === '' ? 'Give the owner a name.' : ruleProblem('user', user.value, usable))],
-    [
-      email,
-      () =>
-        ruleProblem('email', email.value, usable) ??
-        (EMAIL.test(email.value) ? undefined : 'An e-mail address, like ada@example.com.'),
-    ],
-    [userPass, () => passphraseProblem(userPass)],
-    [userRepeat, () => (userRepeat.value === userPass.value ? undefined : 'The two user passphrases differ.')],
-    [
-      masterPass,
-      () =>
-        passphraseProblem(masterPass) ??
-        (masterPass.value === userPass.value
-          ? 'The master passphrase must differ from the user passphrase.'
-          : undefined),
-    ],
-    [masterRepeat, () => (masterRepeat.value === masterPass.value ? undefined : 'The two master passphrases differ.')],
-    [hostname, () => ruleProblem('hostname', hostname.value, usable)],
-    [origin, () => (origin.value.trim() === '*' ? ANY_ORIGIN : ruleProblem('origin', origin.value, usable))],
-    ...(p
-      ? ([
-          [ip, () => ruleProblem('ip', ip.value, usable)],
-          [
-            disk0,
-            () => ruleProblem('storage_disk0size', /^\d+$/.test(disk0.value) ? Number(disk0.value) : NaN, usable),
-          ],
-        ] as [HTMLElement, Check][])
-      : []),
-  ])
+  const checks = ownerChecks(c, p, usable)
   // A field's check runs again when one it is compared with changes.
-  const dependants = new Map<HTMLElement, HTMLElement[]>([
-    [userPass, [userRepeat, masterPass]],
-    [masterPass, [masterRepeat]],
+  const dependants = new Map<HTMLElement, HTMLInputElement[]>([
+    [c.userPass, [c.userRepeat, c.masterPass]],
+    [c.masterPass, [c.masterRepeat]],
   ])
   const check = (control: HTMLElement) => setFieldError(control, checks.get(control)?.())
   for (const control of checks.keys())
     control.addEventListener('input', () => {
       check(control)
-      for (const other of dependants.get(control) ?? []) if ((other as HTMLInputElement).value) check(other)
+      for (const other of dependants.get(control) ?? []) if (other.value) check(other)
     })
-
-  const passphraseFields = (
-    whose: 'user' | 'master',
-    input: HTMLInputElement,
-    repeat: HTMLInputElement,
-    hint: string,
-  ) => {
-    const first = field(`${whose === 'user' ? 'User' : 'Master'} passphrase`, input, hint)
-    first.append(strengthMeter(input))
-    return [first, field(`Repeat the ${whose} passphrase`, repeat)]
-  }
-
   const element = h(
     'form',
     {
@@ -145,78 +217,21 @@ export function ownerForm(variant: 'P' | 'E' | undefined, usable: number, submit
       },
     },
     h('h3', { id: 'setup-owner-title', tabindex: '-1' }, 'Step 2 of 2: make it yours'),
-    field(labelOf('user'), user, `${sentence(CONFIG_FIELD_RULES.user.what(usable))} Shown to whoever logs in.`),
-    field(labelOf('email'), email, 'An address to reach the owner at.'),
-    ...passphraseFields(
-      'user',
-      userPass,
-      userRepeat,
-      `For everyday use: logging in, keys, settings. At least ${MIN_PASSPHRASE_CHARACTERS} characters; ` +
-        'several words are best.',
-    ),
-    ...passphraseFields(
-      'master',
-      masterPass,
-      masterRepeat,
-      'For the owner alone, kept apart: it signs this set-up and can replace the user passphrase. ' +
-        'It must differ from the user passphrase. Write it down and keep it safe: nobody can recover it.',
-    ),
-    field(
-      'Host name',
-      hostname,
-      `${sentence(CONFIG_FIELD_RULES.hostname.what(usable))} Fixed from now on; the device answers to it.`,
-    ),
-    field(
-      'Allowed web origin (CORS)',
-      origin,
-      "Pages of this origin may call the device, besides its own. This page's own by default; never *.",
-    ),
-    p &&
-      h(
-        'details',
-        { class: 'advanced' },
-        h('summary', {}, 'Advanced: network and disks'),
-        field('IP address', ip, `${sentence(CONFIG_FIELD_RULES.ip.what(usable))} Fixed from now on.`),
-        field(labelOf('storage_mode'), storageMode, 'How Disk 0 starts, and the cipher of Disk 1.'),
-        field(
-          labelOf('storage_disk0size'),
-          disk0,
-          `${sentence(CONFIG_FIELD_RULES.storage_disk0size.what(usable))} Disk 1 gets the rest.`,
-        ),
-      ),
+    ...ownerFields(c, p, usable),
     h('button', { type: 'submit' }, 'Set up the device'),
   )
-
   return {
     element,
     take() {
       for (const control of checks.keys()) check(control)
       // A wrong field hidden under Advanced is shown, so that the focus can reach it.
       const advanced = element.querySelector('details')
-      if (advanced && advanced.querySelector('[aria-invalid="true"]')) advanced.open = true
+      if (advanced?.querySelector('[aria-invalid="true"]')) advanced.open = true
       refuseIfInvalid(element)
-      return {
-        user: userPass.value,
-        master: masterPass.value,
-        cfg: {
-          user: user.value,
-          email: email.value,
-          hostname: hostname.value,
-          origin: origin.value,
-          ...INIT_FIXED_CHOICES,
-          ...(p
-            ? {
-                ip: ip.value,
-                storage_mode: Number(storageMode.value),
-                storage_disk0size: Number(disk0.value),
-                dnsd: P_INIT_DEFAULTS.dnsd,
-              }
-            : {}),
-        },
-      }
+      return { user: c.userPass.value, master: c.masterPass.value, cfg: cfgOf(c, p) }
     },
     clearPassphrases() {
-      for (const input of [userPass, userRepeat, masterPass, masterRepeat]) {
+      for (const input of [c.userPass, c.userRepeat, c.masterPass, c.masterRepeat]) {
         input.value = ''
         // The meters follow; the fields are not wrong for being emptied by the page.
         input.dispatchEvent(new Event('input'))

@@ -4,6 +4,7 @@
 // its label or banner. Step 2 takes the owner and personalises the device as hemctl init does (client/'s own
 // code), then logs in with the user passphrase's key. Over plain HTTP from another host it refuses at once.
 import { derivePassphraseKeyAsync, personalise, type PassphraseKey } from '../../client/browser.js'
+import { usableSectors } from '../../protocol/browser.js'
 import { copyButton } from '../copy-button.js'
 import { DeviceSession, deviceRequest, openDevice } from '../device-session.js'
 import { h } from '../dom.js'
@@ -65,10 +66,6 @@ export async function openSetupWizard(hooks: SetupHooks): Promise<void> {
     section.removeAttribute('aria-busy')
   }
   section.querySelector<HTMLElement>('#setup-title')?.focus()
-}
-
-function usableSectors(storage: unknown): number {
-  return Array.isArray(storage) ? storage.reduce((sum: number, disk) => sum + parseInt(String(disk), 10), 0) : 0
 }
 
 async function deviceStep(facts: DeviceFacts, fingerprint: string): Promise<HTMLElement> {
