@@ -1,6 +1,6 @@
 // client/'s face free of node: what the management app (webroot/) shares with hemctl: base64, the
-// login and the passphrase key, the crypto calls on a key, the TLS key's wrap, the typed errors, the
-// API's answer types, and the external authenticator's calls on the device and the broker.
+// login, the personalisation and the passphrase key, the crypto calls on a key, the TLS key's wrap, the typed
+// errors, the API's answer types, and the external authenticator's calls on the device and the broker.
 export { fromBase64, toBase64, toBase64Url } from './base64.js'
 export * as cryptoCalls from './crypto-calls.js'
 export { CryptoInputError, LIMITS, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
@@ -16,8 +16,9 @@ export {
 } from './errors.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { allKeys } from './key-list-calls.js'
+export { personalise, type InitKeys } from './personalise.js'
 export { wrapTlsKey } from './tls-key-wrap.js'
-export type { CipherAlg, Digest, KeyDetails, KeyEntry, KeyList, SignAlg, WrapAlg } from './types.js'
+export type { CipherAlg, Digest, KeyDetails, KeyEntry, KeyList, Personalised, SignAlg, WrapAlg } from './types.js'
 export {
   BrokerClient,
   type ApprovalEvent,

@@ -1,10 +1,11 @@
 // One device's exchange as its owner's program has it: requests, and the logins that authorize them.
-import { buildInitEjwt, buildLoginEjwt } from './ejwt-builder.js'
+import { buildLoginEjwt } from './ejwt-builder.js'
 import { refusal } from './errors.js'
 import { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
+import { personalise } from './personalise.js'
 import { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
 import type * as T from './types.js'
-import { b64, parseAnswer } from './wire.js'
+import { parseAnswer } from './wire.js'
 
 export interface HemClientOptions extends TransportOptions {
   url: string
@@ -155,20 +156,12 @@ export class DeviceSession {
     passphrases: { user: string; master: string },
     cfg: Record<string, unknown>,
   ): Promise<T.Personalised> {
-    const challenge = await this.json<T.InitChallenge>('GET', '/api/auth/init')
     const derive = this.o.deriveKey ?? derivePassphraseKeyAsync
-    const [user, master] = await Promise.all([
-      derive(passphrases.user, challenge.eid),
-      derive(passphrases.master, challenge.eid),
-    ])
-    const signed = {
-      origin: this.transport.origin,
-      ...cfg,
-      masterkey: b64(master.publicKey),
-      userkey: b64(user.publicKey),
+    const keys = async (eid: string) => {
+      const [user, master] = await Promise.all([derive(passphrases.user, eid), derive(passphrases.master, eid)])
+      return { user, master }
     }
-    const init = buildInitEjwt(master, challenge, signed, this.now())
-    return this.json('POST', '/api/auth/init', { json: { init } })
+    return personalise(this, keys, { origin: this.transport.origin, ...cfg }, this.now())
   }
 }
 

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { checkWebrootBudget, describeWebrootSize, measureWebroot, type WebrootSize } from './webroot-budget.js'
+import { factoryCaDefine } from './webroot-factory-ca.js'
 
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '..' : '../..', import.meta.url))
 const SOURCE = join(PACKAGE_TOP, 'webroot')
@@ -15,9 +16,13 @@ const COPIED = ['index.html']
 
 /**
  * Replaces `outDir` with a fresh build; the same sources give the same bytes. Returns its size;
- * WebrootBudgetError when it is over its budget (webroot-budget.ts).
+ * WebrootBudgetError when it is over its budget (webroot-budget.ts). `factoryCa` (PEM) is the CA the set-up
+ * wizard checks attestations against, by default the development one (webroot-factory-ca.ts).
  */
-export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<WebrootSize> {
+export async function buildWebroot(
+  outDir: string = WEBROOT_OUT,
+  { factoryCa }: { factoryCa?: string } = {},
+): Promise<WebrootSize> {
   await rm(outDir, { recursive: true, force: true })
   await mkdir(outDir, { recursive: true })
   await build({
@@ -30,6 +35,7 @@ export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<Webroo
     target: 'es2022',
     minify: true,
     logLevel: 'warning',
+    define: await factoryCaDefine(factoryCa),
   })
   // One stylesheet: style.css and the screens' own, which it @imports.
   await build({

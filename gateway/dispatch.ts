@@ -32,6 +32,7 @@ import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 import { routeTable } from './routes.js'
 import { withDiagRoutes } from './diag-routes.js'
+import type { ServedTls } from './served-tls.js'
 import { TlsBreaker } from './tls-breaker.js'
 import { TurnEnd } from './turn-end.js'
 import type { GatewayOptions, Route } from './types.js'
@@ -75,7 +76,11 @@ export class Dispatcher {
   /** The app's headers, made once: a cloud that no CSP may name stops the gateway's start, not a page. */
   private readonly siteHeaders: [string, string][]
 
-  constructor(private readonly options: GatewayOptions) {
+  constructor(
+    private readonly options: GatewayOptions,
+    /** The HTTPS listener's chain (`GET /api/system/tls`); none without one. */
+    private readonly servedTls?: ServedTls,
+  ) {
     this.siteHeaders = staticHeaders(options.appCloud)
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
@@ -345,6 +350,7 @@ export class Dispatcher {
         body,
         ...device,
         clock,
+        ...(this.servedTls ? { servedTls: this.servedTls } : {}),
         readModel: (service) => bus.readModel(service),
       })
     }

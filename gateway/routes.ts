@@ -10,6 +10,7 @@ import {
 import { apiDescription } from './api-description.js'
 import { StatusRendering } from './status-rendering.js'
 import type { Route, RouteHandler } from './types.js'
+import { servedTlsReply } from './served-tls.js'
 import { renderVersion } from './version.js'
 
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
@@ -114,6 +115,7 @@ export const routeTable: readonly Route[] = [
   route('GET', '/api/system/version', open, { kind: 'read', render: renderVersion }),
   route('GET', '/api/system/status', open, { kind: 'read', render: (ctx) => status.render(ctx) }),
   route('GET', '/api/openapi.json', open, { kind: 'read', render: apiDescription(() => routeTable) }),
+  route('GET', '/api/system/tls', open, { kind: 'read', render: (ctx) => servedTlsReply(ctx.servedTls) }),
 
   route('GET', '/api/auth/init', open, command('auth', 'init_challenge'), { source: true }),
   route('POST', '/api/auth/init', open, command('auth', 'init'), {

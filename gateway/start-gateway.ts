@@ -9,6 +9,7 @@ import { Dispatcher } from './dispatch.js'
 import { ListenError } from './errors.js'
 import type { Gateway, GatewayOptions } from './types.js'
 import { listenerOrigins } from './listener-origins.js'
+import { readServedTls, type ServedTls } from './served-tls.js'
 
 /** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1
@@ -38,7 +39,7 @@ interface Fronts {
 
 /** Starts the HTTP and/or HTTPS listeners (port 0 picks a free port); both share one dispatcher. */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const dispatcher = new Dispatcher(options)
+  const dispatcher = new Dispatcher(options, options.https && (await servedTls(options.https)))
   const listeners: Listener[] = []
   let fronts: Fronts | undefined
   const stop = (): void => {
@@ -90,6 +91,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 function tlsApp({ certFile, keyFile }: { certFile: string; keyFile: string }): TemplatedApp {
   try {
     return uWS.SSLApp({ cert_file_name: certFile, key_file_name: keyFile })
+  } catch (error) {
+    throw tlsFilesError(certFile, keyFile, error)
+  }
+}
+
+/** The chain the HTTPS listener is about to load, for `GET /api/system/tls`. */
+async function servedTls({ certFile, keyFile }: { certFile: string; keyFile: string }): Promise<ServedTls> {
+  try {
+    return await readServedTls(certFile)
   } catch (error) {
     throw tlsFilesError(certFile, keyFile, error)
   }

@@ -15,6 +15,7 @@ import type {
 } from '../protocol/index.js'
 import type { Clock, WebrootStore } from '../hal/index.js'
 import type { GatewayBus } from '../bus/index.js'
+import type { ServedTls } from './served-tls.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
 
@@ -41,6 +42,8 @@ export interface ReadContext {
   storage: StorageState
   upgrade: UpgradeState
   clock: Clock
+  /** The chain the HTTPS listener serves; absent without one. */
+  servedTls?: ServedTls
   readModel<S>(service: string): S | undefined
 }
 

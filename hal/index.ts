@@ -73,6 +73,8 @@ export { prepareDataDirAccess, type DataDirAccounts, type HalAccount } from './s
 export { readDeviceIdentity } from './sim/device-identity.js'
 export { killOrphan } from './sim/orphan-process.js'
 export { createTlsCertificate } from './sim/tls-certificate.js'
+export { colonHex } from './x509/colon-hex.js'
 export { ecdsaKeyPair } from './x509/ecdsa-key-pair.js'
 export { attestationKeyHash, parseGenuine, signGenuine, verifyGenuine } from './x509/genuine-statement.js'
 export { parseDerCertificate } from './x509/parse-der-certificate.js'
+export { fromPem } from './x509/pem.js'

@@ -1,7 +1,8 @@
 // protocol/'s face free of node: what the management app (webroot/) uses, and what the code it
 // shares with the device (the journal check, the image header, the client's login) takes from here.
-export { CONFIG_FIELD_RULES, STORAGE_MODES, type ConfigRuleField } from './config-field-rules.js'
+export { CONFIG_FIELD_RULES, STORAGE_MODES, usableSectors, type ConfigRuleField } from './config-field-rules.js'
 export type { Variant } from './device.js'
+export { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, P_INIT_DEFAULTS } from './personalisation-defaults.js'
 export type { SelfTestAnswer } from './diag.js'
 export { FLS } from './fail-state.js'
 export { scopeSatisfies } from './scopes.js'

@@ -45,6 +45,11 @@ const pattern = (re: RegExp, what: string): ConfigFieldRule => ({
   valid: (v) => typeof v === 'string' && re.test(v),
 })
 
+/** The sectors the two disks share, from status `storage` (one "<sectors>:<mode>" per disk); 0 without disks. */
+export function usableSectors(storage: unknown): number {
+  return Array.isArray(storage) ? storage.reduce((sum: number, disk) => sum + parseInt(String(disk), 10), 0) : 0
+}
+
 /** The largest Disk 0 that leaves Disk 1 its minimum. */
 export const maxDisk0Sectors = (usable: number) => Math.max(MIN_DISK_SECTORS, usable - MIN_DISK_SECTORS)
 

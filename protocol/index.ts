@@ -26,6 +26,7 @@ export {
   type ConfigFieldRule,
   type ConfigRuleField,
 } from './config-field-rules.js'
+export { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, P_INIT_DEFAULTS } from './personalisation-defaults.js'
 export { DEADLINE_MS, deadlinePassed, TIMEOUT_ERROR, type DeadlineClass } from './deadlines.js'
 export type { DiskCipher, DiskMode, Variant } from './device.js'
 export { FAULT_EVENTS, FLS, type FaultEventType } from './fail-state.js'

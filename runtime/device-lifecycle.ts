@@ -15,7 +15,7 @@ export interface DeviceGround {
   natsUrl: string
   /** The per-service bus users: hemd's own, or those `hemd bus-config` wrote for an outside server (none: --nats). */
   access: Pick<OwnBus, 'credentials'> | undefined
-  tls: { certFile: string; keyFile: string } | undefined
+  tls: { certFile: string; keyFile: string; certDer: Uint8Array } | undefined
   /** The device's options as each service gets them (the mirror's backend only where it can mirror). */
   serviceOptions: DeviceOptions
 }

@@ -144,6 +144,9 @@ function deviceFace(
       return supervisor.corsOrigin
     },
     logPublicKey: hal.enclave.logSigner.publicKey,
+    get tlsCertificate() {
+      return https && (ground.tls ?? hal.enclave.tlsCredentials()).certDer
+    },
     get uidSeparation() {
       return device.services?.uidSeparation
     },

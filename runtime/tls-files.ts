@@ -9,11 +9,14 @@ export class TlsFilesError extends Error {
   }
 }
 
-/** Checks an operator's certificate and key before the device serves them: readable, PEM, and a pair. */
+/**
+ * Checks an operator's certificate and key before the device serves them: readable, PEM, and a pair. Answers the
+ * files and the leaf's DER (the banner's fingerprint).
+ */
 export async function loadTlsFiles(files: {
   certFile: string
   keyFile: string
-}): Promise<{ certFile: string; keyFile: string }> {
+}): Promise<{ certFile: string; keyFile: string; certDer: Uint8Array }> {
   const certFile = resolve(files.certFile)
   const keyFile = resolve(files.keyFile)
   const cert = await readFile(certFile).catch((err: unknown) => {
@@ -38,5 +41,5 @@ export async function loadTlsFiles(files: {
   if (!x509.checkPrivateKey(privateKey)) {
     throw new TlsFilesError(`the key in ${keyFile} does not belong to the certificate in ${certFile}`)
   }
-  return { certFile, keyFile }
+  return { certFile, keyFile, certDer: new Uint8Array(x509.raw) }
 }

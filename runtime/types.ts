@@ -107,6 +107,8 @@ export interface Device {
   readonly corsOrigin: string | undefined
   /** Ed25519 public key that signs the journal (`/api/logger/key`). */
   readonly logPublicKey: Uint8Array
+  /** The leaf certificate (DER) the HTTPS listener serves; undefined without one. */
+  readonly tlsCertificate: Uint8Array | undefined
   /** On a trial boot of new firmware: whether it confirmed its health (the launcher then keeps it). */
   readonly trial: 'confirmed' | 'refused' | undefined
   /** Resolves once the device has stopped, by `stop()`, by an API shutdown, or by a fault. */

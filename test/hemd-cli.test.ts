@@ -139,6 +139,7 @@ t.test("--tls-cert and --tls-key serve the operator's certificate", async (t) =>
     socket.on('error', reject)
   })
   t.equal(served.fingerprint256, new X509Certificate(await readFile(`${dir}/cert.pem`)).fingerprint256)
+  t.ok(hemd.stdout().includes(`  tls    SHA-256 ${served.fingerprint256}\n`), "the banner's tls line: its fingerprint")
 })
 
 t.test('usage', async (t) => {

@@ -76,8 +76,7 @@ function watched(event: WatchEvent): void {
 }
 
 function showDeviceLine(status: DeviceStatus): void {
-  ui.deviceLine.textContent =
-    status.inited === false ? 'This device has no owner yet: personalise it first (hemctl init).' : ''
+  ui.deviceLine.textContent = status.inited === false ? 'This device has no owner yet: set it up below.' : ''
   ui.banner.hidden = status.fls_state === 0
   ui.banner.textContent =
     status.fls_state === 0 ? '' : `The device is in the fail state: ${describeFailState(status.fls_state)}.`
@@ -178,6 +177,8 @@ function logOut(message: string): void {
 async function showLogin(reason?: string): Promise<void> {
   ui.loginReason.textContent = reason ?? ''
   ui.loginReason.hidden = reason === undefined
+  // A device with no owner (fresh, or after a wipeout) shows the set-up wizard above the login instead.
+  void watch.read().then(offerSetup, () => undefined)
   const refusal = await plainHttpRefusal()
   ui.loginRefused.replaceChildren(...(refusal ? [refusal] : []))
   ui.loginRefused.hidden = !refusal
@@ -189,6 +190,13 @@ async function showLogin(reason?: string): Promise<void> {
   const offer = h('div')
   ui.remoteLogin.replaceChildren(offer)
   await offerApproval(offer, feedback, approvedLogin)
+}
+
+/** A device with no owner gets the set-up wizard, loaded now: it runs once in its life. */
+async function offerSetup(status: DeviceStatus): Promise<void> {
+  if (status.inited !== false) return
+  const { openSetupWizard } = await import('./setup/setup-wizard.js')
+  await openSetupWizard({ login: ui.login, feedback, scope: LOGIN_SCOPE, loggedIn: approvedLogin })
 }
 
 function approvedLogin(session: DeviceSession): void {

@@ -191,7 +191,15 @@ export class DeviceSession implements DeviceJson {
    */
   static async open(passphrase: string, firstScope: string): Promise<DeviceSession> {
     const first = await challenge()
-    const key = await derivePassphraseKeyAsync(passphrase, first.eid)
+    return DeviceSession.#start(await derivePassphraseKeyAsync(passphrase, first.eid), firstScope, first)
+  }
+
+  /** As `open`, with the key already derived for the device's eid (the set-up wizard's user key). */
+  static async withKey(key: PassphraseKey, firstScope: string): Promise<DeviceSession> {
+    return DeviceSession.#start(key, firstScope, await challenge())
+  }
+
+  static async #start(key: PassphraseKey, firstScope: string, first: TokenChallenge): Promise<DeviceSession> {
     const mint: Mint = async (scope) => {
       const next = await challenge()
       // Another boot's session key: the device restarted since the login, and every login ended with it.

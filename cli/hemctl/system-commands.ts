@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises'
 import { type Command, parseOptions, readPassphrase, UsageError } from '../index.js'
 import { type HemClient, PinStore, type Status } from '../../client/index.js'
+import { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, P_INIT_DEFAULTS } from '../../protocol/index.js'
 import {
   clientCommand,
   configDir,
@@ -103,7 +104,11 @@ async function newPassphrase(
   return passphrase
 }
 
-const P_ONLY = { ip: '192.168.7.1/24', 'storage-mode': '0x51', 'disk0-sectors': '4194304' } as const
+const P_ONLY = {
+  ip: P_INIT_DEFAULTS.ip,
+  'storage-mode': `0x${P_INIT_DEFAULTS.storage_mode.toString(16)}`,
+  'disk0-sectors': String(P_INIT_DEFAULTS.storage_disk0size),
+} as const
 
 const init: Command<HemctlIo> = {
   summary: 'personalise a fresh device: its owner, both passphrases, its network',
@@ -114,7 +119,7 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
 --master-passphrase-file FILE, else $HEM_MASTER_PASSPHRASE, else the terminal.`,
     `  --user NAME                    the owner's name (at most 64 printable characters)
   --email EMAIL                  the owner's e-mail address
-  --hostname HOST                the device's host name (default hem.local; fixed from now on)
+  --hostname HOST                the device's host name (default ${DEFAULT_HOSTNAME}; fixed from now on)
   --origin ORIGIN                the web origin allowed to call the API besides the device's own (default the
                                  origin of --url: no other page; * allows every page the owner visits)
   --ip CIDR                      P: the device's address (default ${P_ONLY.ip}; fixed from now on)
@@ -132,7 +137,7 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
         'master-passphrase-file': { type: 'string' },
         user: { type: 'string' },
         email: { type: 'string' },
-        hostname: { type: 'string', default: 'hem.local' },
+        hostname: { type: 'string', default: DEFAULT_HOSTNAME },
         origin: { type: 'string' },
         ip: { type: 'string' },
         'storage-mode': { type: 'string' },
@@ -153,16 +158,14 @@ from --passphrase-file FILE, else $HEM_PASSPHRASE, else the terminal; the master
       hostname: values.hostname,
       // Else the client library's default: the device's own origin.
       ...(values.origin !== undefined ? { origin: values.origin } : {}),
-      trusted_ts: true,
-      trusted_backend: false,
-      allow_keysearch: false,
+      ...INIT_FIXED_CHOICES,
       ...(values['gen-csr'] ? { gen_csr: true } : {}),
       ...(isP
         ? {
             ip: values.ip ?? P_ONLY.ip,
             storage_mode: wholeNumber('--storage-mode', values['storage-mode'] ?? P_ONLY['storage-mode']),
             storage_disk0size: wholeNumber('--disk0-sectors', values['disk0-sectors'] ?? P_ONLY['disk0-sectors']),
-            dnsd: false,
+            dnsd: P_INIT_DEFAULTS.dnsd,
           }
         : {}),
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +12,7 @@ import {
   type RuntimeMessage,
 } from '../../runtime/index.js'
 import type { NbdListen } from '../../actors/storage/index.js'
-import type { TrustAnchorName } from '../../hal/index.js'
+import { colonHex, type TrustAnchorName } from '../../hal/index.js'
 import { resolveTrust, type ResolvedTrust, type TrustFiles } from './trust-flags.js'
 import type { TemperatureRange } from '../../protocol/index.js'
 import { parseEndpoint, UsageError } from './endpoint.js'
@@ -342,6 +343,9 @@ function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: st
     `  data   ${device.dataDir}`,
     `  http   ${device.httpUrl ?? '-'}`,
     `  https  ${device.httpsUrl ?? '-'}${args.tls ? ' (operator certificate)' : ' (device certificate)'}`,
+    ...(device.tlsCertificate
+      ? [`  tls    SHA-256 ${colonHex(createHash('sha256').update(device.tlsCertificate).digest())}`]
+      : []),
     `  bus    ${bus}`,
     ...mirror,
     ...(device.nbdAddress ? [`  nbd    ${device.nbdAddress} (exports disk0, disk1 while unlocked)`] : []),

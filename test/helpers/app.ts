@@ -4,7 +4,8 @@ import { cp, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { buildWebroot, WEBROOT_OUT } from '../../deploy/build-webroot.js'
-import { repoRoot } from './device.js'
+import type { Device } from '../../runtime/types.js'
+import { bootDevice, repoRoot } from './device.js'
 import { SimWebrootStore } from '../../hal/sim/webroot-store.js'
 import { accessibilityViolations, openPage } from './browser.js'
 import { owned, USER_PASS, type Owned, type OwnedOptions } from './owner.js'
@@ -95,4 +96,37 @@ export async function openApp(t: Test, options: OwnedOptions & { ownBrowser?: bo
         ),
     violations: () => accessibilityViolations(page),
   }
+}
+
+/** The factory hostname a fresh device answers to (machines/config.ts): where its owner opens the app first. */
+export const FRESH_HOST = 'hem.local'
+
+export interface FreshApp {
+  device: Device
+  page: Page
+  /** Script errors and CSP violations so far; a passing test ends with none. */
+  problems: string[]
+  /** The app's URL over HTTPS at the factory hostname. */
+  url: string
+  violations(): Promise<string[]>
+}
+
+/**
+ * A fresh P device (not personalised) with the app installed, and a Chromium page on the app over HTTPS at the
+ * factory hostname, as its new owner opens it; `beforeOpen` runs on the device first (a provisioning).
+ */
+export async function openFreshApp(
+  t: Test,
+  { beforeOpen }: { beforeOpen?: (device: Device) => Promise<void> } = {},
+): Promise<FreshApp> {
+  const root = t.testdir({ data: {}, scratch: {} })
+  const dataDir = join(root, 'data')
+  // Installed before the boot, so that the device names it (version `uis`) as it would its factory app.
+  await installApp(dataDir, join(root, 'scratch'))
+  const device = await bootDevice(t, { dataDir, variant: 'P' })
+  await beforeOpen?.(device)
+  const { page, problems } = await openPage(t)
+  const url = `${device.httpsUrl!.replace('127.0.0.1', FRESH_HOST)}/`
+  await page.goto(url)
+  return { device, page, problems, url, violations: () => accessibilityViolations(page) }
 }

@@ -1,5 +1,6 @@
 // Settings: every configuration field (the device's rules shown and checked before sending), the
 // passphrase change, the HTTPS certificate (CSR and import), the authenticators and the factory reset.
+import { usableSectors } from '../../protocol/browser.js'
 import { h } from '../dom.js'
 import type { View } from '../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, configForm, type Config } from './settings/config-form.js'
@@ -9,13 +10,9 @@ import { csrPanel } from './settings/csr-panel.js'
 import { fillFixedFields } from './settings/fixed-fields.js'
 import { passphraseForm } from './settings/passphrase-form.js'
 import { rebootOffer } from './settings/reboot-offer.js'
+import { tlsCertificatePanel } from './settings/tls-certificate-panel.js'
 import { tlsImportForm } from './settings/tls-import-form.js'
 import { wipeoutForm } from './settings/wipeout-form.js'
-
-/** The sectors the two disks share: status `storage` is one "<sectors>:<mode>" per disk. */
-function usableSectors(storage: unknown): number {
-  return Array.isArray(storage) ? storage.reduce((sum: number, disk) => sum + parseInt(String(disk), 10), 0) : 0
-}
 
 export const settingsView: View = {
   path: 'settings',
@@ -45,6 +42,7 @@ export const settingsView: View = {
         'section',
         { 'aria-labelledby': 'tls-title' },
         h('h3', { id: 'tls-title' }, 'HTTPS certificate'),
+        tlsCertificatePanel(ctx, reboot),
         csrPanel(ctx, hostname),
         tlsImportForm(ctx, () => config, reboot),
       ),
