@@ -45,6 +45,10 @@ t.test('settings: the certificate in use, and after an import and its reboot', {
   t.equal((await shown(page))[3], fingerprint, 'staged, not in use: the panel still shows the served one')
   await page.getByRole('button', { name: 'Reboot now' }).click()
   await page.getByRole('status').filter({ hasText: 'The device rebooted and is back' }).waitFor({ timeout: 120_000 })
+  // The reboot ended the session, as every restart does: the owner logs in again.
+  await page.getByText('The device restarted').first().waitFor()
+  await app.logIn()
+  await app.go('Settings')
   const imported = new X509Certificate(Buffer.from(leaf))
   await page
     .locator('#tls-in-use dd')
