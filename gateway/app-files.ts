@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto'
 import { extname } from 'node:path'
-import { promisify } from 'node:util'
-import { brotliCompress, constants, gzip } from 'node:zlib'
 import type { WebrootStore } from '../hal/index.js'
 import type { ContentEncoding } from './accept-encoding.js'
+import { compress } from './compress.js'
 import { appFilePath, staticFile } from './static-site.js'
-
-const brotli = promisify(brotliCompress)
-const gzipped = promisify(gzip)
 
 /** Formats that are compressed already: another pass costs time and saves nothing. */
 const PRECOMPRESSED = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.woff', '.woff2', '.wasm'])
@@ -39,22 +35,16 @@ class AppFile {
   as(encoding: ContentEncoding): Promise<AppFileAnswer> {
     if (encoding === 'identity' || !this.compressible) return Promise.resolve(this.identity)
     let answer = this.encoded.get(encoding)
-    if (!answer) this.encoded.set(encoding, (answer = this.compress(encoding)))
+    if (!answer) {
+      this.encoded.set(encoding, (answer = this.encode(encoding)))
+      answer.catch(() => this.encoded.delete(encoding))
+    }
     return answer
   }
 
-  /** On zlib's threads: the event loop goes on while a large file is compressed at the highest level. */
-  private async compress(encoding: 'br' | 'gzip'): Promise<AppFileAnswer> {
+  private async encode(encoding: 'br' | 'gzip'): Promise<AppFileAnswer> {
     const { body, contentType, etag } = this.identity
-    const compressed =
-      encoding === 'br'
-        ? await brotli(body, {
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-            },
-          })
-        : await gzipped(body, { level: constants.Z_BEST_COMPRESSION })
+    const compressed = await compress(body, encoding)
     if (compressed.length >= body.length) return this.identity
     return { body: compressed, contentType, encoding, etag: `${etag.slice(0, -1)}-${encoding}"` }
   }
