@@ -176,8 +176,9 @@ export class Dispatcher {
     const raw = await body
     // uWS parses a read whole, and closes the connection if a request follows this one in it (see
     // ConnectionReads): nothing runs for this one until that read is through, nor once it is closed.
-    // A read from the projections changes nothing, so it need not wait: the device's hottest path.
-    if (match?.route.handler.kind !== 'read') {
+    // A read from the projections changes nothing, so it need not wait: the device's hottest path. Nor
+    // does a request of no route (an app's file).
+    if (match && match.route.handler.kind !== 'read') {
       exchange.reads.hold()
       await this.turnEnd.next()
       if (!exchange.open) return
