@@ -34,6 +34,8 @@ export async function buildWebroot(outDir: string = WEBROOT_OUT): Promise<Webroo
     platform: 'browser',
     target: 'es2022',
     minify: true,
+    // As it is, not \u-escaped: the page and the gateway say UTF-8, and the app's words have dashes and ellipses.
+    charset: 'utf8',
     logLevel: 'warning',
   })
   // One stylesheet: style.css and the screens' own, which it @imports.
