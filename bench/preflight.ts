@@ -1,9 +1,10 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { answered } from './measure.js'
 import type { HttpLoad, Scenario } from './types.js'
 
 /**
- * Runs a scenario's exchange once and throws unless it is answered 2xx: a load of failing
+ * Runs a scenario's exchange once and throws unless it is answered 2xx (or the status it asks for): a load of failing
  * requests measures nothing, and the answer says why it fails.
  */
 export function preflight(scenario: Scenario): Promise<void> {
@@ -24,7 +25,7 @@ function preflightHttp(id: string, load: HttpLoad): Promise<void> {
       res.setEncoding('utf8').on('data', (chunk: string) => (text.length < 500 ? (text += chunk) : undefined))
       res.on('end', () => {
         const status = res.statusCode ?? 0
-        if (status >= 200 && status < 300) resolve()
+        if (answered(status, load.status)) resolve()
         else reject(new Error(`${id}: ${load.method} ${url.pathname} answered ${status} ${text}`))
       })
     })

@@ -9,6 +9,7 @@ import { measureBoots, type BootSample } from './boot-time.js'
 import { busCount, type BusCount } from './bus-batch.js'
 import { startBusHemd, type BusHemd } from './bus-hemd.js'
 import { checkTargets, type TargetCheck } from './check-targets.js'
+import { etagOf } from './etag-of.js'
 import { APPROVAL_DEVICES, measureApprovals, type ApprovalsResult } from './cloud-approvals.js'
 import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
 import { startHemdTarget, type HemdTarget } from './hemd-target.js'
@@ -81,6 +82,8 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
   hmac: ['primitives'],
   pqc: ['primitives'],
   status: ['get'],
+  // Against itself: the same file uncompressed, in the same run.
+  static: [],
   scaling: [],
   login: [],
   download: ['download'],
@@ -385,5 +388,6 @@ async function hemdInputs(
       image: groups.includes('upload') ? await uiImage(workDir) : Buffer.alloc(0),
       token: await client.token('system:upgrade'),
     },
+    appTag: groups.includes('static') ? await etagOf(`${hemd.httpsUrl}/app.js`, { 'Accept-Encoding': 'br' }) : '',
   }
 }

@@ -12,6 +12,7 @@ records) against a baseline in its own process for each: encrypt (a: uWS + node:
 NATS -> echo, c: hemd), decrypt AES256-GCM, decrypt with X25519 ECDH (pubkey), sign (Ed25519,
 ECDSA P-256), hmac (HMAC-SHA-256), pqc (ML-KEM-768 encaps, ML-DSA-65 sign; each of these against
 the same primitive of the device's engines behind bare uWS), status (a bare uWS GET, HTTPS),
+static (the app's /app.js: br, and br revalidated by its ETag, a 304, against the same file uncompressed),
 scaling (encrypt as c at 1, 8, 32, 128 and 512 connections on a second hemd run with --bus on a
 nats-server the bench watches: the commands per NATS message from the gateway, counted on the
 bus), login (against its 500 ms floor), a journal file download and a 16 MiB upload (bare uWS

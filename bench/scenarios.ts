@@ -7,6 +7,8 @@ const ENCRYPT = '/api/crypto/cipher/encrypt'
 const DECRYPT = '/api/crypto/cipher/decrypt'
 const STATUS = '/api/system/status'
 const UPLOAD = '/api/system/upgrade/upload_ui'
+/** The app's script, as a browser fetches it (the installed factory app's). */
+const APP_JS = '/app.js'
 
 /** The groups of scenarios `--only` picks from, in the order a round runs them. */
 export const GROUPS = [
@@ -17,6 +19,7 @@ export const GROUPS = [
   'hmac',
   'pqc',
   'status',
+  'static',
   'scaling',
   'login',
   'download',
@@ -67,6 +70,8 @@ export interface ScenarioInputs {
   logFile: { id: string; bytes: number; token: string }
   /** The 16 MiB signed image, and a `system:upgrade` token. */
   upload: { image: Buffer; token: string }
+  /** The ETag hemd gives /app.js in br (what a browser's If-None-Match sends back). */
+  appTag: string
 }
 
 const json = (token: string): Record<string, string> => ({
@@ -168,6 +173,30 @@ const SCENARIOS: Record<LoadGroup, (inputs: ScenarioInputs) => Scenario[]> = {
         hemd: true,
         title: 'hemd GET /api/system/status (HTTPS)',
         load: { ...get, url: inputs.urls.hemdHttps + STATUS },
+      },
+    ]
+  },
+  static: (inputs) => {
+    const get = (headers: Record<string, string>) => ({
+      kind: 'http' as const,
+      method: 'GET' as const,
+      url: inputs.urls.hemdHttps + APP_JS,
+      headers,
+    })
+    const br = { 'Accept-Encoding': 'br' }
+    return [
+      {
+        id: 'app-plain',
+        hemd: true,
+        title: `hemd GET ${APP_JS}, uncompressed (HTTPS)`,
+        load: get({}),
+      },
+      { id: 'app-br', hemd: true, title: `hemd GET ${APP_JS}, br (HTTPS)`, load: get(br) },
+      {
+        id: 'app-304',
+        hemd: true,
+        title: `hemd GET ${APP_JS}, br, If-None-Match: 304 (HTTPS)`,
+        load: { ...get({ ...br, 'If-None-Match': inputs.appTag }), status: 304 },
       },
     ]
   },

@@ -22,6 +22,8 @@ export interface HttpLoad {
   body?: string
   /** Connections of this load, when not the bench's (large transfers need fewer). */
   connections?: number
+  /** The status each answer must have (a revalidation's 304); any 2xx when absent. */
+  status?: number
 }
 
 /** A whole exchange repeated one at a time (a login, an upload), each timed from start to answer. */

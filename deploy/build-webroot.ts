@@ -1,12 +1,13 @@
 // Builds the management app (webroot/) into a web root: its page as it is, its styles (with the
 // screens' own) into one style.css, its TypeScript (with the client code it shares with hemctl)
-// into one app.js.
+// into ES modules: app.js, what the login needs, and chunks/, each screen's own code (and what
+// screens share), fetched by `import()` the first time the screen shows.
 // `node dist/deploy/build-webroot.js [OUT]`, default dist-webroot/; hem-image packs the result.
 import { copyFile, mkdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
-import { checkWebrootBudget, describeWebrootSize, measureWebroot, type WebrootSize } from './webroot-budget.js'
+import { checkAppBudget, describeAppSize, measureWebroot, type WebrootSize } from './webroot-budget.js'
 import { factoryCaDefine } from './webroot-factory-ca.js'
 
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '..' : '../..', import.meta.url))
@@ -27,13 +28,19 @@ export async function buildWebroot(
   await mkdir(outDir, { recursive: true })
   await build({
     entryPoints: [join(SOURCE, 'app.ts')],
-    outfile: join(outDir, 'app.js'),
+    outdir: outDir,
+    // Named by their content: the same sources give the same names, and a new app never serves a chunk
+    // of the old one under the same name.
+    chunkNames: 'chunks/[name]-[hash]',
     tsconfig: join(SOURCE, 'tsconfig.json'),
     bundle: true,
-    format: 'iife',
+    format: 'esm',
+    splitting: true,
     platform: 'browser',
     target: 'es2022',
     minify: true,
+    // As it is, not \u-escaped: the page and the gateway say UTF-8, and the app's words have dashes and ellipses.
+    charset: 'utf8',
     logLevel: 'warning',
     define: await factoryCaDefine(factoryCa),
   })
@@ -47,12 +54,12 @@ export async function buildWebroot(
   })
   for (const file of COPIED) await copyFile(join(SOURCE, file), join(outDir, file))
   const size = await measureWebroot(outDir)
-  checkWebrootBudget(size)
+  checkAppBudget(size)
   return size
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const out = resolve(process.argv[2] ?? WEBROOT_OUT)
   const size = await buildWebroot(out)
-  console.log(`built the management app into ${out}\n${describeWebrootSize(size)}`)
+  console.log(`built the management app into ${out}\n${describeAppSize(size)}`)
 }

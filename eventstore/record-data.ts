@@ -1,7 +1,7 @@
 // A record's data field: base64url of a msgpack map (KEY_INIT excepted: its data is a raw signature).
 // Reading only, without node: the management app decodes records with it too (pack-data.ts writes them).
 
-import { Unpackr } from 'msgpackr'
+import { Unpackr } from 'msgpackr/unpack'
 import { fromBase64Url } from './from-base64url.js'
 import { LogType, type RecordLine } from '../protocol/browser.js'
 

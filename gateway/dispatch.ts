@@ -26,7 +26,10 @@ import { corsHeaders, deviceOrigin, originAllowed, preflightHeaders } from './co
 import { BusTimeoutError, BusUnavailableError, HttpError } from './errors.js'
 import { Exchange } from './exchange.js'
 import { errorReply } from './reply-body.js'
-import { APP_CONFIG_PATH, appConfigReply, staticFile, staticHeaders } from './static-site.js'
+import { APP_CONFIG_PATH, appConfigReply, staticHeaders } from './static-site.js'
+import { preferredEncoding } from './accept-encoding.js'
+import { AppFiles } from './app-files.js'
+import { noneMatchHits } from './if-none-match.js'
 import { forwardUpload, UploadBody, uploadLength, type UploadHead } from './upload.js'
 import { Router, type RouteMatch } from './router.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
@@ -37,12 +40,19 @@ import { TlsBreaker } from './tls-breaker.js'
 import { TurnEnd } from './turn-end.js'
 import type { GatewayOptions, Route } from './types.js'
 
+interface SiteHead {
+  acceptEncoding: string
+  ifNoneMatch: string
+}
+
 /** What the request carried that later steps need; uWS's HttpRequest dies when the handler returns. */
 interface RequestHead {
   tls: boolean
   host: string
   origin: string
   authorization: string
+  /** A request for the app's files (no route): what its answer is chosen by. */
+  site: SiteHead | undefined
   /**
    * The client's address as this socket sees it, for a route that passes it on (Route.source): the services use it
    * for fairness only (CommandRequest.source). Read while uWS's response is alive: it dies with the handler.
@@ -75,6 +85,7 @@ export class Dispatcher {
   private readonly turnEnd = new TurnEnd()
   /** The app's headers, made once: a cloud that no CSP may name stops the gateway's start, not a page. */
   private readonly siteHeaders: [string, string][]
+  private readonly appFiles: AppFiles
 
   constructor(
     private readonly options: GatewayOptions,
@@ -82,6 +93,7 @@ export class Dispatcher {
     private readonly servedTls?: ServedTls,
   ) {
     this.siteHeaders = staticHeaders(options.appCloud)
+    this.appFiles = new AppFiles(options.webroot)
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
     const table = options.routes ?? routeTable
@@ -119,6 +131,9 @@ export class Dispatcher {
       origin: req.getHeader('origin'),
       authorization: req.getHeader('authorization'),
       source: match?.route.source ? clientAddress(res, fronted) : undefined,
+      site: match
+        ? undefined
+        : { acceptEncoding: req.getHeader('accept-encoding'), ifNoneMatch: req.getHeader('if-none-match') },
     }
     const device = deviceView(this.options.bus)
     if (device) setTransportHeaders(exchange, head, device.identity.transport, this.ownOrigins)
@@ -166,20 +181,26 @@ export class Dispatcher {
     const raw = await body
     // uWS parses a read whole, and closes the connection if a request follows this one in it (see
     // ConnectionReads): nothing runs for this one until that read is through, nor once it is closed.
-    // A read from the projections changes nothing, so it need not wait: the device's hottest path.
-    if (match?.route.handler.kind !== 'read') {
+    // A read from the projections changes nothing, so it need not wait: the device's hottest path. Nor
+    // does a request of no route (an app's file).
+    if (match && match.route.handler.kind !== 'read') {
       exchange.reads.hold()
       await this.turnEnd.next()
       if (!exchange.open) return
     }
     this.refusable.delete(exchange)
     exchange.clearDeadline()
+    // The app's files are public and no page of another origin may read them (no CORS header names it): a
+    // module script, fetched with its page's Origin, is served whatever that origin, e.g. of a device with no
+    // hostname reached by a name. The API's own 404s still come after the origin's check.
+    if (head.site && exchange.method !== 'OPTIONS' && !exchange.path.startsWith('/api/'))
+      return this.site(exchange, head.site)
     const known = this.known(head, device)
     if (exchange.method === 'OPTIONS') {
       for (const [name, value] of preflightHeaders) exchange.setHeader(name, value)
       return exchange.send({ status: 204 })
     }
-    if (!match) return this.site(exchange)
+    if (!match) throw new HttpError(404, 'not_found', 'No such resource')
     const { route } = match
     const actorChecked = route.bodyCheck === 'actor'
     // An actor-checked body (a cipher request) is parsed once, by the actor: its KID is checked there,
@@ -198,18 +219,27 @@ export class Dispatcher {
     exchange.send(await this.run(match, exchange.rid, head, known, principal, forwarded), route.closes === true)
   }
 
-  /** Anything outside `/api/` is the management app's (P); the API's 404 otherwise. */
-  private async site(exchange: Exchange): Promise<void> {
-    const { webroot } = this.options
-    if (!webroot || (exchange.method !== 'GET' && exchange.method !== 'HEAD') || exchange.path.startsWith('/api/')) {
+  /**
+   * Anything outside `/api/` is the management app's (P): each file compressed as the client accepts, revalidated by
+   * its ETag (`no-cache`: a browser asks every load, and a 304 is all a reload moves).
+   */
+  private async site(exchange: Exchange, { acceptEncoding, ifNoneMatch }: SiteHead): Promise<void> {
+    if (!this.options.webroot || (exchange.method !== 'GET' && exchange.method !== 'HEAD')) {
       throw new HttpError(404, 'not_found', 'No such resource')
     }
-    const reply =
-      exchange.path === APP_CONFIG_PATH
-        ? appConfigReply(this.options.appCloud, this.httpsPort)
-        : await staticFile(webroot.current()?.dir, exchange.path)
     for (const [name, value] of this.siteHeaders) exchange.setHeader(name, value)
-    exchange.send(reply)
+    if (exchange.path === APP_CONFIG_PATH) {
+      // Per device, and changed by its operator: never kept.
+      exchange.setHeader('Cache-Control', 'no-store')
+      return exchange.send(appConfigReply(this.options.appCloud, this.httpsPort))
+    }
+    const file = await this.appFiles.answer(exchange.path, preferredEncoding(acceptEncoding))
+    exchange.setHeader('Cache-Control', 'no-cache')
+    exchange.appendHeader('Vary', 'Accept-Encoding')
+    exchange.setHeader('ETag', file.etag)
+    if (noneMatchHits(ifNoneMatch, file.etag)) return exchange.send({ status: 304 })
+    if (file.encoding !== 'identity') exchange.setHeader('Content-Encoding', file.encoding)
+    exchange.send({ status: 200, body: file.body, contentType: file.contentType })
   }
 
   /**

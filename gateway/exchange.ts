@@ -98,6 +98,12 @@ export class Exchange {
     this.headers.set(name, value)
   }
 
+  /** Adds to a list-valued header (`Vary`), set already or not. */
+  appendHeader(name: string, value: string): void {
+    const set = this.headers.get(name)
+    this.headers.set(name, set === undefined ? value : `${set}, ${value}`)
+  }
+
   /**
    * Answers 408 and closes `ms` of the device's time from now, unless `clearDeadline` or the answer comes first.
    * `expiring` runs just before (an upload stops reading its body).
@@ -130,13 +136,13 @@ export class Exchange {
     const { res } = this
     res.cork(() => {
       res.writeStatus(`${reply.status} ${STATUS_CODES[reply.status] ?? ''}`)
-      if (reply.status !== 204) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE)
+      if (reply.status !== 204 && reply.status !== 304) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE)
       this.writeHeaders()
       // A service's refusal for now (a 429 of the login queue) says when to come back.
       if (Number.isSafeInteger(reply.retryAfter) && reply.retryAfter! >= 0)
         res.writeHeader('Retry-After', String(reply.retryAfter))
-      // A 204 or HEAD answer carrying a body would put a keep-alive client out of step.
-      const bodyless = reply.status === 204 || this.method === 'HEAD'
+      // A 204, 304 or HEAD answer carrying a body would put a keep-alive client out of step.
+      const bodyless = reply.status === 204 || reply.status === 304 || this.method === 'HEAD'
       if (!bodyless) res.end(replyBody(reply), close !== false)
       else if (close) res.end('', true)
       // Without arguments: this uWS reads any length given here, even undefined, as a body still to come.

@@ -42,7 +42,6 @@ export function staticHeaders(appCloud?: string): [string, string][] {
     ['X-Content-Type-Options', 'nosniff'],
     ['X-Frame-Options', 'DENY'],
     ['Referrer-Policy', 'no-referrer'],
-    ['Cache-Control', 'no-cache'],
   ]
 }
 
@@ -77,11 +76,14 @@ export function cloudOrigin(appCloud: string): string {
 /**
  * The installed management app (P) at `/`: `GET /` is its `index.html`, any other path a file
  * under its root. A path is decoded once and must stay below the root, by its segments (no
- * `..`, `.`, empty segment, backslash or NUL) and by the file's real path.
+ * `..`, `.`, empty segment, backslash or NUL: `appFilePath`) and by the file's real path.
+ * `relative` is what `appFilePath` made of the request's path.
  */
-export async function staticFile(root: string | undefined, urlPath: string): Promise<CommandReply> {
+export async function staticFile(
+  root: string | undefined,
+  relative: string,
+): Promise<{ body: Buffer; contentType: string }> {
   if (!root) throw new HttpError(404, 'not_found', 'No such resource')
-  const relative = safeRelative(urlPath)
   const path = join(root, relative)
   let real: string
   try {
@@ -98,10 +100,11 @@ export async function staticFile(root: string | undefined, urlPath: string): Pro
     // A directory, or a file that went away with an install in between.
     throw new HttpError(404, 'not_found', 'No such resource')
   }
-  return { status: 200, body, contentType: CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream' }
+  return { body, contentType: CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream' }
 }
 
-function safeRelative(urlPath: string): string {
+/** The file a request's path names, relative to the app's root: HttpError 404 (400) for a path that may name none. */
+export function appFilePath(urlPath: string): string {
   let decoded: string
   try {
     decoded = decodeURIComponent(urlPath)

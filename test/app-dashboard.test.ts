@@ -5,7 +5,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { buildWebroot } from '../deploy/build-webroot.js'
-import { APP_CONFIG_PATH, appConfigReply, STATIC_HEADERS, staticFile } from '../gateway/static-site.js'
+import { APP_CONFIG_PATH, appConfigReply, appFilePath, STATIC_HEADERS, staticFile } from '../gateway/static-site.js'
 import { APP_HOST, openApp } from './helpers/app.js'
 import { accessibilityViolations, noChromium, openPage } from './helpers/browser.js'
 import { api } from './helpers/keys.js'
@@ -117,7 +117,7 @@ t.test('the dashboard of an E device has no disks', { skip: noChromium }, async 
       const path = new URL(route.request().url()).pathname
       // What the gateway answers beside the files: this device names no cloud.
       if (path === APP_CONFIG_PATH) return route.fulfill({ json: appConfigReply().body })
-      const file = await staticFile(webroot, path)
+      const file = await staticFile(webroot, appFilePath(path))
       await route.fulfill({
         status: 200,
         body: file.body as Buffer,

@@ -17,9 +17,7 @@ import { bootDevice, distDir } from './helpers/device.js'
 import { runHemd } from './helpers/hemd-process.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
-import { api } from './helpers/keys.js'
-import { until } from './helpers/until.js'
-import { DEV_VENDOR_PEM, imageOf, upload } from './helpers/upload.js'
+import { DEV_VENDOR_PEM, imageOf, installUi } from './helpers/upload.js'
 
 const FACTORY_PAGE = '<h1>factory</h1>'
 
@@ -57,17 +55,6 @@ async function upgrades(dataDir: string): Promise<unknown[][]> {
 }
 
 /** Upload, check and install on a fresh device (no token needed yet), as the owner's app would be. */
-async function installUi(base: string, image: Buffer): Promise<number> {
-  if ((await upload(base, 'ui', image)).status !== 200) return 0
-  let check = await api(`${base}/api/system/upgrade/check_ui`, undefined)
-  await until(
-    'the check ends',
-    async () => ![201, 202].includes((check = await api(`${base}/api/system/upgrade/check_ui`, undefined)).status),
-  )
-  if (check.status !== 200) return check.status
-  return (await api(`${base}/api/system/upgrade/install_ui`, undefined)).status
-}
-
 t.test('a fresh P device serves its factory app at /, journaled once; E has none', async (t) => {
   const { root, factoryApp } = folders(t)
   const image = await appImage(factoryApp)

@@ -11,7 +11,7 @@ import { Feedback } from './feedback.js'
 import { IdleLogout } from './idle-logout.js'
 import { PageError } from './page-error.js'
 import { plainHttpRefusal } from './plain-http.js'
-import type { AppContext, DeviceStatus, View, WatchEvent } from './view.js'
+import type { AppContext, DeviceStatus, View, ViewLink, WatchEvent } from './view.js'
 import { ageWords, unixTimeWords } from './views/time-words.js'
 import { VIEWS } from './views/views.js'
 
@@ -82,14 +82,15 @@ function showDeviceLine(status: DeviceStatus): void {
     status.fls_state === 0 ? '' : `The device is in the fail state: ${describeFailState(status.fls_state)}.`
 }
 
-function viewFor(hash: string): View {
+function viewFor(hash: string): ViewLink {
   const path = hash.replace(/^#\//, '')
   return VIEWS.find((view) => view.path === path) ?? VIEWS[0]!
 }
 
 /** Shows the screen the URL names; a later navigation while it loads wins. */
 async function showScreen(): Promise<void> {
-  if (!context) return
+  const ctx = context
+  if (!ctx) return
   const view = viewFor(location.hash)
   const turn = ++shown
   leaveScreen?.()
@@ -105,7 +106,9 @@ async function showScreen(): Promise<void> {
   ui.view.setAttribute('aria-busy', 'true')
   feedback.progress(`Loading ${view.title.toLowerCase()}…`)
   try {
-    const leave = await view.show(root, context)
+    const screen = await loadScreen(view)
+    // Loading took a while: the owner may have gone to another screen, or logged out, meanwhile.
+    const leave = turn === shown && context === ctx ? await screen.show(root, ctx) : undefined
     if (turn === shown) {
       leaveScreen = leave
       feedback.progress('')
@@ -117,6 +120,18 @@ async function showScreen(): Promise<void> {
     }
   } finally {
     if (turn === shown) ui.view.removeAttribute('aria-busy')
+  }
+}
+
+/** A screen's code; a chunk that cannot be fetched (the device went away, or now serves another app) says so. */
+async function loadScreen(view: ViewLink): Promise<View> {
+  try {
+    return await view.load()
+  } catch {
+    throw new Error(
+      `The ${view.title.toLowerCase()} screen could not be loaded: the device did not answer, or its app was ` +
+        'replaced. Reload the page.',
+    )
   }
 }
 

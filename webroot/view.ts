@@ -41,6 +41,17 @@ export interface AppContext {
   logOut(message: string): void
 }
 
+/** A screen as the navigation lists it: its code (a chunk of its own) is loaded the first time it shows. */
+export interface ViewLink {
+  /** Its place in the URL: `#/<path>`. */
+  readonly path: string
+  /** The navigation link and the screen's heading. */
+  readonly title: string
+  /** Its module, fetched once (the browser keeps a module it imported); rejects when it cannot be fetched. */
+  load(): Promise<View>
+}
+
+/** A screen's code, as its module exports it. */
 export interface View {
   /** Its place in the URL: `#/<path>`. */
   readonly path: string

@@ -50,9 +50,12 @@ async function builtApp(scratch: string): Promise<string> {
 /** Installs the app as the device's current app, as install_ui would leave it. */
 export async function installApp(dataDir: string, scratch: string): Promise<void> {
   const built = await builtApp(scratch)
-  const sha256 = createHash('sha256')
-    .update(await readFile(join(built, 'app.js')))
-    .digest('hex')
+  // Of every file, as an image's hash covers them all: the gateway keeps an app's files by it (gateway/app-files.ts).
+  const hash = createHash('sha256')
+  const files = (await readdir(built, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
+  for (const path of files.map((e) => join(e.parentPath, e.name)).sort())
+    hash.update(`${path.slice(built.length)}\0`).update(await readFile(path))
+  const sha256 = hash.digest('hex')
   await new SimWebrootStore(join(dataDir, 'webroot')).install((dir) => cp(built, dir, { recursive: true }), sha256)
 }
 

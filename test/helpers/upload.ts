@@ -4,6 +4,8 @@ import { main as imageCli } from '../../cli/hem-image/image-cli.js'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { distDir, repoRoot } from './device.js'
+import { api } from './keys.js'
+import { until } from './until.js'
 import type { Variant } from '../../protocol/device.js'
 
 export const DEV_VENDOR_PEM = readFile(join(repoRoot, 'deploy', 'keys', 'vendor-dev.pem'), 'utf8')
@@ -57,6 +59,19 @@ export function upload(
     if (merged.expect) req.on('continue', () => void write().catch(reject))
     else void write().catch(reject)
   })
+}
+
+/** Uploads, checks and installs a ui image as hemctl would; answers the first refusal's status, or install_ui's. */
+export async function installUi(base: string, image: Buffer, token?: string): Promise<number> {
+  const uploaded = (await upload(base, 'ui', image, {}, token)).status
+  if (uploaded !== 200) return uploaded
+  let check = await api(`${base}/api/system/upgrade/check_ui`, token)
+  await until(
+    'the check ends',
+    async () => ![201, 202].includes((check = await api(`${base}/api/system/upgrade/check_ui`, token)).status),
+  )
+  if (check.status !== 200) return check.status
+  return (await api(`${base}/api/system/upgrade/install_ui`, token)).status
 }
 
 /** A signed image (development vendor key) of a directory's files. */
