@@ -2,6 +2,7 @@
 // cloud (hemd --cloud), the app open in Chromium, and a phone played in this process by the authenticator's core
 // (an in-memory store, noble's keys sealed under a random key).
 import { randomBytes } from 'node:crypto'
+import jsqr from 'jsqr'
 import type { Test } from 'tap'
 import {
   Authenticator,
@@ -113,4 +114,19 @@ export function drawnQrModules(d: string): QrModules {
     size = Math.max(size, col + 1, row + 1)
   }
   return { size, get: (row, col) => dark.has(`${row} ${col}`) }
+}
+
+/** What a QR reader (jsQR, as the phone page falls back to) reads off `modules`, drawn 4 px a module with its quiet zone. */
+export function readQrModules(modules: QrModules): string | undefined {
+  const scale = 4
+  const side = (modules.size + 2 * QUIET) * scale
+  const pixels = new Uint8ClampedArray(side * side * 4).fill(255)
+  for (let y = 0; y < side; y++)
+    for (let x = 0; x < side; x++) {
+      const [row, col] = [Math.floor(y / scale) - QUIET, Math.floor(x / scale) - QUIET]
+      if (row >= 0 && col >= 0 && row < modules.size && col < modules.size && modules.get(row, col))
+        pixels.fill(0, (y * side + x) * 4, (y * side + x) * 4 + 3)
+    }
+  // CommonJS under NodeNext: the module's `default` is the decoder (authapp/qr-scanner.ts).
+  return jsqr.default(pixels, side, side)?.data
 }
