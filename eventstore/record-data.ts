@@ -1,17 +1,15 @@
 // A record's data field: base64url of a msgpack map (KEY_INIT excepted: its data is a raw signature).
 // Reading only, without node: the management app decodes records with it too (pack-data.ts writes them).
 
-import { Unpackr } from 'msgpackr/unpack'
 import { fromBase64Url } from './from-base64url.js'
+import { decodeMsgpack } from './msgpack-map.js'
 import { LogType, type RecordLine } from '../protocol/browser.js'
-
-const unpackr = new Unpackr({ useRecords: false })
 
 /** Decodes a data field to its map. Throws when it is not base64url of one msgpack map. */
 export function unpackData(field: string): Record<string, unknown> {
   const bytes = fromBase64Url(field)
   if (!bytes) throw new Error('data is not canonical base64url')
-  const value: unknown = unpackr.unpack(bytes)
+  const value = decodeMsgpack(bytes)
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
     throw new Error('data is not a msgpack map')
   }
