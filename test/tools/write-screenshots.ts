@@ -1,7 +1,8 @@
-// Screenshots of the management app's screens for the docs: a fresh P device with a few keys,
-// the app in headless Chromium, one PNG per screen at desktop width, the dashboard at phone
-// width, Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as the
-// device's cloud), and the web authenticator that cloud serves, paired and asked for a login, at
+// Screenshots of the management app's screens for the docs: the set-up wizard of a fresh P device,
+// then an owned P device with a few keys, the app in headless Chromium, one PNG per screen at desktop
+// width, an AES key's "Use this key" after an encrypt, the dashboard and Keys in the dark palette and
+// at phone width, Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as
+// the device's cloud), and the web authenticator that cloud serves, paired and asked for a login, at
 // phone width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
 import { mkdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
@@ -9,11 +10,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
-import { openApp, type OpenApp } from '../helpers/app.js'
+import { openApp, openFreshApp, type OpenApp } from '../helpers/app.js'
 import { openPage } from '../helpers/browser.js'
 import { repoRoot } from '../helpers/device.js'
 import { cloudProcess } from '../helpers/ext-e2e.js'
 import { b64, createKey, Tokens } from '../helpers/keys.js'
+import { done, keyopsPage } from '../helpers/keyops.js'
 
 const SAMPLE_KEYS = [
   { label: 'payments', type: 'AES256', descr: 'card data at rest' },
@@ -21,7 +23,10 @@ const SAMPLE_KEYS = [
   { label: 'tls-client', type: 'SECP256R1', descr: 'mutual TLS to the backend' },
 ]
 
-/** What a screen shows once used: a few temperature readings, the audit log verified, the self-test run. */
+/**
+ * What a screen shows once used: a few temperature readings (the chart starts afresh on every visit),
+ * the audit log verified, the self-test run.
+ */
 const FIRST_ACTIONS: Record<string, (page: Page) => Promise<void>> = {
   dashboard: (page) => page.getByText(/over the last 4 readings/).waitFor({ timeout: 60_000 }),
   audit: async (page) => {
@@ -52,19 +57,24 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
   const teardowns: (() => unknown)[] = []
   const written: string[] = []
   try {
+    await mkdir(outDir, { recursive: true })
+    const shootPage = async (page: Page, name: string) => {
+      const path = join(outDir, `${name}.png`)
+      await page.screenshot({ path, fullPage: true })
+      written.push(path)
+    }
+    await setupWizard(scratch, (page) => shootPage(page, 'setup-wizard'))
     const dataDir = join(scratch, 'data')
     const test = scriptTest(scratch, teardowns)
     const cloud = await cloudProcess(test)
     const app = await openApp(test, { dataDir, boot: { appCloud: cloud.url } })
     const tokens = new Tokens(app.o.base)
+    const kids: string[] = []
     for (const key of SAMPLE_KEYS)
-      await createKey(app.o.https, await tokens.get('keymgmt:gen'), { ...key, descr: b64(Buffer.from(key.descr)) })
-    await mkdir(outDir, { recursive: true })
-    const shoot = async (name: string) => {
-      const path = join(outDir, `${name}.png`)
-      await app.page.screenshot({ path, fullPage: true })
-      written.push(path)
-    }
+      kids.push(
+        await createKey(app.o.https, await tokens.get('keymgmt:gen'), { ...key, descr: b64(Buffer.from(key.descr)) }),
+      )
+    const shoot = (name: string) => shootPage(app.page, name)
     await app.page.setViewportSize({ width: 1200, height: 800 })
     await shoot('login')
     await app.logIn()
@@ -74,6 +84,22 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       await FIRST_ACTIONS[screen.path]?.(app.page)
       await shoot(screen.path)
     }
+    await app.page.emulateMedia({ colorScheme: 'dark' })
+    for (const screen of [first!, rest.find((s) => s.path === 'keys')!]) {
+      await app.go(screen.title)
+      await FIRST_ACTIONS[screen.path]?.(app.page)
+      await shoot(`${screen.path}-dark`)
+    }
+    await app.page.emulateMedia({ colorScheme: 'light' })
+    await app.go('Keys')
+    const keyops = keyopsPage(app)
+    await keyops.open(kids[0]!)
+    const encrypt = await keyops.operation('Encrypt')
+    await encrypt.getByLabel('Message', { exact: true }).fill('4111 1111 1111 1111')
+    await encrypt.getByLabel('Associated data', { exact: true }).fill('order 1042')
+    await encrypt.getByRole('button', { name: 'Encrypt' }).click()
+    await done(app.page, /^Encrypted 19 bytes/)
+    await shoot('key-use')
     await app.go('Settings')
     const authenticators = app.page.getByRole('region', { name: 'Authenticators' })
     await authenticators.getByRole('button', { name: 'Pair a phone' }).click()
@@ -85,12 +111,33 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
     await app.page.getByRole('status').filter({ hasText: 'Pairing cancelled' }).waitFor()
     await app.page.setViewportSize({ width: 375, height: 740 })
     await app.go(first!.title)
+    await FIRST_ACTIONS[first!.path]?.(app.page)
     await shoot(`${first!.path}-phone`)
+    await app.page.setViewportSize({ width: 390, height: 844 })
+    await app.go('Keys')
+    await shoot('keys-phone')
     written.push(await phonePage(test, app, cloud.url, join(outDir, 'authenticator-phone.png')))
     return written
   } finally {
     for (const fn of teardowns.reverse()) await fn()
     await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A fresh P device's set-up wizard at its first step (the device, its attestation's verdict, the TLS
+ * fingerprint), shot and stopped before the owned device boots.
+ */
+async function setupWizard(scratch: string, shoot: (page: Page) => Promise<void>): Promise<void> {
+  const teardowns: (() => unknown)[] = []
+  try {
+    const { page } = await openFreshApp(scriptTest(join(scratch, 'fresh'), teardowns))
+    await page.setViewportSize({ width: 1200, height: 800 })
+    await page.locator('#setup-attestation').waitFor()
+    await page.locator('#setup-fingerprint').filter({ hasText: /./ }).waitFor()
+    await shoot(page)
+  } finally {
+    for (const fn of teardowns.reverse()) await fn()
   }
 }
 
