@@ -122,6 +122,10 @@ t.test(
       // At the next boot the device finds the file broken: it leaves it unsealed, and the next file's
       // LINK vouches only for the records before the change.
       await o.device.restart()
+      // The restart ended the session, as every restart does.
+      await page.getByText('The device restarted, so every login ended').first().waitFor()
+      await app.logIn()
+      await app.go('Audit log')
       await page.getByRole('button', { name: 'Verify all files' }).click()
       await page.locator('#verdict.failed').waitFor()
       const words = `file ${file}, line ${line + 1}`

@@ -110,7 +110,7 @@ t.test('a fresh device: who it is, wrong input refused, then set up and logged i
       `${Date.now() - opened} ms from the page's opening (the checks of this test included)`,
   )
   t.ok((await page.locator('#setup').count()) === 0, 'the wizard is gone, passphrase fields and all')
-  t.equal(await page.locator('#who').textContent(), 'Logged in as Grace Hopper.')
+  t.equal(await page.locator('#who').textContent(), 'Logged in as Grace Hopper (user passphrase).')
   t.same(
     posts.map((url) => new URL(url).pathname),
     ['/api/auth/init', '/api/auth/token'],
