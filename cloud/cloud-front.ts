@@ -65,7 +65,9 @@ class FrontRefusal extends Error {
  */
 export async function startCloudFront(o: CloudFrontOptions): Promise<CloudFront> {
   const limits = { ...FRONT_LIMITS, ...o.limits }
-  let table = new RouteTable([])
+  // Undefined until mounted: the front listens first (the routes need its URL), and a request in between is told
+  // to come back, as a lost quorum tells it, not that no such route exists.
+  let table: RouteTable | undefined
   const limiter = new RateLimiter(limits.rate, limits.burst)
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     serve(req, res, { table, limiter, limits, clock: o.clock, logger: o.logger }).catch((err: unknown) => {
@@ -99,7 +101,7 @@ export async function startCloudFront(o: CloudFrontOptions): Promise<CloudFront>
 }
 
 interface Serving {
-  table: RouteTable
+  table: RouteTable | undefined
   limiter: RateLimiter
   limits: FrontLimits
   clock: () => number
@@ -134,6 +136,7 @@ async function answer(req: IncomingMessage, ip: string, nowMs: number, s: Servin
   }
   const path = (req.url ?? '/').split('?')[0]!
   if (req.method === 'OPTIONS') return { status: 204, body: undefined }
+  if (!s.table) throw new FrontRefusal(503, 'unavailable', 'The cloud is starting; try again', { 'Retry-After': '1' })
   // HEAD is GET without the body (send leaves it out): what a browser or a cache checks a page's file with.
   const match = s.table.match(req.method === 'HEAD' ? 'GET' : (req.method ?? ''), path)
   if (match.kind === 'none') throw new FrontRefusal(404, 'not_found', 'No such route')

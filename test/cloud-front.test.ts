@@ -143,3 +143,14 @@ t.test('a handler that does not answer within the deadline: 503 timeout, and the
   t.match(await call(`${front.url}/ok/a%20b`), { status: 200, json: { name: 'a b' } }, 'parameters percent-decoded')
   t.equal((await call(`${front.url}/ok/`)).status, 404, 'an empty parameter matches nothing')
 })
+
+t.test('before its routes are mounted: 503 unavailable with Retry-After, never 404', async (t) => {
+  const front = await startCloudFront({ host: '127.0.0.1', port: 0, clock: Date.now, logger: silentLogger })
+  t.teardown(() => front.close())
+  const early = await call(`${front.url}/notify/event/data/allbypid`, { method: 'POST', body: '{}' })
+  t.match(early, { status: 503, json: { error: 'unavailable' } }, 'the client is told to come back')
+  t.equal(early.headers['retry-after'], '1')
+  front.mount([{ method: 'GET', pattern: '/ok', handler: async () => ({ status: 200, body: {} }) }])
+  t.equal((await call(`${front.url}/ok`)).status, 200, 'served once mounted')
+  t.equal((await call(`${front.url}/nothing`)).status, 404, 'and an unknown route is 404 again')
+})
