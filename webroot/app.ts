@@ -244,8 +244,13 @@ addEventListener('hashchange', () => {
 })
 
 watch.listen(watched)
-void feedback
-  .run('Reading the device…', async () => {
-    await watch.read()
+// Not a feedback action: one would drop a login submitted while the first read is still under way.
+const READING = 'Reading the device…'
+feedback.progress(READING)
+void watch
+  .read()
+  .catch((error: unknown) => feedback.fail(error))
+  .finally(() => {
+    if (document.getElementById('notice')?.textContent === READING) feedback.progress('')
   })
   .then(() => showLogin())

@@ -116,7 +116,7 @@ export function drawnQrModules(d: string): QrModules {
   return { size, get: (row, col) => dark.has(`${row} ${col}`) }
 }
 
-/** What a QR reader (jsQR, as the phone page falls back to) reads off `modules`, drawn 4 px a module with its quiet zone. */
+/** What a QR reader (jsQR, the phone page's fallback) reads off `modules`, drawn 4 px a module in its quiet zone. */
 export function readQrModules(modules: QrModules): string | undefined {
   const scale = 4
   const side = (modules.size + 2 * QUIET) * scale
