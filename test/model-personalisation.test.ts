@@ -119,7 +119,13 @@ function makeRun(variant: Variant): ModelRun<Owner> {
         )
       },
       personalised: async (t, d) => {
-        const shown = await status(d.base)
+        // Status learns of the format's end over the bus, a moment after the journal holds FORMAT_DONE.
+        let shown = await status(d.base)
+        if (variant === 'P')
+          await until(
+            'status shows the format done',
+            async () => (shown = await status(d.base)).format === 'done',
+          ).catch(() => undefined)
         t.notOk('inited' in shown, 'no `inited`')
         t.equal(
           shown.format,
