@@ -60,9 +60,11 @@ for (const variant of ['P', 'E'] as const) {
     const clock = steppedClock()
     const bootedAt = Math.floor(Date.now() / 1000)
     const device = await bootDevice(t, { dataDir: t.testdir(), variant, clock })
+    // A boot on a loaded host takes what it takes: the first tests ran between the start and the device's answer.
+    const upAt = Math.floor(clock.now() / 1000)
     clock.step(10)
     const first = answerOf(t, await selftest(device), variant, 'fresh, no token')
-    t.ok(first.last_selftest_ts >= bootedAt && first.last_selftest_ts <= bootedAt + 5, 'the boot ran the first tests')
+    t.ok(first.last_selftest_ts >= bootedAt && first.last_selftest_ts <= upAt, 'the boot ran the first tests')
     t.equal(first.last_fls_state, 0)
     t.equal(first.fls_state, 0)
     t.strictSame(first.repo_stats, { total: 0, deleted: 0, invalid: 0, fragmented: 0, freeslots: SLOTS }, 'no keys')
