@@ -60,7 +60,7 @@ fi
 # (webroot/, with the client/ and protocol/ code it imports) into it as its factory image, so the app
 # alone changing costs a bundle and a signature, no compile.
 stamp=dist/firmware.json
-compiled=(protocol machines hal eventstore bus image client audit actors gateway runtime factory cloud authenticator cli bin bench deploy
+compiled=(protocol machines hal metrics eventstore bus image client audit actors gateway runtime factory cloud authenticator cli bin bench deploy
   tsconfig.json package.json)
 newer() { [ -n "$(find "$@" -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; }
 if [ ! -f "$stamp" ] || newer "${compiled[@]}"; then
