@@ -50,6 +50,9 @@ export function followLoginQueue(depth: () => number): void {
 function createProcessMetrics(): ProcessMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'hem_' })
+  // Gauges named as counters (`_total`), which promtool rejects: counts of libuv handles no dashboard needs.
+  for (const gauge of ['active_handles_total', 'active_requests_total', 'active_resources_total'])
+    registry.removeSingleMetric(`hem_nodejs_${gauge}`)
   const registers = [registry]
   return {
     registry,
