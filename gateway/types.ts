@@ -124,6 +124,8 @@ export interface Route {
    * the command carries it (CommandRequest.source). Read only for these routes, since reading it costs every request.
    */
   source?: true
+  /** A 200 that is text, not JSON: its content type and what it is, for the API description. */
+  text?: { contentType: string; description: string }
   /** The connection closes after the answer: what the route does ends it anyway (a restart). */
   closes?: true
   /**
