@@ -18,7 +18,12 @@ t.test('Prometheus scrapes the device', { skip: !havePrometheus && 'prometheus i
   const config = join(dir, 'prometheus.yml')
   await writeFile(
     config,
-    ['scrape_configs:', '  - job_name: hemd', '    scrape_interval: 1s', `    static_configs: [{ targets: ['${target}'] }]`]
+    [
+      'scrape_configs:',
+      '  - job_name: hemd',
+      '    scrape_interval: 1s',
+      `    static_configs: [{ targets: ['${target}'] }]`,
+    ]
       .concat('')
       .join('\n'),
   )
