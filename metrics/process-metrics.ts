@@ -89,6 +89,10 @@ function createProcessMetrics(): ProcessMetrics {
       help: 'Refused login attempts, by kind (passphrase: POST /api/auth/token; external: an external authenticator)',
       labelNames: ['kind'],
       registers,
+      // Both kinds from the start, at 0: a series that appears only at its first failure has no rate before it.
+      collect() {
+        for (const kind of ['passphrase', 'external']) this.labels(kind).inc(0)
+      },
     }),
     loginQueueDepth: new Gauge({
       name: 'hem_login_queue_depth',
