@@ -25,12 +25,13 @@ export class DeviceMetrics {
     private readonly feed?: MetricsFeed,
   ) {
     registerDeviceGauges(this.registry, bus)
-    this.requests = processMetrics() && new RequestMetrics(this.registry)
+    this.requests = processMetrics() && new RequestMetrics()
   }
 
   async exposition(): Promise<Exposition> {
     const own = processMetrics()
     const snapshots = [await snapshotOf(this.registry), ...(this.feed?.current() ?? [])]
+    if (this.requests) snapshots.push(this.requests.snapshot())
     if (own) snapshots.push(await snapshotOf(own.registry, this.process))
     return exposition(snapshots)
   }
