@@ -44,7 +44,11 @@ const READY_TIMEOUT_MS = 60_000
  * own process, and waits for its banner (printed once every service is up), from which it reads
  * its URLs. `extraArgs` go after the bench's own flags (`--bus DIR` for the scaling group).
  */
-export async function spawnHemd(dataDir: string, extraArgs: readonly string[] = []): Promise<HemdProcess> {
+export async function spawnHemd(
+  dataDir: string,
+  extraArgs: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<HemdProcess> {
   const started = performance.now()
   const child = spawn(
     process.execPath,
@@ -66,7 +70,7 @@ export async function spawnHemd(dataDir: string, extraArgs: readonly string[] = 
       ...extraArgs,
     ],
     // Its own process group: only the bench stops it (see run.ts), once and in order.
-    { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+    { stdio: ['ignore', 'pipe', 'inherit'], detached: true, env },
   )
   const exited = once(child, 'exit')
   const stop = async (): Promise<void> => {
@@ -106,8 +110,9 @@ export async function startHemdTarget(
   dataDir: string,
   personalised = false,
   extraArgs: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<HemdTarget> {
-  const hemd = await spawnHemd(dataDir, extraArgs)
+  const hemd = await spawnHemd(dataDir, extraArgs, env)
   try {
     if (!personalised) await personalise(hemd.url)
     // Tokens as long-lived as the device allows: the bench never logs in again.

@@ -13,6 +13,7 @@ import { etagOf } from './etag-of.js'
 import { APPROVAL_DEVICES, measureApprovals, type ApprovalsResult } from './cloud-approvals.js'
 import { decryptRequestBody, ecdhAesKey, exportPrivate, x25519Pair } from './decrypt-request.js'
 import { startHemdTarget, type HemdTarget } from './hemd-target.js'
+import { startUnmeteredHemd } from './unmetered-hemd.js'
 import { measure } from './measure.js'
 import { measureTimings, type TimingResult } from './measure-timings.js'
 import { median, medianSample } from './median-sample.js'
@@ -82,6 +83,8 @@ const BASELINES: Record<LoadGroup, BaselineKind[]> = {
   hmac: ['primitives'],
   pqc: ['primitives'],
   status: ['get'],
+  // Against itself: a copy of hemd without instruments, in the same run.
+  metrics: [],
   // Against itself: the same file uncompressed, in the same run.
   static: [],
   scaling: [],
@@ -194,6 +197,7 @@ async function startServers(
   await copyDataDir(dataDir, hemdDir)
   const hemd = await started(startHemdTarget(hemdDir, true))
   const busHemd = loads.includes('scaling') ? await started(startBusHemd(dataDir, workDir)) : undefined
+  const unmetered = loads.includes('metrics') ? await started(startUnmeteredHemd(dataDir, workDir)) : undefined
   const bench = benchKeys()
   const inputs = await hemdInputs(hemd, bench, workDir, loads)
   const kinds = [...new Set(loads.flatMap((g) => BASELINES[g]))]
@@ -214,6 +218,7 @@ async function startServers(
   const scenarios = benchScenarios(loads, {
     ...inputs,
     ...(busHemd ? { scaling: { url: busHemd.httpsUrl, kid: busHemd.kid, token: busHemd.token } } : {}),
+    ...(unmetered ? { unmetered: { url: unmetered.httpsUrl, kid: unmetered.kid, token: unmetered.token } } : {}),
     urls: { ...urls, hemdHttps: hemd.httpsUrl },
   })
   for (const scenario of scenarios) await preflight(scenario)

@@ -19,6 +19,7 @@ export const GROUPS = [
   'hmac',
   'pqc',
   'status',
+  'metrics',
   'static',
   'scaling',
   'login',
@@ -57,6 +58,8 @@ export interface ScenarioInputs {
   aes: { kid: string; token: string }
   /** The scaling group's hemd (on the watched bus, bus-hemd.ts): its HTTPS URL, AES-256 key and token. */
   scaling?: { url: string; kid: string; token: string }
+  /** The metrics group's hemd without instruments (HEMD_UNMETERED): its HTTPS URL, AES-256 key and token. */
+  unmetered?: { url: string; kid: string; token: string }
   /** A CURVE25519 key for the indirect decrypt, and a token for it. */
   ecdh: { kid: string; token: string }
   /** Decrypt bodies, each sealed with its server's own key (hemd's, or the bench's for the bare ceiling). */
@@ -172,6 +175,37 @@ const SCENARIOS: Record<LoadGroup, (inputs: ScenarioInputs) => Scenario[]> = {
         id: 'd-hemd',
         hemd: true,
         title: 'hemd GET /api/system/status (HTTPS)',
+        load: { ...get, url: inputs.urls.hemdHttps + STATUS },
+      },
+    ]
+  },
+  // What the instruments cost (docs/metrics.md): encrypt and status on hemd, and on a copy without them.
+  metrics: (inputs) => {
+    const get = { kind: 'http' as const, method: 'GET' as const, headers: {} }
+    const { url, kid, token } = inputs.unmetered!
+    return [
+      {
+        id: 'enc-unmetered',
+        hemd: true,
+        title: 'hemd encrypt without instruments (HTTPS, journaled)',
+        load: post(url + ENCRYPT, token, encryptRequestBody(kid)),
+      },
+      {
+        id: 'enc-metered',
+        hemd: true,
+        title: 'hemd encrypt with its metrics (HTTPS, journaled)',
+        load: post(inputs.urls.hemdHttps + ENCRYPT, inputs.aes.token, encryptRequestBody(inputs.aes.kid)),
+      },
+      {
+        id: 'st-unmetered',
+        hemd: true,
+        title: 'hemd status without instruments (HTTPS)',
+        load: { ...get, url: url + STATUS },
+      },
+      {
+        id: 'st-metered',
+        hemd: true,
+        title: 'hemd status with its metrics (HTTPS)',
         load: { ...get, url: inputs.urls.hemdHttps + STATUS },
       },
     ]

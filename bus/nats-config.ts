@@ -66,6 +66,7 @@ function renderUser(spec: ServiceSpec, o: NatsConfigOptions): string {
   // Following a read model means asking for its current state too (read-model-bus.ts resync).
   publish.push(...spec.listens.map((l) => s.command(l, 'state')))
   const subscribe = [...spec.listens.map((l) => s.events(l)), `${inboxPrefix(spec.name)}.>`]
+  if (spec.readsMetrics) subscribe.push(s.metrics('*'))
   const streamId = journalStreamId(s.devid, o.backend?.generation)
   publish.push(
     ...(spec.publishes ?? []).map((subject) =>

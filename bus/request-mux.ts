@@ -1,6 +1,7 @@
 import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BatchReplyPart, decode, packArray, withinBatchLimits } from '../protocol/index.js'
 import { BusTimeoutError, BusUnavailableError } from './errors.js'
+import { processMetrics } from '../metrics/index.js'
 
 /** One request, from its caller's call until its reply, its timeout or its failure. */
 interface Call {
@@ -40,6 +41,7 @@ export class RequestMux {
   private next = 0
   /** This turn's requests by subject, in the order they were made. */
   private outbox = new Map<string, Call[]>()
+  private readonly sent = processMetrics()?.busEnvelopesSent
 
   constructor(
     private readonly nc: NatsConnection,
@@ -97,6 +99,7 @@ export class RequestMux {
     this.messages.set(message.token, message)
     try {
       this.nc.publish(subject, data, { reply: `${this.prefix}.${message.token}` })
+      this.sent?.inc()
     } catch (err) {
       return this.failMessage(message, (call) => new BusUnavailableError(`${call.subject}: ${(err as Error).message}`))
     }

@@ -22,6 +22,7 @@ import { BatchReplies } from './batch-replies.js'
 import { faultOf } from './fault-of.js'
 import { BusTimeoutError, BusUnavailableError } from './errors.js'
 import { isStorageFull } from '../hal/index.js'
+import { processMetrics } from '../metrics/index.js'
 
 const BAD_ENVELOPE = fail(400, 'bad_envelope', 'the command envelope cannot be decoded')
 const ENVELOPE_SIZE = fail(400, 'bad_envelope', `an envelope holds 1 to ${BATCH_LIMITS.commands} commands`)
@@ -51,6 +52,7 @@ export class ServiceHost<S> {
    * and never beyond the longest deadline, whatever (or nothing) the sender stamped.
    */
   private readonly running = new Map<Promise<void>, number>()
+  private readonly metrics = processMetrics()
 
   constructor(
     private readonly nc: NatsConnection,
@@ -111,6 +113,8 @@ export class ServiceHost<S> {
     } catch {
       return this.respond(msg, encode(BAD_ENVELOPE))
     }
+    this.metrics?.busEnvelopesReceived.inc()
+    this.metrics?.busBatchSize.observe(Array.isArray(envelope) ? envelope.length : 1)
     if (!Array.isArray(envelope))
       return this.track(
         envelope,

@@ -18,6 +18,8 @@ export interface ServiceSpec {
   readonly denies?: readonly string[]
   /** Services whose events it may read (`*` = all). */
   readonly listens: readonly string[]
+  /** Reads every service process's metrics snapshot (`evt.*.metrics`, bus/metrics-feed.ts): the gateway's. */
+  readonly readsMetrics?: true
   /**
    * Further subjects it may publish to, outside the device's own namespace; `{devid}` stands for the device's id,
    * `{stream-id}` for the id of the generation of its journal's stream it mirrors to (stream-names.ts).
@@ -80,6 +82,7 @@ export const services: readonly ServiceSpec[] = [
       ['check_fw', 'install_fw', 'check_ui', 'install_ui'].map((op) => `upgrade.${op}`),
     ),
     listens: ['system', 'auth', 'keystore', 'storage', 'upgrade'],
+    readsMetrics: true,
     // The self-test's check of every key record is the system's to ask for, not the network's; the pairings are the
     // auth service's, which checks the pairing's signature first.
     denies: [`keystore.${VERIFY_RECORDS_OP}`, ...PAIRING_OPS],

@@ -30,6 +30,11 @@ export class HemClient extends DeviceSession {
     return system.openapi(this)
   }
 
+  /** The Prometheus text exposition of `GET /metrics` (a `system:metrics` token, U or M). */
+  metrics(): Promise<string> {
+    return system.metrics(this)
+  }
+
   config(): Promise<T.Config> {
     return system.config(this)
   }

@@ -37,6 +37,11 @@ export async function reboot(s: DeviceSession): Promise<void> {
   s.forgetTokens()
 }
 
+/** `GET /metrics`: the Prometheus text exposition (docs/metrics.md), with a `system:metrics` token. */
+export async function metrics(s: DeviceSession): Promise<string> {
+  return new TextDecoder().decode((await s.authorized('system:metrics', 'GET', '/metrics')).bytes)
+}
+
 export async function shutdown(s: DeviceSession): Promise<void> {
   await s.authorized('system:config', 'GET', '/api/system/shutdown')
 }

@@ -4,21 +4,24 @@
 const may = {
   protocol: [],
   hal: [],
+  // This process's instruments (prom-client): below everything that counts something.
+  metrics: [],
   machines: ['protocol'],
   client: ['protocol'],
-  eventstore: ['protocol', 'hal'],
-  bus: ['protocol', 'hal'],
+  eventstore: ['protocol', 'hal', 'metrics'],
+  bus: ['protocol', 'hal', 'metrics'],
   image: ['protocol', 'hal'],
   audit: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'client'],
   factory: ['protocol', 'hal'],
-  actors: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image'],
-  gateway: ['protocol', 'hal', 'bus', 'image'],
-  runtime: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image', 'actors', 'gateway'],
+  actors: ['protocol', 'hal', 'metrics', 'machines', 'eventstore', 'bus', 'image'],
+  gateway: ['protocol', 'hal', 'metrics', 'bus', 'image'],
+  runtime: ['protocol', 'hal', 'metrics', 'machines', 'eventstore', 'bus', 'image', 'actors', 'gateway'],
   // The family's cloud: a service of its own, sharing only the wire formats, the HAL's x509 and the bus's nats-server.
   cloud: ['protocol', 'hal', 'bus'],
   // The external authenticator's protocol core: browser-safe, for its CLI and its web page.
   authenticator: ['protocol'],
-  cli: ['protocol', 'hal', 'machines', 'eventstore', 'bus', 'image', 'client', 'audit', 'factory', 'actors'].concat([
+  cli: ['protocol', 'hal', 'metrics', 'machines', 'eventstore', 'bus', 'image', 'client', 'audit', 'factory'].concat([
+    'actors',
     'gateway',
     'runtime',
     'cloud',

@@ -10,11 +10,13 @@ say() { $quiet || echo "setup: $*"; }
 act() { echo "setup: $*"; }
 
 # nats-server is needed to run at all; libnbd-bin (nbdinfo, nbdcopy) only by the NBD export's
-# tests, chromium only by the management app's browser test.
+# tests, chromium only by the management app's browser test, prometheus (promtool, prometheus) only by
+# the metrics' tests (docs/metrics.md).
 missing=()
 command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
 command -v nbdinfo >/dev/null 2>&1 || missing+=(libnbd-bin)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
@@ -60,7 +62,7 @@ fi
 # (webroot/, with the client/ and protocol/ code it imports) into it as its factory image, so the app
 # alone changing costs a bundle and a signature, no compile.
 stamp=dist/firmware.json
-compiled=(protocol machines hal eventstore bus image client audit actors gateway runtime factory cloud authenticator cli bin bench deploy
+compiled=(protocol machines hal metrics eventstore bus image client audit actors gateway runtime factory cloud authenticator cli bin bench deploy
   tsconfig.json package.json)
 newer() { [ -n "$(find "$@" -newer "$stamp" -type f -print -quit 2>/dev/null)" ]; }
 if [ ! -f "$stamp" ] || newer "${compiled[@]}"; then

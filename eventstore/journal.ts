@@ -1,7 +1,9 @@
 // The journal writer: one writer per device, group-committing concurrent appends into one
 // durable append (one fdatasync) per batch, sealing often, rotating by size.
 
+import { performance } from 'node:perf_hooks'
 import { setImmediate } from 'node:timers/promises'
+import { processMetrics } from '../metrics/index.js'
 import type { JournalMedia, Timer } from '../hal/index.js'
 import { encodeEntry, type EncodedEntry } from './encode-entry.js'
 import { commitSealed, JournalAnchoring } from './journal-anchoring.js'
@@ -61,6 +63,7 @@ export class Journal {
   /** Kept across failed rotations so that a retry reuses the file the failed attempt cut back to empty. */
   private nextId: string | undefined
   private readonly timer: Timer
+  private readonly metrics = processMetrics()
 
   private constructor(
     private readonly settings: Settings,
@@ -213,10 +216,12 @@ export class Journal {
       )
       if (segment.size + batch.bytes >= rotateBytes) seal = 'rotate'
       else if (batch.unsealed >= sealEvery || (sealRequested && batch.unsealed > 0)) seal = 'periodic'
+      const started = performance.now()
       if (seal) {
         segment.addSeal(batch, seal)
         await commitSealed(segment, batch, this.settings.anchoring)
       } else await segment.commit(batch)
+      this.committed(items, seal !== undefined, started)
     } catch (err) {
       if (this.segment.broken)
         logger?.warn(
@@ -234,6 +239,17 @@ export class Journal {
         logger?.warn({ err }, 'journal: rotation failed; retrying with the next write'),
       )
     }
+  }
+
+  /** Counts a durable batch: its records, its seal, how long its write and fdatasync took. */
+  private committed(items: Pending[], sealed: boolean, started: number): void {
+    const { metrics } = this
+    if (!metrics) return
+    metrics.journalFsync.observe((performance.now() - started) / 1000)
+    let records = 0
+    for (const item of items) records += item.entries.length
+    metrics.journalRecords.inc(records)
+    if (sealed) metrics.journalSeals.inc()
   }
 
   /** Starts a new file linked to the current one's last durable record. */

@@ -38,7 +38,8 @@ import { withDiagRoutes } from './diag-routes.js'
 import type { ServedTls } from './served-tls.js'
 import { TlsBreaker } from './tls-breaker.js'
 import { TurnEnd } from './turn-end.js'
-import type { GatewayOptions, Route } from './types.js'
+import type { GatewayOptions, ReadContext, Route } from './types.js'
+import type { Outcome, RequestMetrics, RouteMeter } from './request-metrics.js'
 
 interface SiteHead {
   acceptEncoding: string
@@ -86,6 +87,10 @@ export class Dispatcher {
   /** The app's headers, made once: a cloud that no CSP may name stops the gateway's start, not a page. */
   private readonly siteHeaders: [string, string][]
   private readonly appFiles: AppFiles
+  /** The meters of every request; none without metrics. */
+  private readonly requests: RequestMetrics | undefined
+  /** What a read route renders `/metrics` from (ReadContext.metrics): made once, spread into every read. */
+  private readonly exposition: Pick<ReadContext, 'metrics'>
 
   constructor(
     private readonly options: GatewayOptions,
@@ -94,6 +99,9 @@ export class Dispatcher {
   ) {
     this.siteHeaders = staticHeaders(options.appCloud)
     this.appFiles = new AppFiles(options.webroot)
+    const { metrics } = options
+    this.requests = metrics?.requests
+    this.exposition = metrics ? { metrics: () => metrics.exposition() } : {}
     const tlsBreaker = options.diag ? new TlsBreaker(options.logger) : undefined
     this.tlsBreaker = tlsBreaker
     const table = options.routes ?? routeTable
@@ -120,11 +128,14 @@ export class Dispatcher {
       return
     }
     const { logger, clock } = this.options
-    const exchange: Exchange = new Exchange(res, req.getCaseSensitiveMethod(), req.getUrl(), logger, clock, () =>
-      this.settled(exchange),
+    const method = req.getCaseSensitiveMethod()
+    const path = req.getUrl()
+    const match = this.router.match(method, path)
+    const meter = this.requests?.meter(match?.route, method, !match && !path.startsWith('/api/'))
+    const exchange: Exchange = new Exchange(res, method, path, logger, clock, (outcome, seconds) =>
+      this.settled(exchange, meter, outcome, seconds),
     )
     this.inflight.add(exchange)
-    const match = this.router.match(exchange.method, exchange.path)
     const head: RequestHead = {
       tls,
       host: req.getHeader('host'),
@@ -165,7 +176,8 @@ export class Dispatcher {
     return new Promise((resolve) => this.waiting.push(resolve))
   }
 
-  private settled(exchange: Exchange): void {
+  private settled(exchange: Exchange, meter: RouteMeter | undefined, outcome: Outcome, seconds: number): void {
+    meter?.settled(outcome, seconds)
     this.inflight.delete(exchange)
     this.refusable.delete(exchange)
     if (this.inflight.size === 0) for (const resolve of this.waiting.splice(0)) resolve()
@@ -382,6 +394,7 @@ export class Dispatcher {
         clock,
         ...(this.servedTls ? { servedTls: this.servedTls } : {}),
         readModel: (service) => bus.readModel(service),
+        ...this.exposition,
       })
     }
     if (handler.kind === 'local') return handler.answer()

@@ -9,6 +9,7 @@ import { ConnectionReads } from './connection-reads.js'
 import { HttpError } from './errors.js'
 import { errorReply, JSON_TYPE, replyBody } from './reply-body.js'
 import { nextRequestId } from './request-id.js'
+import type { Outcome } from './request-metrics.js'
 
 /** Shared, not a buffer per request: nothing is written into it. */
 const NOTHING_HELD = Buffer.alloc(0)
@@ -61,7 +62,8 @@ export class Exchange {
     private readonly logger: Logger,
     /** The device's: the request's deadline runs on it. */
     private readonly clock: Clock,
-    private readonly onSettled: () => void,
+    /** Told once, as the exchange ends: how (its status, or `aborted`) and how long it took. */
+    private readonly onSettled: (outcome: Outcome, seconds: number) => void,
   ) {
     this.reads = new ConnectionReads(res, () => this.state === 'open' || this.state === 'lingering')
     this.body = {
@@ -286,10 +288,13 @@ export class Exchange {
     for (const [name, value] of this.headers) this.res.writeHeader(name, value)
   }
 
-  private settle(status: number | 'aborted'): void {
+  private settle(status: Outcome): void {
     this.clearDeadline()
-    const ms = Math.round((performance.now() - this.started) * 10) / 10
-    this.logger.debug({ rid: this.rid, method: this.method, path: this.path, status, ms }, 'http')
-    this.onSettled()
+    const elapsed = performance.now() - this.started
+    if (this.logger.isLevelEnabled('debug')) {
+      const ms = Math.round(elapsed * 10) / 10
+      this.logger.debug({ rid: this.rid, method: this.method, path: this.path, status, ms }, 'http')
+    }
+    this.onSettled(status, elapsed / 1000)
   }
 }

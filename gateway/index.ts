@@ -1,4 +1,6 @@
 export { startGateway } from './start-gateway.js'
+export { DeviceMetrics, type MetricsFeed } from './device-metrics.js'
+export { type MetricsListener, startMetricsListener } from './metrics-listener.js'
 export { BusTimeoutError, BusUnavailableError, HttpError, ListenError } from './errors.js'
 export { routeTable } from './routes.js'
 export { IdentityTokens } from './identity-tokens.js'

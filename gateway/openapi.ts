@@ -59,7 +59,12 @@ function operation(route: Route): Json {
   }))
   const { handler } = route
   const service = handler.kind === 'read' ? 'read' : handler.kind === 'local' ? 'gateway' : handler.service
-  const path = route.path.split('/').slice(2).join('_').replace(/:/g, '')
+  // `/api/<a>/<b>` is `a_b`; a path outside `/api/` (`/metrics`) is named in full.
+  const segments = route.path.split('/')
+  const path = segments
+    .slice(segments[1] === 'api' ? 2 : 1)
+    .join('_')
+    .replace(/:/g, '')
   return {
     operationId: `${service}_${route.method.toLowerCase()}_${path}`,
     ...(params.length > 0 ? { parameters: params } : {}),
@@ -118,15 +123,18 @@ function responses(route: Route): Json {
   const op = keyOperation(route)
   // crypto-contract §0: the verify endpoints answer success with an empty body.
   const verify = op?.endsWith('verify') === true
+  const { text } = route
   return {
-    '200': {
-      description:
-        route.handler.kind === 'stream'
-          ? 'the content, with its Content-Length'
-          : verify
-            ? 'verified (empty body)'
-            : 'done',
-    },
+    '200': text
+      ? { description: text.description, content: { [text.contentType]: { schema: { type: 'string' } } } }
+      : {
+          description:
+            route.handler.kind === 'stream'
+              ? 'the content, with its Content-Length'
+              : verify
+                ? 'verified (empty body)'
+                : 'done',
+        },
     ...(route.body || route.handler.kind === 'upload' || route.path.includes(':')
       ? { '400': error('malformed request') }
       : {}),

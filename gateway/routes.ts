@@ -12,6 +12,7 @@ import { StatusRendering } from './status-rendering.js'
 import type { Route, RouteHandler } from './types.js'
 import { servedTlsReply } from './served-tls.js'
 import { renderVersion } from './version.js'
+import { METRICS_TEXT, renderMetrics } from './metrics-rendering.js'
 
 const str = (maxLength = 256) => Type.Optional(Type.String({ maxLength }))
 const bool = () => Type.Optional(Type.Boolean())
@@ -158,6 +159,8 @@ export const routeTable: readonly Route[] = [
 
   ...upgradeRoutes('fw', ['P', 'E'], ['firmware.bin']),
   ...upgradeRoutes('ui', ['P'], ['webroot.tar', 'ui.bin']),
+
+  route('GET', '/metrics', operationAccess.metrics, { kind: 'read', render: renderMetrics }, { text: METRICS_TEXT }),
 
   route('GET', '/api/logger/key', operationAccess.logger, command('logger', 'key')),
   route('GET', '/api/logger/list', operationAccess.logger, command('logger', 'list'), { variants: ['P'] }),

@@ -9,21 +9,10 @@ import { Dispatcher } from './dispatch.js'
 import { ListenError } from './errors.js'
 import type { Gateway, GatewayOptions } from './types.js'
 import { listenerOrigins } from './listener-origins.js'
+import { type DirectListener, listenDirect } from './listen-direct.js'
 import { readServedTls, type ServedTls } from './served-tls.js'
 
-/** uWS's `ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT` (a const enum in its typings, so not importable as a value). */
-const LIBUS_LISTEN_EXCLUSIVE_PORT = 1
-
-/** `listen(host, port, options, cb)` exists at run time but is missing from uWS's typings. */
-interface ExclusiveListen {
-  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): void
-}
-
-interface Listener {
-  // `close()` (drop every connection) exists at run time but is missing from uWS's typings.
-  app: TemplatedApp & { close(): void }
-  socket: us_listen_socket
-  port: number
+interface Listener extends DirectListener {
   /** The DIAG build's front on the public port; uWS then listens on a unix socket behind it. */
   front?: DiagFront
 }
@@ -142,16 +131,6 @@ async function listen(
   const listener = fronts ? await listenBehindFront(app, at, tls, fronts, logger) : await listenDirect(app, at)
   dispatcher.listeningAt(listenerOrigins(at.host, listener.port, tls), tls, listener.port)
   return listener
-}
-
-function listenDirect(app: TemplatedApp, at: { host: string; port: number }): Promise<Listener> {
-  return new Promise((resolve, reject) => {
-    // Exclusive: without it a second device on the same port would silently share its traffic.
-    ;(app as unknown as ExclusiveListen).listen(at.host, at.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket) => {
-      if (!socket) return reject(new ListenError(`cannot listen on ${at.host}:${at.port}`))
-      resolve({ app: app as Listener['app'], socket, port: uWS.us_socket_local_port(socket) })
-    })
-  })
 }
 
 /** uWS on a unix socket of the fronts' directory, the front on the public port (node's listen is exclusive). */

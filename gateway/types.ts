@@ -16,6 +16,8 @@ import type {
 import type { Clock, WebrootStore } from '../hal/index.js'
 import type { GatewayBus } from '../bus/index.js'
 import type { ServedTls } from './served-tls.js'
+import type { Exposition } from '../metrics/index.js'
+import type { DeviceMetrics } from './device-metrics.js'
 
 export type Method = 'GET' | 'POST' | 'DELETE'
 
@@ -45,10 +47,12 @@ export interface ReadContext {
   /** The chain the HTTPS listener serves; absent without one. */
   servedTls?: ServedTls
   readModel<S>(service: string): S | undefined
+  /** The Prometheus exposition (`GET /metrics`); absent on a gateway started without metrics. */
+  metrics?(): Promise<Exposition>
 }
 
 export type RouteHandler =
-  | { kind: 'read'; render(ctx: ReadContext): CommandReply }
+  | { kind: 'read'; render(ctx: ReadContext): CommandReply | Promise<CommandReply> }
   /** The caller's bearer token goes with the command: the service checks it itself. */
   | { kind: 'command'; service: string; op: string }
   /**
@@ -120,6 +124,8 @@ export interface Route {
    * the command carries it (CommandRequest.source). Read only for these routes, since reading it costs every request.
    */
   source?: true
+  /** A 200 that is text, not JSON: its content type and what it is, for the API description. */
+  text?: { contentType: string; description: string }
   /** The connection closes after the answer: what the route does ends it anyway (a restart). */
   closes?: true
   /**
@@ -151,6 +157,8 @@ export interface GatewayOptions {
   onScopeFailure?(route: Route, principal: Principal, rid: string, bearer: string): void | Promise<void>
   /** The DIAG build (hemd --diag): the `/api/diag/*` routes are served (docs/diag.md). */
   diag?: boolean
+  /** What `GET /metrics` shows, and the meters of every request; without it /metrics answers 404. */
+  metrics?: DeviceMetrics
 }
 
 /** The principal of a valid bearer token, or undefined; throws BusUnavailableError while that cannot be told. */

@@ -23,6 +23,8 @@ export const operationAccess = {
   shutdown: { auth: 'token', scopes: ['system:config', 'system:shutdown'], roles: ALL_ROLES },
   upgrade: { auth: 'token-unless-fresh', scopes: ['system:upgrade', 'system:config'], roles: ALL_ROLES },
   logger: { auth: 'token', scopes: ['logger:get'], roles: ALL_ROLES },
+  // The Prometheus exposition (docs/metrics.md): counts and states only, for the owner's roles, not an authenticator.
+  metrics: { auth: 'token', scopes: ['system:metrics'], roles: ['U', 'M'] },
   // The scope names the disk (and `:rw` the mode); the storage service reads which from it.
   storage: { auth: 'token', scopes: ['storage'], roles: USER_ROLES },
   // The pairing routes of external authenticators (ext-auth contract §1.0): the user alone, never M or ExtAuth.

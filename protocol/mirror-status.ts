@@ -10,9 +10,12 @@
  *   device's data went back to an older state. fls_state 0x08; nothing more is published to it.
  */
 export interface MirrorStatus {
-  state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'
+  state: (typeof MIRROR_STATES)[number]
   /** The JetStream stream of the generation mirrored to. */
   stream: string
   /** What does not match (`mismatch`, `rollback`): the stream message and the journal record. */
   detail?: string
 }
+
+/** Every state of the mirror, in the order above. */
+export const MIRROR_STATES = ['off', 'mirroring', 'unreachable', 'mismatch', 'rollback'] as const

@@ -24,6 +24,11 @@ export class Subjects {
     return `${this.root}.evt.${service}.fault`
   }
 
+  /** Where a `--split` service process publishes its metrics' snapshot (bus/metrics-feed.ts); `*` for every one. */
+  metrics(service: string): string {
+    return `${this.root}.evt.${service}.metrics`
+  }
+
   events(service = '*'): string {
     return service === '*' ? `${this.root}.evt.>` : `${this.root}.evt.${service}.>`
   }

@@ -4,13 +4,24 @@ import { type Journal, readHistory } from '../eventstore/index.js'
 import {
   type Gateway,
   gatewayProjections,
+  DeviceMetrics,
   IdentityTokens,
   ListenError,
+  type MetricsListener,
   scopeAudit,
   startGateway,
+  startMetricsListener,
 } from '../gateway/index.js'
 import { AUTH_RECORD_TYPES, AuthActor, authOperations } from '../actors/auth/index.js'
-import { closeBus, inboxPrefix, orderHealth, orderSupervisor, ReadModelBus } from '../bus/index.js'
+import {
+  closeBus,
+  inboxPrefix,
+  MetricsSnapshots,
+  orderHealth,
+  orderSupervisor,
+  publishMetrics,
+  ReadModelBus,
+} from '../bus/index.js'
 import type { CryptoEngine, Hal } from '../hal/index.js'
 import { EventstoreActor, RemoteJournal } from '../actors/eventstore/index.js'
 import { JournalMirror } from '../actors/mirror/index.js'
@@ -67,6 +78,10 @@ export interface ServiceContext {
   appCloud?: string
   /** The journal, opened by a one-process boot (the first one while the bus started): the eventstore takes it over. */
   journalOpening?: Promise<Journal>
+  /** The gateway's: `hemd --metrics`, the plain-HTTP listener of `GET /metrics` alone (a concrete port). */
+  metrics?: Endpoint
+  /** A `--split` service process: its metrics travel to the gateway's process on the bus (bus/metrics-feed.ts). */
+  split?: boolean
 }
 
 export interface RunningService {
@@ -91,9 +106,12 @@ async function connected(
   const nc = await ctx.connect(service)
   try {
     const running = await run(nc)
+    // The gateway's process shows its own instruments itself.
+    const unpublish = ctx.split && service !== 'gateway' ? publishMetrics(nc, ctx.hal.devid, service, ctx.logger) : none
     return {
       ...running,
       stop: async () => {
+        unpublish()
         try {
           await running.stop()
         } finally {
@@ -107,6 +125,8 @@ async function connected(
     throw err
   }
 }
+
+const none = (): void => undefined
 
 async function runEventstore(ctx: ServiceContext): Promise<RunningService> {
   const { hal } = ctx
@@ -279,8 +299,11 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
       logger: ctx.logger,
       currentOnly: true,
     })
+    let metrics: GatewayMetrics | undefined
     try {
       await bus.whenReady()
+      metrics = await gatewayMetrics(ctx, nc, bus)
+      const { device } = metrics
       const credentials = ctx.tls ?? ctx.hal.enclave.tlsCredentials()
       const start = async () => {
         // Port 0 is resolved here rather than by uWS: a listener uWS opened on port 0 lacks
@@ -294,6 +317,7 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
           clock: ctx.hal.clock,
           tokens: new IdentityTokens(bus, ctx.hal.clock),
           onScopeFailure: scopeAudit(bus),
+          metrics: device,
           ...diag(ctx),
           ...(ctx.hal.webroot ? { webroot: ctx.hal.webroot } : {}),
           ...(ctx.appCloud ? { appCloud: ctx.appCloud } : {}),
@@ -316,12 +340,42 @@ function runGateway(ctx: ServiceContext): Promise<RunningService> {
         gateway,
         stop: async () => {
           await gateway.close()
+          metrics?.close()
           bus.close()
         },
       }
     } catch (err) {
+      metrics?.close()
       bus.close()
       throw err
     }
   })
+}
+
+interface GatewayMetrics {
+  device: DeviceMetrics
+  close(): void
+}
+
+/**
+ * What `GET /metrics` shows: with `--split`, the other service processes' snapshots too; and the `--metrics` listener
+ * when asked for.
+ */
+async function gatewayMetrics(ctx: ServiceContext, nc: NatsConnection, bus: ReadModelBus): Promise<GatewayMetrics> {
+  const feed = ctx.split ? new MetricsSnapshots(nc, ctx.hal.devid) : undefined
+  const device = new DeviceMetrics(bus, ctx.split ? 'gateway' : 'hemd', feed)
+  let listener: MetricsListener | undefined
+  try {
+    listener = ctx.metrics && (await startMetricsListener(ctx.metrics, device, ctx.logger))
+  } catch (err) {
+    feed?.close()
+    throw err
+  }
+  return {
+    device,
+    close() {
+      listener?.close()
+      feed?.close()
+    },
+  }
 }

@@ -6,7 +6,7 @@ import type { DeviceOptions, MirrorSettings } from './types.js'
 /** What the supervisor tells a service process over IPC (never argv or env: it holds a password). */
 export interface ServiceChildConfig extends Pick<
   ServiceContext,
-  'http' | 'https' | 'tls' | 'nbd' | 'temperatureRange' | 'diag' | 'factoryWebroot' | 'appCloud'
+  'http' | 'https' | 'tls' | 'nbd' | 'temperatureRange' | 'diag' | 'factoryWebroot' | 'appCloud' | 'metrics'
 > {
   service: DeviceService
   variant: 'P' | 'E'
@@ -47,6 +47,7 @@ export function serviceChildConfig(
     ...(service === 'gateway' && o.https ? { https: o.https } : {}),
     ...(service === 'gateway' && gatewayTls ? { tls: gatewayTls } : {}),
     ...(service === 'gateway' && o.appCloud ? { appCloud: o.appCloud } : {}),
+    ...(service === 'gateway' && o.metrics ? { metrics: o.metrics } : {}),
     ...(service === 'storage' && o.nbd ? { nbd: o.nbd } : {}),
     ...(o.booted ? { booted: o.booted } : {}),
     ...(service === 'system' && o.temperatureRange ? { temperatureRange: o.temperatureRange } : {}),

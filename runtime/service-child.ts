@@ -58,6 +58,8 @@ export async function runServiceChild(name: string): Promise<number> {
       ...(config.diag ? { diag: true } : {}),
       ...(config.factoryWebroot ? { factoryWebroot: config.factoryWebroot } : {}),
       ...(config.appCloud ? { appCloud: config.appCloud } : {}),
+      ...(config.metrics ? { metrics: config.metrics } : {}),
+      split: true,
       ...(config.mirror ? { mirror: mirrorSettings(config.mirror) } : {}),
     })
     send({

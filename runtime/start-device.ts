@@ -108,6 +108,7 @@ async function reachBus(
   // Pinned once, so that clients find the export where it was after a reboot.
   const nbd = o.nbd && hal.disks ? await pinnedNbd(o.nbd) : undefined
   if (nbd) serviceOptions.nbd = nbd
+  if (o.metrics) serviceOptions.metrics = await concretePort(o.metrics)
   return { hal, bus, natsUrl, access, tls, serviceOptions, mirrorTo }
 }
 
@@ -123,13 +124,14 @@ function deviceFace(
 ): Device {
   const { hal, bus, natsUrl } = ground
   const { http, https } = device.endpoints
-  const nbd = ground.serviceOptions.nbd
+  const { nbd, metrics } = ground.serviceOptions
   return {
     variant: hal.variant,
     devid: hal.devid,
     dataDir: o.dataDir,
     httpUrl: http && `http://${http.host}:${http.port}`,
     httpsUrl: https && `https://${https.host}:${https.port}`,
+    metricsUrl: metrics && `http://${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${metrics.port}`,
     nbdAddress:
       nbd && ('port' in nbd ? `${nbd.host.includes(':') ? `[${nbd.host}]` : nbd.host}:${nbd.port}` : nbd.path),
     natsUrl,

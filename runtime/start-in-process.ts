@@ -40,6 +40,7 @@ export async function startInProcess(
     ...(o.backend ? { mirror: mirrorSettings(o.backend) } : {}),
     ...(o.factoryWebroot ? { factoryWebroot: o.factoryWebroot } : {}),
     ...(o.appCloud ? { appCloud: o.appCloud } : {}),
+    ...(o.metrics ? { metrics: o.metrics } : {}),
   }
   const running: RunningService[] = []
   // A service that cannot stop cleanly (its SHUTDOWN record on a full disk) must not keep the others running.

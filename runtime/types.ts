@@ -86,6 +86,11 @@ export interface DeviceOptions {
   appCloud?: string
   /** The crypto engines the keystore tests at boot (in-process only); tests inject a faulty one. */
   cryptoEngines?: { native: CryptoEngine; noble: CryptoEngine }
+  /**
+   * hemd --metrics: a plain-HTTP listener serving `GET /metrics` without a token (docs/metrics.md); port 0 picks a
+   * free port, pinned for the device's life. None by default.
+   */
+  metrics?: Endpoint
 }
 
 export interface Device {
@@ -94,6 +99,8 @@ export interface Device {
   readonly dataDir: string
   readonly httpUrl: string | undefined
   readonly httpsUrl: string | undefined
+  /** The `--metrics` listener's `http://HOST:PORT`, if any. */
+  readonly metricsUrl: string | undefined
   /** Where unlocked disks are exported over NBD (`HOST:PORT` or a socket path), if anywhere. */
   readonly nbdAddress: string | undefined
   readonly natsUrl: string

@@ -30,6 +30,7 @@ const covered: Record<string, { client: keyof HemClient; hemctl: string }> = {
   'GET /api/system/selftest': { client: 'selftest', hemctl: 'selftest' },
   'GET /api/system/reboot': { client: 'reboot', hemctl: 'reboot' },
   'GET /api/system/shutdown': { client: 'shutdown', hemctl: 'shutdown' },
+  'GET /metrics': { client: 'metrics', hemctl: 'metrics' },
   'POST /api/system/upgrade/upload_fw': { client: 'upload', hemctl: 'upgrade fw' },
   'GET /api/system/upgrade/check_fw': { client: 'check', hemctl: 'upgrade fw' },
   'GET /api/system/upgrade/install_fw': { client: 'install', hemctl: 'upgrade fw' },

@@ -40,6 +40,7 @@ import { LoginQueue } from './login-queue.js'
 import { eraseOwnerMaterial } from './owner-erasure.js'
 import { SessionKey } from './session-key.js'
 import type { AuthContext, Now } from './auth-context.js'
+import { followLoginQueue } from '../../metrics/index.js'
 
 export interface AuthActorOptions {
   nc: NatsConnection
@@ -106,6 +107,7 @@ export class AuthActor implements AuthContext {
     this.nonces = new ChallengeBook({ random })
     this.tokens = new BearerIssuer({ random })
     this.logins = new LoginQueue({ clock: o.hal.clock })
+    followLoginQueue(() => this.logins.waiting)
     this.failedLogins = new FailedLoginAudit({
       journal: (entries) => this.journal(entries),
       logger: o.logger,

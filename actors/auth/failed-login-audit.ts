@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Clock, Timer } from '../../hal/index.js'
 import { type JournalEntry, LogResult, LogType, type LogTypeNumber } from '../../protocol/index.js'
+import { processMetrics } from '../../metrics/index.js'
 
 /** A refused login as the journal records it: the status it was answered, the scope it asked for, its request. */
 export interface RefusedLogin {
@@ -46,6 +47,8 @@ export class FailedLoginAudit {
   readonly #clock: Pick<Clock, 'timer'>
   readonly #windowMs: number
   readonly #type: LogTypeNumber
+  /** hem_login_failures_total of this kind of login. */
+  readonly #failures
 
   constructor(options: FailedLoginAuditOptions) {
     this.#journal = options.journal
@@ -53,10 +56,13 @@ export class FailedLoginAudit {
     this.#clock = options.clock
     this.#windowMs = options.windowMs ?? 10_000
     this.#type = options.type ?? LogType.AUTH_SUCCESS_INTERNAL
+    const kind = this.#type === LogType.AUTH_SUCCESS_EXTERNAL ? 'external' : 'passphrase'
+    this.#failures = processMetrics()?.loginFailures.labels(kind)
   }
 
   /** Resolves once the refusal is journaled or counted; never rejects (the refusal stands either way). */
   async refused(login: RefusedLogin): Promise<void> {
+    this.#failures?.inc()
     const window = this.#windows.get(login.status)
     if (window) {
       window.count += 1

@@ -83,6 +83,18 @@ const openapi = clientCommand(
   },
 )
 
+const metrics = clientCommand(
+  {
+    summary: 'show the Prometheus metrics',
+    synopsis: 'metrics',
+    about: "Shows GET /metrics, the device's Prometheus text exposition (docs/metrics.md; scope system:metrics).",
+  },
+  async (client) => {
+    const text = await client.metrics()
+    return { value: text, text }
+  },
+)
+
 // ---- personalisation and login ----
 
 /** A new passphrase: asked twice on a terminal, since a typo there would lock its owner out. */
@@ -453,6 +465,7 @@ export const systemCommands: Record<string, Command<HemctlIo>> = {
   status,
   version,
   openapi,
+  metrics,
   config,
   attest,
   provision,

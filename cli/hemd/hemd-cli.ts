@@ -60,6 +60,8 @@ Options:
   --nbd HOST:PORT|unix:PATH
                          export unlocked disks (P) over NBD on loopback TCP or a Unix
                          socket (mode 0600); the export has no authentication (default off)
+  --metrics HOST:PORT    a plain-HTTP listener serving GET /metrics (Prometheus) without a token,
+                         for a scraper on the board or the LAN; nothing else (default off)
   --split                run each service in its own process
   --temp-range MIN:MAX   chip temperatures (°C) outside it raise fls_state 0x04
                          (default -40:85; write --temp-range=-10:60 for a negative MIN)
@@ -80,6 +82,8 @@ export interface HemdArgs {
   backend?: BusBackend
   tls?: { certFile: string; keyFile: string }
   nbd?: NbdListen
+  /** --metrics */
+  metrics?: Endpoint
   split: boolean
   temperatureRange?: TemperatureRange
   logLevel: string
@@ -119,6 +123,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       nbd: { type: 'string' },
+      metrics: { type: 'string' },
       split: { type: 'boolean', default: false },
       'temp-range': { type: 'string' },
       diag: { type: 'boolean', default: false },
@@ -131,9 +136,8 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`)
   const variant = values.variant.toUpperCase()
   if (variant !== 'P' && variant !== 'E') throw new UsageError(`--variant must be P or E, not ${values.variant}`)
-  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) {
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key']))
     throw new UsageError('--tls-cert and --tls-key go together')
-  }
   if (values.nats !== undefined && !/^(nats|tls):\/\/./.test(values.nats)) {
     throw new UsageError(`--nats must be a nats:// URL, not ${values.nats}`)
   }
@@ -145,9 +149,8 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     throw new UsageError("--backend needs the device's own nats-server: not with --nats")
   if (backend && values.bus !== undefined)
     throw new UsageError('with --bus, the backend is what hemd bus-config --backend configured: not --backend')
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level'])) {
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(values['log-level']))
     throw new UsageError(`unknown --log-level ${values['log-level']}`)
-  }
   const trustFiles: TrustFiles = {}
   for (const [option, name] of Object.entries(TRUST_OPTIONS)) {
     const file = values[option as keyof typeof values]
@@ -170,6 +173,7 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     ...(backend ? { backend } : {}),
     ...(values['tls-cert'] ? { tls: { certFile: values['tls-cert'], keyFile: values['tls-key']! } } : {}),
     ...(values.nbd ? { nbd: parseNbd(values.nbd) } : {}),
+    ...(values.metrics !== undefined ? { metrics: parseMetricsEndpoint(values.metrics) } : {}),
     split: values.split,
     ...(values['temp-range'] !== undefined ? { temperatureRange: parseTemperatureRange(values['temp-range']) } : {}),
     logLevel: values['log-level'],
@@ -178,6 +182,13 @@ export function parseHemdArgs(argv: string[]): HemdArgs | 'help' {
     ...(values.diag ? { diag: true as const } : {}),
     ...(values.cloud !== undefined ? { appCloud: parseAppCloud(values.cloud) } : {}),
   }
+}
+
+/** `--metrics HOST:PORT`: a port of its own to be scraped at, so never 0. */
+function parseMetricsEndpoint(text: string): Endpoint {
+  const endpoint = parseEndpoint('--metrics', text)
+  if (endpoint.port === 0) throw new UsageError(`--metrics must be HOST:PORT (port 1-65535), not ${text}`)
+  return endpoint
 }
 
 /** A cloud URL the app's CSP can name (gateway's rule), as given; else the usage error that says why. */
@@ -349,6 +360,7 @@ function banner(device: Device, args: HemdArgs, trust: ResolvedTrust, mirror: st
     `  bus    ${bus}`,
     ...mirror,
     ...(device.nbdAddress ? [`  nbd    ${device.nbdAddress} (exports disk0, disk1 while unlocked)`] : []),
+    ...(device.metricsUrl ? [`  metrics ${device.metricsUrl}/metrics (no token)`] : []),
     `  log key ${Buffer.from(device.logPublicKey).toString('base64')}`,
     `  keys   ${trust.summary}`,
     ...(trust.development.length > 0
