@@ -17,6 +17,9 @@ import { api, b64, bytesOf, Tokens } from './helpers/keys.js'
 import { login, MASTER_PASS, owned } from './helpers/owner.js'
 
 const msg = Buffer.from('attack at dawn, on both devices')
+/** ML-DSA-87 keys besides one of each family: their 2.6 KB public keys make the file span several 256 KiB chunks. */
+const LARGE = 100
+const KEYS = 8 + LARGE
 
 t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same configuration', async (t) => {
   const dir = t.testdir()
@@ -44,6 +47,8 @@ t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same config
     pubkey: b64(ed25519.getPublicKey(hostEd)),
   })
   t.equal(imported.status, 200, 'a public key imported')
+  for (let i = 0; i < LARGE; i += 4)
+    await Promise.all([0, 1, 2, 3].map((j) => create('MLDSA87', { label: `big ${i + j}` })))
   const changed = await api(`${a.base}/api/system/config`, a.token, { email: 'ada@restored.example' })
   t.equal(changed.status, 200, 'a configuration change on A')
 
@@ -73,7 +78,7 @@ t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same config
   const file = download.bytes
   const sha256 = createHash('sha256').update(file).digest('hex')
   const header = readBackupHeader(file)
-  t.same([header.devid, header.keys], [a.device.devid, 8], 'the header names A and the key count')
+  t.same([header.devid, header.keys], [a.device.devid, KEYS], 'the header names A and the key count')
   t.same(Buffer.from(header.logKey), Buffer.from(a.device.logPublicKey), "and A's log key")
 
   const backups = (await readJournal(a.device.dataDir)).records.filter((r) => r.type === LogType.BACKUP)
@@ -99,7 +104,7 @@ t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same config
   t.comment(`restore of ${listA.length} keys: ${(performance.now() - started).toFixed(0)} ms (scrypt included)`)
   t.same(
     [restored.status, restored.json],
-    [200, { source: a.device.devid, keys: 8, sha256 }],
+    [200, { source: a.device.devid, keys: KEYS, sha256 }],
     `B is restored: ${restored.text.slice(0, 300)}`,
   )
 
@@ -155,7 +160,7 @@ t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same config
     {
       source: { devid: a.device.devid, log_key: b64(a.device.logPublicKey), head: backups[0]?.decoded?.head },
       sha256,
-      keys: 8,
+      keys: KEYS,
     },
     'RESTORE names A, the file and the head it covers',
   )
@@ -184,8 +189,13 @@ t.test('a backup of A restored onto a fresh B: same keys, same KIDs, same config
   t.notOk('inited' in (await call(`${b.httpUrl}/api/system/status`)).json, 'B is personalised (status drops inited)')
 })
 
-async function keyList(https: string, token: string) {
-  const answer = await api(`${https}/api/keymgmt/list/0/100`, token)
-  const list = answer.json.list as { kid: string; type: string; created: number; updated: number; label: string }[]
-  return list.sort((x, y) => (x.kid < y.kid ? -1 : 1))
+type Listed = { kid: string; type: string; created: number; updated: number; label: string }
+
+async function keyList(https: string, token: string): Promise<Listed[]> {
+  const keys: Listed[] = []
+  for (;;) {
+    const page = (await api(`${https}/api/keymgmt/list/${keys.length}`, token)).json
+    keys.push(...(page.list as Listed[]))
+    if (page.listed === 0 || keys.length >= page.total) return keys.sort((x, y) => (x.kid < y.kid ? -1 : 1))
+  }
 }
