@@ -8,6 +8,7 @@ const PLAIN: Readonly<Record<string, string>> = {
   'system:reboot': 'restart the device',
   'system:shutdown': 'shut the device down',
   'system:metrics': "read the device's metrics",
+  'system:backup': 'set the backup passphrase and download backups (which it cannot decrypt)',
   'logger:get': 'read the audit log',
   'auth:ext:pair': 'pair another authenticator',
   'keymgmt:list': 'list the keys',

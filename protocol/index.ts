@@ -140,3 +140,24 @@ export {
 } from './ext-jwt.js'
 export { openScope, scopeKey, sealScope } from './scope-seal.js'
 export { fromBase64, toBase64, toBase64Url } from './web-base64.js'
+export {
+  BACKUP_FORMAT_VERSION,
+  BACKUP_KDF_SCRYPT,
+  BACKUP_MAGIC,
+  BACKUP_NONCE_BYTES,
+  BACKUP_TAG_BYTES,
+  type BackupFileParts,
+  BackupFormatError,
+  type BackupHead,
+  type BackupHeader,
+  DEFAULT_SCRYPT,
+  encodeBackupHeader,
+  MAX_BACKUP_BYTES,
+  parseBackupFile,
+  readBackupHeader,
+  SCRYPT_LIMITS,
+  type ScryptParams,
+  scryptProblem,
+} from './backup-format.js'
+export { RESTORED_KEYS_PER_RECORD, restoredKeys, type RestoredKey, type RestoredKeyRow } from './restore-records.js'
+export { AUTH_BACKUP_OPS, BACKUP_OPS } from './backup-ops.js'

@@ -185,6 +185,11 @@ export class AuthActor implements AuthContext {
     if (this.unfinished.erasure && this.intact) {
       this.logger.warn("a wipeout's erasure did not finish: erasing the former owner's material before serving")
       await eraseOwnerMaterial(this, 'boot')
+    } else if (this.intact && this.personalisation.matches('fresh') && this.hal.enclave.credentials() !== undefined) {
+      // Login keys of a personalisation or a restore the journal never took (the process died between storing them
+      // and the append): no owner has them. A fresh device lets nobody in with them; they go before it serves.
+      this.logger.warn('login keys without a journaled owner: erased')
+      await this.hal.enclave.wipe()
     }
     this.host.start()
     if (this.personalisation.matches('formatting')) {
@@ -275,10 +280,10 @@ export class AuthActor implements AuthContext {
     return user ? 'U' : master ? 'M' : undefined
   }
 
-  keystore(op: string, req: CommandRequest): Promise<CommandReply> {
+  keystore(op: string, req: CommandRequest, deadlineMs = DEADLINE_MS.short): Promise<CommandReply> {
     const { nc, hal } = this.options
     const subject = new Subjects(hal.devid).command('keystore', op)
-    return callService(nc, subject, req, DEADLINE_MS.short, `the key store did not answer ${op}`)
+    return callService(nc, subject, req, deadlineMs, `the key store did not answer ${op}`)
   }
 
   /**
