@@ -6,14 +6,29 @@ export * as cryptoCalls from './crypto-calls.js'
 export { CryptoInputError, LIMITS, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
+  AlreadyPersonalisedError,
+  BadBackupError,
   ConflictError,
   DeviceRefusedError,
   DeviceUnreachableError,
+  NoBackupPassphraseError,
   NotAcceptableError,
+  NothingStagedError,
   refusal,
   UnauthorizedError,
   UnexpectedAnswerError,
+  UnsupportedBackupError,
+  WeakPassphraseError,
 } from './errors.js'
+export {
+  BACKUP_SCOPE,
+  backupFilename,
+  backupPassphraseProblem,
+  RESTORE_FILENAME,
+  restore,
+  setBackupPassphrase,
+  type Restored,
+} from './backup-calls.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { allKeys } from './key-list-calls.js'
 export { personalise, type InitKeys } from './personalise.js'

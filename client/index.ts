@@ -2,6 +2,8 @@
 // for a program that logs in itself.
 export { HemClient, type HemClientOptions } from './hem-client.js'
 export {
+  AlreadyPersonalisedError,
+  BadBackupError,
   BadRequestError,
   ConflictError,
   DeviceFailedError,
@@ -10,13 +12,27 @@ export {
   FingerprintMismatchError,
   ForbiddenError,
   NotAcceptableError,
+  NoBackupPassphraseError,
   NotFoundError,
+  NothingStagedError,
   PayloadError,
   StorageFullError,
   UnauthorizedError,
   UnavailableError,
   UnexpectedAnswerError,
+  UnsupportedBackupError,
+  WeakPassphraseError,
 } from './errors.js'
+export {
+  BACKUP_PASSPHRASE_BYTES,
+  BACKUP_SCOPE,
+  backupFilename,
+  backupPassphraseProblem,
+  restore,
+  setBackupPassphrase,
+  type Restored,
+} from './backup-calls.js'
+export { createBackup, stageRestore, type Backup, type Received } from './backup-transfer.js'
 export { CryptoInputError, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { PinStore, defaultConfigDir } from './pin-store.js'
 export { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'
