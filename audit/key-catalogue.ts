@@ -1,7 +1,7 @@
 // The key repository's metadata as the journal tells it: a plain reducer over the key records
 // the keystore journals before each change (never key material: there is none in the journal).
 
-import { isKeyType, keyMode, type KeyType, listedType, LogResult, LogType } from '../protocol/index.js'
+import { isKeyType, keyMode, type KeyType, listedType, LogResult, LogType, restoredKeys } from '../protocol/index.js'
 
 /** One key as `GET /api/keymgmt/list` shows it: its listed type (crypto-contract §1), and Unix seconds. */
 export interface KeyMetadata {
@@ -43,6 +43,7 @@ export class KeyCatalogue {
 
   apply(record: KeyRecordView): void {
     const { type, result } = record
+    if (type === LogType.RESTORE_KEYS && result === LogResult.OK) return this.restored(record)
     if (!KEY_CHANGES.has(type)) return
     const data = record.decoded ?? {}
     // A derive that failed is journaled under the same type, naming its source key or none: it changed no key.
@@ -64,6 +65,16 @@ export class KeyCatalogue {
       this.keys.set(kid, { type: listed, created: at, updated: at })
     }
     this.undo.set(kid, { type, before })
+  }
+
+  /** The keys a restore stored (docs/backup.md), with the times and types they had on the source device. */
+  private restored(record: KeyRecordView): void {
+    const keys = restoredKeys(record.decoded)
+    if (!keys) throw new MalformedKeyRecordError('the RESTORE_KEYS record is malformed')
+    for (const { kid, type, mode, hasPrivate, created, updated } of keys) {
+      this.keys.set(kid, { type: listedType(type, modeOf(type, mode), hasPrivate), created, updated })
+      this.undo.delete(kid)
+    }
   }
 
   /** A wipeout: every key is destroyed. */

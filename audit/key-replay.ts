@@ -3,7 +3,7 @@
 // the machine, which journaled no transitions.
 
 import { transition } from 'xstate'
-import { isKeyType, LogResult, LogType, type TransitionData } from '../protocol/index.js'
+import { isKeyType, LogResult, LogType, restoredKeys, type TransitionData } from '../protocol/index.js'
 import {
   type KeyEvent,
   keyLifecycleMachine,
@@ -45,6 +45,11 @@ export class KeyFolds {
   /** A KEY_* record (any other record is ignored): the transition an older build did not journal. */
   applyKeyRecord(record: KeyRecordView): void {
     const { type, result } = record
+    // The keys of a restore (docs/backup.md) come into service as the key store stores them, with no transition each.
+    if (type === LogType.RESTORE_KEYS && result === LogResult.OK) {
+      for (const { kid } of restoredKeys(record.decoded) ?? []) if (!this.#folds.has(kid)) this.#derive(kid, 'ADD')
+      return
+    }
     const data = record.decoded ?? {}
     const kid = typeof data.kid === 'string' && KID.test(data.kid) ? data.kid : undefined
     if (!kid) return

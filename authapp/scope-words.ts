@@ -7,6 +7,7 @@ const PLAIN: Readonly<Record<string, string>> = {
   'system:upgrade': 'install firmware or app upgrades',
   'system:reboot': 'restart the device',
   'system:shutdown': 'shut the device down',
+  'system:backup': 'set the backup passphrase and download backups (which it cannot decrypt)',
   'logger:get': 'read the audit log',
   'auth:ext:pair': 'pair another authenticator',
   'keymgmt:list': 'list the keys',

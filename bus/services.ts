@@ -1,7 +1,9 @@
-import { EXT_PAIR_OP, EXT_PAIRINGS_OP, SYSTEM_DIAG_OPS, VERIFY_RECORDS_OP } from '../protocol/index.js'
+import { AUTH_BACKUP_OPS, EXT_PAIR_OP, EXT_PAIRINGS_OP, SYSTEM_DIAG_OPS, VERIFY_RECORDS_OP } from '../protocol/index.js'
 
 /** The key store's pairing operations: the auth service's alone (ext-auth contract §1.2). */
 const PAIRING_OPS = [EXT_PAIR_OP, EXT_PAIRINGS_OP].map((op) => `keystore.${op}`)
+/** A backup's and a restore's steps that carry the owner's configuration and login keys: the auth service's alone. */
+const BACKUP_STEPS = AUTH_BACKUP_OPS.map((op) => `keystore.${op}`)
 
 /**
  * Who is on the bus and what each may do. The nats-server permissions are generated from this
@@ -52,7 +54,7 @@ export const services: readonly ServiceSpec[] = [
   {
     name: 'auth',
     serves: true,
-    calls: ['eventstore', 'supervisor', 'system.checkin', ...PAIRING_OPS],
+    calls: ['eventstore', 'supervisor', 'system.checkin', ...PAIRING_OPS, ...BACKUP_STEPS],
     listens: ['keystore', 'storage'],
   },
   // Follows the identity: keys serve a personalised device only, and a wipeout erases them;
@@ -82,7 +84,7 @@ export const services: readonly ServiceSpec[] = [
     listens: ['system', 'auth', 'keystore', 'storage', 'upgrade'],
     // The self-test's check of every key record is the system's to ask for, not the network's; the pairings are the
     // auth service's, which checks the pairing's signature first.
-    denies: [`keystore.${VERIFY_RECORDS_OP}`, ...PAIRING_OPS],
+    denies: [`keystore.${VERIFY_RECORDS_OP}`, ...PAIRING_OPS, ...BACKUP_STEPS],
   },
   // `hemd sim`, the simulator's fault injection: the one operation, on a sim HAL only.
   { name: 'simctl', serves: false, calls: ['system.sim'], listens: [] },

@@ -351,7 +351,10 @@ export class Dispatcher {
     const base: CommandRequest = { rid: exchange.rid, tls, params, ...bearer }
     const first = await bus.request(handler.service, handler.op, base, budget)
     if (first.status !== 200) return exchange.send(first)
-    const { size, data } = first.body as { size: number; data: Uint8Array }
+    const { size, data, filename } = first.body as { size: number; data: Uint8Array; filename?: unknown }
+    // A download to keep (a backup): the service names the file, in characters that need no quoting.
+    if (typeof filename === 'string' && /^[\w.-]{1,128}$/.test(filename))
+      exchange.setHeader('Content-Disposition', `attachment; filename="${filename}"`)
     await exchange.stream(first.status, first.contentType ?? 'application/octet-stream', size, data, async (offset) => {
       const reply = await bus.request(handler.service, handler.chunk, { ...base, body: { offset, end: size } }, budget)
       if (reply.status !== 200) throw new Error(`${handler.service}.${handler.chunk} answered ${reply.status}`)

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import {
   anonymousSearchAllowed,
+  BACKUP_OPS,
   type KeyOperation,
   keyOperationScopes,
   operationAccess,
@@ -156,6 +157,8 @@ export const routeTable: readonly Route[] = [
   route('GET', '/api/system/reboot', operationAccess.reboot, command('system', 'reboot'), { deadline: 'medium' }),
   route('GET', '/api/system/shutdown', operationAccess.shutdown, command('system', 'shutdown'), { deadline: 'medium' }),
 
+  ...backupRoutes(),
+
   ...upgradeRoutes('fw', ['P', 'E'], ['firmware.bin']),
   ...upgradeRoutes('ui', ['P'], ['webroot.tar', 'ui.bin']),
 
@@ -265,6 +268,42 @@ function extAuthRoutes(): Route[] {
       source: true,
       tooManyRequests: 'too many login attempts wait, from this client or in all; refused unread, Retry-After in s',
       refusedAtStop: true,
+    }),
+  ]
+}
+
+/**
+ * Backup and restore (docs/backup.md), over HTTPS only: the master sets the backup passphrase and downloads backups
+ * (`system:backup`, which opens nothing else); a fresh device takes a file and its passphrase from anyone, as it takes
+ * its owner's personalisation (the key store paces failed restores).
+ */
+function backupRoutes(): Route[] {
+  const https = { tls: 'required', deadline: 'long' } as const
+  const passphrase = Type.Object({ passphrase: Type.String({ maxLength: 4096 }) })
+  const upload: RouteHandler = {
+    kind: 'upload',
+    service: 'keystore',
+    begin: BACKUP_OPS.uploadBegin,
+    filenames: ['backup.hembackup'],
+  }
+  return [
+    route('POST', '/api/system/backup/passphrase', operationAccess.backup, command('keystore', BACKUP_OPS.passphrase), {
+      ...https,
+      body: passphrase,
+    }),
+    route(
+      'GET',
+      '/api/system/backup',
+      operationAccess.backup,
+      { kind: 'stream', service: 'auth', op: 'backup', chunk: 'backup_chunk' },
+      https,
+    ),
+    route('POST', '/api/system/restore/upload', open, upload, https),
+    route('POST', '/api/system/restore', open, command('auth', 'restore'), {
+      ...https,
+      body: passphrase,
+      tooManyRequests: 'failed restores are paced: after three in a boot, one per 30 s; Retry-After in s',
+      fails: 'bad_backup (a wrong passphrase or an altered file), unsupported_backup (another format version)',
     }),
   ]
 }

@@ -221,8 +221,8 @@ export interface Enclave {
   setJournalAnchor(anchor: JournalAnchor): Promise<void>
 }
 
-/** What the enclave seals: the key repository's records, or the Disk 1 key. */
-export type SealPurpose = 'keys' | 'disks'
+/** What the enclave seals: the key repository's records, the Disk 1 key, or the key derived from the backup passphrase. */
+export type SealPurpose = 'keys' | 'disks' | 'backup'
 
 export interface Sealer {
   /** AES-256-GCM under a key that never leaves the enclave, with `aad` bound in; the result is opaque. */
@@ -428,6 +428,15 @@ export interface KeySlotMedia {
   close(): Promise<void>
 }
 
+/** One small blob of the key store's (the sealed backup key), replaced whole: a crash leaves the old or the new. */
+export interface KeystoreBlob {
+  /** What was written last, or undefined when nothing is stored (or it was erased). */
+  read(): Promise<Uint8Array | undefined>
+  write(data: Uint8Array): Promise<void>
+  /** Overwrites what is stored, then removes it; nothing happens when nothing is stored. */
+  erase(): Promise<void>
+}
+
 export type EntropyFault = 'none' | 'stuck' | 'biased'
 
 /** What `hemd sim` can do to a simulated device (sim HAL only), as the device's own processes see it. */
@@ -471,6 +480,8 @@ export interface Hal {
   readonly webroot: WebrootStore | undefined
   readonly journal: JournalMedia
   readonly keySlots: KeySlotMedia
+  /** The key store's sealed backup key (docs/backup.md), beside the key slots and erased with them at a wipeout. */
+  readonly backupKey: KeystoreBlob
   /**
    * Ed25519 public key (raw 32 bytes) of the trusted backend whose
    * signed check-in replies the device obeys; configured per installation.

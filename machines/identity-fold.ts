@@ -51,9 +51,13 @@ export const IDENTITY_RECORD_TYPES: ReadonlySet<number> = new Set([
   LogType.CONFIG_UPDATED,
   LogType.DISK_FORMAT,
   LogType.WIPEOUT_ERASE,
+  LogType.RESTORE,
 ])
 
-/** The change of configuration a journal record stands for, if any: a wipeout, a personalisation or an update. */
+/**
+ * The change of configuration a journal record stands for, if any: a wipeout, a personalisation (or a restore) or an
+ * update.
+ */
 export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
   // Most records are none of these (an offline replay folds every record): their data is not decoded at all.
   if (!IDENTITY_RECORD_TYPES.has(record.type) || (record.type !== LogType.TRANSITION && record.result !== LogResult.OK))
@@ -67,7 +71,8 @@ export function configEvent(record: IdentityRecord): ConfigEvent | undefined {
       : undefined
   }
   if (record.result !== LogResult.OK) return undefined
-  if (record.type === LogType.DEVICE_INITED) {
+  // A restore from a backup (docs/backup.md) personalises with the backup's configuration.
+  if (record.type === LogType.DEVICE_INITED || record.type === LogType.RESTORE) {
     const { cfg, instanceid, at } = data as unknown as PersonalisedData
     return { kind: 'personalised', cfg, instanceid, at }
   }

@@ -3,6 +3,7 @@ export type { VersionedMachine } from './types.js'
 export {
   factoryConfig,
   nextUts,
+  plainConfigFields,
   reduceConfig,
   type ConfigChanges,
   type ConfigEvent,

@@ -3,7 +3,7 @@ import type { Variant } from '../protocol/index.js'
 
 /**
  * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->
- * personalised; a wipeout returns it to fresh (from any state). A new Disk 0 size (P) formats the
+ * personalised (or a restore from a backup, the same way); a wipeout returns it to fresh (from any state). A new Disk 0 size (P) formats the
  * disks again: REFORMAT leads back to `formatting`, which a boot finds unfinished after a power cut
  * or a stop and starts again, so the disks never stay half formatted. Events carry no data: the
  * event type alone decides, so a replay of the journal's transition records reaches the same state.
@@ -12,7 +12,12 @@ export const personalisationMachine = setup({
   types: {
     input: {} as { variant: Variant },
     context: {} as { variant: Variant },
-    events: {} as { type: 'PERSONALISE' } | { type: 'FORMAT_DONE' } | { type: 'REFORMAT' } | { type: 'WIPEOUT' },
+    events: {} as
+      | { type: 'PERSONALISE' }
+      | { type: 'RESTORE' }
+      | { type: 'FORMAT_DONE' }
+      | { type: 'REFORMAT' }
+      | { type: 'WIPEOUT' },
   },
   guards: {
     hasDisks: ({ context }) => context.variant === 'P',
@@ -25,6 +30,8 @@ export const personalisationMachine = setup({
     fresh: {
       on: {
         PERSONALISE: [{ guard: 'hasDisks', target: 'formatting' }, { target: 'personalised' }],
+        // A restore from a backup (docs/backup.md) gives the device its owner as a personalisation does.
+        RESTORE: [{ guard: 'hasDisks', target: 'formatting' }, { target: 'personalised' }],
         // Taken, and a no-op: a device whose journal lost its personalisation still holds the
         // owner's keys in the enclave, and the owner may wipe them out (no TRANSITION is recorded).
         WIPEOUT: 'fresh',
@@ -35,5 +42,6 @@ export const personalisationMachine = setup({
   },
 })
 
-// Still 1: REFORMAT only adds a transition, so every journal written before it replays as it did.
+// Still 1: REFORMAT and RESTORE only add transitions, so every journal written before them replays as it did (a
+// version bump would make this runtime refuse those journals: TransitionFold folds one version).
 export const personalisationVersion = 1

@@ -27,6 +27,8 @@ export const operationAccess = {
   storage: { auth: 'token', scopes: ['storage'], roles: USER_ROLES },
   // The pairing routes of external authenticators (ext-auth contract §1.0): the user alone, never M or ExtAuth.
   extPair: { auth: 'token', scopes: ['auth:ext:pair', 'system:config'], roles: ['U'] },
+  // The backup passphrase and backups (docs/backup.md): the master alone, and the scope opens nothing else.
+  backup: { auth: 'token', scopes: ['system:backup'], roles: ['M'] },
   // Any principal: journaling a refusal the gateway made, under the name the token proves.
   anyPrincipal: { auth: 'token' },
 } as const satisfies Record<string, OperationAccess>

@@ -159,3 +159,5 @@ export {
   type ScryptParams,
   scryptProblem,
 } from './backup-format.js'
+export { RESTORED_KEYS_PER_RECORD, restoredKeys, type RestoredKey, type RestoredKeyRow } from './restore-records.js'
+export { AUTH_BACKUP_OPS, BACKUP_OPS } from './backup-ops.js'

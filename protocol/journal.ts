@@ -51,6 +51,14 @@ export const LogType = {
   DISK_FORMAT: 0x83,
   /** Extension: a wipeout's erasure of the enclave's owner material and the disks, failed or finished at boot. */
   WIPEOUT_ERASE: 0x84,
+  /** Extension: a backup file made (docs/backup.md): its SHA-256, the journal head it covers, its key count. */
+  BACKUP: 0x85,
+  /** Extension: a restore onto this device from a backup, or a restore refused (docs/backup.md). */
+  RESTORE: 0x86,
+  /** Extension: the keys a restore brought, by KID, in the same append as its RESTORE record. */
+  RESTORE_KEYS: 0x87,
+  /** Extension: the backup passphrase set or replaced (never its value, nor the key derived from it). */
+  BACKUP_PASSPHRASE: 0x88,
 } as const
 export type LogTypeNumber = (typeof LogType)[keyof typeof LogType]
 

@@ -47,6 +47,10 @@ const PHRASES: Record<number, string> = {
   [LogType.TRANSITION]: 'transition',
   [LogType.DISK_FORMAT]: 'disk format',
   [LogType.WIPEOUT_ERASE]: 'wipeout erasure',
+  [LogType.BACKUP]: 'backup made',
+  [LogType.RESTORE]: 'restored from a backup',
+  [LogType.RESTORE_KEYS]: 'keys restored',
+  [LogType.BACKUP_PASSPHRASE]: 'backup passphrase set',
 }
 
 const NAMES = new Map<number, string>(Object.entries(LogType).map(([name, type]) => [type, name]))

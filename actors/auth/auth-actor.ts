@@ -273,10 +273,10 @@ export class AuthActor implements AuthContext {
     return user ? 'U' : master ? 'M' : undefined
   }
 
-  keystore(op: string, req: CommandRequest): Promise<CommandReply> {
+  keystore(op: string, req: CommandRequest, deadlineMs = DEADLINE_MS.short): Promise<CommandReply> {
     const { nc, hal } = this.options
     const subject = new Subjects(hal.devid).command('keystore', op)
-    return callService(nc, subject, req, DEADLINE_MS.short, `the key store did not answer ${op}`)
+    return callService(nc, subject, req, deadlineMs, `the key store did not answer ${op}`)
   }
 
   /**

@@ -53,8 +53,8 @@ export interface AuthContext {
   /** The role a stored key logs in as. */
   roleOf(publicKey: Uint8Array): 'U' | 'M' | undefined
   denied(req: CommandRequest): Promise<CommandReply>
-  /** A command to the key store: of its operations, the auth service may send only the pairings' (bus/services.ts). */
-  keystore(op: string, req: CommandRequest): Promise<CommandReply>
+  /** A command to the key store: of its operations, the auth service may send only the pairings' and the backups'. */
+  keystore(op: string, req: CommandRequest, deadlineMs?: number): Promise<CommandReply>
   /** Resolves once the keystore and the disks followed a wipeout, or after `timeoutMs`. */
   wipeoutFollowed(timeoutMs: number): Promise<void>
   /** Asks the supervisor to restart the device's services. */

@@ -1,6 +1,7 @@
 import type { OperationSpec } from '../../bus/index.js'
-import { type CommandRequest, operationAccess } from '../../protocol/index.js'
+import { BACKUP_OPS, type CommandRequest, operationAccess } from '../../protocol/index.js'
 import { attestation, provision } from './attestation-endpoint.js'
+import { backup, restore } from './backup-restore.js'
 import type { AuthContext } from './auth-context.js'
 import { checkinChallenge, checkinReply } from './checkin.js'
 import { readConfig, updateConfig } from './config-endpoint.js'
@@ -45,6 +46,15 @@ export function authOperations(actor: AuthContext): Record<string, OperationSpec
     ext_mac: guard.operation(operationAccess.extPair, (req) => extMac(actor, req), false),
     ext_request: { exclusive: false, handler: (req) => extRequest(actor, req) },
     ext_token: { exclusive: false, handler: (req) => extToken(actor, req) },
+    // Backups (docs/backup.md): the master's token goes on to the key store, which checks it again.
+    backup: {
+      handler: async (req: CommandRequest) => {
+        const admission = await guard.admit(operationAccess.backup, req)
+        return 'refused' in admission ? admission.refused : backup(actor, admission.request, req.bearer!)
+      },
+    },
+    backup_chunk: { exclusive: false, handler: (req) => actor.keystore(BACKUP_OPS.chunk, req) },
+    restore: { handler: (req) => restore(actor, req) },
     // The DIAG build's only: no token, so nothing of it may exist in a normal build.
     ...(actor.diag ? { diag_wipe_config: { handler: (req: CommandRequest) => diagWipeConfig(actor, req) } } : {}),
   }

@@ -15,7 +15,7 @@ import { ConfigRuleError, personalisationFields, usableSectors } from './config-
 import { EjwtError, parseEjwt, validateInitClaims } from './ejwt.js'
 
 /** Why the device takes no new owner now, if it does not. */
-function refusal(actor: AuthContext): CommandReply | undefined {
+export function refusal(actor: AuthContext): CommandReply | undefined {
   // Between a wipeout and its reboot the device is not yet clean (the key store erases its
   // repository on its own schedule, and at the latest at the next boot).
   if (actor.wipedOut)
@@ -112,7 +112,7 @@ export function genuineOf(actor: AuthContext): Uint8Array {
 }
 
 /** Keys nobody could log in with, or with which the master would log in as the user, are refused. */
-function usableKeys(actor: AuthContext, keys: { user: Uint8Array; master: Uint8Array }): void {
+export function usableKeys(actor: AuthContext, keys: { user: Uint8Array; master: Uint8Array }): void {
   if (Buffer.from(keys.user).equals(Buffer.from(keys.master)))
     throw new ConfigRuleError(400, 'bad_request', '`cfg.userkey` and `cfg.masterkey` must differ')
   for (const [field, key] of [

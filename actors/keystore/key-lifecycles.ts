@@ -63,6 +63,11 @@ export class KeyLifecycles {
     }
   }
 
+  /** Keys a restore stored: in service, as a boot finds its repository's (the RESTORE_KEYS records say so). */
+  adopt(kids: readonly string[]): void {
+    for (const kid of kids) this.#runners.set(kid, this.#runner(kid, STORED))
+  }
+
   /** A wipeout: every key is destroyed (the auth actor journals it; replay ends every key there too). */
   clear(): void {
     this.#runners.clear()

@@ -12,6 +12,7 @@ import {
 import {
   type CommandReply,
   type CommandRequest,
+  BACKUP_OPS,
   EXT_PAIR_OP,
   EXT_PAIRINGS_OP,
   fail,
@@ -26,8 +27,10 @@ import {
   type SystemState,
   VERIFY_RECORDS_OP,
 } from '../../protocol/index.js'
-import { followReadModels, type ReadModelBus, ServiceHost } from '../../bus/index.js'
+import { followReadModels, type OperationSpec, type ReadModelBus, ServiceHost } from '../../bus/index.js'
 import { BearerGuard, type JournalPort } from '../host/index.js'
+import { BackupFiles } from './backup-files.js'
+import { BackupKeyStore } from './backup-key.js'
 import { ExpandedKeys } from './crypto-expanded-keys.js'
 import { extPair, extPairings } from './ext-pairings.js'
 import { keystoreDiagOperations } from './diag-operations.js'
@@ -35,6 +38,7 @@ import { keystoreOperations } from './operations.js'
 import { KeyLifecycles } from './key-lifecycles.js'
 import { KeyRepository } from './key-repository.js'
 import { RandomPool } from './random-pool.js'
+import { RestoreStage } from './restore-stage.js'
 import type { KeystoreContext } from './keystore-context.js'
 
 /**
@@ -74,6 +78,8 @@ export class KeystoreActor implements KeystoreContext {
   readonly expanded = new ExpandedKeys()
   readonly keys: KeyLifecycles
   private readonly identity: ReadModelBus
+  private readonly backupKeys: BackupKeyStore
+  private readonly restore: RestoreStage
   private fls = 0
   private settleKats: () => void = () => undefined
   private katFailures: string[] = []
@@ -86,6 +92,9 @@ export class KeystoreActor implements KeystoreContext {
   ) {
     this.random = new RandomPool((n) => options.hal.entropy.read(n)).take
     this.keys = new KeyLifecycles(options.journal, repository)
+    const { hal } = options
+    this.backupKeys = new BackupKeyStore(hal.backupKey, hal.enclave.sealer('backup'), hal.devid)
+    this.restore = new RestoreStage({ actor: this, clock: () => hal.clock.now(), wipe: () => this.wipeKeys() })
     this.identity = followReadModels(
       options.nc,
       options.hal.devid,
@@ -114,10 +123,41 @@ export class KeystoreActor implements KeystoreContext {
         // For the auth service alone (bus/services.ts): storing a pairing checks the user's token it forwards.
         [EXT_PAIR_OP]: this.guard.operation(operationAccess.extPair, (req) => extPair(this, req)),
         [EXT_PAIRINGS_OP]: { exclusive: false, handler: (req) => extPairings(this, req) },
+        ...this.backupOperations(),
         ...(options.diag ? keystoreDiagOperations(this) : {}),
       },
       options.logger,
     )
+  }
+
+  /**
+   * The backup passphrase and backups (the master's), and a restore's upload (anyone's, on a fresh device) and its
+   * opening (the auth service's alone, bus/services.ts): docs/backup.md.
+   */
+  private backupOperations(): Record<string, OperationSpec> {
+    const { hal, journal } = this.options
+    const files = new BackupFiles({
+      actor: this,
+      keys: this.backupKeys,
+      devid: hal.devid,
+      logKey: hal.enclave.logSigner.publicKey,
+      head: () => journal.head(),
+      clock: () => hal.clock.now(),
+    })
+    const { backup } = operationAccess
+    const restore = this.restore
+    return {
+      // Not exclusive: the KDF takes seconds, and key operations go on meanwhile.
+      [BACKUP_OPS.passphrase]: this.guard.operation(backup, (req) => files.setPassphrase(req), false),
+      [BACKUP_OPS.create]: this.guard.operation(backup, (req) => files.create(req)),
+      [BACKUP_OPS.chunk]: this.guard.operation(backup, (req) => files.chunk(req), false),
+      [BACKUP_OPS.uploadBegin]: { handler: (req) => restore.uploadBegin(req) },
+      upload_chunk: { handler: (req) => restore.uploadChunk(req) },
+      upload_end: { handler: (req) => restore.uploadEnd(req) },
+      upload_abort: { handler: (req) => restore.uploadAbort(req) },
+      [BACKUP_OPS.open]: { handler: (req) => restore.open(req) },
+      [BACKUP_OPS.abort]: { handler: () => restore.abort() },
+    }
   }
 
   /** Runs the KATs, opens and checks the repository, journals what failed, then serves. */
@@ -271,19 +311,31 @@ export class KeystoreActor implements KeystoreContext {
   private followIdentity(): Promise<void> {
     return this.wiping.run(async () => {
       const identity = this.identityState
+      if (identity && this.restore.orphaned(identity)) {
+        await this.wipeKeys()
+        this.options.logger.warn('keys of a restore that was never journaled are erased')
+      }
       if (!identity || identity.inited === this.followed) return
-      if (!identity.inited && this.repository.stats().total > 0) {
-        try {
-          await this.repository.wipe()
-        } finally {
-          // Even when the erase fails (the next boot erases it), no expanded key outlives the owner.
-          this.expanded.retain(() => false)
-          this.keys.clear()
+      if (!identity.inited) {
+        if (this.repository.stats().total > 0) {
+          await this.wipeKeys()
+          this.options.logger.info('device wiped out: the key repository is erased')
         }
-        this.options.logger.info('device wiped out: the key repository is erased')
+        await this.backupKeys.erase()
       }
       this.followed = identity.inited
       this.publish()
     })
+  }
+
+  /** Erases the repository; even when that fails (the next boot erases it), no key stays in memory. */
+  private async wipeKeys(): Promise<void> {
+    try {
+      await this.repository.wipe()
+    } finally {
+      this.expanded.retain(() => false)
+      this.keys.clear()
+      this.publish()
+    }
   }
 }

@@ -76,6 +76,7 @@ export async function prepareDataDirAccess(dataDir: string, a: DataDirAccounts, 
     'tls-imported': shared(a.identity.uid),
     'journal-anchor.json': shared(a.journal.uid),
     'sealing.key': own(a.keySlots, 0o700, 0o600),
+    'backup-sealing.key': own(a.keySlots, 0o700, 0o600),
     'disk-sealing.key': own(a.disks, 0o750, 0o640),
   }
   for (const name of await entries(enclave)) {

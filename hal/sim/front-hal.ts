@@ -39,6 +39,7 @@ export function frontHal(
     staging: notOpened('staging'),
     journal: notOpened('journal'),
     keySlots: notOpened('keySlots'),
+    backupKey: notOpened('backupKey'),
     runDir: join(dataDir, 'run'),
     close: async () => undefined,
   }

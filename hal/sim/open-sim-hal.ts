@@ -17,6 +17,7 @@ import {
 import { hostClock } from './host-clock.js'
 import { FileJournalMedia } from './journal-media.js'
 import { FileKeySlotMedia } from './key-slot-media.js'
+import { BACKUP_KEY_FILE, FileKeystoreBlob } from './keystore-blob.js'
 import { HealthTestedEntropy, startupTest } from '../health-tested-entropy.js'
 import { nodeEntropy } from './node-entropy.js'
 import { DEVICE_HEALTH_TESTS } from '../sp800-90b.js'
@@ -92,6 +93,7 @@ async function assemble(dataDir: string, options: OpenHalOptions, close: () => P
     webroot: identity.variant === 'P' ? new SimWebrootStore(join(dataDir, 'webroot')) : undefined,
     journal,
     keySlots,
+    backupKey: new FileKeystoreBlob(join(dataDir, 'keys', BACKUP_KEY_FILE)),
     backendKey: trust.backendKey,
     vendorKey: trust.vendorKey,
     developmentKeys: developmentAnchors(trust).length > 0,

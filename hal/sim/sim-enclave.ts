@@ -31,7 +31,11 @@ const IDENTITY_KEY = 'identity.key.pem'
 const CREDENTIALS = 'credentials.json'
 const JOURNAL_ANCHOR = 'journal-anchor.json'
 /** One file per purpose, read only by the process that seals for it. */
-const SEALING_KEYS: Readonly<Record<SealPurpose, string>> = { keys: 'sealing.key', disks: 'disk-sealing.key' }
+const SEALING_KEYS: Readonly<Record<SealPurpose, string>> = {
+  keys: 'sealing.key',
+  disks: 'disk-sealing.key',
+  backup: 'backup-sealing.key',
+}
 
 export interface SimEnclaveIdentity {
   devid: string
@@ -103,6 +107,7 @@ export class SimEnclave implements Enclave {
     const sealing = {
       keys: new SealingKey(join(dir, SEALING_KEYS.keys), entropy),
       disks: new SealingKey(join(dir, SEALING_KEYS.disks), entropy),
+      backup: new SealingKey(join(dir, SEALING_KEYS.backup), entropy),
     }
     const anchor = new JournalAnchorFile(join(dir, JOURNAL_ANCHOR), identity.devid, logSigningKey)
     return new SimEnclave(logSigningKey, identityKey, tls, credentials, attestation, sealing, anchor, genuineId)
