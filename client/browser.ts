@@ -6,19 +6,13 @@ export * as cryptoCalls from './crypto-calls.js'
 export { CryptoInputError, LIMITS, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { buildLoginEjwt, passphraseChangeHmac, type LoginChallenge } from './ejwt-builder.js'
 export {
-  AlreadyPersonalisedError,
-  BadBackupError,
   ConflictError,
   DeviceRefusedError,
   DeviceUnreachableError,
-  NoBackupPassphraseError,
   NotAcceptableError,
-  NothingStagedError,
   refusal,
   UnauthorizedError,
   UnexpectedAnswerError,
-  UnsupportedBackupError,
-  WeakPassphraseError,
 } from './errors.js'
 export {
   BACKUP_SCOPE,

@@ -2,8 +2,6 @@
 // for a program that logs in itself.
 export { HemClient, type HemClientOptions } from './hem-client.js'
 export {
-  AlreadyPersonalisedError,
-  BadBackupError,
   BadRequestError,
   ConflictError,
   DeviceFailedError,
@@ -12,17 +10,21 @@ export {
   FingerprintMismatchError,
   ForbiddenError,
   NotAcceptableError,
-  NoBackupPassphraseError,
   NotFoundError,
-  NothingStagedError,
   PayloadError,
   StorageFullError,
   UnauthorizedError,
   UnavailableError,
   UnexpectedAnswerError,
+} from './errors.js'
+export {
+  AlreadyPersonalisedError,
+  BadBackupError,
+  NoBackupPassphraseError,
+  NothingStagedError,
   UnsupportedBackupError,
   WeakPassphraseError,
-} from './errors.js'
+} from './coded-errors.js'
 export {
   BACKUP_PASSPHRASE_BYTES,
   BACKUP_SCOPE,

@@ -77,3 +77,4 @@ export {
 } from './ext-jwt.js'
 export { joinSealedScope, openScope, scopeKey, sealScope, splitSealedScope } from './scope-seal.js'
 export { fromBase64, toBase64, toBase64Url } from './web-base64.js'
+export { BackupFormatError, MAX_BACKUP_BYTES, readBackupHeader, type BackupHeader } from './backup-format.js'
