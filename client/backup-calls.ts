@@ -50,7 +50,7 @@ export async function restore(s: Pick<DeviceJson, 'json'>, passphrase: string): 
     (keys as number) < 0 ||
     !SHA256_HEX.test(`${sha256}`)
   )
-    throw new UnexpectedAnswerError('the device answered the restore without its source, key count or SHA-256')
+    throw new UnexpectedAnswerError('the device answered the restore in another shape')
   return { source, keys: keys as number, sha256: sha256 as string }
 }
 

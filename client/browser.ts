@@ -26,7 +26,7 @@ export {
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { allKeys } from './key-list-calls.js'
 export { personalise, type InitKeys } from './personalise.js'
-export { wrapTlsKey } from './tls-key-wrap.js'
+export { wrapTlsKeyWebCrypto } from './tls-key-wrap.js'
 export type { CipherAlg, Digest, KeyDetails, KeyEntry, KeyList, Personalised, SignAlg, WrapAlg } from './types.js'
 export {
   BrokerClient,

@@ -37,7 +37,7 @@ export {
 } from './key-types.js'
 export { logTypeName, logTypePhrase } from './log-type-names.js'
 export { tlsTransportKey } from './tls-transport-key.js'
-export { wrapTlsKeyBytes, type WrappedTlsKey } from './tls-key-wrap.js'
+export { wrapTlsKeyBytes, wrapTlsKeyBytesWebCrypto, type WrappedTlsKey } from './tls-key-wrap.js'
 export type { AuthreplyClaims, AuthreqClaims, PairingReplyClaims, PairingRequestClaims } from './ext-auth-claims.js'
 export {
   ExtAuthKeyError,

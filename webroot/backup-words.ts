@@ -1,27 +1,20 @@
-// The backup routes' refusals in the owner's words, with what to do next: the device's own are terse, and it tells
-// a wrong passphrase from an altered file apart on purpose for nobody.
-import {
-  AlreadyPersonalisedError,
-  BadBackupError,
-  DeviceRefusedError,
-  NoBackupPassphraseError,
-  NothingStagedError,
-  UnsupportedBackupError,
-  WeakPassphraseError,
-} from '../client/browser.js'
+// The backup routes' refusals in the owner's words, by the device's `error` code: its own words are terse, and it
+// tells a wrong passphrase from an altered file apart for nobody, on purpose.
+import type { DeviceRefusedError } from '../client/browser.js'
 import { reworded } from './refusal-words.js'
 
-const WORDS: [new (...args: never[]) => DeviceRefusedError, string][] = [
-  [BadBackupError, 'The passphrase is wrong or the file was altered: nothing was restored'],
-  [UnsupportedBackupError, 'This device cannot read this backup (another format version, or a newer one)'],
-  [AlreadyPersonalisedError, 'The device is set up already: a backup goes onto a fresh or erased device only'],
-  [NothingStagedError, 'The device holds no uploaded backup (did it restart?): restore again'],
-  [NoBackupPassphraseError, 'Set a backup passphrase first: every backup is sealed under it'],
-  [WeakPassphraseError, 'The backup passphrase is too short: at least 12 bytes'],
-]
+const WORDS = new Map(
+  Object.entries({
+    bad_backup: 'The passphrase is wrong or the file was altered',
+    unsupported_backup: 'This device does not read this backup’s version',
+    already_personalised: 'A backup goes onto a fresh or erased device only',
+    nothing_staged: 'Upload the backup again',
+    no_backup_passphrase: 'Set a backup passphrase first',
+  }),
+)
 
-/** `error` reworded when it is a backup refusal, else as it is: for `.catch`. */
+/** For `.catch`: a backup refusal rethrown in its words, anything else as it is. */
 export function inBackupWords(error: unknown): never {
-  const words = WORDS.find(([kind]) => error instanceof kind)?.[1]
-  throw words === undefined ? error : reworded(error as DeviceRefusedError, words)
+  const words = WORDS.get((error as Partial<DeviceRefusedError> | undefined)?.code ?? '')
+  throw words ? reworded(error as DeviceRefusedError, words) : error
 }

@@ -1,5 +1,5 @@
 // hemctl backup: the backup passphrase, a backup file, and its restore onto a fresh device (docs/backup.md).
-import { writeFile } from 'node:fs/promises'
+import { access, writeFile } from 'node:fs/promises'
 import { parseOptions, readPassphrase, UsageError, type Command } from '../index.js'
 import {
   AlreadyPersonalisedError,
@@ -97,6 +97,12 @@ ${MASTER_LOGIN}`,
   },
 }
 
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  )
+
 /** Writes a new file; an existing one only when `force` says so. */
 async function writeNew(file: string, bytes: Uint8Array, force: boolean): Promise<void> {
   await writeFile(file, bytes, { flag: force ? 'w' : 'wx', mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
@@ -123,6 +129,9 @@ ${PROGRESS_OPTION}`,
       args,
       options: { ...connectionOptions, ...progressOptions, out: { type: 'string' }, force: { type: 'boolean' } },
     })
+    // Refused before the device works and the master logs in, when the name is known already.
+    if (values.out !== undefined && !values.force && (await exists(values.out)))
+      throw new UsageError(`${values.out} exists: give --force to replace it`)
     const client = await asMaster(values, io)
     const backup = await withProgress(
       io,

@@ -10,14 +10,12 @@ import {
 } from '../../../client/browser.js'
 import { inBackupWords } from '../../backup-words.js'
 import { answerRefusal, DeviceSession } from '../../device-session.js'
-import { field, h } from '../../dom.js'
+import { field, h, password } from '../../dom.js'
 import { refuseIfInvalid, setFieldError } from '../../field-error.js'
 import { refusedOverPlainHttp } from '../../plain-http.js'
 import { strengthMeter } from '../../setup/passphrase-strength.js'
 import { transferProgress, type TransferProgress } from '../../transfer-progress.js'
 import type { AppContext } from '../../view.js'
-
-const password = (autocomplete: string) => h('input', { type: 'password', autocomplete, spellcheck: 'false' })
 
 /** Runs `act` on a master's session: the owner's own, or one opened with `master` for it alone. */
 async function asMaster<T>(ctx: AppContext, master: HTMLInputElement, act: (s: DeviceSession) => Promise<T>) {
@@ -28,7 +26,7 @@ async function asMaster<T>(ctx: AppContext, master: HTMLInputElement, act: (s: D
   try {
     return await act(session)
   } finally {
-    session.end('The master login for the backup ended.')
+    session.end('')
   }
 }
 
@@ -65,7 +63,7 @@ export function backupPanel(ctx: AppContext): HTMLElement {
   const checkMaster = () =>
     setFieldError(master, needsMaster && !master.value ? 'Type the master passphrase.' : undefined)
   let link: string | undefined
-  const newField = field('New backup passphrase', next, 'At least 12 bytes; several words are best. Not a login’s.')
+  const newField = field('New backup passphrase', next, 'At least 12 bytes; not a login passphrase.')
   newField.append(strengthMeter(next))
 
   const setPassphrase = async () => {
@@ -77,7 +75,7 @@ export function backupPanel(ctx: AppContext): HTMLElement {
     next.value = repeat.value = ''
     next.dispatchEvent(new Event('input'))
     await asMaster(ctx, master, (s) => setBackupPassphrase(s, chosen)).catch(inBackupWords)
-    return 'The backup passphrase is set: backups are sealed under it from now on.'
+    return 'The backup passphrase is set.'
   }
 
   const makeBackup = async () => {
@@ -90,8 +88,8 @@ export function backupPanel(ctx: AppContext): HTMLElement {
     ).catch(inBackupWords)
     if (link) URL.revokeObjectURL(link)
     link = URL.createObjectURL(file)
-    saved.replaceChildren(h('a', { href: link, download: file.name }, `Save ${file.name}`), ` (${file.size} bytes)`)
-    return `The backup is made (${file.size} bytes): save it with the link, and keep it apart from the device.`
+    saved.replaceChildren(h('a', { href: link, download: file.name }, `Save ${file.name} (${file.size} bytes)`))
+    return 'The backup is made.'
   }
 
   const run = (doing: string, action: () => Promise<string>) => () => void ctx.feedback.run(doing, action)
@@ -99,14 +97,8 @@ export function backupPanel(ctx: AppContext): HTMLElement {
     'form',
     { 'aria-labelledby': 'backup-title', novalidate: true, onsubmit: (event) => event.preventDefault() },
     h('h3', { id: 'backup-title' }, 'Backup'),
-    h(
-      'p',
-      {},
-      'A backup file holds every key, the configuration and the authenticator pairings, sealed under the backup ' +
-        'passphrase. It restores onto a fresh device only (the set-up offers it); the passphrase it was made ' +
-        'under opens it, and nothing else.',
-    ),
-    needsMaster && field('Master passphrase', master, 'Backups are the master’s: asked for each action, not kept.'),
+    h('p', { class: 'hint' }, 'Keys and configuration, sealed under the backup passphrase, for a fresh device.'),
+    needsMaster && field('Master passphrase', master),
     newField,
     field('Repeat the backup passphrase', repeat),
     h(
@@ -114,8 +106,7 @@ export function backupPanel(ctx: AppContext): HTMLElement {
       { type: 'button', onclick: run('Setting the backup passphrase…', setPassphrase) },
       'Set the backup passphrase',
     ),
-    h('h4', {}, 'Download a backup'),
-    h('button', { type: 'button', onclick: run('Making a backup…', makeBackup) }, 'Make a backup'),
+    h('button', { type: 'button', onclick: run('Making a backup…', makeBackup) }, 'Download a backup'),
     progress.element,
     saved,
   )
