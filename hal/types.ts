@@ -92,6 +92,11 @@ export interface TlsCredentials {
 export interface LoginCredentials {
   user: Uint8Array
   master: Uint8Array
+  /**
+   * The eid (base64) the passphrases' keys were derived under, where it is not this device's own: a device restored
+   * from a backup keeps its owner's keys, derived with the source device's eid (docs/backup.md).
+   */
+  salt?: string
 }
 
 /** What an unprovisioned enclave shows the factory (format: hal/x509/genuine-statement.ts). */

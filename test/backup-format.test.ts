@@ -37,7 +37,11 @@ function payload(): BackupPayload {
   const imported = randomKeyRecord('MLDSA44', { imported: true })
   return {
     cfg: { user: 'Ada', email: 'ada@example.com', hostname: 'hem.example' },
-    login: { user: Uint8Array.from(randomBytes(32)), master: Uint8Array.from(randomBytes(32)) },
+    login: {
+      user: Uint8Array.from(randomBytes(32)),
+      master: Uint8Array.from(randomBytes(32)),
+      salt: randomBytes(32).toString('base64'),
+    },
     keys: [
       randomKeyRecord('AES256'),
       { ...pub, kid: publicKeyKid(pub.publicKey!) },

@@ -1,5 +1,5 @@
 // Model-based tests of the personalisation machine, on P (fresh → formatting →
-// personalised, and back to formatting for a new Disk 0 size) and on E (fresh → personalised):
+// personalised, by an init or a restore from a backup, and back to formatting for a new Disk 0 size) and on E (fresh → personalised):
 // every path generated from machines/personalisation.ts runs on its own device; after each step the
 // journal holds exactly the step's TRANSITION record and the device answers as the state says
 // (status `inited` and `format`, the init challenge, login, the disks).
@@ -14,14 +14,18 @@ import { api } from './helpers/keys.js'
 import { status, wipeout } from './helpers/model-device.js'
 import { checkCoverage, checkDrivers, modelPaths } from './helpers/model-paths.js'
 import { checkObservations, nextEvent, walkPaths, type ModelRun } from './helpers/model-walk.js'
-import { loginAnswer, personalise } from './helpers/owner.js'
+import { login, loginAnswer, personalise } from './helpers/owner.js'
+import { madeBackup, restoreWith, uploadBackup } from './helpers/backup.js'
 import { until } from './helpers/until.js'
 
 const { machine: personalisationMachine, version: personalisationVersion } = machineRegistry.personalisation
+/** One backup file per variant, made on first use (its owner's keys take a PBKDF2 run each). */
+const backups: Partial<Record<Variant, Promise<Uint8Array>>> = {}
 
 interface Owner {
   dataDir: string
   base: string
+  https: string
   /** The init token (system:config), until a reboot kills it. */
   token?: string
   /** The format was made to fail, so that the device stays in `formatting`. */
@@ -48,7 +52,7 @@ function makeRun(variant: Variant): ModelRun<Owner> {
     input: { variant },
     async boot(t) {
       const device = await bootDevice(t, { variant, dataDir: t.testdir() })
-      return { dataDir: device.dataDir, base: device.httpUrl!, stalled: false }
+      return { dataDir: device.dataDir, base: device.httpUrl!, https: device.httpsUrl!, stalled: false }
     },
     drivers: {
       PERSONALISE: async (d, walk) => {
@@ -57,6 +61,15 @@ function makeRun(variant: Variant): ModelRun<Owner> {
         const init = await personalise(d.base, variant)
         if (init.status !== 200) throw new Error(`personalisation refused: ${init.status} ${init.text}`)
         d.token = init.json.token as string
+      },
+      // A restore from a backup (docs/backup.md) makes the file's owner the device's, as a personalisation does.
+      RESTORE: async (d, walk) => {
+        if (variant === 'P' && nextEvent(walk) !== 'FORMAT_DONE') await stallFormat(d)
+        const staged = await uploadBackup(d.https, await (backups[variant] ??= madeBackup(variant)))
+        if (staged.status !== 200) throw new Error(`upload refused: ${staged.status} ${staged.text}`)
+        const restored = await restoreWith(d.https)
+        if (restored.status !== 200) throw new Error(`restore refused: ${restored.status} ${restored.text}`)
+        d.token = await login(d.base, 'system:config')
       },
       // The device finishes the format it started on its own.
       FORMAT_DONE: async () => undefined,

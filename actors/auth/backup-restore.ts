@@ -1,7 +1,9 @@
 import {
   BACKUP_OPS,
   type CommandReply,
+  CONFIG_FIELD_RULES,
   type CommandRequest,
+  encodeBase64,
   fail,
   type JournalEntry,
   LogResult,
@@ -12,6 +14,7 @@ import {
 import { plainConfigFields } from '../../machines/index.js'
 import type { AuthContext } from './auth-context.js'
 import { ConfigRuleError, personalisationFields, usableSectors } from './config-rules.js'
+import { loginSalt } from './login.js'
 import { refusal, usableKeys } from './personalise.js'
 
 /** How long the key store may take to open a file: scrypt runs for seconds on a loaded device. */
@@ -25,10 +28,13 @@ export function backup(actor: AuthContext, req: CommandRequest, bearer: string):
   const login = actor.hal.enclave.credentials()
   if (!login) return Promise.resolve(fail(409, 'not_personalised', 'The device is not personalised'))
   const cfg: Record<string, unknown> = {}
-  for (const field of plainConfigFields) if (actor.config[field] !== undefined) cfg[field] = actor.config[field]
+  const usable = usableSectors(actor.hal.storage)
+  // A field still at a factory value no personalisation could give (no `ip` on E) stays out: it is that value again.
+  for (const field of plainConfigFields)
+    if (CONFIG_FIELD_RULES[field].valid(actor.config[field], usable)) cfg[field] = actor.config[field]
   // Not a field personalisation sets: the restored device keeps the source's, as the same configuration.
   cfg.instanceid = actor.config.instanceid
-  const body = { cfg, user: login.user, master: login.master }
+  const body = { cfg, user: login.user, master: login.master, salt: loginSalt(actor) }
   return actor.keystore(BACKUP_OPS.create, { rid: req.rid, tls: req.tls, bearer, body })
 }
 
@@ -39,6 +45,7 @@ interface Opened {
   cfg: Record<string, unknown>
   user: Uint8Array
   master: Uint8Array
+  salt: string
   keys: RestoredKeyRow[]
 }
 
@@ -73,7 +80,13 @@ export async function restore(actor: AuthContext, req: CommandRequest): Promise<
   }
   const at = actor.now()
   const instanceid = typeof opened.cfg.instanceid === 'string' ? opened.cfg.instanceid : ''
-  await actor.hal.enclave.setCredentials({ user: opened.user, master: opened.master })
+  // The source's eid, unless this device restores its own backup: the owner's keys were derived with it.
+  const own = opened.salt === encodeBase64(actor.hal.enclave.identityPublicKey)
+  await actor.hal.enclave.setCredentials({
+    user: opened.user,
+    master: opened.master,
+    ...(own ? {} : { salt: opened.salt }),
+  })
   try {
     await actor.personalisation.send({ type: 'RESTORE' }, restoreEntries(req, opened, changes, instanceid, at))
   } catch (err) {

@@ -15,6 +15,7 @@ import type { AuthContext } from './auth-context.js'
 import { configUpdated } from './config-updated.js'
 import { ConfigRuleError, updatedFields, usableSectors } from './config-rules.js'
 import { eraseOwnerMaterial } from './owner-erasure.js'
+import { loginSalt } from './login.js'
 import { genuineOf } from './personalise.js'
 
 /** `GET /api/system/config`: the configuration, the device's public keys, and a fresh passphrase-change nonce. */
@@ -31,6 +32,8 @@ export function readConfig(actor: AuthContext): CommandReply {
       eid: encodeBase64(hal.enclave.identityPublicKey),
       eid_sign: encodeBase64(hal.enclave.logSigner.publicKey),
       email: config.email,
+      // A device restored from a backup: its owner's passphrase keys are derived with the source's eid.
+      ...(hal.enclave.credentials()?.salt ? { login_eid: loginSalt(actor) } : {}),
       ...(p ? { genuine_id: hal.enclave.genuineId } : {}),
       http_option_dosprot_mode: config.http_option_dosprot_mode,
       http_option_hsts: config.http_option_hsts,

@@ -15,9 +15,16 @@ export function loginChallenge(actor: AuthContext, req: Pick<CommandRequest, 'so
       spk: actor.session.spk,
       jti,
       lbl: actor.config.user,
-      eid: encodeBase64(actor.hal.enclave.identityPublicKey),
+      // What the passphrases' keys are derived with: this device's eid, or a restored device's source's.
+      eid: loginSalt(actor),
     },
   }
+}
+
+/** The eid the owner's passphrase keys were derived under (docs/backup.md): the device's own unless restored. */
+export function loginSalt(actor: Pick<AuthContext, 'hal'>): string {
+  const { enclave } = actor.hal
+  return enclave.credentials()?.salt ?? encodeBase64(enclave.identityPublicKey)
 }
 
 /**

@@ -84,8 +84,9 @@ export class BackupFiles {
     const { actor } = this.o
     const unavailable = actor.unavailable()
     if (unavailable) return unavailable
-    const body = (req.body ?? {}) as { cfg?: unknown; user?: unknown; master?: unknown }
-    if (!isMap(body.cfg) || !(body.user instanceof Uint8Array) || !(body.master instanceof Uint8Array))
+    const body = (req.body ?? {}) as { cfg?: unknown; user?: unknown; master?: unknown; salt?: unknown }
+    const { cfg, user, master, salt } = body
+    if (!isMap(cfg) || !(user instanceof Uint8Array) || !(master instanceof Uint8Array) || typeof salt !== 'string')
       return fail(400, 'bad_request', 'A backup needs the configuration and the login keys')
     const now = this.o.clock()
     const served = this.#served
@@ -94,8 +95,8 @@ export class BackupFiles {
     const key = await this.o.keys.read()
     if (!key) return fail(409, 'no_backup_passphrase', 'Set a backup passphrase first')
     const payload: BackupPayload = {
-      cfg: body.cfg,
-      login: { user: body.user, master: body.master },
+      cfg,
+      login: { user, master, salt },
       keys: actor.repository.keys().filter((record) => actor.keys.serves(record.kid)),
     }
     const { bytes, head } = await this.#seal(key, payload, now)

@@ -25,7 +25,8 @@ const PAYLOAD_FIELDS = ['cfg', 'login', 'keys'] as const
 export interface BackupPayload {
   /** The configuration's plain fields, as personalisation takes them. */
   cfg: Record<string, unknown>
-  login: { user: Uint8Array; master: Uint8Array }
+  /** The login public keys, and the eid (base64) they were derived under. */
+  login: { user: Uint8Array; master: Uint8Array; salt: string }
   keys: KeyRecord[]
 }
 
@@ -116,14 +117,14 @@ function decodePayload(plaintext: Uint8Array, count: number): BackupPayload {
     throw invalid('the payload is not a map of cfg, login and keys')
   const { cfg, login, keys } = value
   if (!isMap(cfg) || !isMap(login) || !Array.isArray(keys)) throw invalid('the payload misses cfg, login or keys')
-  const user = login.user
-  const master = login.master
-  if (!isKey32(user) || !isKey32(master) || Object.keys(login).length !== 2)
-    throw invalid('the login keys must be two 32-byte public keys')
+  const { user, master, salt } = login
+  if (!isKey32(user) || !isKey32(master) || typeof salt !== 'string' || Object.keys(login).length !== 3)
+    throw invalid('the login keys must be two 32-byte public keys and their salt')
   if (keys.length !== count) throw invalid(`the header says ${count} keys, the payload holds ${keys.length}`)
   const records = keys.map((bytes) => record(bytes))
   if (new Set(records.map((r) => r.kid)).size !== records.length) throw invalid('two keys have the same KID')
-  return { cfg, login: { user: Uint8Array.from(user), master: Uint8Array.from(master) }, keys: records }
+  const keysOf = { user: Uint8Array.from(user), master: Uint8Array.from(master), salt }
+  return { cfg, login: keysOf, keys: records }
 }
 
 function record(bytes: unknown): KeyRecord {

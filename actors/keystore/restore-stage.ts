@@ -188,6 +188,7 @@ export class RestoreStage {
         cfg: payload.cfg,
         user: payload.login.user,
         master: payload.login.master,
+        salt: payload.login.salt,
         keys: rows,
       },
     }

@@ -53,8 +53,9 @@ export function passphraseForm(ctx: AppContext): HTMLFormElement {
       current.focus()
       throw reworded(error, 'The device refused the current passphrase; nothing was changed')
     }
-    const { eid } = (await proven.get(CONFIG_PATH, CONFIG_SCOPE)) as Config
-    const key = await derivePassphraseKeyAsync(fresh, String(eid))
+    // A device restored from a backup derives its owner's keys with the source's eid (`login_eid`).
+    const { eid, login_eid: loginEid } = (await proven.get(CONFIG_PATH, CONFIG_SCOPE)) as Config
+    const key = await derivePassphraseKeyAsync(fresh, String(loginEid ?? eid))
     // The nonce is single use and lives 60 s: read it once the slow derivation is done.
     const { nonce, spk } = (await proven.get(CONFIG_PATH, CONFIG_SCOPE)) as Config
     const body = {
