@@ -1,24 +1,14 @@
 // Settings -> Backup in Chromium, from a user's session: the master passphrase asked for each action, the backup
 // passphrase set (checked before sending), a backup downloaded whose header names the device; axe light and dark.
 import { readFile } from 'node:fs/promises'
-import type { Page } from 'playwright-core'
 import t from 'tap'
 import { readBackupHeader } from '../protocol/index.js'
 import { openApp } from './helpers/app.js'
 import { noChromium } from './helpers/browser.js'
+import { bothSchemes } from './helpers/keyops.js'
 import { MASTER_PASS } from './helpers/owner.js'
 
 const BACKUP_PASS = 'a backup passphrase from the app'
-
-async function bothSchemes(page: Page, violations: () => Promise<string[]>): Promise<string[]> {
-  const found: string[] = []
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    found.push(...(await violations()).map((v) => `${colorScheme}: ${v}`))
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  return found
-}
 
 t.test('settings: set the backup passphrase and download a backup', { skip: noChromium }, async (t) => {
   const app = await openApp(t)
@@ -45,7 +35,7 @@ t.test('settings: set the backup passphrase and download a backup', { skip: noCh
     /^ Strength: .+ \(about \d+ bits\)\.$/,
     "the wizard's meter",
   )
-  t.same(await bothSchemes(page, app.violations), [], 'the marked panel passes axe, light and dark')
+  t.same(await bothSchemes(app), [], 'the marked panel passes axe, light and dark')
 
   await make.click()
   await alert.filter({ hasText: 'Nothing was sent' }).waitFor()
@@ -76,7 +66,7 @@ t.test('settings: set the backup passphrase and download a backup', { skip: noCh
   const bytes = new Uint8Array(await readFile((await download.path())!))
   t.equal(download.suggestedFilename(), (await link.getAttribute('download'))!, "the device's name for it")
   t.same([readBackupHeader(bytes).devid, readBackupHeader(bytes).keys], [o.device.devid, 0], 'the header names A')
-  t.same(await bothSchemes(page, app.violations), [], 'after the download: axe, light and dark')
+  t.same(await bothSchemes(app), [], 'after the download: axe, light and dark')
   t.equal(await app.page.locator('#who').textContent(), 'Logged in as Ada (user passphrase).', 'still the user')
   t.same(app.problems, [], 'no script error and no CSP violation')
 })

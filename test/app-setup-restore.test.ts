@@ -3,22 +3,12 @@
 // the Keys screen lists A's keys. Axe light and dark, no CSP violation.
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
 import t from 'tap'
 import { openFreshApp } from './helpers/app.js'
 import { BACKUP_PASS, downloadBackup, setBackupPassphrase } from './helpers/backup.js'
 import { noChromium } from './helpers/browser.js'
+import { bothSchemes } from './helpers/keyops.js'
 import { login, MASTER_PASS, owned, ownerClient, USER_PASS } from './helpers/owner.js'
-
-async function bothSchemes(page: Page, violations: () => Promise<string[]>): Promise<string[]> {
-  const found: string[] = []
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    found.push(...(await violations()).map((v) => `${colorScheme}: ${v}`))
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  return found
-}
 
 t.test('the wizard restores a backup of A, then the owner logs in to A’s keys', { skip: noChromium }, async (t) => {
   // First: its test directory is the test's, made afresh.
@@ -46,14 +36,14 @@ t.test('the wizard restores a backup of A, then the owner logs in to A’s keys'
   t.match(facts[1], /\d{4}/, 'when it was made')
   t.equal(facts[2], '2', 'its keys')
   t.same(posts, [], 'nothing sent yet')
-  t.same(await bothSchemes(page, app.violations), [], 'the facts pass axe, light and dark')
+  t.same(await bothSchemes(app), [], 'the facts pass axe, light and dark')
 
   const alert = page.getByRole('alert')
   await page.getByLabel('Backup passphrase').fill(`not ${BACKUP_PASS}`)
   await page.getByRole('button', { name: 'Restore the device' }).click()
   await alert.filter({ hasText: 'wrong' }).waitFor({ timeout: 30_000 })
   t.equal(await alert.textContent(), 'The passphrase is wrong or the file was altered (HTTP 406)')
-  t.same(await bothSchemes(page, app.violations), [], 'the refusal passes axe, light and dark')
+  t.same(await bothSchemes(app), [], 'the refusal passes axe, light and dark')
 
   await page.getByLabel('Backup passphrase').fill(BACKUP_PASS)
   await page.getByRole('button', { name: 'Restore the device' }).click()
