@@ -1,5 +1,5 @@
 import type { Route } from './types.js'
-import { DEADLINE_MS, DIAG_SUFFIX } from '../protocol/index.js'
+import { DEADLINE_MS, DIAG_SUFFIX, keyOperationScopes } from '../protocol/index.js'
 import { MAX_IMAGE_BYTES } from '../image/index.js'
 
 type Json = Record<string, unknown>
@@ -11,7 +11,10 @@ const KEY_LOOKUPS = new Set(['list', 'get', 'delete', 'search'])
 
 /** The key store's operation behind a route, if it is one. */
 function keyOperation(route: Route): string | undefined {
-  return route.handler.kind === 'command' && route.handler.service === 'keystore' ? route.handler.op : undefined
+  const { handler } = route
+  return handler.kind === 'command' && handler.service === 'keystore' && handler.op in keyOperationScopes
+    ? handler.op
+    : undefined
 }
 
 /**

@@ -278,7 +278,7 @@ function extAuthRoutes(): Route[] {
  * its owner's personalisation (the key store paces failed restores).
  */
 function backupRoutes(): Route[] {
-  const https = { tls: 'required', deadline: 'long' } as const
+  const https = { tls: 'required', healthy: true, deadline: 'long' } as const
   const passphrase = Type.Object({ passphrase: Type.String({ maxLength: 4096 }) })
   const upload: RouteHandler = {
     kind: 'upload',

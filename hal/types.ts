@@ -226,7 +226,7 @@ export interface Enclave {
   setJournalAnchor(anchor: JournalAnchor): Promise<void>
 }
 
-/** What the enclave seals: the key repository's records, the Disk 1 key, or the key derived from the backup passphrase. */
+/** What the enclave seals: the key repository's records, the Disk 1 key, or the backup passphrase's derived key. */
 export type SealPurpose = 'keys' | 'disks' | 'backup'
 
 export interface Sealer {

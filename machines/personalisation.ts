@@ -3,9 +3,10 @@ import type { Variant } from '../protocol/index.js'
 
 /**
  * Whether the device has been given its owner: fresh -> (P: formatting its disks) ->
- * personalised (or a restore from a backup, the same way); a wipeout returns it to fresh (from any state). A new Disk 0 size (P) formats the
- * disks again: REFORMAT leads back to `formatting`, which a boot finds unfinished after a power cut
- * or a stop and starts again, so the disks never stay half formatted. Events carry no data: the
+ * personalised, by a personalisation or by a restore from a backup (RESTORE, the same way); a
+ * wipeout returns it to fresh (from any state). A new Disk 0 size (P) formats the disks again:
+ * REFORMAT leads back to `formatting`, which a boot finds unfinished after a power cut or a stop
+ * and starts again, so the disks never stay half formatted. Events carry no data: the
  * event type alone decides, so a replay of the journal's transition records reaches the same state.
  */
 export const personalisationMachine = setup({

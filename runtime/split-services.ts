@@ -98,7 +98,7 @@ async function gatewayFiles(
  * first used by auth, which formats the disks, but it is the storage's).
  */
 async function makeSealingKeys(hal: Hal): Promise<void> {
-  const purposes = hal.disks ? (['keys', 'disks'] as const) : (['keys'] as const)
+  const purposes = hal.disks ? (['keys', 'backup', 'disks'] as const) : (['keys', 'backup'] as const)
   for (const purpose of purposes) await hal.enclave.sealer(purpose).seal(new Uint8Array(0), new Uint8Array(0))
 }
 

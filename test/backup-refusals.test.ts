@@ -2,6 +2,7 @@
 // HTTP; a restore onto a personalised device or with nothing staged; a wrong passphrase, an altered file and another
 // format version, each journaled without the passphrase; and failed restores beyond three are paced.
 
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { LogResult, LogType } from '../protocol/index.js'
@@ -9,6 +10,7 @@ import { BACKUP_PASS, downloadBackup, restoreWith, setBackupPassphrase, uploadBa
 import { bootDevice } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
+import { wipeout } from './helpers/model-device.js'
 import { login, MASTER_PASS, owned } from './helpers/owner.js'
 
 t.test('backup and restore refusals', async (t) => {
@@ -83,4 +85,10 @@ t.test('backup and restore refusals', async (t) => {
   for (const secret of [BACKUP_PASS, 'not the backup passphrase', 'still not the passphrase'])
     t.notOk(text.includes(secret), 'no passphrase in the journal')
   t.equal((await call(`${b.httpUrl}/api/system/status`)).json.inited, false, 'B stays fresh')
+
+  const stored = join(a.device.dataDir, 'keys', 'backup-key.bin')
+  t.ok(existsSync(stored), "A keeps its backup key (sealed) in the key store's storage")
+  t.notOk(readFileSync(stored).includes(Buffer.from(BACKUP_PASS)), 'never the passphrase')
+  await wipeout(a.base, a.device.dataDir, a.token)
+  t.notOk(existsSync(stored), 'a wipeout erases the backup key with the keys')
 })

@@ -1,5 +1,5 @@
-// Model-based tests of the personalisation machine, on P (fresh → formatting →
-// personalised, by an init or a restore from a backup, and back to formatting for a new Disk 0 size) and on E (fresh → personalised):
+// Model-based tests of the personalisation machine, on P (fresh → formatting → personalised, by an
+// init or a restore from a backup, and back to formatting for a new Disk 0 size) and on E (fresh → personalised):
 // every path generated from machines/personalisation.ts runs on its own device; after each step the
 // journal holds exactly the step's TRANSITION record and the device answers as the state says
 // (status `inited` and `format`, the init challenge, login, the disks).

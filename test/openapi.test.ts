@@ -52,7 +52,8 @@ t.test('every route, as the gateway treats it', async (t) => {
     // The external authenticator's answer that fails 406 (ext-auth contract §1.2, §1.5).
     const operation =
       /^\/api\/(crypto\/|keymgmt\/(create|import|derive|update)$)/.test(route.path) ||
-      /^\/api\/auth\/ext\/(validate|token)$/.test(route.path)
+      /^\/api\/auth\/ext\/(validate|token)$/.test(route.path) ||
+      route.path === '/api/system/restore'
     t.equal('406' in op.responses, operation, `${route.path}: 406 exactly where an operation can fail`)
     t.equal(
       op.responses['200'].description === 'verified (empty body)',

@@ -61,6 +61,10 @@ const FRESH_WITHOUT_TOKEN: Record<string, number> = {
   'GET /api/system/config': 401,
   // Reaches the provisioning check (an empty crt is malformed): no token was asked for.
   'POST /api/system/config/provisioning': 400,
+  // A restore's upload needs no token on a fresh device: the matrix's empty body is refused as such.
+  'POST /api/system/restore/upload': 400,
+  // Nor does the restore: nothing was uploaded.
+  'POST /api/system/restore': 409,
 }
 
 /** Values for path parameters and `<name>` scope placeholders. */
@@ -90,8 +94,11 @@ const isKeyRoute = (route: Route) => /^\/api\/(keymgmt|crypto)\//.test(route.pat
 /** The external authenticator's: §0's order without the 418 (ext-auth contract §1.0). */
 const isExtRoute = (route: Route) => route.path.startsWith('/api/auth/ext/')
 
+/** Backup and restore (docs/backup.md): HTTPS only, with the key routes' order. */
+const isBackupRoute = (route: Route) => /^\/api\/system\/(backup|restore)(\/|$)/.test(route.path)
+
 /** The routes that refuse the device's state (409) before a missing token, a role or a scope. */
-const stateFirst = (route: Route) => isKeyRoute(route) || isExtRoute(route)
+const stateFirst = (route: Route) => isKeyRoute(route) || isExtRoute(route) || isBackupRoute(route)
 
 /** The LOG_TYPE under which every 200, 400 and 406 of an operation is journaled (crypto-contract §0, §2, §3). */
 const OPERATION_LOG: Record<string, number> = {
@@ -471,7 +478,11 @@ t.test('the route table is what this matrix assumes', async (t) => {
     t.ok(route.variants.length > 0, `${key}: a variant`)
     if (route.auth === 'open') t.notOk(route.scopes ?? route.roles, `${key}: an open route lists no scopes or roles`)
     if (route.scopes) t.ok(route.scopes.length > 0, `${key}: scopes, when given, are not empty`)
-    t.equal(route.tls === 'required', isKeyRoute(route), `${key}: HTTPS only exactly if a key or crypto route`)
+    t.equal(
+      route.tls === 'required',
+      isKeyRoute(route) || isBackupRoute(route),
+      `${key}: HTTPS only exactly if a key, crypto or backup route`,
+    )
     if (stateFirst(route)) t.ok(route.healthy, `${key}: a key or ext route is fail-state gated`)
     t.equal(route.unreadyFirst === true, isExtRoute(route), `${key}: the state first, without a 418, exactly if ext`)
     const operation = /^\/api\/crypto\//.test(route.path) || route.path === '/api/keymgmt/derive'

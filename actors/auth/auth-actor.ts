@@ -183,6 +183,11 @@ export class AuthActor implements AuthContext {
     if (this.unfinished.erasure && this.intact) {
       this.logger.warn("a wipeout's erasure did not finish: erasing the former owner's material before serving")
       await eraseOwnerMaterial(this, 'boot')
+    } else if (this.intact && this.personalisation.matches('fresh') && this.hal.enclave.credentials() !== undefined) {
+      // Login keys of a personalisation or a restore the journal never took (the process died between storing them
+      // and the append): no owner has them. A fresh device lets nobody in with them; they go before it serves.
+      this.logger.warn('login keys without a journaled owner: erased')
+      await this.hal.enclave.wipe()
     }
     this.host.start()
     if (this.personalisation.matches('formatting')) {
