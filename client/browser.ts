@@ -14,10 +14,19 @@ export {
   UnauthorizedError,
   UnexpectedAnswerError,
 } from './errors.js'
+export {
+  BACKUP_SCOPE,
+  backupFilename,
+  backupPassphraseProblem,
+  RESTORE_FILENAME,
+  restore,
+  setBackupPassphrase,
+  type Restored,
+} from './backup-calls.js'
 export { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 export { allKeys } from './key-list-calls.js'
 export { personalise, type InitKeys } from './personalise.js'
-export { wrapTlsKey } from './tls-key-wrap.js'
+export { wrapTlsKeyWebCrypto } from './tls-key-wrap.js'
 export type { CipherAlg, Digest, KeyDetails, KeyEntry, KeyList, Personalised, SignAlg, WrapAlg } from './types.js'
 export {
   BrokerClient,

@@ -1,6 +1,7 @@
 // The calls on what the device holds besides keys: its disks (P), its audit log, its images.
 import type { DeviceSession } from './device-session.js'
 import { UnexpectedAnswerError } from './errors.js'
+import { fileUpload } from './file-upload.js'
 import type * as T from './types.js'
 import { parseAnswer } from './wire.js'
 
@@ -61,14 +62,8 @@ export async function upload(
   onProgress?: (sent: number, total: number) => void,
 ): Promise<void> {
   const filename = kind === 'fw' ? 'firmware.bin' : 'webroot.tar'
-  await s.openWhileFresh('system:upgrade', 'POST', `/api/system/upgrade/upload_${kind}`, {
-    body: image,
-    headers: {
-      'Content-Type': 'application/octet-stream',
-      'Content-Disposition': `attachment; filename="${filename}"`,
-    },
-    ...(onProgress ? { onProgress } : {}),
-  })
+  const path = `/api/system/upgrade/upload_${kind}`
+  await s.openWhileFresh('system:upgrade', 'POST', path, fileUpload(image, filename, onProgress))
 }
 
 export async function check(s: DeviceSession, kind: T.UpgradeKind): Promise<T.CheckState> {

@@ -1,6 +1,6 @@
 // One device's exchange as its owner's program has it: requests, and the logins that authorize them.
 import { buildLoginEjwt } from './ejwt-builder.js'
-import { refusal } from './errors.js'
+import { codedRefusal as refusal } from './coded-errors.js'
 import { derivePassphraseKeyAsync, type PassphraseKey } from './passphrase-key.js'
 import { personalise } from './personalise.js'
 import { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'

@@ -1,6 +1,8 @@
 // The whole device API for a program: typed calls, typed errors, and logins it makes itself. The
 // calls live by area (system-, key-, crypto- and device-calls.ts, as hemctl's commands do); this
 // class is their one face.
+import * as backup from './backup-calls.js'
+import * as transfer from './backup-transfer.js'
 import * as crypto from './crypto-calls.js'
 import * as device from './device-calls.js'
 import { DeviceSession } from './device-session.js'
@@ -83,6 +85,31 @@ export class HemClient extends DeviceSession {
 
   shutdown(): Promise<void> {
     return system.shutdown(this)
+  }
+
+  // ---- backup and restore (docs/backup.md) ----
+
+  /** Sets or replaces the backup passphrase: a master login (role M, scope system:backup). */
+  setBackupPassphrase(passphrase: string): Promise<void> {
+    return backup.setBackupPassphrase(this, passphrase)
+  }
+
+  /** A backup file of the whole key store and configuration, and the name the device suggests for it (role M). */
+  createBackup(o: { onProgress?: transfer.Received } = {}): Promise<transfer.Backup> {
+    return transfer.createBackup(this, o)
+  }
+
+  /** Stages a backup file on a fresh device (no login): `restore` opens it. */
+  stageRestore(
+    file: Uint8Array,
+    o: { onProgress?: (sent: number, total: number) => void } = {},
+  ): Promise<{ size: number; sha256: string }> {
+    return transfer.stageRestore(this, file, o)
+  }
+
+  /** Restores the staged file under its backup passphrase: the device becomes the source's owner's (no login). */
+  restore(passphrase: string): Promise<backup.Restored> {
+    return backup.restore(this, passphrase)
   }
 
   // ---- keys ----

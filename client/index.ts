@@ -17,6 +17,24 @@ export {
   UnavailableError,
   UnexpectedAnswerError,
 } from './errors.js'
+export {
+  AlreadyPersonalisedError,
+  BadBackupError,
+  NoBackupPassphraseError,
+  NothingStagedError,
+  UnsupportedBackupError,
+  WeakPassphraseError,
+} from './coded-errors.js'
+export {
+  BACKUP_PASSPHRASE_BYTES,
+  BACKUP_SCOPE,
+  backupFilename,
+  backupPassphraseProblem,
+  restore,
+  setBackupPassphrase,
+  type Restored,
+} from './backup-calls.js'
+export { createBackup, stageRestore, type Backup, type Received } from './backup-transfer.js'
 export { CryptoInputError, SIGN_ALGS, WRAP_ALGS } from './crypto-input.js'
 export { PinStore, defaultConfigDir } from './pin-store.js'
 export { Transport, type Exchange, type RequestInput, type TransportOptions } from './transport.js'

@@ -34,6 +34,8 @@ export interface RequestInput {
   body?: Uint8Array
   headers?: Record<string, string>
   onProgress?(sent: number, total: number): void
+  /** Hears of every chunk of the answer's body: `total` is its Content-Length, when the device sends one. */
+  onReceived?(received: number, total: number | undefined): void
 }
 
 export interface Exchange {
@@ -72,7 +74,7 @@ export class Transport {
     }
     try {
       const socket = url.protocol === 'https:' ? await this.secureSocket(url) : undefined
-      return await this.exchange(url, { method, headers }, socket, payload, input.onProgress)
+      return await this.exchange(url, { method, headers }, socket, payload, input)
     } catch (err) {
       if (err instanceof FingerprintMismatchError) throw err
       throw new DeviceUnreachableError(url.origin, { cause: err })
@@ -84,7 +86,7 @@ export class Transport {
     options: RequestOptions,
     socket: TLSSocket | undefined,
     payload: Uint8Array | undefined,
-    onProgress?: RequestInput['onProgress'],
+    { onProgress, onReceived }: Pick<RequestInput, 'onProgress' | 'onReceived'>,
   ): Promise<Exchange> {
     return new Promise((resolve, reject) => {
       // A device going down may close the connection while its certificate is judged: the request
@@ -95,7 +97,14 @@ export class Transport {
       const connection = socket ? { createConnection: () => socket } : {}
       const req = send(url, { ...options, ...connection, timeout: this.o.timeoutMs ?? IDLE_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        const length = Number(res.headers['content-length'])
+        const total = Number.isSafeInteger(length) ? length : undefined
+        let received = 0
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk)
+          received += chunk.length
+          onReceived?.(received, total)
+        })
         res.on('end', () =>
           resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
         )

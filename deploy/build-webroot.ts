@@ -1,9 +1,9 @@
-// Builds the management app (webroot/) into a web root: its page as it is, its styles (with the
+// Builds the management app (webroot/) into a web root: its page (compacted), its styles (with the
 // screens' own) into one style.css, its TypeScript (with the client code it shares with hemctl)
 // into ES modules: app.js, what the login needs, and chunks/, each screen's own code (and what
 // screens share), fetched by `import()` the first time the screen shows.
 // `node dist/deploy/build-webroot.js [OUT]`, default dist-webroot/; hem-image packs the result.
-import { copyFile, mkdir, rm } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
@@ -13,7 +13,6 @@ import { factoryCaDefine } from './webroot-factory-ca.js'
 const PACKAGE_TOP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '..' : '../..', import.meta.url))
 const SOURCE = join(PACKAGE_TOP, 'webroot')
 export const WEBROOT_OUT = join(PACKAGE_TOP, 'dist-webroot')
-const COPIED = ['index.html']
 
 /**
  * Replaces `outDir` with a fresh build; the same sources give the same bytes. Returns its size;
@@ -52,10 +51,21 @@ export async function buildWebroot(
     minify: true,
     logLevel: 'warning',
   })
-  for (const file of COPIED) await copyFile(join(SOURCE, file), join(outDir, file))
+  await writeFile(join(outDir, 'index.html'), compactHtml(await readFile(join(SOURCE, 'index.html'), 'utf8')))
   const size = await measureWebroot(outDir)
   checkAppBudget(size)
   return size
+}
+
+/**
+ * The page as it is, less what is there for its reader: its comments, and the line breaks and indents between
+ * tags (never a space between two tags on one line, which shows between inline elements).
+ */
+export function compactHtml(html: string): string {
+  return `${html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/>\s*\n\s*</g, '><')
+    .trim()}\n`
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

@@ -37,7 +37,7 @@ export {
 } from './key-types.js'
 export { logTypeName, logTypePhrase } from './log-type-names.js'
 export { tlsTransportKey } from './tls-transport-key.js'
-export { wrapTlsKeyBytes, type WrappedTlsKey } from './tls-key-wrap.js'
+export { wrapTlsKeyBytes, wrapTlsKeyBytesWebCrypto, type WrappedTlsKey } from './tls-key-wrap.js'
 export type { AuthreplyClaims, AuthreqClaims, PairingReplyClaims, PairingRequestClaims } from './ext-auth-claims.js'
 export {
   ExtAuthKeyError,
@@ -77,3 +77,4 @@ export {
 } from './ext-jwt.js'
 export { joinSealedScope, openScope, scopeKey, sealScope, splitSealedScope } from './scope-seal.js'
 export { fromBase64, toBase64, toBase64Url } from './web-base64.js'
+export { BackupFormatError, MAX_BACKUP_BYTES, readBackupHeader, type BackupHeader } from './backup-format.js'

@@ -88,7 +88,7 @@ export { SerialQueue } from './serial-queue.js'
 export { Subjects } from './subjects.js'
 export type { HealthModel, SystemState, TemperatureRange, VersionModel } from './system-state.js'
 export { tlsTransportKey } from './tls-transport-key.js'
-export { wrapTlsKeyBytes, type WrappedTlsKey } from './tls-key-wrap.js'
+export { wrapTlsKeyBytes, wrapTlsKeyBytesWebCrypto, type WrappedTlsKey } from './tls-key-wrap.js'
 export type { UpgradeState } from './upgrade-state.js'
 export { wholeNumber } from './whole-number.js'
 export {

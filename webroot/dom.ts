@@ -57,6 +57,9 @@ export function field(
   return h('div', { class: 'field' }, ...children)
 }
 
+/** A passphrase's input: never echoed, never spell-checked (which would send it to a dictionary service). */
+export const password = (autocomplete: string) => h('input', { type: 'password', autocomplete, spellcheck: 'false' })
+
 /** A select of `options` ([value, label]), `selected` chosen. */
 export function select(name: string, options: readonly (readonly [string, string])[], selected?: string) {
   return h(

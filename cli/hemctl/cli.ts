@@ -1,6 +1,7 @@
 // hemctl: the command-line client of a device, on the client library.
 import { commandsUsage, runCommandLine, UsageError, type Command, type CommandLine } from '../index.js'
 import { authCommands } from './auth-commands.js'
+import { backupCommands } from './backup-commands.js'
 import type { HemctlIo } from './context.js'
 import { cryptoCommands } from './crypto-commands.js'
 import { hemctlFailure } from './failure.js'
@@ -14,6 +15,7 @@ const commands: Record<string, Command<HemctlIo>> = {
   ...keyCommands,
   ...cryptoCommands,
   ...deviceCommands,
+  ...backupCommands,
   ...authCommands,
 }
 

@@ -9,6 +9,8 @@ export interface HemctlIo extends CliIo, PassphraseSources {
   stdout: { write(chunk: string | Uint8Array): unknown }
   /** Input for commands that read data (encrypt, decrypt) when no file is given. */
   stdin: AsyncIterable<Uint8Array>
+  /** A line typed on the terminal (a confirmation); undefined, or absent, when there is none to ask on. */
+  ask?(question: string): Promise<string | undefined>
   /** Whether stderr is a terminal: progress bars are drawn only there. */
   stderrIsTTY: boolean
   /** A steady clock in ms, for how long a command waits on the cloud (default the host's; tests give theirs). */

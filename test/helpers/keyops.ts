@@ -69,7 +69,7 @@ export async function outputOf(form: Locator, name: string): Promise<Buffer> {
 export const done = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).waitFor()
 
 /** axe in light and dark: the violations of both, each marked with its scheme. */
-export async function bothSchemes(app: OpenApp): Promise<string[]> {
+export async function bothSchemes(app: Pick<OpenApp, 'page' | 'violations'>): Promise<string[]> {
   const light = await app.violations()
   await app.page.emulateMedia({ colorScheme: 'dark' })
   const dark = await app.violations()

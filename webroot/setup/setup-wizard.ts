@@ -2,7 +2,8 @@
 // life (`import()`). Step 1 shows, before anything is typed, who the device is: its variant, devid and versions,
 // its attestation checked here against the factory CA this app ships, and its TLS fingerprint to compare with
 // its label or banner. Step 2 takes the owner and personalises the device as hemctl init does (client/'s own
-// code), then logs in with the user passphrase's key. Over plain HTTP from another host it refuses at once.
+// code), then logs in with the user passphrase's key; or it restores a backup instead (restore-step.ts). Over
+// plain HTTP from another host it refuses at once.
 import { derivePassphraseKeyAsync, personalise, type PassphraseKey } from '../../client/browser.js'
 import { usableSectors } from '../../protocol/browser.js'
 import { copyButton } from '../copy-button.js'
@@ -16,6 +17,7 @@ import { checkAttestation, type AttestationVerdict } from './attestation-check.j
 import { readDeviceFacts, type DeviceFacts } from './device-facts.js'
 import { factoryCa, type FactoryCa } from './factory-ca.js'
 import { ownerForm } from './owner-form.js'
+import { restoreStep } from './restore-step.js'
 
 export interface SetupHooks {
   /** The login section: hidden while the wizard shows. */
@@ -53,13 +55,22 @@ export async function openSetupWizard(hooks: SetupHooks): Promise<void> {
       deviceRequest('/api/system/status') as Promise<DeviceStatus>,
     ])
     const step1 = await deviceStep(facts, served.fingerprint)
-    const next = h('button', { type: 'button' }, 'Next: make it yours')
-    next.addEventListener('click', () => {
-      next.remove()
-      section.append(ownerStep(facts, usableSectors(status.storage), hooks, section))
-      section.querySelector<HTMLElement>('#setup-owner-title')?.focus()
-    })
-    section.append(step1, next)
+    const choice = h('div', { class: 'actions' })
+    const take = (step: () => HTMLElement, title: string) => () => {
+      choice.remove()
+      section.append(step())
+      section.querySelector<HTMLElement>(title)?.focus()
+    }
+    const own = () => ownerStep(facts, usableSectors(status.storage), hooks, section)
+    choice.append(
+      h('button', { type: 'button', onclick: take(own, '#setup-owner-title') }, 'Next: make it yours'),
+      h(
+        'button',
+        { type: 'button', onclick: take(() => restoreStep(hooks, section), '#setup-restore-title') },
+        'Restore from a backup',
+      ),
+    )
+    section.append(step1, choice)
   } catch (error) {
     hooks.feedback.fail(error)
   } finally {

@@ -1,11 +1,12 @@
 // Settings: every configuration field (the device's rules shown and checked before sending), the
-// passphrase change, the HTTPS certificate (CSR and import), the authenticators and the factory reset.
+// passphrase change, the backup, the HTTPS certificate (CSR and import), the authenticators and the factory reset.
 import { usableSectors } from '../../protocol/browser.js'
 import { h } from '../dom.js'
 import type { View } from '../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, configForm, type Config } from './settings/config-form.js'
 import { appPreferencesPanel } from './settings/app-preferences-panel.js'
 import { authenticatorsPanel } from './settings/authenticators-panel.js'
+import { backupPanel } from './settings/backup-panel.js'
 import { csrPanel } from './settings/csr-panel.js'
 import { fillFixedFields } from './settings/fixed-fields.js'
 import { passphraseForm } from './settings/passphrase-form.js'
@@ -38,6 +39,7 @@ export const settingsView: View = {
       fixed,
       configForm(ctx, config, usableSectors(status.storage), reboot, saved),
       passphraseForm(ctx),
+      backupPanel(ctx),
       h(
         'section',
         { 'aria-labelledby': 'tls-title' },

@@ -1,6 +1,6 @@
 // `tls`: a certificate chain for the HTTPS port, with the private key it certifies wrapped here
 // for the device, or without a key when the chain certifies the device's own key (from the CSR).
-import { DeviceRefusedError, fromBase64, toBase64, wrapTlsKey } from '../../../client/browser.js'
+import { DeviceRefusedError, fromBase64, toBase64, wrapTlsKeyWebCrypto } from '../../../client/browser.js'
 import { field, h } from '../../dom.js'
 import type { AppContext } from '../../view.js'
 import { CONFIG_PATH, CONFIG_SCOPE, type Config } from './config-form.js'
@@ -45,7 +45,10 @@ export function tlsImportForm(ctx: AppContext, config: () => Config, reboot: Reb
     setFieldError(key, typeof pkcs8 === 'string' ? pkcs8 : undefined)
     refuseIfInvalid(form)
     const eid = fromBase64(String(config().eid))
-    const tls = { crt: toBase64(crt as Uint8Array), ...(pkcs8 ? wrapTlsKey(pkcs8 as Uint8Array, eid) : {}) }
+    const tls = {
+      crt: toBase64(crt as Uint8Array),
+      ...(pkcs8 ? await wrapTlsKeyWebCrypto(pkcs8 as Uint8Array, eid) : {}),
+    }
     // Only the wrapped key goes on; the plain one is not kept.
     if (pkcs8) (pkcs8 as Uint8Array).fill(0)
     const size = new TextEncoder().encode(JSON.stringify({ tls })).length

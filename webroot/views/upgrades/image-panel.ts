@@ -4,14 +4,17 @@ import { deviceRequest } from '../../device-session.js'
 import { field, h, uid } from '../../dom.js'
 import { followRestart } from '../../follow-restart.js'
 import { refusalWords } from '../../refusal-words.js'
+import { transferProgress, type TransferProgress } from '../../transfer-progress.js'
+import { uploadFile } from '../../upload-file.js'
 import type { AppContext } from '../../view.js'
 import { checkStaged } from './check-staged.js'
 import { describeClaims, type ImageClaims, type ImageKind } from './image-file.js'
 import { imagePicker, type ImagePicker, type KindNames } from './image-picker.js'
-import { uploadImage } from './upload-image.js'
-import { uploadProgress, type UploadProgress } from './upload-progress.js'
 
 const SCOPE = 'system:upgrade'
+
+/** The names the family's clients send (Content-Disposition), as the gateway expects them. */
+const FILENAMES: Record<ImageKind, string> = { fw: 'firmware.bin', ui: 'webroot.tar' }
 
 /** Per kind: the name in the panel's controls, and how an image of it is made. */
 const PANEL: Record<ImageKind, KindNames> = {
@@ -31,7 +34,7 @@ interface Panel {
   readonly ctx: AppContext
   readonly hooks: PanelHooks
   readonly picker: ImagePicker
-  readonly progress: UploadProgress
+  readonly progress: TransferProgress
   readonly cancel: HTMLButtonElement
   readonly verdict: HTMLElement
   readonly downgrade: HTMLInputElement
@@ -42,7 +45,7 @@ interface Panel {
 
 export function imagePanel(kind: ImageKind, ctx: AppContext, hooks: PanelHooks): HTMLElement {
   const { title, word } = PANEL[kind]
-  const progress = uploadProgress(title)
+  const progress = transferProgress(`${title} upload progress`)
   const panel: Panel = {
     kind,
     word,
@@ -107,7 +110,7 @@ function upload(panel: Panel): Promise<boolean> {
     let shownStep = -1
     try {
       await session.authorized(SCOPE, (token) =>
-        uploadImage(panel.kind, file, token, {
+        uploadFile(`/api/system/upgrade/upload_${panel.kind}`, FILENAMES[panel.kind], file, token, {
           signal: uploading.signal,
           onProgress(sent, total) {
             panel.progress.show(sent, total)

@@ -1,11 +1,7 @@
-// An image's upload by XMLHttpRequest: fetch reports no upload progress, and the owner of a
-// 16 MiB image over a slow link wants to see it move.
-import { answerRefusal } from '../../device-session.js'
-import { PageError } from '../../page-error.js'
-import type { ImageKind } from './image-file.js'
-
-/** The names the family's clients send (Content-Disposition), as the gateway expects them. */
-const FILENAMES: Record<ImageKind, string> = { fw: 'firmware.bin', ui: 'webroot.tar' }
+// A file's upload by XMLHttpRequest (an image, a backup): fetch reports no upload progress, and the
+// owner of a 16 MiB file over a slow link wants to see it move.
+import { answerRefusal } from './device-session.js'
+import { PageError } from './page-error.js'
 
 const CANCELLED = 'The upload was cancelled.'
 
@@ -18,25 +14,34 @@ export interface UploadControl {
   /** Called as the bytes leave: `sent` of `total`. */
   onProgress(sent: number, total: number): void
   /** Stops the upload when it fires (the owner's Cancel). */
-  signal: AbortSignal
+  signal?: AbortSignal
 }
 
-/** POSTs `file` to upload_<kind> with a bearer token; rejects with the typed refusal, or an UploadStoppedError. */
-export function uploadImage(kind: ImageKind, file: Blob, token: string, control: UploadControl): Promise<void> {
+/**
+ * POSTs `file` to `path` as `filename` (the name the route expects, Content-Disposition), with a bearer token
+ * unless the route takes none; resolves to the answer's text, rejects with the typed refusal or an
+ * UploadStoppedError.
+ */
+export function uploadFile(
+  path: string,
+  filename: string,
+  file: Blob,
+  token: string | undefined,
+  control: UploadControl,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     const stop = () => xhr.abort()
-    const path = `/api/system/upgrade/upload_${kind}`
     const done = (error?: Error) => {
-      control.signal.removeEventListener('abort', stop)
+      control.signal?.removeEventListener('abort', stop)
       if (error) reject(error)
-      else resolve()
+      else resolve(xhr.responseText)
     }
     xhr.open('POST', path)
     // Content-Length comes from the file; Expect: 100-continue is the browser's to send, and optional.
-    xhr.setRequestHeader('Authorization', `Bearer ${token}`)
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`)
     xhr.setRequestHeader('Content-Type', 'application/octet-stream')
-    xhr.setRequestHeader('Content-Disposition', `attachment; filename="${FILENAMES[kind]}"`)
+    xhr.setRequestHeader('Content-Disposition', `attachment; filename="${filename}"`)
     xhr.upload.onprogress = (event) =>
       control.onProgress(event.loaded, event.lengthComputable ? event.total : file.size)
     xhr.onload = () =>
@@ -44,8 +49,8 @@ export function uploadImage(kind: ImageKind, file: Blob, token: string, control:
     xhr.onerror = () =>
       done(new UploadStoppedError('The upload was cut off: the device or the network dropped it. Upload it again.'))
     xhr.onabort = () => done(new UploadStoppedError(CANCELLED))
-    if (control.signal.aborted) return done(new UploadStoppedError(CANCELLED))
-    control.signal.addEventListener('abort', stop)
+    if (control.signal?.aborted) return done(new UploadStoppedError(CANCELLED))
+    control.signal?.addEventListener('abort', stop)
     xhr.send(file)
   })
 }
