@@ -109,7 +109,8 @@ export class BackupFiles {
         data: { source: 200, rid: req.rid, sha256, head, keys: payload.keys.length },
       },
     ])
-    this.#served = { rid: req.rid, bytes, touched: now }
+    // A file that fits in the first chunk is served whole by this answer: nothing is held for later chunks.
+    this.#served = bytes.length > BACKUP_CHUNK ? { rid: req.rid, bytes, touched: now } : undefined
     const filename = `hem-${this.o.devid}-${Math.floor(now / 1000)}.hembackup`
     return {
       status: 200,
