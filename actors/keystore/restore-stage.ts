@@ -47,6 +47,7 @@ export class RestoreStage {
   #count = 0
   #failures = 0
   #lastFailure = 0
+  #opening = false
   /** The token key of the auth incarnation a restore wrote keys for, until the device is personalised. */
   #pending: string | undefined
 
@@ -113,6 +114,21 @@ export class RestoreStage {
       return fail(400, 'bad_request', '`passphrase` must be a string')
     if (actor.repository.stats().total > 0)
       return fail(409, 'reboot_pending', 'The key store still holds keys; reboot the device first')
+    // Two opens at once would both write their keys, and the one that failed would erase the other's.
+    if (this.#opening) return fail(409, 'busy', 'A restore is being opened; try again once it is done')
+    this.#opening = true
+    try {
+      return await this.#openStaged(req, staged, passphrase)
+    } finally {
+      this.#opening = false
+    }
+  }
+
+  async #openStaged(
+    req: CommandRequest,
+    staged: { bytes: Uint8Array; sha256: string },
+    passphrase: string,
+  ): Promise<CommandReply> {
     let opened: ReturnType<typeof openBackup>
     try {
       const { header } = parseBackupFile(staged.bytes)
