@@ -103,10 +103,15 @@ t.test('names are stable', async (t) => {
       'init → PERSONALISE → FORMAT_DONE → REFORMAT',
       'init → PERSONALISE → FORMAT_DONE → WIPEOUT',
       'init → PERSONALISE → WIPEOUT',
+      'init → RESTORE → FORMAT_DONE',
     ],
     'personalisation P',
   )
-  t.strictSame(names('personalisation', { variant: 'E' }), ['init → PERSONALISE → WIPEOUT'], 'personalisation E')
+  t.strictSame(
+    names('personalisation', { variant: 'E' }),
+    ['init → PERSONALISE → WIPEOUT', 'init → RESTORE'],
+    'personalisation E',
+  )
   t.strictSame(names('provisioning'), ['init → PROVISION'], 'provisioning')
   t.strictSame(
     names('lifecycle'),
