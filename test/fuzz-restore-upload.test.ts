@@ -4,11 +4,11 @@
 // bytes, a file past the 8 MiB cap; framed honestly or not (test/helpers/upload-framing.ts), of any content type,
 // over HTTPS or plain HTTP, whole or broken off. After each, POST /api/system/restore with the passphrase or another.
 //
-// Properties: every whole request gets a well-formed answer that is no 5xx; the restore is a 406 (bad_backup or
-// unsupported_backup) of whatever garbage is staged, a 409 nothing_staged while nothing ever was, a 400 for a
-// passphrase past its limit, and a 429 with Retry-After exactly when the pace of failed restores says so (three
-// free in a boot, then one per 30 s by the device's clock, which the runs move on instead of waiting); the device
-// stays fresh and answers status. At the end a valid backup still uploads and restores (nothing stuck), the device
+// Properties: every whole request gets a well-formed answer that is no 5xx (an upload with the right headers: 200, 400
+// empty, 413 past the cap; over HTTP 418); the restore is a 406 (bad_backup or unsupported_backup) of whatever garbage
+// is staged, a 409 nothing_staged while nothing ever was, a 400 for a passphrase past its limit, and a 429 with
+// Retry-After exactly when the pace of failed restores says so (three free in a boot, then one per 30 s by the
+// device's clock, which the runs move on instead of waiting); the device stays fresh and answers status. At the end a valid backup still uploads and restores (nothing stuck), the device
 // logged no error, and its journal verifies.
 import fc from 'fast-check'
 import t from 'tap'
@@ -25,6 +25,8 @@ import { frameUpload, framingPlan, seededBytes, uploadProblems, type Framing } f
 const SEED = 40_2026
 const RUNS = 100
 const PATH = '/api/system/restore/upload'
+const TYPE = 'application/octet-stream'
+const DISPOSITION = 'attachment; filename="backup.hembackup"'
 
 /** The header fields a file declares, by name: their offset in a valid file and their width in bytes. */
 type FieldName = 'version' | 'kdf' | 'log2N' | 'r' | 'p' | 'saltLength' | 'fileIdLength' | 'keyCount' | 'ctLength'
@@ -101,7 +103,7 @@ const runPlan: fc.Arbitrary<RunPlan> = fc.record({
   file: filePlan,
   framing: framingPlan(String(MAX_BACKUP_BYTES + 1)),
   type: fc.oneof(
-    { arbitrary: fc.constant('application/octet-stream'), weight: 6 },
+    { arbitrary: fc.constant(TYPE), weight: 6 },
     {
       arbitrary: fc.constantFrom(undefined, '', 'APPLICATION/OCTET-STREAM', 'application/json', 'text/plain; x=y'),
       weight: 1,
@@ -109,7 +111,7 @@ const runPlan: fc.Arbitrary<RunPlan> = fc.record({
     { arbitrary: nastyString, weight: 1 },
   ),
   disposition: fc.oneof(
-    { arbitrary: fc.constant('attachment; filename="backup.hembackup"'), weight: 6 },
+    { arbitrary: fc.constant(DISPOSITION), weight: 6 },
     {
       arbitrary: fc.constantFrom(undefined, '', 'attachment', 'attachment; filename="firmware.bin"'),
       weight: 1,
@@ -175,6 +177,15 @@ function garbage(valid: Uint8Array, plan: FilePlan): Buffer {
   }
   if (made.equals(valid)) made[made.length - 1]! ^= 1
   return made
+}
+
+/** The status a whole upload must get, where the plan decides it: undefined where its headers are odd. */
+function uploadStatus(plan: RunPlan, size: number): number | undefined {
+  if (plan.framing.length.kind !== 'exact') return undefined
+  if (!plan.https) return 418
+  if (plan.type !== TYPE || plan.disposition !== DISPOSITION) return undefined
+  if (size === 0) return 400
+  return size > MAX_BACKUP_BYTES ? 413 : 200
 }
 
 /** What the device's failed restores allow, as its answers said: the pace of docs/backup.md. */
@@ -249,10 +260,13 @@ t.test('the restore upload of a fresh device, fuzzed; a valid backup restores af
       const headers: [string, string][] = []
       if (plan.type !== undefined) headers.push(['Content-Type', headerSafe(plan.type)])
       if (plan.disposition !== undefined) headers.push(['Content-Disposition', headerSafe(plan.disposition)])
-      const built = frameUpload(PATH, headers, garbage(valid, plan.file), plan.framing)
+      const file = garbage(valid, plan.file)
+      const built = frameUpload(PATH, headers, file, plan.framing)
       const outcome = await rawExchange(plan.https ? fresh.https : fresh.http, built.plan)
       const problems = uploadProblems(built, outcome)
       const upload = outcome.responses[0]?.status
+      const must = uploadStatus(plan, file.length)
+      if (must !== undefined && upload !== must) problems.push(`the upload answered ${upload}, not ${must}`)
       if (upload === 200) expected.staged = true
       if (plan.later) clock.advance(RESTORE_PACE_MS)
       const restore = (await rawExchange(fresh.https, { steps: [restoreRequest(plan)] })).responses[0]
