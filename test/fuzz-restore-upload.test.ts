@@ -8,8 +8,8 @@
 // empty, 413 past the cap; over HTTP 418); the restore is a 406 (bad_backup or unsupported_backup) of whatever garbage
 // is staged, a 409 nothing_staged while nothing ever was, a 400 for a passphrase past its limit, and a 429 with
 // Retry-After exactly when the pace of failed restores says so (three free in a boot, then one per 30 s by the
-// device's clock, which the runs move on instead of waiting); the device stays fresh and answers status. At the end a valid backup still uploads and restores (nothing stuck), the device
-// logged no error, and its journal verifies.
+// device's clock, which the runs move on instead of waiting); the device stays fresh and answers status. At the end
+// a valid backup still uploads and restores (nothing stuck), the device logged no error, and its journal verifies.
 import fc from 'fast-check'
 import t from 'tap'
 import { RESTORE_FREE_ATTEMPTS, RESTORE_PACE_MS } from '../actors/keystore/restore-stage.js'
