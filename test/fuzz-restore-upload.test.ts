@@ -123,6 +123,17 @@ const runPlan: fc.Arbitrary<RunPlan> = fc.record({
   later: fc.boolean(),
 })
 
+/** The first run, before anything is staged: an empty upload (400), so the restore finds nothing (409). */
+const NOTHING_STAGED: RunPlan = {
+  file: { kind: 'truncate', at: 0 },
+  framing: { length: { kind: 'exact' }, expect: 'no', pieces: 1 },
+  type: TYPE,
+  disposition: DISPOSITION,
+  https: true,
+  passphrase: 'right',
+  later: false,
+}
+
 /** Where each field of a valid file is (docs/backup.md, the file): the salt and head file id lengths it declares. */
 function fieldsOf(file: Uint8Array): Record<FieldName, { at: number; width: number }> {
   const saltLength = file[18]!
@@ -277,6 +288,7 @@ t.test('the restore upload of a fresh device, fuzzed; a valid backup restores af
     }),
     SEED,
     RUNS,
+    [[NOTHING_STAGED]],
   )
   t.comment([...statuses].map(([seen, n]) => `${n} × ${seen}`).join('; '))
   t.ok(expected.staged, 'some garbage was staged and refused')
