@@ -1,5 +1,6 @@
 import type { TimingId } from './measure-timings.js'
 import type { PrimitiveId } from './primitive-loads.js'
+import { median } from './median-sample.js'
 import type { Sample } from './types.js'
 
 /** One target, checked against this run's own baselines. */
@@ -15,6 +16,8 @@ export interface TargetCheck {
 /** What the targets are checked on: the medians by scenario id, and the run-wide measures. */
 export interface Measured {
   samples: Partial<Record<string, Sample>>
+  /** Every round's sample by scenario id, in the order the rounds ran. */
+  rounds: Partial<Record<string, Sample[]>>
   /** hemd's runtime's peak resident set (VmHWM), when hemd ran. */
   peakRssBytes: number | undefined
   /** The median boot to ready with the long journal, when boots ran, and that journal's records. */
@@ -127,9 +130,15 @@ export function checkTargets(m: Measured): TargetCheck[] {
     if (targets.bus !== undefined) ratio(`${label} req/s / bus ceiling (b)`, hemd, 'b', 'rps', '>=', targets.bus)
   }
   ratio('status req/s / bare TLS GET', 'd-hemd', 'd-bare', 'rps', '>=', 0.7)
-  // Issue 40: the metrics cost at most 3 % of encrypt's and status's throughput.
-  ratio('encrypt req/s with metrics / without', 'enc-metered', 'enc-unmetered', 'rps', '>=', 0.97)
-  ratio('status req/s with metrics / without', 'st-metered', 'st-unmetered', 'rps', '>=', 0.97)
+  // Issue 40: the metrics cost at most 3 % of encrypt's and status's throughput. Two copies of the same device
+  // differ by a few % from round to round on a busy host, so each round's pair, run back to back, is one ratio.
+  const paired = (label: string, of: string, to: string) => {
+    const x = m.rounds[of]
+    const y = m.rounds[to]
+    if (x && y) check(label, median(x.map((s, i) => s.requestsPerSecond / y[i]!.requestsPerSecond)), '>=', 0.97)
+  }
+  paired('encrypt req/s with metrics / without (median of rounds)', 'enc-metered', 'enc-unmetered')
+  paired('status req/s with metrics / without (median of rounds)', 'st-metered', 'st-unmetered')
   const login = m.samples.login
   if (login) check(`login p50 / the ${LOGIN_FLOOR_MS} ms floor`, login.p50 / LOGIN_FLOOR_MS, '<=', 1.25)
   ratio('log download MB/s / bare file', 'log-hemd', 'log-bare', 'rps', '>=', 0.1)

@@ -16,7 +16,7 @@ export function renderReport(summary: BenchSummary): string {
   const { settings, machine, boot, freshBoot } = summary
   const rows = summary.scenarios.map(({ id, title, median: m, megabytesPerSecond, peakRssBytes }) =>
     [
-      id.padEnd(10),
+      id.padEnd(14),
       cell(m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0), 8),
       cell(megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1), 8),
       cell(m.p50.toFixed(3), 9),
@@ -75,7 +75,7 @@ export function renderReport(summary: BenchSummary): string {
     ...(rows.length === 0
       ? []
       : [
-          `${'id'.padEnd(10)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}` +
+          `${'id'.padEnd(14)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}` +
             `${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
             `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
           ...rows,
@@ -115,7 +115,7 @@ function renderTarget(t: TargetCheck): string {
   const unit = t.unit ? ` ${t.unit}` : ''
   const measured = `${t.unit === 'ms' ? milliseconds(t.measured) : t.measured.toFixed(t.unit ? 1 : 3)}${unit}`
   return (
-    `  ${t.label.padEnd(42)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(72) +
+    `  ${t.label.padEnd(58)}${measured.padStart(10)}  ${t.relation} ${t.limit}${unit}`.padEnd(88) +
     (t.pass ? 'PASS' : 'MISS')
   )
 }

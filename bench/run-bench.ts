@@ -245,7 +245,9 @@ async function measureRounds(
   // The whole run's peak, setup and preflights included, before the per-scenario peaks reset it.
   let peakRssBytes = await peakOf(servers)
   for (let round = 1; round <= settings.rounds; round++) {
-    for (const scenario of scenarios) {
+    // Every other round backwards: a load that ran second in a pair runs first in the next, so the host's
+    // warming and drift do not favour one side of a ratio.
+    for (const scenario of round % 2 === 1 ? scenarios : [...scenarios].reverse()) {
       signal.throwIfAborted()
       progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
       const target = scenario.busCounted ? busHemd! : hemd
@@ -300,6 +302,7 @@ function summary(
     scenarios,
     targets: checkTargets({
       samples,
+      rounds: Object.fromEntries(scenarios.map((r) => [r.id, r.rounds])),
       peakRssBytes,
       boot: boot && { ms: boot.medianMs, records: settings.journalRecords },
       freshBootMs: freshBoot?.medianMs,
