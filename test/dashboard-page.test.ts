@@ -59,7 +59,7 @@ t.test('one panel per dashboard panel, at its grid position', { skip: noChromium
   const window = { start: START, end: START + 40 }
   await page.setContent(dashboardPage(dashboard, answers, { window, width: WIDTH, caption: 'drawn by a test' }))
   const panels = page.locator('section.panel')
-  t.same(await panels.evaluateAll((all) => all.map((p) => (p as HTMLElement).dataset.panel)), ['1', '2', '3'])
+  t.same(await panels.evaluateAll((all) => all.map((p) => p.getAttribute('data-panel'))), ['1', '2', '3'])
   const [a, b, c] = await Promise.all([0, 1, 2].map(async (i) => (await panels.nth(i).boundingBox())!))
   const grid = (await page.locator('#grid').boundingBox())!
   t.ok(Math.abs(a!.x - grid.x) < 1 && Math.abs(a!.y - grid.y) < 1, 'x 0, y 0: the top left')

@@ -23,11 +23,15 @@ function niceStep(rough: number): number {
   return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= rough * (1 - 1e-9))!
 }
 
-/** The value axis: from 0 (or below, for a negative value) to the largest value, in about four nice steps. */
-function valueTicks(values: number[]): number[] {
+/**
+ * The value axis: from 0 (or below, for a negative value) to the largest value, in about four nice steps; for
+ * bytes, nice in the binary multiple the labels are written in (20 MiB, not 19.1).
+ */
+function valueTicks(values: number[], unit: string): number[] {
   const low = Math.min(0, ...values)
   const high = Math.max(...values)
-  const step = niceStep(high > low ? (high - low) / 4 : 0.25)
+  const scale = unit === 'bytes' && high > 1024 ? 1024 ** Math.floor(Math.log(high) / Math.log(1024)) : 1
+  const step = niceStep(high > low ? (high - low) / 4 / scale : 0.25) * scale
   const ticks: number[] = []
   for (let tick = Math.floor(low / step) * step; ; tick += step) {
     ticks.push(Number(tick.toPrecision(12)))
@@ -59,7 +63,7 @@ function lines(points: [number, number][], x: (t: number) => number, y: (v: numb
 /** The chart of `series` over the window, its value axis written in `unit`. */
 export function chartHtml(series: ChartSeries[], unit: string, window: { start: number; end: number }): string {
   const values = series.flatMap((s) => s.points.map(([, v]) => v)).filter(Number.isFinite)
-  const ticks = valueTicks(values)
+  const ticks = valueTicks(values, unit)
   const [low, high] = [ticks[0]!, ticks[ticks.length - 1]!]
   const x = (time: number) => ((time - window.start) / (window.end - window.start)) * SIZE
   const y = (value: number) => SIZE - ((value - low) / (high - low)) * SIZE

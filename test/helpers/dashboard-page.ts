@@ -125,12 +125,13 @@ export function dashboardPage(
   const gridWidth = width - 32
   const rows = Math.max(0, ...dashboard.panels.map((p) => p.gridPos.y + p.gridPos.h))
   const panels = dashboard.panels.map((panel) => panelHtml(panel, panelSeries(panel, answers), window, gridWidth))
+  const height = gridBox({ x: 0, y: 0, w: 1, h: rows }, gridWidth).height
   const range = [window.start, window.end].map((s) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' '))
   return [
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(dashboard.title)}</title>`,
     `<style>${STYLE}</style></head><body style="width:${width}px">`,
     `<header><h1>${escapeHtml(dashboard.title)}</h1><span>${range[0]} to ${range[1]} UTC</span></header>`,
-    `<main id="grid" style="width:${gridWidth}px;height:${gridBox({ x: 0, y: 0, w: 1, h: rows }, gridWidth).height}px">`,
+    `<main id="grid" style="width:${gridWidth}px;height:${height}px">`,
     `${panels.join('')}</main><footer>${escapeHtml(caption)}</footer></body></html>`,
   ].join('')
 }
@@ -145,7 +146,7 @@ header span, footer { color: rgba(204, 204, 220, 0.65); }
 .panel { position: absolute; display: flex; flex-direction: column; padding: 6px 8px 6px 4px; background: #181b1f;
   border: 1px solid rgba(204, 204, 220, 0.12); border-radius: 2px; }
 h2 { margin: 0 0 6px 4px; font-size: 13px; font-weight: 500; white-space: nowrap; overflow: hidden; }
-.chart { flex: 1; min-height: 0; display: flex; padding-bottom: 18px; }
+.chart { flex: 1; min-height: 0; display: flex; padding: 6px 0 18px; }
 .y-axis { position: relative; width: 68px; flex: none; }
 .y-axis span { position: absolute; right: 8px; transform: translateY(-50%); white-space: nowrap;
   color: rgba(204, 204, 220, 0.65); font-size: 11px; }
@@ -157,7 +158,8 @@ h2 { margin: 0 0 6px 4px; font-size: 13px; font-weight: 500; white-space: nowrap
   font-size: 11px; }
 .legend { display: flex; flex-wrap: wrap; gap: 2px 14px; margin: 2px 0 0 72px; padding: 0; list-style: none;
   max-height: 52px; overflow: hidden; }
-.legend i { display: inline-block; width: 14px; height: 4px; margin: 0 6px 2px 0; border-radius: 1px; vertical-align: middle; }
+.legend i { display: inline-block; width: 14px; height: 4px; margin: 0 6px 2px 0; border-radius: 1px;
+  vertical-align: middle; }
 .no-data, .stat { flex: 1; display: flex; align-items: center; justify-content: center; }
 .no-data { color: rgba(204, 204, 220, 0.65); font-size: 14px; }
 .stat { font-size: 40px; font-weight: 500; }

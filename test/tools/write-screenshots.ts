@@ -4,7 +4,6 @@
 // at phone width, Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as
 // the device's cloud), and the web authenticator that cloud serves, paired and asked for a login, at
 // phone width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
-import { mkdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -16,6 +15,7 @@ import { repoRoot } from '../helpers/device.js'
 import { cloudProcess } from '../helpers/ext-e2e.js'
 import { b64, createKey, Tokens } from '../helpers/keys.js'
 import { done, keyopsPage } from '../helpers/keyops.js'
+import { scriptTest } from '../helpers/script-test.js'
 
 const SAMPLE_KEYS = [
   { label: 'payments', type: 'AES256', descr: 'card data at rest' },
@@ -37,19 +37,6 @@ const FIRST_ACTIONS: Record<string, (page: Page) => Promise<void>> = {
     await page.getByRole('button', { name: 'Run the self-test' }).click()
     await page.getByRole('status').filter({ hasText: 'The self-test passed.' }).waitFor()
   },
-}
-
-/** Just what openApp asks of a tap test: fixture directories and teardowns, in a scratch directory. */
-function scriptTest(scratch: string, teardowns: (() => unknown)[]): Test {
-  let made = 0
-  return {
-    testdir: (fixture: Record<string, object>) => {
-      const dir = join(scratch, `dir-${(made += 1)}`)
-      for (const name of Object.keys(fixture)) mkdirSync(join(dir, name), { recursive: true })
-      return dir
-    },
-    teardown: (fn: () => unknown) => void teardowns.push(fn),
-  } as unknown as Test
 }
 
 export async function writeScreenshots(outDir: string): Promise<string[]> {
