@@ -45,7 +45,13 @@ export interface Status {
   tts?: number
   repo_stats?: { total: number; deleted: number; invalid: number; freeespace: number; fragmentation: number }
   /** The journal mirror, on a device given a fleet backend. */
-  mirror?: { state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'; stream: string; detail?: string }
+  mirror?: {
+    state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'
+    stream: string
+    detail?: string
+    /** Durable records the stream does not hold yet, and the journal time (Unix seconds) of the oldest. */
+    lag?: { records: number; oldest?: number }
+  }
   /** Present only when the owner set the CORS origin `*`: every web page may call the routes that need no token. */
   origin?: '*'
   [field: string]: unknown

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client'
 import { FLS, MIRROR_STATES } from '../protocol/index.js'
 import type { GatewayBus } from '../bus/index.js'
+import type { Clock } from '../hal/index.js'
 import { deviceFailState, deviceView, type DeviceView } from './device-view.js'
 
 const FLS_BITS = Object.entries(FLS)
@@ -11,7 +12,7 @@ const NO_MIRROR = 'none'
  * The device's state as gauges, read from the read models the gateway follows at each scrape (what status shows):
  * nothing is kept, so a scrape always sees the device as it is. No gauge is set while the read models are unknown.
  */
-export function registerDeviceGauges(registry: Registry, bus: GatewayBus): void {
+export function registerDeviceGauges(registry: Registry, bus: GatewayBus, clock: Clock): void {
   const registers = [registry]
   const gauge = (name: string, help: string, read: (device: DeviceView) => number | undefined) =>
     new Gauge({
@@ -44,6 +45,17 @@ export function registerDeviceGauges(registry: Registry, bus: GatewayBus): void 
   labelledGauge(registry, bus, 'hem_mirror_state', 'The journal mirror state (1: the current one)', 'state', (d) => {
     const current = d.system.status.mirror?.state ?? NO_MIRROR
     return [NO_MIRROR, ...MIRROR_STATES].map((state) => [state, state === current ? 1 : 0])
+  })
+  // 0 while the lag is not known (no mirror, `off`, the stream not read yet): a stale value would outlive its cause.
+  gauge(
+    'hem_mirror_lag_records',
+    'Durable journal records the mirror stream does not hold yet (0 while not known)',
+    (d) => d.system.status.mirror?.lag?.records ?? 0,
+  )
+  gauge('hem_mirror_lag_seconds', 'Age of the oldest journal record the mirror stream does not hold yet', (d) => {
+    const oldest = d.system.status.mirror?.lag?.oldest
+    // The journal's times are the device clock's: an unset clock has no age to give.
+    return oldest === undefined || !clock.isSet() ? 0 : Math.max(0, clock.now() / 1000 - oldest)
   })
 }
 

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client'
 import { exposition, type Exposition, type MetricsSnapshot, processMetrics, snapshotOf } from '../metrics/index.js'
 import type { GatewayBus } from '../bus/index.js'
+import type { Clock } from '../hal/index.js'
 import { registerDeviceGauges } from './device-gauges.js'
 import { RequestMetrics } from './request-metrics.js'
 
@@ -20,11 +21,12 @@ export class DeviceMetrics {
 
   constructor(
     bus: GatewayBus,
+    clock: Clock,
     /** The `process` label of this process's instruments: `hemd`, or the gateway's service process. */
     private readonly process: string,
     private readonly feed?: MetricsFeed,
   ) {
-    registerDeviceGauges(this.registry, bus)
+    registerDeviceGauges(this.registry, bus, clock)
     this.requests = processMetrics() && new RequestMetrics()
   }
 

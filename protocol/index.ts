@@ -53,7 +53,7 @@ export {
   type VerifyResult,
   type VerifySummary,
 } from './journal.js'
-export { MIRROR_STATES, type MirrorStatus } from './mirror-status.js'
+export { MIRROR_STATES, type MirrorLag, type MirrorStatus } from './mirror-status.js'
 export { keyOperationScopes, type KeyOperation } from './key-scopes.js'
 export { anonymousSearchAllowed, parseDescrPattern } from './key-search.js'
 export {

@@ -15,6 +15,18 @@ export interface MirrorStatus {
   stream: string
   /** What does not match (`mismatch`, `rollback`): the stream message and the journal record. */
   detail?: string
+  /**
+   * How far the stream is behind the journal's durable records. Known once the mirror has read the stream's last
+   * record; absent before, and while `off`.
+   */
+  lag?: MirrorLag
+}
+
+export interface MirrorLag {
+  /** Durable records the stream does not hold yet. */
+  records: number
+  /** The journal time (Unix seconds) of the oldest of them; absent when there is none. */
+  oldest?: number
 }
 
 /** Every state of the mirror, in the order above. */

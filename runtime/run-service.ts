@@ -363,7 +363,7 @@ interface GatewayMetrics {
  */
 async function gatewayMetrics(ctx: ServiceContext, nc: NatsConnection, bus: ReadModelBus): Promise<GatewayMetrics> {
   const feed = ctx.split ? new MetricsSnapshots(nc, ctx.hal.devid) : undefined
-  const device = new DeviceMetrics(bus, ctx.split ? 'gateway' : 'hemd', feed)
+  const device = new DeviceMetrics(bus, ctx.hal.clock, ctx.split ? 'gateway' : 'hemd', feed)
   let listener: MetricsListener | undefined
   try {
     listener = ctx.metrics && (await startMetricsListener(ctx.metrics, device, ctx.logger))

@@ -22,6 +22,7 @@ import { readLines } from '../eventstore/index.js'
 import { freePort } from './helpers/device.js'
 import { call } from './helpers/http.js'
 import { readJournal } from './helpers/journal.js'
+import { valueOf } from './helpers/metrics.js'
 import { bearer, login, owned, type Owned } from './helpers/owner.js'
 import { startTcpProxy } from './helpers/tcp-proxy.js'
 import { until } from './helpers/until.js'
@@ -70,6 +71,42 @@ async function run(argv: string[]): Promise<{ code: number; out: string }> {
   const write = (s: string) => void (out += s)
   const code = await audit(argv, { stdout: { write }, stderr: { write } })
   return { code, out }
+}
+
+interface MirrorView {
+  state: string
+  lag?: { records: number; oldest?: number }
+}
+
+async function status(o: Owned): Promise<{ mirror: MirrorView }> {
+  return (await call(`${o.base}/api/system/status`)).json as { mirror: MirrorView }
+}
+
+/**
+ * While the stream stands still, status and /metrics count the journal's records after the stream's last, and date
+ * the oldest of them.
+ */
+async function lagShows(t: Test, api: StreamApi, o: Owned): Promise<void> {
+  const end = (await streamEnd(api, o.device.devid))!
+  const expected = async () => {
+    const after = (await readJournal(o.device.dataDir)).records.filter(
+      (r) => r.file > end.file || (r.file === end.file && r.seq > end.seq),
+    )
+    return { records: after.length, oldest: after[0]?.time }
+  }
+  let seen: MirrorView | undefined
+  await until('status shows the lag of the cut', async () => {
+    seen = (await status(o)).mirror
+    const want = await expected()
+    return seen.state === 'unreachable' && seen.lag?.records === want.records && seen.lag.oldest === want.oldest
+  })
+  t.ok(seen!.lag!.records >= 2, `the records written during the cut are behind: ${JSON.stringify(seen!.lag)}`)
+  const token = await login(o.base, 'system:metrics')
+  const metrics = (await call(`${o.base}/metrics`, { headers: bearer(token) })).text
+  t.ok(valueOf(metrics, 'hem_mirror_lag_records')! >= seen!.lag!.records, '/metrics counts them too')
+  // The oldest was written before the test's 1.5 s wait of the cut.
+  t.ok(valueOf(metrics, 'hem_mirror_lag_seconds')! > 1, 'and gives the age of the oldest')
+  t.equal(valueOf(metrics, 'hem_mirror_state', { state: 'unreachable' }), 1)
 }
 
 const keyOf = (o: Owned) => Buffer.from(o.device.logPublicKey).toString('base64')
@@ -128,11 +165,20 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
   await activity(t, b, 1)
   await sleep(1_500)
   t.notOk(await mirrored(api, a), 'nothing crosses while the network is cut')
+  await lagShows(t, api, a)
   proxy.restore()
   await activity(t, a, 1)
   await activity(t, b, 1)
   await until('A caught up after the cut', () => mirrored(api, a), 90_000)
   await until('B mirrored its whole journal', () => mirrored(api, b), 90_000)
+  for (const [o, name] of [
+    [a, 'A'],
+    [b, 'B, whose stream began empty'],
+  ] as const)
+    await until(`${name} shows no lag once caught up`, async () => {
+      const mirror = (await status(o)).mirror
+      return mirror.state === 'mirroring' && mirror.lag?.records === 0 && mirror.lag.oldest === undefined
+    })
 
   await holdsExactlyOnce(t, backend.url, api, a, 'A')
   await holdsExactlyOnce(t, backend.url, api, b, 'B')
@@ -171,6 +217,7 @@ t.test('two devices mirror their journals across a network cut, exactly once', a
     a.token = await login(a.base, 'system:config')
     await activity(t, a, 1)
     await until('A mirrored its journal across the reboot', () => mirrored(api, a), 90_000)
+    await until('with no lag across the two files', async () => (await status(a)).mirror.lag?.records === 0)
     t.equal((await readJournal(a.device.dataDir)).files.length, 2, 'the reboot opened a second journal file')
     await holdsExactlyOnce(t, backend.url, api, a, 'A')
   })

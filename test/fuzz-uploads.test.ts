@@ -19,40 +19,41 @@ import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { decodeBase64 } from '../protocol/base64.js'
 import { signAttestation } from '../factory/sign-attestation.js'
-import type { Device } from '../runtime/types.js'
 import { buildEjwt } from '../client/ejwt-builder.js'
 import type { Route } from '../gateway/types.js'
 import { b64 } from './helpers/base64.js'
-import { bootDevice } from './helpers/device.js'
 import {
   assertNone,
   check,
-  errorLog,
   finish,
+  freshDevice,
   fuzzDevice,
   outcomeProblems,
   rightToken,
   routeKey,
   statusProblems,
   stopAndVerify,
-  tempDataDir,
   wrongToken,
+  type Fresh,
   type FuzzDevice,
 } from './helpers/fuzz-device.js'
 import { bodyPlan, headerSafe, nastyString, renderBody, type BodyPlan } from './helpers/fuzz-inputs.js'
 import { call } from './helpers/http.js'
 import { api } from './helpers/keys.js'
 import { defaultCfg, keys, MASTER_PASS, USER_PASS } from './helpers/owner.js'
-import {
-  answerProblems,
-  rawExchange,
-  requestHead,
-  type RawOutcome,
-  type RawPlan,
-  type Step,
-  type Target,
-} from './helpers/raw-http.js'
+import { rawExchange, requestHead, type Target } from './helpers/raw-http.js'
 import { until } from './helpers/until.js'
+import {
+  expectPlan,
+  frameUpload,
+  lengthPlan,
+  piecesPlan,
+  seededBytes,
+  uploadProblems,
+  type BuiltUpload,
+  type Framing,
+  type Length,
+} from './helpers/upload-framing.js'
 
 const SEED = 7_2029
 const RUNS = { upload: 90, concurrent: 20, init: 60, provisioning: 90, initP: 25 }
@@ -61,15 +62,6 @@ const UPLOAD_CHUNK = 256 * 1024
 const FILENAME = { fw: 'firmware.bin', ui: 'webroot.tar' } as const
 
 // ---- uploads ---------------------------------------------------------------------------------
-
-/** How long the body is said to be, against what is sent. */
-type Length =
-  | { kind: 'exact' }
-  | { kind: 'missing' }
-  | { kind: 'chunked' }
-  | { kind: 'text'; text: string }
-  | { kind: 'more'; by: number; then: 'end' | 'destroy' }
-  | { kind: 'less'; by: number }
 
 type UploadAuth = 'right' | 'none' | 'garbage' | 'wrong' | 'expired' | 'master'
 
@@ -80,10 +72,8 @@ interface UploadPlan {
   length: Length
   type: string | undefined
   disposition: string | undefined
-  /** Send `Expect: 100-continue`; `wait`: and hold the body until the interim answer. */
-  expect: 'no' | 'send' | 'wait'
+  expect: Framing['expect']
   auth: UploadAuth
-  /** Written at once, or in this many pieces with a pause after each. */
   pieces: number
   transport: number
 }
@@ -97,26 +87,7 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
       { arbitrary: fc.constant(0), weight: 1 },
     ),
     seed: fc.nat(),
-    length: fc.oneof(
-      { arbitrary: fc.constant({ kind: 'exact' as const }), weight: 6 },
-      { arbitrary: fc.constantFrom({ kind: 'missing' as const }, { kind: 'chunked' as const }), weight: 1 },
-      {
-        arbitrary: fc.record({
-          kind: fc.constant('text' as const),
-          text: fc.constantFrom('0', '16777217', '99999999999', '1e3', '-1', '0x10', ' 5', 'abc', ''),
-        }),
-        weight: 1,
-      },
-      {
-        arbitrary: fc.record({
-          kind: fc.constant('more' as const),
-          by: fc.integer({ min: 1, max: 1_000_000 }),
-          then: fc.constantFrom('end' as const, 'destroy' as const),
-        }),
-        weight: 2,
-      },
-      { arbitrary: fc.record({ kind: fc.constant('less' as const), by: fc.integer({ min: 1, max: 10 }) }), weight: 1 },
-    ),
+    length: lengthPlan('16777217'),
     type: fc.oneof(
       { arbitrary: fc.constant('application/octet-stream'), weight: 6 },
       {
@@ -158,7 +129,7 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
       },
       { arbitrary: nastyString, weight: 1 },
     ),
-    expect: fc.constantFrom('no' as const, 'send' as const, 'wait' as const),
+    expect: expectPlan,
     auth: fc.oneof(
       { arbitrary: fc.constant('right' as const), weight: 6 },
       {
@@ -172,25 +143,9 @@ const uploadPlan = (filenames: readonly string[]): fc.Arbitrary<UploadPlan> =>
         weight: 2,
       },
     ),
-    pieces: fc.oneof(
-      { arbitrary: fc.constant(1), weight: 3 },
-      { arbitrary: fc.integer({ min: 2, max: 6 }), weight: 1 },
-    ),
+    pieces: piecesPlan,
     transport: fc.nat(9),
   })
-
-/** Deterministic bytes for a seed, fast enough for hundreds of KiB per run. */
-function content(size: number, seed: number): Buffer {
-  const bytes = Buffer.alloc(size)
-  let x = seed | 1
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    bytes[i] = x & 0xff
-  }
-  return bytes
-}
 
 function uploadToken(fd: FuzzDevice, route: Route, auth: UploadAuth): string | undefined {
   return {
@@ -203,60 +158,13 @@ function uploadToken(fd: FuzzDevice, route: Route, auth: UploadAuth): string | u
   }[auth]
 }
 
-interface BuiltUpload {
-  plan: RawPlan
-  head: Buffer
-  /** The request is exactly what its framing says: it must be answered. */
-  whole: boolean
-  chunked: boolean
-}
-
 function buildUpload(fd: FuzzDevice, route: Route, p: UploadPlan): BuiltUpload {
-  const body = content(p.size, p.seed)
   const token = uploadToken(fd, route, p.auth)
   const headers: [string, string][] = []
   if (token !== undefined) headers.push(['Authorization', `Bearer ${token}`])
   if (p.type !== undefined) headers.push(['Content-Type', headerSafe(p.type)])
   if (p.disposition !== undefined) headers.push(['Content-Disposition', headerSafe(p.disposition)])
-  if (p.expect !== 'no') headers.push(['Expect', '100-continue'])
-  const length = p.length
-  let wire = body
-  switch (length.kind) {
-    case 'exact':
-      headers.push(['Content-Length', String(body.length)])
-      break
-    case 'missing':
-      break
-    case 'chunked':
-      headers.push(['Transfer-Encoding', 'chunked'])
-      wire = Buffer.concat([
-        ...(body.length ? [Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n')] : []),
-        Buffer.from('0\r\n\r\n'),
-      ])
-      break
-    case 'text':
-      headers.push(['Content-Length', length.text])
-      break
-    case 'more':
-      headers.push(['Content-Length', String(body.length + length.by)])
-      break
-    case 'less':
-      headers.push(['Content-Length', String(Math.max(0, body.length - length.by))])
-      break
-  }
-  const head = requestHead(route.method, route.path, headers)
-  const steps: Step[] = [head]
-  if (p.expect === 'wait') steps.push({ continue: true })
-  const piece = Math.ceil(wire.length / p.pieces) || 1
-  for (let at = 0; at < wire.length; at += piece)
-    steps.push(wire.subarray(at, at + piece), ...(p.pieces > 1 ? [{ pause: 2 }] : []))
-  // Without a length a request has no body: bytes sent anyway read as the next request, which uWS
-  // may drop the connection over before the answer to this one is out.
-  const whole = length.kind === 'exact' || length.kind === 'chunked' || (length.kind === 'missing' && body.length === 0)
-  const chunked = length.kind === 'chunked'
-  if (length.kind === 'more')
-    return { plan: { steps: [...steps, { pause: 5 }], after: length.then, timeoutMs: 3000 }, head, whole, chunked }
-  return { plan: { steps, timeoutMs: 10_000 }, head, whole, chunked }
+  return frameUpload(route.path, headers, seededBytes(p.size, p.seed), p)
 }
 
 /**
@@ -283,18 +191,6 @@ async function pipelineProblems(fd: FuzzDevice, route: Route): Promise<string[]>
     await sleep(50)
   }
   return [`the ${kind} pipeline did not take a small upload after the run: ${last ?? 'no answer'}`]
-}
-
-/**
- * What is wrong with the outcome of one upload: no or a bad answer to a whole one, a bad answer
- * to a broken one. An upload refused before its body is read is answered once the rest of it is
- * in, dropped, when its length was given (gateway/body.ts `drainable`); a chunked one is
- * answered and closed at once, and a client still sending it may lose the answer to a reset.
- */
-function uploadProblems(built: BuiltUpload, outcome: RawOutcome): string[] {
-  const [first] = outcome.responses
-  if (built.whole && !(built.chunked && outcome.writeFailed && !first)) return outcomeProblems(outcome)
-  return first ? answerProblems(first) : []
 }
 
 /**
@@ -427,20 +323,6 @@ async function initBody(base: string, variant: 'P' | 'E', plan: InitPlan): Promi
     payload = payload.replace(new RegExp(`"${plan.claim}":("[^"]*"|[^,}]*)`), `"${plan.claim}":${plan.value}`)
   const init = buildEjwt({ seed: master.seed, spk: challenge.spk, payloadJson: payload })
   return plan.kind === 'body' ? renderBody(plan.body, [{ init }]) : Buffer.from(JSON.stringify({ init }))
-}
-
-interface Fresh {
-  device: Device
-  base: string
-  http: Target
-  errors: string[]
-}
-
-/** A fresh device (no owner, so no token needed). */
-async function freshDevice(t: Test, variant: 'P' | 'E'): Promise<Fresh> {
-  const { logger, errors } = errorLog()
-  const device = await bootDevice(t, { variant, dataDir: tempDataDir(t, variant), logger })
-  return { device, base: device.httpUrl!, http: { port: Number(new URL(device.httpUrl!).port), tls: false }, errors }
 }
 
 /** One POST with a JSON body on a new connection: the answer, and what is wrong with it. */

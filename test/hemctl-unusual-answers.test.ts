@@ -17,20 +17,33 @@ async function againstRecording(
   return { seen, hemctl: hemctlInProcess(['--url', url], t.testdir()) }
 }
 
-t.test('status tells a journal mirror that stopped matching as an error, with its detail if any', async (t) => {
-  let mirror: Record<string, string> = { state: 'mirroring', stream: 'hem.audit.1' }
-  const { hemctl } = await againstRecording(t, () => ({ status: 200, body: { fls_state: 0, mirror } }))
-  t.match(await hemctl(['status']), { code: 0, stdout: 'fls_state: 0\nmirror: mirroring (hem.audit.1)\n' })
-  mirror = { state: 'mismatch', stream: 'hem.audit.1' }
-  const told = await hemctl(['status'])
-  t.equal(told.code, 0, told.stderr)
-  t.match(
-    told.stdout,
-    /^fls_state: 0\nmirror: ERROR: hem\.audit\.1 does not continue the journal \(no detail\); nothing/,
-  )
-  mirror = { ...mirror, detail: 'seq 7 differs' }
-  t.match((await hemctl(['status'])).stdout, /\(seq 7 differs\); nothing is mirrored until the next stream generation/)
-})
+t.test(
+  'status tells how far the mirror is behind, and a mirror that stopped matching as an error, with its detail',
+  async (t) => {
+    let mirror: Record<string, unknown> = { state: 'mirroring', stream: 'hem.audit.1' }
+    const { hemctl } = await againstRecording(t, () => ({ status: 200, body: { fls_state: 0, mirror } }))
+    t.match(await hemctl(['status']), { code: 0, stdout: 'fls_state: 0\nmirror: mirroring (hem.audit.1)\n' })
+    mirror = { state: 'unreachable', stream: 'hem.audit.1', lag: { records: 3, oldest: 1_800_000_000 } }
+    t.match(await hemctl(['status']), {
+      code: 0,
+      stdout: 'mirror: unreachable (hem.audit.1), 3 records behind, the oldest from 2027-01-15T08:00:00.000Z\n',
+    })
+    mirror = { state: 'mirroring', stream: 'hem.audit.1', lag: { records: 0 } }
+    t.match(await hemctl(['status']), { code: 0, stdout: 'mirror: mirroring (hem.audit.1)\n' })
+    mirror = { state: 'mismatch', stream: 'hem.audit.1' }
+    const told = await hemctl(['status'])
+    t.equal(told.code, 0, told.stderr)
+    t.match(
+      told.stdout,
+      /^fls_state: 0\nmirror: ERROR: hem\.audit\.1 does not continue the journal \(no detail\); nothing/,
+    )
+    mirror = { ...mirror, detail: 'seq 7 differs' }
+    t.match(
+      (await hemctl(['status'])).stdout,
+      /\(seq 7 differs\); nothing is mirrored until the next stream generation/,
+    )
+  },
+)
 
 t.test('an answer with nothing in it prints nothing, or null with --json; a bare value prints as it is', async (t) => {
   let answer: Answer = { status: 200 }

@@ -26,6 +26,8 @@ const SERIES = [
   'hem_temperature_celsius',
   'hem_entropy_healthy',
   'hem_mirror_state',
+  'hem_mirror_lag_records',
+  'hem_mirror_lag_seconds',
   'hem_login_failures_total',
   'hem_login_queue_depth',
   'hem_process_resident_memory_bytes',
@@ -50,6 +52,7 @@ t.test('GET /metrics: the scope opens it, the series are there, and nothing secr
   t.equal(valueOf(text, 'hem_fls_state_bit', { bit: 'ENTROPY' }), 0)
   t.equal(valueOf(text, 'hem_entropy_healthy'), 1)
   t.equal(valueOf(text, 'hem_mirror_state', { state: 'none' }), 1, 'no fleet backend: no mirror')
+  t.equal(valueOf(text, 'hem_mirror_lag_records'), 0, 'so no lag')
   t.ok(valueOf(text, 'hem_journal_records_appended_total', { process: 'hemd' })! > 0, 'the journal was written')
   t.equal(
     valueOf(text, 'hem_http_requests_total', { route: '/api/keymgmt/get/:kid', method: 'GET', status: '200' }),

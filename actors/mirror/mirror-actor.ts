@@ -31,7 +31,7 @@ import {
   type StoredMessage,
 } from '../../bus/index.js'
 import type { EnclaveSigner } from '../../hal/index.js'
-import type { MirrorStatus, Variant } from '../../protocol/index.js'
+import type { MirrorLag, MirrorStatus, Variant } from '../../protocol/index.js'
 import { journalStanding } from './journal-standing.js'
 import { JournalTail, type DurableJournal, type RecordPosition, type TailRecord } from './journal-tail.js'
 import { OwnerConsent } from './owner-consent.js'
@@ -59,6 +59,9 @@ export interface MirrorOptions {
 
 /** At most this many records go without a signed head while the mirror catches up. */
 const BATCH = 256
+
+/** Where the stream stands when it holds none of the journal: before every record. */
+const STREAM_START: RecordPosition = { file: '', seq: -1 }
 
 /** A record was in the stream already: stored by a publication this session does not know of. */
 export class DuplicateRecordError extends Error {
@@ -97,6 +100,12 @@ export class JournalMirror {
   /** The stream id of the generation mirrored to (journalStreamId). */
   private readonly id: string
   private status: MirrorStatus | undefined
+  /** The journal's last record in the stream, once the stream was read: what the lag counts from. */
+  private mirrored: RecordPosition | undefined
+  /** The journal time of the first durable record after `mirrored`, when one is known. */
+  private oldest: number | undefined
+  /** The last seq of every file the scan read (seqs run from 0 in each file): the lag's count. */
+  private readonly lastSeqs = new Map<string, number>()
 
   private constructor(private readonly o: MirrorOptions) {
     this.id = journalStreamId(o.devid, o.generation)
@@ -140,6 +149,7 @@ export class JournalMirror {
         if (mirroring) await this.publish()
         else {
           this.session = undefined
+          this.mirrored = this.oldest = undefined
           this.report('off')
         }
         if (failures > 0) logger.info({ attempts: failures }, 'mirror: the backend is reachable again')
@@ -173,10 +183,35 @@ export class JournalMirror {
   }
 
   private report(state: MirrorStatus['state'], detail?: string): void {
-    const status: MirrorStatus = { state, stream: journalStream(this.id), ...(detail ? { detail } : {}) }
-    if (this.status?.state === status.state && this.status.detail === status.detail) return
+    const lag = this.lag()
+    const status: MirrorStatus = {
+      state,
+      stream: journalStream(this.id),
+      ...(detail ? { detail } : {}),
+      ...(lag ? { lag } : {}),
+    }
+    const was = this.status
+    if (
+      was?.state === status.state &&
+      was.detail === status.detail &&
+      was.lag?.records === lag?.records &&
+      was.lag?.oldest === lag?.oldest
+    )
+      return
     this.status = status
     this.o.onStatus?.(status)
+  }
+
+  private lag(): MirrorLag | undefined {
+    const at = this.mirrored
+    if (!at) return undefined
+    let records = 0
+    for (const [file, last] of this.lastSeqs)
+      if (file > at.file) records += last + 1
+      else if (file === at.file) records += Math.max(0, last - at.seq)
+      // Wholly in the stream: it counts no more.
+      else this.lastSeqs.delete(file)
+    return records > 0 && this.oldest !== undefined ? { records, oldest: this.oldest } : { records }
   }
 
   /** Folds what was durably written since the last look into the owner's consent. */
@@ -184,13 +219,14 @@ export class JournalMirror {
     for (let record = await this.scan.next(); record; record = await this.scan.next()) {
       this.consent.fold(record.record)
       this.frontier = record
+      this.lastSeqs.set(record.file, record.seq)
+      if (this.oldest === undefined && this.mirrored && after(record, this.mirrored)) this.oldest = record.record.time
     }
   }
 
   private async publish(): Promise<void> {
     this.nc ??= await this.o.connect()
     const session = (this.session ??= await this.open(new StreamApi(this.nc, this.o.domain)))
-    this.report('mirroring')
     const subject = journalSubject(this.id)
     const consented = (record: TailRecord | undefined): record is TailRecord =>
       record !== undefined && this.frontier !== undefined && !after(record, this.frontier)
@@ -199,8 +235,10 @@ export class JournalMirror {
       session.pending = undefined
       if (!consented(record)) {
         session.pending = record
+        this.report('mirroring')
         return
       }
+      this.oldest = record.record.time
       // Read ahead: the batch ends where nothing more may be published now.
       session.pending = await session.tail.next()
       const last = count % BATCH === 0 || !consented(session.pending)
@@ -215,6 +253,9 @@ export class JournalMirror {
       if (ack.duplicate)
         throw new DuplicateRecordError(`record ${record.file}:${record.seq.toString(16)} was in the stream already`)
       session.last = ack.seq
+      this.mirrored = record
+      this.oldest = session.pending?.record.time
+      if (last) this.report('mirroring')
     }
   }
 
@@ -255,7 +296,7 @@ export class JournalMirror {
       logger.info({ stream }, 'mirror: created the stream')
     }
     const last = await api.message(stream, { lastBySubject: journalSubject(this.id) })
-    if (!last) return { api, tail: new JournalTail(journal), last: 0, pending: undefined }
+    if (!last) return this.opened(STREAM_START, { api, tail: new JournalTail(journal), last: 0, pending: undefined })
     const from = headerPosition(last.headers?.get(FILE_HEADER), last.headers?.get(SEQ_HEADER))
     if (!from) throw new StreamMismatchError(`message ${last.seq} of ${stream} names no journal record`)
     const tail = new JournalTail(journal, from)
@@ -264,14 +305,22 @@ export class JournalMirror {
     const resumes = first?.file === from.file && first.seq === from.seq
     if (resumes && bytesEqual(first.bytes, last.data)) {
       logger.info({ stream, after: at, seq: last.seq }, "mirror: resuming after the stream's last record")
-      return { api, tail, last: last.seq, pending: undefined }
+      return this.opened(from, { api, tail, last: last.seq, pending: undefined })
     }
     await this.refuseRollback(api, stream, last)
     if (resumes)
       throw new StreamMismatchError(`record ${at} (message ${last.seq} of ${stream}) differs from the journal's`)
     // The file is gone from the device (deleted): the journal goes on with the next one.
-    if (!(await journal.media.list()).includes(from.file)) return { api, tail, last: last.seq, pending: first }
+    if (!(await journal.media.list()).includes(from.file))
+      return this.opened(from, { api, tail, last: last.seq, pending: first })
     throw new StreamMismatchError(`the journal has no record ${at} (message ${last.seq} of ${stream}) yet`)
+  }
+
+  /** The oldest record the stream lacks is the first the session publishes. */
+  private opened(mirrored: RecordPosition, session: Session): Session {
+    this.mirrored = mirrored
+    this.oldest = undefined
+    return session
   }
 
   private sleep(ms: number): Promise<void> {

@@ -57,11 +57,17 @@ function mirrorText(mirror: NonNullable<Status['mirror']>): string {
       `ERROR: the journal went back behind ${mirror.stream} (${mirror.detail ?? 'no detail'}): the device's data ` +
       'was rolled back (fls_state 0x08); nothing is mirrored until the next stream generation is started'
     )
-  if (mirror.state !== 'mismatch') return `${mirror.state} (${mirror.stream})`
+  if (mirror.state !== 'mismatch') return `${mirror.state} (${mirror.stream})${lagText(mirror.lag)}`
   return (
     `ERROR: ${mirror.stream} does not continue the journal (${mirror.detail ?? 'no detail'}); nothing is mirrored ` +
     'until the next stream generation is started (hemd --stream-generation, docs/operations.md)'
   )
+}
+
+function lagText(lag: NonNullable<Status['mirror']>['lag']): string {
+  if (!lag?.records) return ''
+  const since = lag.oldest === undefined ? '' : `, the oldest from ${new Date(lag.oldest * 1000).toISOString()}`
+  return `, ${lag.records} record${lag.records === 1 ? '' : 's'} behind${since}`
 }
 
 const version = query(

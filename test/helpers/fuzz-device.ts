@@ -15,6 +15,8 @@ import { verifyDataDir } from './journal.js'
 import { api, createKey } from './keys.js'
 import { login, MASTER_PASS, owned, USER_PASS, type Owned } from './owner.js'
 import { skippingClock } from './clock.js'
+import { bootDevice } from './device.js'
+import type { Clock } from '../../hal/index.js'
 import { answerProblems, rawExchange, requestHead, type RawOutcome, type Target } from './raw-http.js'
 
 export const routeKey = (route: Route) => `${route.method} ${route.path}`
@@ -92,6 +94,24 @@ export function tempDataDir(t: Test, variant: 'P' | 'E'): string {
 export function errorLog(): { logger: Logger; errors: string[] } {
   const errors: string[] = []
   return { logger: pino({ level: 'error' }, { write: (line: string) => void errors.push(line.trim()) }), errors }
+}
+
+export interface Fresh {
+  device: Device
+  base: string
+  http: Target
+  https: Target
+  errors: string[]
+}
+
+/** A fresh device (no owner, so no token needed), on the clock given or bootDevice's. */
+export async function freshDevice(t: Test, variant: 'P' | 'E', clock?: Clock): Promise<Fresh> {
+  const { logger, errors } = errorLog()
+  const dataDir = tempDataDir(t, variant)
+  const device = await bootDevice(t, { variant, dataDir, logger, ...(clock ? { clock } : {}) })
+  const port = (url: string) => Number(new URL(url).port)
+  const [http, https] = [device.httpUrl!, device.httpsUrl!]
+  return { device, base: http, http: { port: port(http), tls: false }, https: { port: port(https), tls: true }, errors }
 }
 
 /** A personalised device with tokens. */
