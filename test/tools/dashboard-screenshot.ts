@@ -121,7 +121,9 @@ export async function dashboardScreenshot(path: string, seconds: number): Promis
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   const path = resolve(process.argv[2] ?? join(repoRoot, 'docs', 'screenshots', 'metrics-dashboard.png'))
   const began = Date.now()
-  const { noData } = await dashboardScreenshot(path, Number(process.argv[3] ?? 120))
+  const seconds = Number(process.argv[3] ?? 120)
+  if (!Number.isInteger(seconds) || seconds < 10) throw new RangeError(`SECONDS: a whole number ≥ 10, not ${seconds}`)
+  const { noData } = await dashboardScreenshot(path, seconds)
   const took = ((Date.now() - began) / 1000).toFixed(0)
   console.log(`wrote ${path} (${(await stat(path)).size} bytes) in ${took} s`)
   console.log(noData.length > 0 ? `panels with no data: ${noData.join('; ')}` : 'every panel had data')
