@@ -2,9 +2,9 @@
 // then an owned P device with a few keys, the app in headless Chromium, one PNG per screen at desktop
 // width, an AES key's "Use this key" after an encrypt, the dashboard and Keys in the dark palette and
 // at phone width, Settings → Authenticators while a pairing waits (the built hem-cloud, test mode, as
-// the device's cloud), and the web authenticator that cloud serves, paired and asked for a login, at
-// phone width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
-import { mkdirSync } from 'node:fs'
+// the device's cloud), Settings → Backup once a backup is made, the wizard of another fresh device with
+// that backup chosen for a restore, and the web authenticator that cloud serves, paired and asked for a
+// login, at phone width. `npm run screenshots [-- OUT]`, default docs/screenshots/.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -13,9 +13,12 @@ import type { Test } from 'tap'
 import { openApp, openFreshApp, type OpenApp } from '../helpers/app.js'
 import { openPage } from '../helpers/browser.js'
 import { repoRoot } from '../helpers/device.js'
+import { BACKUP_PASS } from '../helpers/backup.js'
 import { cloudProcess } from '../helpers/ext-e2e.js'
 import { b64, createKey, Tokens } from '../helpers/keys.js'
 import { done, keyopsPage } from '../helpers/keyops.js'
+import { MASTER_PASS } from '../helpers/owner.js'
+import { scriptTest } from '../helpers/script-test.js'
 
 const SAMPLE_KEYS = [
   { label: 'payments', type: 'AES256', descr: 'card data at rest' },
@@ -39,19 +42,6 @@ const FIRST_ACTIONS: Record<string, (page: Page) => Promise<void>> = {
   },
 }
 
-/** Just what openApp asks of a tap test: fixture directories and teardowns, in a scratch directory. */
-function scriptTest(scratch: string, teardowns: (() => unknown)[]): Test {
-  let made = 0
-  return {
-    testdir: (fixture: Record<string, object>) => {
-      const dir = join(scratch, `dir-${(made += 1)}`)
-      for (const name of Object.keys(fixture)) mkdirSync(join(dir, name), { recursive: true })
-      return dir
-    },
-    teardown: (fn: () => unknown) => void teardowns.push(fn),
-  } as unknown as Test
-}
-
 export async function writeScreenshots(outDir: string): Promise<string[]> {
   const scratch = await mkdtemp(join(tmpdir(), 'hem-screenshots-'))
   const teardowns: (() => unknown)[] = []
@@ -63,7 +53,7 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
       await page.screenshot({ path, fullPage: true })
       written.push(path)
     }
-    await setupWizard(scratch, (page) => shootPage(page, 'setup-wizard'))
+    await freshWizard(join(scratch, 'fresh'), firstStep, (page) => shootPage(page, 'setup-wizard'))
     const dataDir = join(scratch, 'data')
     const test = scriptTest(scratch, teardowns)
     const cloud = await cloudProcess(test)
@@ -109,6 +99,10 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
     written.push(path)
     await authenticators.getByRole('button', { name: 'Cancel the pairing' }).click()
     await app.page.getByRole('status').filter({ hasText: 'Pairing cancelled' }).waitFor()
+    written.push(join(outDir, 'settings-backup.png'))
+    const backupFile = await backupPanel(app, scratch, written.at(-1)!)
+    const restoring = (page: Page) => restoreChosen(page, backupFile)
+    await freshWizard(join(scratch, 'fresh-restore'), restoring, (page) => shootPage(page, 'setup-restore'))
     await app.page.setViewportSize({ width: 375, height: 740 })
     await app.go(first!.title)
     await FIRST_ACTIONS[first!.path]?.(app.page)
@@ -124,21 +118,56 @@ export async function writeScreenshots(outDir: string): Promise<string[]> {
   }
 }
 
-/**
- * A fresh P device's set-up wizard at its first step (the device, its attestation's verdict, the TLS
- * fingerprint), shot and stopped before the owned device boots.
- */
-async function setupWizard(scratch: string, shoot: (page: Page) => Promise<void>): Promise<void> {
+/** The wizard's first step: the device, its attestation's verdict, the TLS fingerprint. */
+async function firstStep(page: Page): Promise<void> {
+  await page.locator('#setup-attestation').waitFor()
+  await page.locator('#setup-fingerprint').filter({ hasText: /./ }).waitFor()
+}
+
+/** The wizard's "Restore from a backup" with `file` chosen: the header's facts shown, nothing sent yet. */
+async function restoreChosen(page: Page, file: string): Promise<void> {
+  await page.getByRole('button', { name: 'Restore from a backup' }).click()
+  await page.getByLabel('Backup file').setInputFiles(file)
+  await page.locator('#restore-facts').waitFor()
+}
+
+/** A fresh P device's set-up wizard (its data in `dir`) brought to a step by `reach`, shot, and stopped. */
+async function freshWizard(
+  dir: string,
+  reach: (page: Page) => Promise<void>,
+  shoot: (page: Page) => Promise<void>,
+): Promise<void> {
   const teardowns: (() => unknown)[] = []
   try {
-    const { page } = await openFreshApp(scriptTest(join(scratch, 'fresh'), teardowns))
+    const { page } = await openFreshApp(scriptTest(dir, teardowns))
     await page.setViewportSize({ width: 1200, height: 800 })
-    await page.locator('#setup-attestation').waitFor()
-    await page.locator('#setup-fingerprint').filter({ hasText: /./ }).waitFor()
+    await reach(page)
     await shoot(page)
   } finally {
     for (const fn of teardowns.reverse()) await fn()
   }
+}
+
+/**
+ * Settings -> Backup after the owner set the backup passphrase and made a backup there (the master passphrase typed
+ * for each): the panel alone, written to `path`. Returns the backup, saved in `dir` under the device's name for it.
+ */
+async function backupPanel(app: OpenApp, dir: string, path: string): Promise<string> {
+  const form = app.page.getByRole('form', { name: 'Backup', exact: true })
+  const master = form.getByLabel('Master passphrase')
+  await master.fill(MASTER_PASS)
+  await form.getByLabel('New backup passphrase').fill(BACKUP_PASS)
+  await form.getByLabel('Repeat the backup passphrase').fill(BACKUP_PASS)
+  await form.getByRole('button', { name: 'Set the backup passphrase' }).click()
+  await app.page.getByRole('status').filter({ hasText: 'The backup passphrase is set.' }).waitFor()
+  await master.fill(MASTER_PASS)
+  await form.getByRole('button', { name: 'Download a backup' }).click()
+  const link = form.locator('#backup-file a')
+  const [download] = await Promise.all([app.page.waitForEvent('download'), link.click()])
+  const file = join(dir, download.suggestedFilename())
+  await download.saveAs(file)
+  await form.screenshot({ path })
+  return file
 }
 
 /** The web authenticator paired by pasting the app's link, shot at phone width while it shows a login request. */
