@@ -21,6 +21,8 @@ export interface HemdProcess extends ServerProcess {
   peakRss(): Promise<number>
   /** Starts the peak resident set afresh (Linux's clear_refs), so that the next peakRss is one phase's. */
   resetPeakRss(): Promise<void>
+  /** The CPU time (user and system) the device's runtime process has used, in seconds. */
+  cpuSeconds(): Promise<number>
 }
 
 /** A running, personalised hemd with an AES-256 key and a token to use it. */
@@ -98,6 +100,7 @@ export async function spawnHemd(
     stop,
     peakRss: async () => vmHwm(await runtimePid(dataDir)),
     resetPeakRss: async () => writeFile(`/proc/${await runtimePid(dataDir)}/clear_refs`, '5'),
+    cpuSeconds: async () => cpuSeconds(await runtimePid(dataDir)),
   }
 }
 
@@ -159,6 +162,18 @@ async function personalise(url: string): Promise<void> {
 /** The launcher (bin/hemd) runs the device in a child process and keeps its pid here (runtime/launcher.ts). */
 async function runtimePid(dataDir: string): Promise<number> {
   return Number((await readFile(join(dataDir, 'run', 'runtime.pid'), 'utf8')).trim())
+}
+
+/** /proc's clock ticks: USER_HZ, 100 on every Linux the device runs on. */
+const TICKS_PER_SECOND = 100
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command's name, which may hold spaces and parentheses: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const [utime, stime] = [Number(fields[11]), Number(fields[12])]
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`no CPU times in /proc/${pid}/stat`)
+  return (utime + stime) / TICKS_PER_SECOND
 }
 
 async function vmHwm(pid: number): Promise<number> {

@@ -6,6 +6,7 @@ import type { Sample } from './types.js'
  */
 export function medianSample(rounds: Sample[]): Sample {
   const sum = (pick: (s: Sample) => number) => rounds.reduce((total, s) => total + pick(s), 0)
+  const cpu = rounds.map((s) => s.cpuMicrosPerAnswer)
   return {
     requestsPerSecond: median(rounds.map((s) => s.requestsPerSecond)),
     p50: median(rounds.map((s) => s.p50)),
@@ -13,6 +14,7 @@ export function medianSample(rounds: Sample[]): Sample {
     ok: sum((s) => s.ok),
     errors: sum((s) => s.errors),
     non2xx: sum((s) => s.non2xx),
+    ...(cpu.length > 0 && cpu.every((c) => c !== undefined) ? { cpuMicrosPerAnswer: median(cpu as number[]) } : {}),
   }
 }
 

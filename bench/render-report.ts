@@ -1,6 +1,6 @@
 import type { BootSample } from './boot-time.js'
 import type { ApprovalSample, ApprovalsResult } from './cloud-approvals.js'
-import type { BenchSummary } from './run-bench.js'
+import type { BenchSummary, ScenarioResult } from './run-bench.js'
 import type { TargetCheck } from './check-targets.js'
 
 const MB = 1024 * 1024
@@ -14,20 +14,7 @@ const cell = (text: string, width: number) => ` ${text}`.padStart(width)
  */
 export function renderReport(summary: BenchSummary): string {
   const { settings, machine, boot, freshBoot } = summary
-  const rows = summary.scenarios.map(({ id, title, median: m, megabytesPerSecond, peakRssBytes }) =>
-    [
-      id.padEnd(14),
-      cell(m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0), 8),
-      cell(megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1), 8),
-      cell(m.p50.toFixed(3), 9),
-      cell(m.p99.toFixed(3), 9),
-      cell(String(m.ok), 8),
-      cell(String(m.errors), 7),
-      cell(String(m.non2xx), 8),
-      cell(peakRssBytes === undefined ? '-' : (peakRssBytes / MB).toFixed(0), 7),
-      `  ${title}`,
-    ].join(''),
-  )
+  const rows = summary.scenarios.map(scenarioRow)
   const bootLine = (what: string, sample: BootSample) =>
     `boot to ready, ${what}: median ${sample.medianMs.toFixed(0)} ms, max ${sample.maxMs.toFixed(0)} ms ` +
     `(${sample.readyMs.map((ms) => ms.toFixed(0)).join(', ')})`
@@ -77,7 +64,8 @@ export function renderReport(summary: BenchSummary): string {
       : [
           `${'id'.padEnd(14)}${'req/s'.padStart(8)}${'MB/s'.padStart(8)}` +
             `${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}` +
-            `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}  scenario`,
+            `${'2xx'.padStart(8)}${'errors'.padStart(7)}${'non-2xx'.padStart(8)}${'RSS MB'.padStart(7)}` +
+            `${'CPU µs'.padStart(8)}  scenario`,
           ...rows,
           '',
         ]),
@@ -109,6 +97,23 @@ function approvalLines({ devices, cloud, baseline }: ApprovalsResult, rounds: nu
       `p50 ${(cloud.p50 / baseline.p50).toFixed(1)}x, p99 ${(cloud.p99 / baseline.p99).toFixed(1)}x`,
     '',
   ]
+}
+
+/** One scenario's line: the medians of its rounds. */
+function scenarioRow({ id, title, median: m, megabytesPerSecond, peakRssBytes }: ScenarioResult): string {
+  return [
+    id.padEnd(14),
+    cell(m.requestsPerSecond.toFixed(m.requestsPerSecond < 100 ? 2 : 0), 8),
+    cell(megabytesPerSecond === undefined ? '-' : megabytesPerSecond.toFixed(1), 8),
+    cell(m.p50.toFixed(3), 9),
+    cell(m.p99.toFixed(3), 9),
+    cell(String(m.ok), 8),
+    cell(String(m.errors), 7),
+    cell(String(m.non2xx), 8),
+    cell(peakRssBytes === undefined ? '-' : (peakRssBytes / MB).toFixed(0), 7),
+    cell(m.cpuMicrosPerAnswer === undefined ? '-' : m.cpuMicrosPerAnswer.toFixed(0), 8),
+    `  ${title}`,
+  ].join('')
 }
 
 function renderTarget(t: TargetCheck): string {

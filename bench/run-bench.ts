@@ -166,6 +166,8 @@ interface Servers {
   hemd: HemdTarget
   /** The scaling group's hemd, on a watched bus. */
   busHemd: BusHemd | undefined
+  /** The metrics group's hemd without instruments. */
+  unmetered: HemdTarget | undefined
   scenarios: Scenario[]
 }
 
@@ -222,7 +224,7 @@ async function startServers(
     urls: { ...urls, hemdHttps: hemd.httpsUrl },
   })
   for (const scenario of scenarios) await preflight(scenario)
-  return { hemd, busHemd, scenarios }
+  return { hemd, busHemd, unmetered, scenarios }
 }
 
 /** The peak RSS of the hemds under load since their last reset. */
@@ -238,7 +240,7 @@ async function measureRounds(
   progress: (line: string) => void,
   signal: AbortSignal,
 ): Promise<Measured> {
-  const { hemd, busHemd, scenarios } = servers
+  const { hemd, busHemd, unmetered, scenarios } = servers
   const rounds = new Map<string, Sample[]>(scenarios.map((s) => [s.id, []]))
   const buses = new Map<string, BusCount[]>(scenarios.filter((s) => s.busCounted).map((s) => [s.id, []]))
   const peaks = new Map<string, number>()
@@ -250,10 +252,13 @@ async function measureRounds(
     for (const scenario of round % 2 === 1 ? scenarios : [...scenarios].reverse()) {
       signal.throwIfAborted()
       progress(`round ${round}/${settings.rounds}: ${scenario.id} ${scenario.title}`)
-      const target = scenario.busCounted ? busHemd! : hemd
+      const target = scenario.busCounted ? busHemd! : scenario.unmetered ? unmetered! : hemd
       if (scenario.hemd) await target.resetPeakRss()
       const before = scenario.busCounted ? await busHemd!.gatewayPublished() : 0
+      const cpuBefore = scenario.hemd ? await target.cpuSeconds() : 0
       const sample = await measure(scenario, settings, signal)
+      if (scenario.hemd && sample.ok > 0)
+        sample.cpuMicrosPerAnswer = (((await target.cpuSeconds()) - cpuBefore) * 1e6) / sample.ok
       rounds.get(scenario.id)!.push(sample)
       // The 2xx answers: those certainly crossed the bus.
       if (scenario.busCounted)

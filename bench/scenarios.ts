@@ -187,6 +187,7 @@ const SCENARIOS: Record<LoadGroup, (inputs: ScenarioInputs) => Scenario[]> = {
       {
         id: 'enc-unmetered',
         hemd: true,
+        unmetered: true,
         title: 'hemd encrypt without instruments (HTTPS, journaled)',
         load: post(url + ENCRYPT, token, encryptRequestBody(kid)),
       },
@@ -199,6 +200,7 @@ const SCENARIOS: Record<LoadGroup, (inputs: ScenarioInputs) => Scenario[]> = {
       {
         id: 'st-unmetered',
         hemd: true,
+        unmetered: true,
         title: 'hemd status without instruments (HTTPS)',
         load: { ...get, url: url + STATUS },
       },

@@ -40,8 +40,10 @@ export interface Scenario {
   load: HttpLoad | SerialLoad
   /** Bytes of each request's or answer's payload, for the MB/s column of transfers. */
   payloadBytes?: number
-  /** The load is on hemd (whose peak RSS is taken per scenario), not on a baseline. */
+  /** The load is on hemd (whose peak RSS and CPU time are taken per scenario), not on a baseline. */
   hemd?: boolean
+  /** The load is on the metrics group's hemd without instruments. */
+  unmetered?: boolean
   /**
    * The load is on the scaling group's hemd, whose bus the bench watches: the messages its gateway
    * publishes during each round are counted (bus-batch.ts).
@@ -65,4 +67,6 @@ export interface Sample {
   /** Connection errors and timeouts. */
   errors: number
   non2xx: number
+  /** For a load on hemd: the CPU time its runtime process spent per 2xx answer, in µs. */
+  cpuMicrosPerAnswer?: number
 }
