@@ -1,5 +1,5 @@
 // What the device answers, as the client library hands it over, and what its calls take.
-import type { Digest, KeyType, SelfTestAnswer, SignedHead } from '../protocol/browser.js'
+import type { Digest, KeyType, MirrorStatus, SelfTestAnswer, SignedHead } from '../protocol/browser.js'
 
 export type { Digest, KeyType }
 
@@ -45,13 +45,7 @@ export interface Status {
   tts?: number
   repo_stats?: { total: number; deleted: number; invalid: number; freeespace: number; fragmentation: number }
   /** The journal mirror, on a device given a fleet backend. */
-  mirror?: {
-    state: 'off' | 'mirroring' | 'unreachable' | 'mismatch' | 'rollback'
-    stream: string
-    detail?: string
-    /** Durable records the stream does not hold yet, and the journal time (Unix seconds) of the oldest. */
-    lag?: { records: number; oldest?: number }
-  }
+  mirror?: MirrorStatus
   /** Present only when the owner set the CORS origin `*`: every web page may call the routes that need no token. */
   origin?: '*'
   [field: string]: unknown

@@ -4,6 +4,7 @@ export { CONFIG_FIELD_RULES, STORAGE_MODES, usableSectors, type ConfigRuleField 
 export type { Variant } from './device.js'
 export { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, P_INIT_DEFAULTS } from './personalisation-defaults.js'
 export type { SelfTestAnswer } from './diag.js'
+export type { MirrorLag, MirrorStatus } from './mirror-status.js'
 export { FLS } from './fail-state.js'
 export { scopeSatisfies } from './scopes.js'
 export {

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises'
 import { type Command, parseOptions, readPassphrase, UsageError } from '../index.js'
 import { type HemClient, PinStore, type Status } from '../../client/index.js'
-import { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, P_INIT_DEFAULTS } from '../../protocol/index.js'
+import { DEFAULT_HOSTNAME, INIT_FIXED_CHOICES, type MirrorLag, P_INIT_DEFAULTS } from '../../protocol/index.js'
 import {
   clientCommand,
   configDir,
@@ -64,7 +64,7 @@ function mirrorText(mirror: NonNullable<Status['mirror']>): string {
   )
 }
 
-function lagText(lag: NonNullable<Status['mirror']>['lag']): string {
+function lagText(lag: MirrorLag | undefined): string {
   if (!lag?.records) return ''
   const since = lag.oldest === undefined ? '' : `, the oldest from ${new Date(lag.oldest * 1000).toISOString()}`
   return `, ${lag.records} record${lag.records === 1 ? '' : 's'} behind${since}`
