@@ -15,7 +15,15 @@ export function jetStreamState(nc: NatsConnection, replicas = 1): CloudState {
     bucket(name: string, options: BucketOptions = {}): Promise<KV> {
       let kv = open.get(name)
       if (!kv) {
-        const config = { replicas, history: 1, timeout: STATE_TRY_MS, ...(options.ttlMs ? { ttl: options.ttlMs } : {}) }
+        // Reads through the stream's leader: a direct get may be answered by a replica that has not yet applied a
+        // write the cluster acknowledged, and a pairing written a moment before a node loss would read as missing.
+        const config = {
+          replicas,
+          history: 1,
+          timeout: STATE_TRY_MS,
+          allow_direct: false,
+          ...(options.ttlMs ? { ttl: options.ttlMs } : {}),
+        }
         kv = retryTransient(() => kvm.create(`hem-cloud-${name}`, config)).then((opened) => resilientKv(opened))
         // A failed open is tried again on the next use: the cluster may have been electing a leader.
         kv.catch(() => open.delete(name))
